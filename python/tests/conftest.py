@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+
+
+def fixture_files() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*.json") if p.name != "schema.json")
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data

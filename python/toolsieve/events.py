@@ -1,0 +1,61 @@
+"""Result and event types: small frozen dataclasses whose `to_dict()` gives the DRIVER.md shapes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call: the tool `name` and its `input` object (always a dict)."""
+
+    name: str
+    input: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "input": self.input}
+
+
+@dataclass(frozen=True)
+class TextEvent:
+    """Text that is not part of a tool call, in source order."""
+
+    text: str
+    type: Literal["text"] = field(default="text", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True)
+class ToolCallsEvent:
+    """The calls of one recognized block; `raw` is the exact source span they came from."""
+
+    calls: tuple[ToolCall, ...]
+    raw: str
+    type: Literal["tool_calls"] = field(default="tool_calls", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_calls", "calls": [c.to_dict() for c in self.calls]}
+
+
+Event = TextEvent | ToolCallsEvent
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """What `parse()` returns (R7)."""
+
+    calls: tuple[ToolCall, ...]
+    saw_tool_call_syntax: bool
+    rejected_by_policy: bool = False
+    rejected_tool_names: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": [c.to_dict() for c in self.calls],
+            "sawToolCallSyntax": self.saw_tool_call_syntax,
+            "rejectedByPolicy": self.rejected_by_policy,
+            "rejectedToolNames": list(self.rejected_tool_names),
+        }

@@ -1,0 +1,313 @@
+"""Recognizers for the tool-tag shell (R1-R2) and CDATA openers (R5.5).
+
+Each recognizer looks at `s[i:]` and answers MORE (the text so far could still become the
+construct: wait for more input), NO, or a match with its end. They only look a bounded distance
+ahead (`MAX_TAG` characters), so calling one again after more input arrived is cheap.
+
+Folding (R2.4) applies only to the candidate span of a tag: fullwidth letters, homoglyphs, dash
+and underscore variants, curly quotes and CJK brackets fold to ASCII; zero-width and control
+characters are dropped. Attribute *values* are taken from the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+MORE: Final = "MORE"
+NO: Final = "NO"
+
+MAX_TAG: Final = 512  # a tool tag longer than this is not a tool tag
+MAX_HEAD: Final = 64  # prefix noise + local name
+MAX_PREFIX: Final = 32
+
+
+def _build_fold() -> dict[int, str | None]:
+    t: dict[int, str | None] = {}
+    for c in range(ord("A"), ord("Z") + 1):
+        t[c] = chr(c + 32)
+    for c in range(0xFF01, 0xFF5F):  # fullwidth ASCII
+        t[c] = chr(c - 0xFEE0).lower()
+    for c in list(range(0x00, 0x09)) + [0x0B, 0x0C] + list(range(0x0E, 0x20)) + [0x7F]:
+        t[c] = None  # control characters (raw STX among them)
+    for c in [0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0xFEFF, 0x00AD]:
+        t[c] = None  # zero-width, BOM, soft hyphen
+    for c in [0x00A0, 0x1680, 0x202F, 0x205F, 0x3000, 0x2581, 0x2402, *range(0x2000, 0x200B)]:
+        t[c] = " "  # Unicode spaces, '▁', '␂'
+    for c in "‐‑‒–—―−﹣":
+        t[ord(c)] = "-"
+    for c in "﹍﹎﹏":
+        t[ord(c)] = "_"
+    for c in "“”„‟″":
+        t[ord(c)] = '"'
+    for c in "‘’‚‛′":
+        t[ord(c)] = "'"
+    t[ord("〈")] = "<"
+    t[ord("〉")] = ">"
+    t[ord("《")] = "<"
+    t[ord("》")] = ">"
+    homoglyphs = {
+        "a": "аαА",
+        "b": "ВΒв",
+        "c": "сСϲ",
+        "d": "ԁ",
+        "e": "еЕεΕ",
+        "h": "һНΗ",
+        "i": "іІιΙ",
+        "j": "јЈ",
+        "k": "кКκΚ",
+        "l": "ӏ",
+        "m": "мМΜ",
+        "n": "ΝпП",
+        "o": "оОοΟ",
+        "p": "рРρΡ",
+        "s": "ѕЅ",
+        "t": "тТτΤ",
+        "u": "υ",
+        "v": "ν",
+        "x": "хХχΧ",
+        "y": "уУγΥ",
+        "z": "Ζ",
+    }
+    for ascii_letter, variants in homoglyphs.items():
+        for v in variants:
+            t[ord(v)] = ascii_letter
+    return t
+
+
+FOLD: Final = _build_fold()
+
+OPEN_ANGLES: Final = "<＜〈《"
+CLOSE_ANGLES: Final = ">＞〉》"
+# Characters that end the head of a tag (prefix noise + local name + attribute names).
+_STOP = "\n\r<>=\"'`,.;()[]{}*&^%$#@?+\\~＜＞〈〉《》＝“”‘’＂＇"
+_HEAD_RE: Final = re.compile("[^" + re.escape(_STOP) + "]{0,%d}" % (MAX_HEAD + 1))
+_KEYWORD_RE: Final = re.compile(r"(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])")
+_ATTR_NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_:.-]*")
+_SPACE: Final = frozenset(" \t\n\r\f\v")
+
+WRAPPER: Final = "tool_calls"
+INVOKE: Final = "invoke"
+PARAMETER: Final = "parameter"
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A recognized tool tag: `local` is WRAPPER, INVOKE or PARAMETER."""
+
+    local: str
+    closing: bool
+    name: str | None  # the value of the `name` attribute, as written
+    self_closing: bool
+    end: int  # index just past the tag
+
+
+def fold(s: str) -> str:
+    return s.translate(FOLD)
+
+
+def _fold_map(span: str) -> tuple[str, list[int]]:
+    """Fold `span` and return, for each folded character, its index in `span`."""
+    out: list[str] = []
+    idx: list[int] = []
+    for k, ch in enumerate(span):
+        f = FOLD.get(ord(ch), ch)
+        if f is None:
+            continue
+        out.append(f)
+        idx.append(k)
+    return "".join(out), idx
+
+
+def _is_trailing_sep(f: str) -> bool:
+    """R2.6: a non-structural separator: not ASCII alnum, not whitespace, not `< > / = " '`."""
+    if not f or f.isspace():
+        return False
+    if f.isascii():
+        return f in "|!"
+    return not f.isalnum() and f not in CLOSE_ANGLES and f not in OPEN_ANGLES
+
+
+def match_tag(s: str, i: int, final: bool) -> Tag | str:
+    """Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO."""
+    n = len(s)
+    j = i
+    while j < n and s[j] in OPEN_ANGLES:
+        j += 1
+    if j == n:
+        return NO if final else MORE
+    m = _HEAD_RE.match(s, j)
+    assert m is not None
+    head_end = m.end()
+    if head_end - j > MAX_HEAD:
+        return NO
+    if head_end == n and not final:
+        return MORE
+    head = s[j:head_end]
+    folded, idx = _fold_map(head)
+    if not folded or folded[0] in _SPACE:
+        return NO
+    km = _KEYWORD_RE.search(folded)
+    if km is None:
+        return NO
+    prefix = folded[: km.start()]
+    if len(prefix) > MAX_PREFIX or prefix.count("/") > 1:
+        return NO
+    closing = "/" in prefix
+    prefix_noslash = prefix.replace("/", "")
+    word = km.group(1)
+    if word == "tool-calls" and not prefix_noslash.strip():
+        return NO
+    local = WRAPPER if word.startswith("tool") else word
+    # Original index just past the keyword.
+    k = j + idx[km.end() - 1] + 1
+    return _match_attrs(s, k, local, closing, final)
+
+
+def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag | str:
+    """Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6)."""
+    n = len(s)
+    start = k
+    name: str | None = None
+    saw_space = False
+    while True:
+        if k - start > MAX_TAG:
+            return NO
+        if k >= n:
+            return NO if final else MORE
+        ch = s[k]
+        f = FOLD.get(ord(ch), ch)
+        if f is None:  # zero-width / control inside the shell
+            k += 1
+            continue
+        if f == ">":
+            return Tag(local, closing, name, False, k + 1)
+        if f in _SPACE:
+            saw_space = True
+            k += 1
+            continue
+        if f == "/":
+            if k + 1 >= n:
+                return NO if final else MORE
+            nf = FOLD.get(ord(s[k + 1]), s[k + 1])
+            if nf == ">":
+                return Tag(local, closing, name, True, k + 2)
+            return NO
+        if saw_space and (f.isascii() and (f.isalpha() or f == "_")):
+            # attribute: name [ws] = [ws] value
+            am = _ATTR_NAME_RE.match(fold(s[k : k + 40]))
+            if am is None:
+                return NO
+            # advance k over the attribute name in the original text
+            count = len(am.group(0))
+            attr = am.group(0)
+            while count and k < n:
+                if FOLD.get(ord(s[k]), s[k]) is not None:
+                    count -= 1
+                k += 1
+            if count:
+                return NO if final else MORE
+            k = _skip_space(s, k)
+            if k >= n:
+                return NO if final else MORE
+            if FOLD.get(ord(s[k]), s[k]) != "=":
+                return NO
+            k = _skip_space(s, k + 1)
+            if k >= n:
+                return NO if final else MORE
+            q = FOLD.get(ord(s[k]), s[k])
+            if q in ('"', "'"):
+                v_start = k + 1
+                e = v_start
+                while e < n and FOLD.get(ord(s[e]), s[e]) != q and s[e] != "\n":
+                    if e - v_start > MAX_TAG:
+                        return NO
+                    e += 1
+                if e >= n:
+                    return NO if final else MORE
+                if s[e] == "\n":
+                    return NO
+                value = s[v_start:e]
+                k = e + 1
+            else:
+                v_start = k
+                e = k
+                while e < n:
+                    fe = FOLD.get(ord(s[e]), s[e])
+                    if fe is not None and (fe in _SPACE or fe in "<>/" or fe == '"' or fe == "'"):
+                        break
+                    if e - v_start > MAX_TAG:
+                        return NO
+                    e += 1
+                if e >= n:
+                    return NO if final else MORE
+                value = s[v_start:e]
+                k = e
+            if attr == "name" and name is None:
+                name = value
+            saw_space = True  # the next attribute may follow a value directly
+            continue
+        if _is_trailing_sep(f):
+            # R2.6: broken terminator; a following '>' is consumed with it.
+            if k + 1 >= n:
+                return NO if final else MORE
+            nf = FOLD.get(ord(s[k + 1]), s[k + 1])
+            if nf == ">":
+                return Tag(local, closing, name, False, k + 2)
+            return Tag(local, closing, name, False, k + 1)
+        return NO
+
+
+def _skip_space(s: str, k: int) -> int:
+    n = len(s)
+    while k < n:
+        f = FOLD.get(ord(s[k]), s[k])
+        if f is None or f in _SPACE:
+            k += 1
+            continue
+        break
+    return k
+
+
+_CDATA_RE: Final = re.compile(r"<[^a-z0-9<>\[\]\s]{1,3}\[cdata\[")
+_CDATA_PREFIX_RE: Final = re.compile(r"<(?:[^a-z0-9<>\[\]\s]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?")
+
+
+def match_cdata_open(s: str, i: int, final: bool) -> int | str:
+    """Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO."""
+    window = s[i : i + 24]
+    folded, idx = _fold_map(window)
+    m = _CDATA_RE.match(folded)
+    if m is not None:
+        return i + idx[m.end() - 1] + 1
+    if not final and i + len(window) == len(s):
+        pm = _CDATA_PREFIX_RE.fullmatch(folded)
+        if pm is not None:
+            return MORE
+    return NO
+
+
+def match_close_start(s: str, i: int, final: bool) -> bool | str:
+    """Is `s[i:]` the start of a closing tag (`</`, `<／`, `<！/`, `〈/`)? True, False or MORE."""
+    n = len(s)
+    k = i + 1
+    seps = 0
+    while k < n:
+        f = FOLD.get(ord(s[k]), s[k])
+        if f is None:
+            k += 1
+            continue
+        if f == "/":
+            return True
+        if seps < 3 and _is_trailing_sep(f) and f not in "<>":
+            seps += 1
+            k += 1
+            continue
+        return False
+    return False if final else MORE
+
+
+def cdata_close_at(s: str, i: int) -> bool:
+    """`s[i:i+3]` is a CDATA closer `]]>` (also `]]＞`, `]]〉`)."""
+    return s.startswith("]]", i) and i + 2 < len(s) and s[i + 2] in CLOSE_ANGLES

@@ -1,0 +1,81 @@
+"""The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .errors import InputTypeError, SieveClosedError
+from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
+from .scanner import Scanner
+
+
+def _tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
+    if tool_names is None:
+        return ()
+    if isinstance(tool_names, str | bytes):
+        raise InputTypeError("tool_names must be a list of strings, not a single string")
+    names = tuple(tool_names)
+    for n in names:
+        if not isinstance(n, str):
+            raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
+    return names
+
+
+class Sieve:
+    """Streaming sieve: `feed(chunk)` returns the events that chunk decided, `flush()` the rest.
+
+    Text comes out as soon as it cannot become part of a tool call (R8.3); a recognized block
+    comes out once, as one ToolCallsEvent whose `raw` is its exact source text (R8.1, R8.2).
+    """
+
+    def __init__(self, *, tool_names: Iterable[str] | None = None) -> None:
+        self.tool_names = _tool_names(tool_names)
+        self._scanner = Scanner()
+        self._closed = False
+
+    def feed(self, chunk: str) -> list[Event]:
+        if self._closed:
+            raise SieveClosedError("feed() after flush(): create a new Sieve for a new stream")
+        if not isinstance(chunk, str):
+            raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
+        if not chunk:
+            return []
+        return self._scanner.feed(chunk)
+
+    def flush(self) -> list[Event]:
+        if self._closed:
+            raise SieveClosedError("flush() called twice")
+        self._closed = True
+        return self._scanner.finish()
+
+    @property
+    def saw_tool_call_syntax(self) -> bool:
+        """True once a wrapper tag was recognized outside ignored regions (R7)."""
+        return self._scanner.saw
+
+
+def parse(text: str, *, tool_names: Iterable[str] | None = None) -> ParseResult:
+    """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls."""
+    if not isinstance(text, str):
+        raise InputTypeError(f"parse() takes str, got {type(text).__name__}")
+    sieve = Sieve(tool_names=tool_names)
+    events = sieve.feed(text) + sieve.flush()
+    calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
+    return ParseResult(tuple(calls), sieve.saw_tool_call_syntax)
+
+
+def coalesce(events: Sequence[Event]) -> list[Event]:
+    """Join adjacent text events (the form fixtures and the driver protocol compare)."""
+    out: list[Event] = []
+    for e in events:
+        if isinstance(e, TextEvent):
+            if not e.text:
+                continue
+            if out and isinstance(out[-1], TextEvent):
+                out[-1] = TextEvent(out[-1].text + e.text)
+                continue
+        out.append(e)
+    return out
+
+
+__all__ = ["Sieve", "ToolCall", "coalesce", "parse"]

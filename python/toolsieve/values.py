@@ -1,0 +1,293 @@
+"""Parameter values (R6): CDATA, entities, JSON literals, XML children, repeated names.
+
+A parameter body arrives from the scanner as segments: ("text", raw markup) and ("cdata", content).
+Everything here is a pure function of those segments, so Python and Node agree by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from .shell import CLOSE_ANGLES, MORE, NO, match_cdata_open
+
+Segment = tuple[str, str]  # ("text" | "cdata", string)
+
+# R6.5: parameters whose value is raw text whatever it holds.
+RAW_TEXT_NAMES: Final = frozenset(
+    {
+        "content", "file_content", "text", "prompt", "query", "command", "cmd", "script", "code",
+        "old_string", "new_string", "pattern", "path", "file_path",
+    }
+)
+
+# D10: the whitespace JavaScript's String.prototype.trim removes.
+JS_SPACE: Final = (
+    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def trim(s: str) -> str:
+    return s.strip(JS_SPACE)
+
+
+def is_blank(s: str) -> bool:
+    return not s.strip(JS_SPACE)
+
+
+_ENTITY_RE: Final = re.compile(r"&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
+_NAMED: Final = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+
+
+def _entity(m: re.Match[str]) -> str:
+    body = m.group(1)
+    if body[0] != "#":
+        return _NAMED[body]
+    code = int(body[2:], 16) if body[1] in "xX" else int(body[1:])
+    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return m.group(0)
+    return chr(code)
+
+
+def decode_entities(s: str) -> str:
+    """D13: the five XML entities and numeric references; anything else stays as written."""
+    if "&" not in s:
+        return s
+    return _ENTITY_RE.sub(_entity, s)
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotJson(name)
+
+
+_JSON_START: Final = frozenset('{["-0123456789tfn')
+
+
+def json_value(s: str) -> tuple[bool, Any]:
+    """(True, value) when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity)."""
+    t = s.strip(" \t\n\r")
+    if not t or t[0] not in _JSON_START:
+        return False, None
+    try:
+        return True, json.loads(t, parse_constant=_reject_constant)
+    except (ValueError, _NotJson, RecursionError):
+        return False, None
+
+
+def _object_list(s: str) -> tuple[bool, Any]:
+    """D9: `{..}, {..}` (comma-separated objects) as an array."""
+    t = trim(s)
+    if not (t.startswith("{") and t.endswith("}")):
+        return False, None
+    ok, v = json_value("[" + t + "]")
+    if ok and isinstance(v, list) and len(v) > 1 and all(isinstance(x, dict) for x in v):
+        return True, v
+    return False, None
+
+
+def literal(name: str, s: str) -> Any:
+    """A scalar text value: JSON when it is JSON (R6.3), an object list (D9), else the string."""
+    ok, v = json_value(s)
+    if ok:
+        return v
+    if name not in RAW_TEXT_NAMES:
+        ok, v = _object_list(s)
+        if ok:
+            return v
+    return s
+
+
+# ---- XML children (R6.4, R6.5) --------------------------------------------------------------
+
+_TAG_RE: Final = re.compile(r"<(/?)([A-Za-z_][\w:.\-]*)((?:\s[^<>]*?)?)(/?)>")
+_BR_RE: Final = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
+class _Element:
+    __slots__ = ("children", "name", "texts")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.children: list[_Element] = []
+        self.texts: list[tuple[str, str]] = []  # ("text", decoded) / ("cdata", raw)
+
+
+def _tokens(segments: list[Segment]) -> list[tuple[str, str]] | None:
+    """Split segments into ("open"|"close"|"empty", name) and ("text"|"cdata", s) tokens."""
+    out: list[tuple[str, str]] = []
+    for kind, s in segments:
+        if kind == "cdata":
+            out.append(("cdata", s))
+            continue
+        i = 0
+        n = len(s)
+        while i < n:
+            lt = s.find("<", i)
+            if lt < 0:
+                out.append(("text", s[i:]))
+                break
+            if lt > i:
+                out.append(("text", s[i:lt]))
+            c_end = match_cdata_open(s, lt, True)
+            if c_end is not MORE and c_end is not NO:
+                assert isinstance(c_end, int)
+                close = _find_cdata_close(s, c_end)
+                if close < 0:
+                    return None
+                out.append(("cdata", s[c_end:close]))
+                i = close + 3
+                continue
+            m = _TAG_RE.match(s, lt)
+            if m is None:
+                return None  # a '<' that is not markup: not structured
+            if m.group(1):
+                out.append(("close", m.group(2)))
+            elif m.group(4):
+                out.append(("empty", m.group(2)))
+            else:
+                out.append(("open", m.group(2)))
+            i = m.end()
+    return out
+
+
+def _find_cdata_close(s: str, i: int) -> int:
+    while True:
+        k = s.find("]]", i)
+        if k < 0 or k + 2 >= len(s):
+            return -1
+        if s[k + 2] in CLOSE_ANGLES:
+            return k
+        i = k + 1
+
+
+def _build(tokens: list[tuple[str, str]]) -> _Element | None:
+    root = _Element("")
+    stack = [root]
+    for kind, v in tokens:
+        top = stack[-1]
+        if kind == "open":
+            el = _Element(v)
+            top.children.append(el)
+            stack.append(el)
+        elif kind == "empty":
+            top.children.append(_Element(v))
+        elif kind == "close":
+            if len(stack) == 1 or top.name != v:
+                return None
+            stack.pop()
+        elif kind == "text":
+            top.texts.append(("text", v))
+        else:
+            top.texts.append(("cdata", v))
+    if len(stack) != 1:
+        return None
+    return root
+
+
+def _leaf(el: _Element) -> Any:
+    texts = el.texts
+    if len(texts) == 1 and texts[0][0] == "cdata":
+        return literal(el.name, texts[0][1])
+    parts = [decode_entities(s) if k == "text" else s for k, s in texts]
+    return literal(el.name, trim("".join(parts)))
+
+
+def _value(el: _Element) -> Any:
+    if not el.children:
+        return _leaf(el)
+    if any(k == "cdata" or not is_blank(s) for k, s in el.texts):
+        raise ValueError("mixed content")
+    if all(c.name == "item" for c in el.children):
+        return [_value(c) for c in el.children]
+    obj: dict[str, Any] = {}
+    multi: set[str] = set()
+    for c in el.children:
+        v = _value(c)
+        if c.name in obj:
+            if c.name not in multi:
+                obj[c.name] = [obj[c.name]]
+                multi.add(c.name)
+            obj[c.name].append(v)
+        else:
+            obj[c.name] = v
+    return obj
+
+
+def structured(segments: list[Segment], *, clearly: bool) -> tuple[bool, Any]:
+    """Parse segments as an XML fragment of elements (R6.4). With `clearly`, only a clearly
+    structured fragment counts (R6.5): several top-level elements, one `item`, or one element with
+    child elements."""
+    tokens = _tokens(segments)
+    if tokens is None:
+        return False, None
+    root = _build(tokens)
+    if root is None or not root.children:
+        return False, None
+    if clearly:
+        kids = root.children
+        if not (len(kids) > 1 or kids[0].name == "item" or kids[0].children):
+            return False, None
+    try:
+        return True, _value(root)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def param_value(name: str, segments: list[Segment]) -> Any:
+    """The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9)."""
+    key = trim(name).lower()
+    cdatas = [s for k, s in segments if k == "cdata"]
+    texts_blank = all(is_blank(s) for k, s in segments if k == "text")
+    if len(cdatas) == 1 and texts_blank:
+        raw = cdatas[0]
+        ok, v = json_value(raw)
+        if ok:
+            return v
+        if key in RAW_TEXT_NAMES:
+            return raw
+        ok, v = _object_list(raw)
+        if ok:
+            return v
+        if "<" in raw:
+            ok, v = structured([("text", _BR_RE.sub("\n", raw))], clearly=True)
+            if ok:
+                return v
+        return raw
+    if any(k == "text" and "<" in s for k, s in segments):
+        ok, v = structured(segments, clearly=False)
+        if ok:
+            return v
+    parts = [decode_entities(s) if k == "text" else s for k, s in segments]
+    return literal(key, trim("".join(parts)))
+
+
+def invoke_input(params: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Collect parameters into the input object; a repeated name becomes an array (R6.6)."""
+    out: dict[str, Any] = {}
+    multi: set[str] = set()
+    for name, value in params:
+        if name in out:
+            if name not in multi:
+                out[name] = [out[name]]
+                multi.add(name)
+            out[name].append(value)
+        else:
+            out[name] = value
+    return out
+
+
+def json_body_input(text: str) -> dict[str, Any] | None:
+    """D5: an invoke whose body is a JSON object; `{"input": {...}}` unwraps."""
+    ok, v = json_value(text)
+    if not ok or not isinstance(v, dict):
+        return None
+    inner = v.get("input")
+    if len(v) == 1 and isinstance(inner, dict):
+        return inner
+    return v
