@@ -1,8 +1,8 @@
 """toolsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
 
-    >>> from toolsieve import parse
-    >>> parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>').calls
-    (ToolCall(name='ls', input={}),)
+>>> from toolsieve import parse
+>>> parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>').calls
+(ToolCall(name='ls', input={}),)
 """
 
 from .errors import InputTypeError, OptionsError, SieveClosedError, ToolsieveError

@@ -21,9 +21,13 @@ class BadRequest(Exception):
 
 
 def jsonable(v: Any) -> Any:
-    """Integral floats are written as integers (`3`, not `3.0`), as JavaScript does."""
-    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
-        return int(v)
+    """Integral floats are written as integers (`3`, not `3.0`), and non-finite numbers as null,
+    as JavaScript's JSON.stringify does."""
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return None
+        if v.is_integer() and abs(v) < 2**53:
+            return int(v)
     if isinstance(v, dict):
         return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, list):

@@ -45,7 +45,6 @@ from .shell import (
     CLOSE_ANGLES,
     INVOKE,
     MORE,
-    NO,
     OPEN_ANGLES,
     PARAMETER,
     WRAPPER,
@@ -700,7 +699,7 @@ class Scanner:
             if k < 0:
                 put(buf[pos:])
                 self.pos = n
-                return False if not final else True
+                return final
             put(buf[pos : k + 1])
             self.pos = k + 1
             self.cd_ls = 0

@@ -29,20 +29,15 @@ def _build_fold() -> dict[int, str | None]:
         t[c] = chr(c + 32)
     for c in range(0xFF01, 0xFF5F):  # fullwidth ASCII
         t[c] = chr(c - 0xFEE0).lower()
-    for c in list(range(0x00, 0x09)) + [0x0B, 0x0C] + list(range(0x0E, 0x20)) + [0x7F]:
-        t[c] = None  # control characters (raw STX among them)
-    for c in [0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0xFEFF, 0x00AD]:
-        t[c] = None  # zero-width, BOM, soft hyphen
-    for c in [0x00A0, 0x1680, 0x202F, 0x205F, 0x3000, 0x2581, 0x2402, *range(0x2000, 0x200B)]:
-        t[c] = " "  # Unicode spaces, '▁', '␂'
-    for c in "‐‑‒–—―−﹣":
-        t[ord(c)] = "-"
-    for c in "﹍﹎﹏":
-        t[ord(c)] = "_"
-    for c in "“”„‟″":
-        t[ord(c)] = '"'
-    for c in "‘’‚‛′":
-        t[ord(c)] = "'"
+    for code in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]:
+        t[code] = None  # control characters (raw STX among them)
+    for code in [0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0xFEFF, 0x00AD]:
+        t[code] = None  # zero-width, BOM, soft hyphen
+    for code in [0x0085, 0x00A0, 0x1680, 0x202F, 0x205F, 0x3000, 0x2581, 0x2402, *range(0x2000, 0x200B)]:
+        t[code] = " "  # Unicode spaces, '▁', '␂'
+    for chars, to in (("‐‑‒–—―−﹣", "-"), ("﹍﹎﹏", "_"), ("“”„‟″", '"'), ("‘’‚‛′", "'")):
+        for ch in chars:
+            t[ord(ch)] = to
     t[ord("〈")] = "<"
     t[ord("〉")] = ">"
     t[ord("《")] = "<"
@@ -82,7 +77,7 @@ OPEN_ANGLES: Final = "<＜〈《"
 CLOSE_ANGLES: Final = ">＞〉》"
 # Characters that end the head of a tag (prefix noise + local name + attribute names).
 _STOP = "\n\r<>=\"'`,.;()[]{}*&^%$#@?+\\~＜＞〈〉《》＝“”‘’＂＇"
-_HEAD_RE: Final = re.compile("[^" + re.escape(_STOP) + "]{0,%d}" % (MAX_HEAD + 1))
+_HEAD_RE: Final = re.compile("[^" + re.escape(_STOP) + "]{0," + str(MAX_HEAD + 1) + "}")
 _KEYWORD_RE: Final = re.compile(r"(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])")
 _ATTR_NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_:.-]*")
 _SPACE: Final = frozenset(" \t\n\r\f\v")

@@ -17,8 +17,20 @@ Segment = tuple[str, str]  # ("text" | "cdata", string)
 # R6.5: parameters whose value is raw text whatever it holds.
 RAW_TEXT_NAMES: Final = frozenset(
     {
-        "content", "file_content", "text", "prompt", "query", "command", "cmd", "script", "code",
-        "old_string", "new_string", "pattern", "path", "file_path",
+        "content",
+        "file_content",
+        "text",
+        "prompt",
+        "query",
+        "command",
+        "cmd",
+        "script",
+        "code",
+        "old_string",
+        "new_string",
+        "pattern",
+        "path",
+        "file_path",
     }
 )
 
@@ -69,13 +81,24 @@ def _reject_constant(name: str) -> Any:
 _JSON_START: Final = frozenset('{["-0123456789tfn')
 
 
+_SAFE_INT: Final = 2**53
+
+
+def _number_int(s: str) -> int | float:
+    """JSON numbers are IEEE doubles, as in JavaScript: integers beyond 2**53 lose precision."""
+    if len(s) < 16:
+        return int(s)
+    f = float(s)
+    return int(s) if abs(f) < _SAFE_INT else f
+
+
 def json_value(s: str) -> tuple[bool, Any]:
     """(True, value) when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity)."""
     t = s.strip(" \t\n\r")
     if not t or t[0] not in _JSON_START:
         return False, None
     try:
-        return True, json.loads(t, parse_constant=_reject_constant)
+        return True, json.loads(t, parse_constant=_reject_constant, parse_int=_number_int)
     except (ValueError, _NotJson, RecursionError):
         return False, None
 
@@ -105,8 +128,8 @@ def literal(name: str, s: str) -> Any:
 
 # ---- XML children (R6.4, R6.5) --------------------------------------------------------------
 
-_TAG_RE: Final = re.compile(r"<(/?)([A-Za-z_][\w:.\-]*)((?:\s[^<>]*?)?)(/?)>")
-_BR_RE: Final = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_TAG_RE: Final = re.compile(r"<(/?)([A-Za-z_][A-Za-z0-9_:.\-]*)((?:[ \t\n\r][^<>]*?)?)(/?)>")
+_BR_RE: Final = re.compile(r"<[bB][rR][ \t\n\r]*/?>")
 
 
 class _Element:

@@ -1,0 +1,97 @@
+"""The public API: types, misuse errors, result shapes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import toolsieve
+from toolsieve import (
+    InputTypeError,
+    ParseResult,
+    Sieve,
+    SieveClosedError,
+    TextEvent,
+    ToolCall,
+    ToolCallsEvent,
+    ToolsieveError,
+    parse,
+)
+
+BLOCK = (
+    '<|DSML|tool_calls><|DSML|invoke name="ls"><|DSML|parameter name="p">1</|DSML|parameter>'
+    "</|DSML|invoke></|DSML|tool_calls>"
+)
+
+
+def test_parse_result_shape() -> None:
+    r = parse("hi " + BLOCK)
+    assert r == ParseResult((ToolCall("ls", {"p": 1}),), True)
+    assert r.to_dict() == {
+        "calls": [{"name": "ls", "input": {"p": 1}}],
+        "sawToolCallSyntax": True,
+        "rejectedByPolicy": False,
+        "rejectedToolNames": [],
+    }
+
+
+def test_events_are_frozen_and_carry_raw() -> None:
+    s = Sieve()
+    events = s.feed("hi " + BLOCK + " bye") + s.flush()
+    assert events == [TextEvent("hi "), ToolCallsEvent((ToolCall("ls", {"p": 1}),), BLOCK), TextEvent(" bye")]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        events[0].text = "x"  # type: ignore[misc]
+    assert events[1].to_dict() == {"type": "tool_calls", "calls": [{"name": "ls", "input": {"p": 1}}]}
+
+
+def test_feed_after_flush_raises() -> None:
+    s = Sieve()
+    s.flush()
+    with pytest.raises(SieveClosedError):
+        s.feed("x")
+    with pytest.raises(SieveClosedError):
+        s.flush()
+
+
+@pytest.mark.parametrize("bad", [b"bytes", None, 3, ["x"]])
+def test_feed_wrong_type_raises(bad: object) -> None:
+    with pytest.raises(InputTypeError) as info:
+        Sieve().feed(bad)  # type: ignore[arg-type]
+    assert isinstance(info.value, ToolsieveError)
+    assert isinstance(info.value, TypeError)
+
+
+def test_parse_wrong_type_raises() -> None:
+    with pytest.raises(InputTypeError):
+        parse(b"x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", ["read_file", [1], b"x"])
+def test_tool_names_wrong_type_raises(bad: object) -> None:
+    with pytest.raises(InputTypeError):
+        Sieve(tool_names=bad)  # type: ignore[arg-type]
+
+
+def test_empty_chunks_and_empty_input() -> None:
+    s = Sieve()
+    assert s.feed("") == []
+    assert s.flush() == []
+    assert parse("") == ParseResult((), False)
+
+
+def test_partial_tag_is_held_then_released() -> None:
+    s = Sieve()
+    assert s.feed("Look: <|DSML|tool_ca") == [TextEvent("Look: ")]
+    assert s.flush() == [TextEvent("<|DSML|tool_ca")]
+
+
+def test_text_is_released_as_soon_as_it_cannot_be_a_tag() -> None:
+    s = Sieve()
+    assert s.feed("plain words ") == [TextEvent("plain words ")]
+    assert s.feed("<b>bold</b>") == [TextEvent("<b>bold</b>")]
+
+
+def test_public_names() -> None:
+    for name in toolsieve.__all__:
+        assert hasattr(toolsieve, name)

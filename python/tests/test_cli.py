@@ -1,0 +1,72 @@
+"""The `toolsieve` command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "deepseek-reply.txt"
+
+
+def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolsieve", *args], input=stdin, capture_output=True, timeout=60
+    )
+
+
+def test_parse_file() -> None:
+    p = run("parse", str(EXAMPLE))
+    assert p.returncode == 0, p.stderr
+    result = json.loads(p.stdout)
+    assert [c["name"] for c in result["calls"]] == ["list_dir", "write_file"]
+    assert result["sawToolCallSyntax"] is True
+
+
+def test_stream_stdin_one_event_per_line() -> None:
+    text = EXAMPLE.read_bytes()
+    p = run("stream", "--chunk-size", "5", stdin=text)
+    assert p.returncode == 0, p.stderr
+    events = [json.loads(line) for line in p.stdout.decode().splitlines()]
+    joined = "".join(e["text"] for e in events if e["type"] == "text")
+    assert next(e for e in events if e["type"] == "tool_calls")["calls"][0]["name"] == "list_dir"
+    assert "```xml" in joined and '<|DSML|invoke name="list_dir"' not in joined
+
+
+def test_stream_dash_means_stdin_and_tools_flag() -> None:
+    p = run(
+        "stream",
+        "-",
+        "--tools",
+        "x,y",
+        "--raw",
+        stdin=b'a <tool_calls><invoke name="x"></invoke></tool_calls>',
+    )
+    lines = [json.loads(x) for x in p.stdout.decode().splitlines()]
+    assert lines[1]["raw"] == '<tool_calls><invoke name="x"></invoke></tool_calls>'
+
+
+def test_unreadable_file_exits_2(tmp_path: Path) -> None:
+    p = run("parse", str(tmp_path / "missing.txt"))
+    assert p.returncode == 2
+    assert b"cannot read" in p.stderr and b"Traceback" not in p.stderr
+
+
+def test_bad_flag_exits_2() -> None:
+    p = run("stream", "--chunk-size", "0")
+    assert p.returncode == 2
+    assert b"chunk-size" in p.stderr
+    assert run("parse", "--bogus").returncode == 2
+    assert run().returncode == 2
+
+
+def test_invalid_utf8_exits_1_without_traceback(tmp_path: Path) -> None:
+    f = tmp_path / "bad.txt"
+    f.write_bytes(b"ok \xff\xfe bad")
+    p = run("parse", str(f))
+    assert p.returncode == 1
+    assert b"not valid UTF-8" in p.stderr and b"Traceback" not in p.stderr
+    assert run("stream", stdin=b"\xc3").returncode == 1

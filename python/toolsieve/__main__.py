@@ -1,0 +1,5 @@
+"""`python -m toolsieve` is the `toolsieve` command."""
+
+from .cli import run
+
+run()

@@ -1,0 +1,145 @@
+"""Command line: `toolsieve parse [FILE]` and `toolsieve stream [FILE] [--chunk-size N]`.
+
+Exit status: 0 on success, 1 when the input is not valid UTF-8, 2 for usage errors and files
+that cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO, NoReturn
+
+from . import __version__
+from .driver import jsonable
+from .sieve import Sieve, parse
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"toolsieve: error: {message}\n")
+
+
+def _positive(v: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {v!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def _tools(v: str) -> list[str]:
+    return [t.strip() for t in v.split(",") if t.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="toolsieve", description="Sieve tool calls out of raw LLM text.")
+    p.add_argument("--version", action="version", version=f"toolsieve {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, help_ in (
+        ("parse", "parse the whole input and print the JSON result"),
+        ("stream", "stream the input through the sieve and print one JSON event per line"),
+    ):
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.add_argument("file", nargs="?", default="-", help="input file (default: standard input)")
+        sp.add_argument("--tools", type=_tools, default=None, metavar="A,B", help="declared tool names")
+        if name == "stream":
+            sp.add_argument(
+                "--chunk-size",
+                type=_positive,
+                default=None,
+                metavar="N",
+                help="feed the sieve N characters at a time (default: as the input arrives)",
+            )
+            sp.add_argument("--raw", action="store_true", help="include the raw source of tool-call events")
+    return p
+
+
+def _open(path: str) -> BinaryIO:
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        print(f"toolsieve: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _decoded(stream: BinaryIO, name: str) -> Iterator[str]:
+    """Decode UTF-8 incrementally, yielding text as the bytes arrive."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    read = getattr(stream, "read1", stream.read)
+    offset = 0
+    try:
+        while True:
+            data = read(65536)
+            if not data:
+                tail = decoder.decode(b"", final=True)
+                if tail:
+                    yield tail
+                return
+            text = decoder.decode(data)
+            offset += len(data)
+            if text:
+                yield text
+    except UnicodeDecodeError as exc:
+        where = offset + exc.start
+        print(f"toolsieve: {name} is not valid UTF-8 (bad byte near offset {where})", file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as exc:
+        print(f"toolsieve: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _print(obj: Any) -> None:
+    sys.stdout.write(json.dumps(jsonable(obj), ensure_ascii=False) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+    stream = _open(args.file)
+    name = "standard input" if args.file == "-" else args.file
+    try:
+        if args.command == "parse":
+            text = "".join(_decoded(stream, name))
+            _print(parse(text, tool_names=args.tools).to_dict())
+            return 0
+        sieve = Sieve(tool_names=args.tools)
+        size = args.chunk_size
+
+        def emit(events: list[Any]) -> None:
+            for e in events:
+                d = e.to_dict()
+                if args.raw and e.type == "tool_calls":
+                    d["raw"] = e.raw
+                _print(d)
+            sys.stdout.flush()
+
+        for text in _decoded(stream, name):
+            if size is None:
+                emit(sieve.feed(text))
+            else:
+                for i in range(0, len(text), size):
+                    emit(sieve.feed(text[i : i + size]))
+        emit(sieve.flush())
+        return 0
+    except BrokenPipeError:
+        return 0
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
+def run() -> None:
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    run()
