@@ -41,7 +41,7 @@ def test_events_are_frozen_and_carry_raw() -> None:
     events = s.feed("hi " + BLOCK + " bye") + s.flush()
     assert events == [TextEvent("hi "), ToolCallsEvent((ToolCall("ls", {"p": 1}),), BLOCK), TextEvent(" bye")]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        events[0].text = "x"  # type: ignore[misc]
+        events[0].text = "x"  # type: ignore[misc,union-attr]
     assert events[1].to_dict() == {"type": "tool_calls", "calls": [{"name": "ls", "input": {"p": 1}}]}
 
 

@@ -63,8 +63,9 @@ _ANGLE: Final = re.compile(r"[<＜〈《]")
 _ANGLES_RUN: Final = re.compile(r"[<＜〈《]+")
 _WS: Final = re.compile("[" + values.JS_SPACE + "]+")
 _RUNS: Final = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
-_CD_SPECIAL: Final = re.compile(r"\]\]|\n|[<＜〈《][!！、]")
-_CD_END_HOLD: Final = frozenset("]<＜〈《")
+_CD_SPECIAL: Final = re.compile(r"\]\]|\n {0,3}[`~]|[<＜〈《][!！、]")
+_CD_FENCE_LINE: Final = re.compile(r"\n {0,3}[`~]")
+_CD_TAIL: Final = re.compile(r"(?:\n {0,3}|\]|[<＜〈《])\Z")
 _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
 
 
@@ -127,21 +128,40 @@ class Scanner:
         self.cd_tail = False
         self.cd_loose_ok = True
         self.ac_parts: list[str] = []
+        self._steps = (self._m_text, self._m_run, self._m_fence, self._m_pending, self._m_capture)
 
     # ---- driving ------------------------------------------------------------------------
 
     def feed(self, chunk: str) -> list[Event]:
-        if self.pos:
-            self.base += self.pos
-            self.buf = self.buf[self.pos :] + chunk
+        pos = self.pos
+        if (
+            chunk
+            and self.mode == TEXT
+            and pos == len(self.buf)
+            and (self.ls < 0 or chunk[0] not in " ~")
+            and _SPECIAL.search(chunk) is None
+        ):
+            # Fast path: plain prose with nothing held decides itself.
+            self.base += pos
+            self.buf = chunk
+            self.pos = len(chunk)
+            self.ls = -1
+            return [TextEvent(chunk)]
+        if pos:
+            self.base += pos
+            self.buf = self.buf[pos:] + chunk
             self.pos = 0
         else:
             self.buf += chunk
-        self._run(False)
+        step = self._steps
+        while step[self.mode](False):
+            pass
         return self._take()
 
     def finish(self) -> list[Event]:
-        self._run(True)
+        step = self._steps
+        while step[self.mode](True):
+            pass
         return self._take()
 
     def _take(self) -> list[Event]:
@@ -149,11 +169,6 @@ class Scanner:
         out = self.out
         self.out = []
         return out
-
-    def _run(self, final: bool) -> None:
-        step = (self._m_text, self._m_run, self._m_fence, self._m_pending, self._m_capture)
-        while step[self.mode](final):
-            pass
 
     # ---- output -------------------------------------------------------------------------
 
@@ -694,21 +709,15 @@ class Scanner:
                 self.pos = m.end()
                 return True
             self.cd_ls = -1
-        if self.cd_fence:
-            k = buf.find("\n", pos)
-            if k < 0:
-                put(buf[pos:])
-                self.pos = n
-                return final
-            put(buf[pos : k + 1])
-            self.pos = k + 1
-            self.cd_ls = 0
-            return True
-        m = _CD_SPECIAL.search(buf, pos)
+        # Only line starts that begin with a fence character matter (R5.3), so plain lines are
+        # skipped in bulk; a possible partial match at the end of the buffer waits.
+        m = (_CD_FENCE_LINE if self.cd_fence else _CD_SPECIAL).search(buf, pos)
         if m is None:
             end = n
-            if not final and buf[n - 1] in _CD_END_HOLD:
-                end = n - 1
+            if not final:
+                t = _CD_TAIL.search(buf, max(pos, n - 4))
+                if t is not None:
+                    end = t.start()
             put(buf[pos:end])
             self.pos = end
             return final

@@ -140,12 +140,13 @@ def match_tag(s: str, i: int, final: bool) -> Tag | str:
     if head_end == n and not final:
         return MORE
     head = s[j:head_end]
-    folded, idx = _fold_map(head)
+    folded = head.translate(FOLD)
     if not folded or folded[0] in _SPACE:
         return NO
     km = _KEYWORD_RE.search(folded)
     if km is None:
         return NO
+    idx = range(len(head)) if len(folded) == len(head) else _fold_map(head)[1]
     prefix = folded[: km.start()]
     if len(prefix) > MAX_PREFIX or prefix.count("/") > 1:
         return NO
@@ -265,12 +266,19 @@ def _skip_space(s: str, k: int) -> int:
     return k
 
 
-_CDATA_RE: Final = re.compile(r"<[^a-z0-9<>\[\]\s]{1,3}\[cdata\[")
-_CDATA_PREFIX_RE: Final = re.compile(r"<(?:[^a-z0-9<>\[\]\s]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?")
+_NOT_CDATA_SEP: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ \t\n<>=\"'[]"
+)
+_CDATA_RE: Final = re.compile(r"<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[")
+_CDATA_PREFIX_RE: Final = re.compile(
+    r"<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?"
+)
 
 
 def match_cdata_open(s: str, i: int, final: bool) -> int | str:
     """Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO."""
+    if i + 1 < len(s) and s[i + 1] in _NOT_CDATA_SEP:
+        return NO
     window = s[i : i + 24]
     folded, idx = _fold_map(window)
     m = _CDATA_RE.match(folded)

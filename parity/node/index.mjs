@@ -1,0 +1,4 @@
+import cjs from './index.js';
+
+export const { parse, Sieve, coalesce, ToolsieveError, InputTypeError, SieveClosedError, OptionsError, version } = cjs;
+export default cjs;

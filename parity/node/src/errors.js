@@ -1,0 +1,21 @@
+'use strict';
+/** Errors thrown for misuse of the API. Malformed *content* never throws (R4): it becomes text. */
+
+/** Base class of every error toolsieve throws. */
+class ToolsieveError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A chunk, text or option had the wrong type (e.g. a Buffer instead of a string). */
+class InputTypeError extends ToolsieveError {}
+
+/** `feed()` or `flush()` was called on a sieve that was already flushed. */
+class SieveClosedError extends ToolsieveError {}
+
+/** An option was unknown or had an invalid value. */
+class OptionsError extends ToolsieveError {}
+
+module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError };

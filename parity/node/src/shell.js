@@ -1,0 +1,388 @@
+'use strict';
+/**
+ * Recognizers for the tool-tag shell (R1-R2) and CDATA openers (R5.5).
+ * Port of python/toolsieve/shell.py.
+ *
+ * Each recognizer looks at `s[i:]` and answers MORE (the text so far could still become the
+ * construct: wait for more input), NO, or a match with its end. They only look a bounded distance
+ * ahead (`MAX_TAG` characters), so calling one again after more input arrived is cheap.
+ *
+ * Indices are UTF-16 code units (JS strings); every *count limit* and every character
+ * classification works on code points, as Python does.
+ */
+
+const MORE = 'MORE';
+const NO = 'NO';
+
+const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
+const MAX_HEAD = 64; // prefix noise + local name
+const MAX_PREFIX = 32;
+
+function buildFold() {
+  const t = new Map();
+  for (let c = 0x41; c <= 0x5a; c++) t.set(c, String.fromCharCode(c + 32));
+  for (let c = 0xff01; c < 0xff5f; c++) t.set(c, String.fromCharCode(c - 0xfee0).toLowerCase()); // fullwidth ASCII
+  const controls = [];
+  for (let c = 0x00; c < 0x09; c++) controls.push(c);
+  controls.push(0x0b, 0x0c);
+  for (let c = 0x0e; c < 0x20; c++) controls.push(c);
+  controls.push(0x7f);
+  for (const c of controls) t.set(c, null); // control characters (raw STX among them)
+  for (const c of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff, 0x00ad]) t.set(c, null); // zero-width, BOM, soft hyphen
+  const spaces = [0x0085, 0x00a0, 0x1680, 0x202f, 0x205f, 0x3000, 0x2581, 0x2402];
+  for (let c = 0x2000; c < 0x200b; c++) spaces.push(c);
+  for (const c of spaces) t.set(c, ' '); // Unicode spaces, '▁', '␂'
+  for (const c of '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63') t.set(c.codePointAt(0), '-'); // ‐‑‒–—―−﹣
+  for (const c of '\ufe4d\ufe4e\ufe4f') t.set(c.codePointAt(0), '_'); // ﹍﹎﹏
+  for (const c of '\u201c\u201d\u201e\u201f\u2033') t.set(c.codePointAt(0), '"'); // “”„‟″
+  for (const c of '\u2018\u2019\u201a\u201b\u2032') t.set(c.codePointAt(0), "'"); // ‘’‚‛′
+  t.set(0x3008, '<'); // 〈
+  t.set(0x3009, '>'); // 〉
+  t.set(0x300a, '<'); // 《
+  t.set(0x300b, '>'); // 》
+  const homoglyphs = {
+    a: 'аαА',
+    b: 'ВΒв',
+    c: 'сСϲ',
+    d: 'ԁ',
+    e: 'еЕεΕ',
+    h: 'һНΗ',
+    i: 'іІιΙ',
+    j: 'јЈ',
+    k: 'кКκΚ',
+    l: 'ӏ',
+    m: 'мМΜ',
+    n: 'ΝпП',
+    o: 'оОοΟ',
+    p: 'рРρΡ',
+    s: 'ѕЅ',
+    t: 'тТτΤ',
+    u: 'υ',
+    v: 'ν',
+    x: 'хХχΧ',
+    y: 'уУγΥ',
+    z: 'Ζ',
+  };
+  for (const [letter, variants] of Object.entries(homoglyphs)) {
+    for (const v of variants) t.set(v.codePointAt(0), letter);
+  }
+  return t;
+}
+
+/** Code point -> replacement string, or null (deleted). Absent: unchanged. */
+const FOLD = buildFold();
+
+const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
+const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
+
+// Python's str.isspace() set (Unicode White_Space minus nothing; includes \x1c-\x1f and \x85).
+const PY_SPACE_CLASS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_SPACE_CHAR_RE = new RegExp('^[' + PY_SPACE_CLASS + ']$', 'u');
+const PY_BLANK_RE = new RegExp('^[' + PY_SPACE_CLASS + ']*$', 'u');
+// Python str.isalnum() for one character (see PORT_NOTES: Unicode version of the runtime).
+const ALNUM_RE = /^[\p{L}\p{N}]$/u;
+
+function escapeClass(s) {
+  return s.replace(/[\\\]\[^-]/g, (c) => '\\' + c);
+}
+
+// Characters that end the head of a tag (prefix noise + local name + attribute names).
+const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
+const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
+const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
+const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
+const SPACE = ' \t\n\r\f\v';
+
+const WRAPPER = 'tool_calls';
+const INVOKE = 'invoke';
+const PARAMETER = 'parameter';
+
+/** The code point at `s[k]` as a string of 1 or 2 code units (a lone surrogate stays 1). */
+function charAt(s, k) {
+  const c = s.charCodeAt(k);
+  if (c >= 0xd800 && c <= 0xdbff && k + 1 < s.length) {
+    const d = s.charCodeAt(k + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return s.slice(k, k + 2);
+  }
+  return s[k];
+}
+
+/** Number of code points in `s`. */
+function cpLen(s) {
+  let n = s.length;
+  for (let k = 0; k + 1 < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(k + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        k++;
+      }
+    }
+  }
+  return n;
+}
+
+/** FOLD.get(ord(ch), ch) for one code point `ch`: the folded string, or null (deleted). */
+function fold1(ch) {
+  const f = FOLD.get(ch.codePointAt(0));
+  return f === undefined ? ch : f;
+}
+
+function fold(s) {
+  let out = '';
+  for (const ch of s) {
+    const f = FOLD.get(ch.codePointAt(0));
+    if (f === undefined) out += ch;
+    else if (f !== null) out += f;
+  }
+  return out;
+}
+
+/** Fold `span`; for each code unit of the folded string, its index (code units) in `span`. */
+function foldMap(span) {
+  let out = '';
+  const idx = [];
+  let k = 0;
+  while (k < span.length) {
+    const ch = charAt(span, k);
+    const f = fold1(ch);
+    if (f !== null) {
+      out += f;
+      for (let u = 0; u < f.length; u++) idx.push(k + u);
+    }
+    k += ch.length;
+  }
+  return [out, idx];
+}
+
+/** R2.6: a non-structural separator: not ASCII alnum, not whitespace, not `< > / = " '`. */
+function isTrailingSep(f) {
+  if (!f || PY_SPACE_CHAR_RE.test(f)) return false;
+  if (f.codePointAt(0) < 0x80) return f === '|' || f === '!';
+  return !ALNUM_RE.test(f) && !CLOSE_ANGLES.includes(f) && !OPEN_ANGLES.includes(f);
+}
+
+function tag(local, closing, name, selfClosing, end) {
+  return { local, closing, name, selfClosing, end };
+}
+
+/** Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO. */
+function matchTag(s, i, final) {
+  const n = s.length;
+  let j = i;
+  while (j < n && OPEN_ANGLES.includes(s[j])) j++;
+  if (j === n) return final ? NO : MORE;
+  HEAD_RE.lastIndex = j;
+  const m = HEAD_RE.exec(s);
+  const headEnd = j + m[0].length;
+  if (cpLen(m[0]) > MAX_HEAD) return NO;
+  if (headEnd === n && !final) return MORE;
+  const [folded, idx] = foldMap(m[0]);
+  if (!folded || SPACE.includes(folded[0])) return NO;
+  const km = KEYWORD_RE.exec(folded);
+  if (km === null) return NO;
+  const prefix = folded.slice(0, km.index);
+  if (cpLen(prefix) > MAX_PREFIX || prefix.split('/').length - 1 > 1) return NO;
+  const closing = prefix.includes('/');
+  const prefixNoslash = prefix.replace(/\//g, '');
+  const word = km[1];
+  if (word === 'tool-calls' && PY_BLANK_RE.test(prefixNoslash)) return NO;
+  const local = word.startsWith('tool') ? WRAPPER : word;
+  // Original index just past the keyword.
+  const k = j + idx[km.index + km[0].length - 1] + 1;
+  return matchAttrs(s, k, local, closing, final);
+}
+
+/** Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6). */
+function matchAttrs(s, k, local, closing, final) {
+  const n = s.length;
+  const start = k;
+  let name = null;
+  let sawSpace = false;
+  // code points in s[start:cu], counted lazily (only once k - start exceeds MAX_TAG code units)
+  let cu = start;
+  let cps = 0;
+  for (;;) {
+    if (k - start > MAX_TAG) {
+      while (cu < k) {
+        cu += charAt(s, cu).length;
+        cps++;
+      }
+      if (cps > MAX_TAG) return NO;
+    }
+    if (k >= n) return final ? NO : MORE;
+    const ch = charAt(s, k);
+    const f = fold1(ch);
+    if (f === null) {
+      // zero-width / control inside the shell
+      k += ch.length;
+      continue;
+    }
+    if (f === '>') return tag(local, closing, name, false, k + 1);
+    if (SPACE.includes(f)) {
+      sawSpace = true;
+      k += 1;
+      continue;
+    }
+    if (f === '/') {
+      if (k + 1 >= n) return final ? NO : MORE;
+      const nf = fold1(charAt(s, k + 1));
+      if (nf === '>') return tag(local, closing, name, true, k + 2);
+      return NO;
+    }
+    if (sawSpace && /^[a-zA-Z_]$/.test(f)) {
+      // attribute: name [ws] = [ws] value
+      const am = ATTR_NAME_RE.exec(fold(s.slice(k, k + 40)));
+      if (am === null) return NO;
+      // advance k over the attribute name in the original text
+      const attr = am[0];
+      let count = attr.length;
+      while (count && k < n) {
+        const ck = charAt(s, k);
+        if (fold1(ck) !== null) count--;
+        k += ck.length;
+      }
+      if (count) return final ? NO : MORE;
+      k = skipSpace(s, k);
+      if (k >= n) return final ? NO : MORE;
+      if (fold1(charAt(s, k)) !== '=') return NO;
+      k = skipSpace(s, k + 1);
+      if (k >= n) return final ? NO : MORE;
+      const q = fold1(charAt(s, k));
+      let value;
+      if (q === '"' || q === "'") {
+        const vStart = k + 1;
+        let e = vStart;
+        let cnt = 0;
+        for (;;) {
+          if (e >= n) break;
+          const ce = charAt(s, e);
+          if (fold1(ce) === q || ce === '\n') break;
+          if (cnt > MAX_TAG) return NO;
+          e += ce.length;
+          cnt++;
+        }
+        if (e >= n) return final ? NO : MORE;
+        if (s[e] === '\n') return NO;
+        value = s.slice(vStart, e);
+        k = e + 1;
+      } else {
+        const vStart = k;
+        let e = k;
+        let cnt = 0;
+        while (e < n) {
+          const ce = charAt(s, e);
+          const fe = fold1(ce);
+          if (fe !== null && (SPACE.includes(fe) || fe === '<' || fe === '>' || fe === '/' || fe === '"' || fe === "'")) {
+            break;
+          }
+          if (cnt > MAX_TAG) return NO;
+          e += ce.length;
+          cnt++;
+        }
+        if (e >= n) return final ? NO : MORE;
+        value = s.slice(vStart, e);
+        k = e;
+      }
+      if (attr === 'name' && name === null) name = value;
+      sawSpace = true; // the next attribute may follow a value directly
+      continue;
+    }
+    if (isTrailingSep(f)) {
+      // R2.6: broken terminator; a following '>' is consumed with it.
+      const k1 = k + ch.length;
+      if (k1 >= n) return final ? NO : MORE;
+      const nf = fold1(charAt(s, k1));
+      if (nf === '>') return tag(local, closing, name, false, k1 + 1);
+      return tag(local, closing, name, false, k1);
+    }
+    return NO;
+  }
+}
+
+function skipSpace(s, k) {
+  const n = s.length;
+  while (k < n) {
+    const ch = charAt(s, k);
+    const f = fold1(ch);
+    if (f === null || SPACE.includes(f)) {
+      k += ch.length;
+      continue;
+    }
+    break;
+  }
+  return k;
+}
+
+const CDATA_RE = new RegExp('^<[^a-z0-9<>\\[\\]' + PY_SPACE_CLASS + ']{1,3}\\[cdata\\[', 'u');
+const CDATA_PREFIX_RE = new RegExp(
+  '^<(?:[^a-z0-9<>\\[\\]' + PY_SPACE_CLASS + ']{1,3}(?:\\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$',
+  'u',
+);
+
+/** Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO. */
+function matchCdataOpen(s, i, final) {
+  // the window is 24 code points, as in Python
+  let e = i;
+  for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
+  const window = s.slice(i, e);
+  const [folded, idx] = foldMap(window);
+  const m = CDATA_RE.exec(folded);
+  if (m !== null) return i + idx[m[0].length - 1] + 1;
+  if (!final && e === s.length) {
+    if (CDATA_PREFIX_RE.test(folded)) return MORE;
+  }
+  return NO;
+}
+
+/** Is `s[i:]` the start of a closing tag (`</`, `<／`, `<！/`, `〈/`)? true, false or MORE. */
+function matchCloseStart(s, i, final) {
+  const n = s.length;
+  let k = i + 1;
+  let seps = 0;
+  while (k < n) {
+    const ch = charAt(s, k);
+    const f = fold1(ch);
+    if (f === null) {
+      k += ch.length;
+      continue;
+    }
+    if (f === '/') return true;
+    if (seps < 3 && isTrailingSep(f) && f !== '<' && f !== '>') {
+      seps++;
+      k += ch.length;
+      continue;
+    }
+    return false;
+  }
+  return final ? false : MORE;
+}
+
+/** `s[i:i+3]` is a CDATA closer `]]>` (also `]]＞`, `]]〉`). */
+function cdataCloseAt(s, i) {
+  return s.startsWith(']]', i) && i + 2 < s.length && CLOSE_ANGLES.includes(s[i + 2]);
+}
+
+module.exports = {
+  MORE,
+  NO,
+  MAX_TAG,
+  MAX_HEAD,
+  MAX_PREFIX,
+  FOLD,
+  OPEN_ANGLES,
+  CLOSE_ANGLES,
+  WRAPPER,
+  INVOKE,
+  PARAMETER,
+  fold,
+  foldMap,
+  isTrailingSep,
+  matchTag,
+  matchCdataOpen,
+  matchCloseStart,
+  cdataCloseAt,
+  charAt,
+  cpLen,
+};

@@ -1,0 +1,304 @@
+'use strict';
+/**
+ * Parameter values (R6): CDATA, entities, JSON literals, XML children, repeated names.
+ * Port of python/toolsieve/values.py.
+ *
+ * A parameter body arrives from the scanner as segments: ['text', raw markup] and
+ * ['cdata', content]. Everything here is a pure function of those segments.
+ */
+
+const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = require('./shell');
+
+// R6.5: parameters whose value is raw text whatever it holds.
+const RAW_TEXT_NAMES = new Set([
+  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
+  'old_string', 'new_string', 'pattern', 'path', 'file_path',
+]);
+
+// D10: the whitespace JavaScript's String.prototype.trim removes.
+const JS_SPACE =
+  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
+  '\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+function trim(s) {
+  return s.trim();
+}
+
+function isBlank(s) {
+  return !s.trim();
+}
+
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** obj[k] = v as an own data property (also for `__proto__`). */
+function setKey(obj, k, v) {
+  if (k === '__proto__') {
+    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[k] = v;
+  }
+}
+
+function isDict(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
+const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function entity(m0, body) {
+  if (body[0] !== '#') return NAMED[body];
+  const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+  if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return m0;
+  return String.fromCodePoint(code);
+}
+
+/** D13: the five XML entities and numeric references; anything else stays as written. */
+function decodeEntities(s) {
+  if (!s.includes('&')) return s;
+  return s.replace(ENTITY_RE, entity);
+}
+
+const JSON_START = '{["-0123456789tfn';
+
+function stripJsonSpace(s) {
+  let a = 0;
+  let b = s.length;
+  const ws = (c) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+  while (a < b && ws(s[a])) a++;
+  while (b > a && ws(s[b - 1])) b--;
+  return s.slice(a, b);
+}
+
+/**
+ * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).
+ * Python's first-character check and `_number_int` exist so the two agree.
+ */
+function jsonValue(s) {
+  const t = stripJsonSpace(s);
+  if (!t || !JSON_START.includes(t[0])) return [false, null];
+  try {
+    return [true, JSON.parse(t)];
+  } catch (e) {
+    return [false, null]; // SyntaxError; RangeError (Python: RecursionError)
+  }
+}
+
+/** D9: `{..}, {..}` (comma-separated objects) as an array. */
+function objectList(s) {
+  const t = trim(s);
+  if (!(t.startsWith('{') && t.endsWith('}'))) return [false, null];
+  const [ok, v] = jsonValue('[' + t + ']');
+  if (ok && Array.isArray(v) && v.length > 1 && v.every(isDict)) return [true, v];
+  return [false, null];
+}
+
+/** A scalar text value: JSON when it is JSON (R6.3), an object list (D9), else the string. */
+function literal(name, s) {
+  let [ok, v] = jsonValue(s);
+  if (ok) return v;
+  if (!RAW_TEXT_NAMES.has(name)) {
+    [ok, v] = objectList(s);
+    if (ok) return v;
+  }
+  return s;
+}
+
+// ---- XML children (R6.4, R6.5) --------------------------------------------------------------
+
+const TAG_RE = /<(\/?)([A-Za-z_][A-Za-z0-9_:.\-]*)((?:[ \t\n\r][^<>]*?)?)(\/?)>/y;
+const BR_RE = /<[bB][rR][ \t\n\r]*\/?>/g;
+
+class NotStructured extends Error {}
+
+function element(name) {
+  return { name, children: [], texts: [] }; // texts: ['text', decoded] / ['cdata', raw]
+}
+
+/** Split segments into ['open'|'close'|'empty', name] and ['text'|'cdata', s] tokens. */
+function tokens(segments) {
+  const out = [];
+  for (const [kind, s] of segments) {
+    if (kind === 'cdata') {
+      out.push(['cdata', s]);
+      continue;
+    }
+    let i = 0;
+    const n = s.length;
+    while (i < n) {
+      const lt = s.indexOf('<', i);
+      if (lt < 0) {
+        out.push(['text', s.slice(i)]);
+        break;
+      }
+      if (lt > i) out.push(['text', s.slice(i, lt)]);
+      const cEnd = matchCdataOpen(s, lt, true);
+      if (cEnd !== MORE && cEnd !== NO) {
+        const close = findCdataClose(s, cEnd);
+        if (close < 0) return null;
+        out.push(['cdata', s.slice(cEnd, close)]);
+        i = close + 3;
+        continue;
+      }
+      TAG_RE.lastIndex = lt;
+      const m = TAG_RE.exec(s);
+      if (m === null) return null; // a '<' that is not markup: not structured
+      if (m[1]) out.push(['close', m[2]]);
+      else if (m[4]) out.push(['empty', m[2]]);
+      else out.push(['open', m[2]]);
+      i = lt + m[0].length;
+    }
+  }
+  return out;
+}
+
+function findCdataClose(s, i) {
+  for (;;) {
+    const k = s.indexOf(']]', i);
+    if (k < 0 || k + 2 >= s.length) return -1;
+    if (CLOSE_ANGLES.includes(s[k + 2])) return k;
+    i = k + 1;
+  }
+}
+
+function build(toks) {
+  const root = element('');
+  const stack = [root];
+  for (const [kind, v] of toks) {
+    const top = stack[stack.length - 1];
+    if (kind === 'open') {
+      const el = element(v);
+      top.children.push(el);
+      stack.push(el);
+    } else if (kind === 'empty') {
+      top.children.push(element(v));
+    } else if (kind === 'close') {
+      if (stack.length === 1 || top.name !== v) return null;
+      stack.pop();
+    } else if (kind === 'text') {
+      top.texts.push(['text', v]);
+    } else {
+      top.texts.push(['cdata', v]);
+    }
+  }
+  if (stack.length !== 1) return null;
+  return root;
+}
+
+function leaf(el) {
+  const texts = el.texts;
+  if (texts.length === 1 && texts[0][0] === 'cdata') return literal(el.name, texts[0][1]);
+  const parts = texts.map(([k, s]) => (k === 'text' ? decodeEntities(s) : s));
+  return literal(el.name, trim(parts.join('')));
+}
+
+function value(el) {
+  if (!el.children.length) return leaf(el);
+  if (el.texts.some(([k, s]) => k === 'cdata' || !isBlank(s))) throw new NotStructured('mixed content');
+  if (el.children.every((c) => c.name === 'item')) return el.children.map(value);
+  const obj = {};
+  const multi = new Set();
+  for (const c of el.children) {
+    const v = value(c);
+    if (hasOwn(obj, c.name)) {
+      if (!multi.has(c.name)) {
+        setKey(obj, c.name, [obj[c.name]]);
+        multi.add(c.name);
+      }
+      obj[c.name].push(v);
+    } else {
+      setKey(obj, c.name, v);
+    }
+  }
+  return obj;
+}
+
+/**
+ * Parse segments as an XML fragment of elements (R6.4). With `clearly`, only a clearly
+ * structured fragment counts (R6.5): several top-level elements, one `item`, or one element
+ * with child elements.
+ */
+function structured(segments, clearly) {
+  const toks = tokens(segments);
+  if (toks === null) return [false, null];
+  const root = build(toks);
+  if (root === null || !root.children.length) return [false, null];
+  if (clearly) {
+    const kids = root.children;
+    if (!(kids.length > 1 || kids[0].name === 'item' || kids[0].children.length)) return [false, null];
+  }
+  try {
+    return [true, value(root)];
+  } catch (e) {
+    if (e instanceof NotStructured || e instanceof RangeError) return [false, null];
+    throw e;
+  }
+}
+
+/** The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9). */
+function paramValue(name, segments) {
+  const key = trim(name).toLowerCase();
+  const cdatas = segments.filter(([k]) => k === 'cdata').map(([, s]) => s);
+  const textsBlank = segments.every(([k, s]) => k !== 'text' || isBlank(s));
+  if (cdatas.length === 1 && textsBlank) {
+    const raw = cdatas[0];
+    let [ok, v] = jsonValue(raw);
+    if (ok) return v;
+    if (RAW_TEXT_NAMES.has(key)) return raw;
+    [ok, v] = objectList(raw);
+    if (ok) return v;
+    if (raw.includes('<')) {
+      [ok, v] = structured([['text', raw.replace(BR_RE, '\n')]], true);
+      if (ok) return v;
+    }
+    return raw;
+  }
+  if (segments.some(([k, s]) => k === 'text' && s.includes('<'))) {
+    const [ok, v] = structured(segments, false);
+    if (ok) return v;
+  }
+  const parts = segments.map(([k, s]) => (k === 'text' ? decodeEntities(s) : s));
+  return literal(key, trim(parts.join('')));
+}
+
+/** Collect parameters into the input object; a repeated name becomes an array (R6.6). */
+function invokeInput(params) {
+  const out = {};
+  const multi = new Set();
+  for (const [name, v] of params) {
+    if (hasOwn(out, name)) {
+      if (!multi.has(name)) {
+        setKey(out, name, [out[name]]);
+        multi.add(name);
+      }
+      out[name].push(v);
+    } else {
+      setKey(out, name, v);
+    }
+  }
+  return out;
+}
+
+/** D5: an invoke whose body is a JSON object; `{"input": {...}}` unwraps. */
+function jsonBodyInput(text) {
+  const [ok, v] = jsonValue(text);
+  if (!ok || !isDict(v)) return null;
+  const keys = Object.keys(v);
+  if (keys.length === 1 && keys[0] === 'input' && isDict(v.input)) return v.input;
+  return v;
+}
+
+module.exports = {
+  RAW_TEXT_NAMES,
+  JS_SPACE,
+  trim,
+  isBlank,
+  decodeEntities,
+  jsonValue,
+  literal,
+  structured,
+  paramValue,
+  invokeInput,
+  jsonBodyInput,
+  isDict,
+};
