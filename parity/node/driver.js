@@ -11,6 +11,8 @@ const readline = require('readline');
 const { Sieve, coalesce, parse, ToolsieveError } = require('./index.js');
 
 const KNOWN_OPTIONS = ['toolNames'];
+// Python's str.strip() whitespace, for skipping blank lines exactly as the Python driver does.
+const BLANK_LINE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 class BadRequest extends Error {}
 
@@ -83,7 +85,7 @@ function respond(line) {
 function main() {
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   rl.on('line', (line) => {
-    if (!line.trim()) return;
+    if (BLANK_LINE.test(line)) return;
     process.stdout.write(respond(line) + '\n');
   });
   rl.on('close', () => {

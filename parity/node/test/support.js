@@ -1,0 +1,131 @@
+'use strict';
+/** Shared helpers for the tests: fixtures, chunkings, first differing JSON path. */
+
+const fs = require('fs');
+const path = require('path');
+
+const { Sieve, coalesce, parse } = require('../index.js');
+
+const FIXTURES = path.resolve(__dirname, '../../../fixtures');
+
+function fixtureFiles(dir = FIXTURES) {
+  const out = [];
+  for (const ent of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, ent.name);
+    if (ent.isDirectory()) out.push(...fixtureFiles(p));
+    else if (ent.name.endsWith('.json') && ent.name !== 'schema.json') out.push(p);
+  }
+  return out.sort();
+}
+
+function load(p) {
+  return JSON.parse(fs.readFileSync(p, 'utf8'));
+}
+
+/** mulberry32: a small seeded PRNG giving floats in [0, 1). */
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function next() {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Split `text` into chunks of lo..hi code points (never inside a surrogate pair). */
+function randomChunks(text, seed, lo = 1, hi = 10) {
+  const rng = mulberry32(seed);
+  const cps = Array.from(text);
+  const out = [];
+  let i = 0;
+  while (i < cps.length) {
+    const n = lo + Math.floor(rng() * (hi - lo + 1));
+    out.push(cps.slice(i, i + n).join(''));
+    i += n;
+  }
+  return out;
+}
+
+function chunkings(c) {
+  const text = c.input;
+  const ways = { whole: text ? [text] : [], chars: Array.from(text) };
+  for (let seed = 0; seed < 3; seed++) ways[`random${seed}`] = randomChunks(text, seed + 1);
+  if (c.chunks) ways.fixture = c.chunks;
+  return ways;
+}
+
+function options(c) {
+  const opts = c.options || {};
+  return { toolNames: opts.toolNames === undefined ? null : opts.toolNames };
+}
+
+/** The value as the driver would write it (JSON round trip: -0 -> 0, non-finite -> null). */
+function jsonable(v) {
+  return JSON.parse(JSON.stringify(v));
+}
+
+function runParse(c) {
+  return jsonable(parse(c.input, options(c)));
+}
+
+function runStream(c, chunks) {
+  const sieve = new Sieve(options(c));
+  const events = [];
+  for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
+  for (const e of sieve.flush()) events.push(e);
+  const raw = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
+  const got = coalesce(events).map((e) => (e.type === 'text' ? { type: 'text', text: e.text } : { type: 'tool_calls', calls: e.calls }));
+  return [jsonable(got), raw];
+}
+
+function kind(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** The JSON path of the first difference between two JSON values, or null. */
+function firstDifference(want, got, p = '$') {
+  const kw = kind(want);
+  const kg = kind(got);
+  if (kw === 'object' && kg === 'object') {
+    const keys = Object.keys(want).concat(Object.keys(got).filter((k) => !Object.prototype.hasOwnProperty.call(want, k)));
+    for (const k of keys) {
+      if (!Object.prototype.hasOwnProperty.call(got, k) || !Object.prototype.hasOwnProperty.call(want, k)) return `${p}.${k}`;
+      const d = firstDifference(want[k], got[k], `${p}.${k}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  if (kw === 'array' && kg === 'array') {
+    const n = Math.min(want.length, got.length);
+    for (let i = 0; i < n; i++) {
+      const d = firstDifference(want[i], got[i], `${p}[${i}]`);
+      if (d) return d;
+    }
+    return want.length === got.length ? null : `${p}.length`;
+  }
+  if (kw !== kg || want !== got) return p;
+  return null;
+}
+
+function describe(p, want, got) {
+  const show = (v) => JSON.stringify(v).slice(0, 600);
+  return `first difference at ${p}\n  want: ${show(want)}\n  got:  ${show(got)}`;
+}
+
+module.exports = {
+  FIXTURES,
+  fixtureFiles,
+  load,
+  mulberry32,
+  randomChunks,
+  chunkings,
+  options,
+  runParse,
+  runStream,
+  firstDifference,
+  describe,
+};
