@@ -1,0 +1,93 @@
+"""Seeded random model replies for the parity runner's generative mode: prose, fences, inline
+code, valid, noisy, truncated and malformed blocks. Standard library only; same seed, same docs."""
+
+from __future__ import annotations
+
+import random
+
+PROSE = [
+    "Sure, let me check that.\n", "好的，我来看看。\n", "Done. ", "a < b and c > d ", "<div>html</div> ",
+    "\n\n", "   ", "Use `ls` here. ", "stray ` tick ", "`` a ` b `` ", "see <tool_calls> above ",
+    "the </tool_calls> closer ", '<invoke name="x"> in prose ', "&lt;tag&gt; ", "]]> ", "x", "\n",
+    "## Heading\n", "- item `code`\n", "emoji 💥 and ｜fullwidth｜ ", "<br/>", "<<EOF\n",
+]
+SHELLS = [
+    ("<|DSML|", "</|DSML|"), ("<", "</"), ("<DSML|", "</DSML|"), ("<|DSML ", "</|DSML "),
+    ("<DSML", "</DSML"), ("<dsml-", "</dsml-"), ("＜|DSML|", "＜／DSML|"), ("<！DSML！", "<！/DSML！"),
+    ("<<|DSML|", "</|DSML|"), ("<T|DSML|", "</T|DSML|"), ("<｜DSML｜", "</｜DSML｜"), ("〈DSM|", "〈/DSM|"),
+    ("<proto💥", "</proto💥"), ("<DSmart", "</DSmart"),
+]
+WRAPPERS = ["tool_calls", "tool_calls", "TOOL_CALLS", "ToolCalls", "tool_calls_extra", "tool-calls", "toοl_calls"]
+INVOKES = ["invoke", "invoke", "invoke", "Invoke", "invokes", "invοke"]
+PARAMS = ["parameter", "parameter", "parameter", "Parameter", "param"]
+NAMES = ["read_file", "Bash", "write_file", "search", "noop", "", "a b"]
+PNAMES = ["path", "command", "content", "todos", "q", "items", "n"]
+VALUES = [
+    "README.md", " 42 ", "true", "null", "[1,2]", '{"a":1}', '{"a":1}, {"b":2}', "<![CDATA[raw <x> & y]]>",
+    "<![CDATA[  keep  ]]>", "<item>a</item><item>b</item>", "<x>1</x><y>two</y>", "&lt;b&gt; &amp; &#60;",
+    "", "   ", "<![CDATA[```\n]]></|DSML|parameter>\n```\nafter]]>", "<![CDATA[echo `date`]]>", "中文",
+    "<![CDATA[<item><a>1</a></item>]]>", "<![CDATA[<b>x</b>]]>", "<！[CDATA[drift]]＞", "〈![CDATA[cjk]]〉",
+    "<![CDATA[a]]> b", "<![CDATA[unclosed", "12345678901234567890", "1e400", "-0.0", "1.5e-7",
+    "<![CDATA[<q><![CDATA[in]]></q><r>2</r>]]>", "<br>x<br/>",
+]
+OPEN_ENDS = [">", ">", ">\n", "|", "|>", ' id="1">']
+MUTATIONS = ["<", ">", "`", "\n", "]]>", "\u200b", " ", "/", '"', "```\n", "~~~\n"]
+
+
+def block(rng: random.Random) -> str:
+    o, c = rng.choice(SHELLS)
+    w = rng.choice(WRAPPERS)
+    parts = [] if rng.random() < 0.1 else [o + w + rng.choice(OPEN_ENDS)]
+    for _ in range(rng.randint(0, 3)):
+        inv = rng.choice(INVOKES)
+        q = rng.choice(['"', '"', "'", "“"])
+        q2 = "”" if q == "“" else q
+        parts.append(f"{o}{inv} name={q}{rng.choice(NAMES)}{q2}>")
+        if rng.random() < 0.1:
+            parts.append('{"input": {"a": 1}}')
+        for _ in range(rng.randint(0, 3)):
+            p = rng.choice(PARAMS)
+            parts.append(f'{o}{p} name="{rng.choice(PNAMES)}">{rng.choice(VALUES)}{c}{p}>')
+        parts.append(f"{c}{inv}>\n")
+    if rng.random() < 0.85:
+        parts.append(f"{c}{w}>")
+    text = "".join(parts)
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):
+        if not text:
+            break
+        i = rng.randrange(len(text))
+        kind = rng.random()
+        if kind < 0.3:
+            text = text[:i]
+        elif kind < 0.6:
+            text = text[:i] + text[i + 1 :]
+        else:
+            text = text[:i] + rng.choice(MUTATIONS) + text[i:]
+    return text
+
+
+def document(rng: random.Random) -> str:
+    out = []
+    for _ in range(rng.randint(0, 7)):
+        r = rng.random()
+        if r < 0.45:
+            out.append(rng.choice(PROSE))
+        elif r < 0.8:
+            out.append(block(rng))
+        elif r < 0.92:
+            fence = rng.choice(["```", "~~~", "````", "  ```"])
+            out.append(f"{fence}xml\n{block(rng)}\n" + (f"{fence.strip()}\n" if rng.random() < 0.8 else ""))
+        else:
+            ticks = rng.choice(["`", "``"])
+            out.append(f"{ticks}{block(rng)}{ticks}")
+    return "".join(out)
+
+
+def random_chunks(text: str, rng: random.Random, lo: int = 1, hi: int = 10) -> list[str]:
+    out = []
+    i = 0
+    while i < len(text):
+        n = rng.randint(lo, hi)
+        out.append(text[i : i + n])
+        i += n
+    return out
