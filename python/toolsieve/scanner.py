@@ -53,6 +53,7 @@ from .shell import (
     match_cdata_open,
     match_close_start,
     match_tag,
+    skip_no_tag,
 )
 
 TEXT, RUN, FENCE, PENDING, CAPTURE = range(5)
@@ -60,7 +61,6 @@ TOP, INV, PAR, CDATA, AFTER = range(5)
 
 _SPECIAL: Final = re.compile(r"[\n`<＜〈《]")
 _ANGLE: Final = re.compile(r"[<＜〈《]")
-_ANGLES_RUN: Final = re.compile(r"[<＜〈《]+")
 _WS: Final = re.compile("[" + values.JS_SPACE + "]+")
 _RUNS: Final = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
 _CD_SPECIAL: Final = re.compile(r"\]\]|\n {0,3}[`~]|[<＜〈《][!！、]")
@@ -239,10 +239,9 @@ class Scanner:
             self._emit(buf[pos : r.end])
             self.pos = r.end
             return True
-        m = _ANGLES_RUN.match(buf, pos)
-        assert m is not None
-        self._emit(m.group(0))
-        self.pos = m.end()
+        end = skip_no_tag(buf, pos)
+        self._emit(buf[pos:end])
+        self.pos = end
         return True
 
     # ---- RUN (backticks / tildes) -------------------------------------------------------
@@ -447,10 +446,9 @@ class Scanner:
                 self._p_put(buf[pos : r.end])
                 self.pos = r.end
                 return True
-            m = _ANGLES_RUN.match(buf, pos)
-            assert m is not None
-            self._p_put(m.group(0))
-            self.pos = m.end()
+            end = skip_no_tag(buf, pos)
+            self._p_put(buf[pos:end])
+            self.pos = end
             return True
         m = _SPECIAL.search(buf, pos + 1)
         end = m.start() if m else n
@@ -581,11 +579,10 @@ class Scanner:
                 return self._fail()
             if not self.inv_text:
                 return self._fail()
-            m = _ANGLES_RUN.match(buf, pos)
-            assert m is not None
-            self.c_raw.append(m.group(0))
-            self.inv_text.append(m.group(0))
-            self.pos = m.end()
+            end = skip_no_tag(buf, pos)
+            self.c_raw.append(buf[pos:end])
+            self.inv_text.append(buf[pos:end])
+            self.pos = end
             return True
         if self.inv_params:
             return self._fail()
@@ -636,9 +633,7 @@ class Scanner:
                     self.c_level = INV
                     return True
                 return self._fail()
-            m = _ANGLES_RUN.match(buf, pos)
-            assert m is not None
-            end = m.end()
+            end = skip_no_tag(buf, pos)
         else:
             m = _ANGLE.search(buf, pos + 1)
             end = m.start() if m else len(buf)

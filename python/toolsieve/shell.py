@@ -21,6 +21,7 @@ NO: Final = "NO"
 MAX_TAG: Final = 512  # a tool tag longer than this is not a tool tag
 MAX_HEAD: Final = 64  # prefix noise + local name
 MAX_PREFIX: Final = 32
+MAX_LEAD: Final = 8  # repeated leading open angles (R2.3) a tag may have
 
 
 def _build_fold() -> dict[int, str | None]:
@@ -74,6 +75,7 @@ def _build_fold() -> dict[int, str | None]:
 FOLD: Final = _build_fold()
 
 OPEN_ANGLES: Final = "<＜〈《"
+_ANGLES_RUN: Final = re.compile("[" + OPEN_ANGLES + "]+")
 CLOSE_ANGLES: Final = ">＞〉》"
 # Characters that end the head of a tag (prefix noise + local name + attribute names).
 _STOP = "\n\r<>=\"'`,.;()[]{}*&^%$#@?+\\~＜＞〈〉《》＝“”‘’＂＇"
@@ -127,9 +129,9 @@ def _is_trailing_sep(f: str) -> bool:
 def match_tag(s: str, i: int, final: bool) -> Tag | str:
     """Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO."""
     n = len(s)
-    j = i
-    while j < n and s[j] in OPEN_ANGLES:
-        j += 1
+    j = _ANGLES_RUN.match(s, i).end()  # type: ignore[union-attr]
+    if j - i > MAX_LEAD:
+        return NO
     if j == n:
         return NO if final else MORE
     m = _HEAD_RE.match(s, j)
@@ -159,6 +161,13 @@ def match_tag(s: str, i: int, final: bool) -> Tag | str:
     # Original index just past the keyword.
     k = j + idx[km.end() - 1] + 1
     return _match_attrs(s, k, local, closing, final)
+
+
+def skip_no_tag(s: str, i: int) -> int:
+    """Where to resume after `match_tag(s, i)` said NO: past the run of open angles, except
+    the last MAX_LEAD of a longer run (a tag may still start there)."""
+    j = _ANGLES_RUN.match(s, i).end()  # type: ignore[union-attr]
+    return j - MAX_LEAD if j - i > MAX_LEAD else j
 
 
 def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag | str:
