@@ -19,13 +19,17 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class TextEvent:
-    """Text that is not part of a tool call, in source order."""
+    """Text that is not part of a tool call, in source order. `note` says why text that looked
+    like a block was released (`"capture_limit"`: the block grew past `max_capture_chars`)."""
 
     text: str
+    note: str | None = None
     type: Literal["text"] = field(default="text", init=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "text", "text": self.text}
+        if self.note is None:
+            return {"type": "text", "text": self.text}
+        return {"type": "text", "text": self.text, "note": self.note}
 
 
 @dataclass(frozen=True)

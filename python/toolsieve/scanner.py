@@ -45,6 +45,7 @@ from .shell import (
     CLOSE_ANGLES,
     INVOKE,
     MORE,
+    NO,
     OPEN_ANGLES,
     PARAMETER,
     WRAPPER,
@@ -72,7 +73,12 @@ _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
 class Scanner:
     """Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_capture: int = 8 * 1024 * 1024) -> None:
+        self.max_capture = max_capture
+        self.work = 0  # characters exposed to the scanner (see Sieve.work)
+        self._memo_at = -1
+        self._memo: Tag | str = NO
+        self._memo_base = 0
         self.buf = ""
         self.pos = 0
         self.base = 0  # absolute offset of buf[0]
@@ -142,6 +148,7 @@ class Scanner:
             and _SPECIAL.search(chunk) is None
         ):
             # Fast path: plain prose with nothing held decides itself.
+            self.work += len(chunk)
             self.base += pos
             self.buf = chunk
             self.pos = len(chunk)
@@ -153,6 +160,7 @@ class Scanner:
             self.pos = 0
         else:
             self.buf += chunk
+        self.work += len(self.buf)
         step = self._steps
         while step[self.mode](False):
             pass
@@ -183,6 +191,20 @@ class Scanner:
 
     def _abs(self, i: int) -> int:
         return self.base + i
+
+    def _tag(self, buf: str, pos: int, final: bool) -> Tag | str:
+        """match_tag, remembering the last decided answer: after a capture ends at a tag, TEXT
+        looks at the same tag again. A decided answer (Tag or NO) never changes for a position."""
+        at = self.base + pos
+        if at == self._memo_at:
+            r = self._memo
+            if isinstance(r, Tag):  # `end` was relative to the buffer of that time
+                return Tag(r.local, r.closing, r.name, r.self_closing, r.end + self._memo_base - self.base)
+            return r
+        r = match_tag(buf, pos, final)
+        if r is not MORE:
+            self._memo_at, self._memo, self._memo_base = at, r, self.base
+        return r
 
     # ---- TEXT ---------------------------------------------------------------------------
 
@@ -222,7 +244,7 @@ class Scanner:
 
     def _text_tag(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
-        r = match_tag(buf, pos, final)
+        r = self._tag(buf, pos, final)
         if r is MORE:
             return False
         self.ls = -1
@@ -413,7 +435,7 @@ class Scanner:
                     self._pending_literal(self.p_line_start)
                     return True
             elif c in OPEN_ANGLES:
-                r = match_tag(buf, pos, final)
+                r = self._tag(buf, pos, final)
                 if r is MORE:
                     return False
                 if isinstance(r, Tag) and r.local == WRAPPER and not r.closing:
@@ -435,7 +457,7 @@ class Scanner:
             self.pos = m.end()
             return True
         if c in OPEN_ANGLES:
-            r = match_tag(buf, pos, final)
+            r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
             if isinstance(r, Tag):
@@ -463,6 +485,7 @@ class Scanner:
             self.ls = self.p_indent if self.p_blank and self.p_indent <= 3 else -1
             return
         held = "".join(self.p_hold)
+        self.work += len(held)
         self.p_hold = None
         self.idx = self.p_runs
         self.idx_end = region_end
@@ -478,6 +501,8 @@ class Scanner:
         self.c_kind = kind
         self.c_level = level
         self.c_raw = [self.buf[self.pos : end]]
+        self.c_start = self._abs(self.pos)
+        self.c_over = False
         self.c_calls = []
         self.inv_params = []
         self.inv_text = []
@@ -503,13 +528,31 @@ class Scanner:
     def _succeed(self, end: int) -> bool:
         self.c_raw.append(self.buf[self.pos : end])
         self.pos = end
+        if self.c_over:
+            return self._fail()
         self._flush_text()
         self.out.append(ToolCallsEvent(tuple(self.c_calls), "".join(self.c_raw)))
         self.mode = TEXT
         self.ls = -1
         return True
 
+    def _overflow(self) -> None:
+        """The block grew past max_capture: what was captured is released as text (with a note),
+        and the rest of the block is still parsed (so its content is not read as prose) but
+        released as text as it goes."""
+        if not self.c_over:
+            self.c_over = True
+            self._flush_text()
+            self.out.append(TextEvent(self._consumed(), "capture_limit"))
+        else:
+            self._emit(self._consumed())
+        self.c_raw, self.cd_parts, self.ac_parts = [], [], []
+        self.inv_text = ["x"] if self.inv_text else []  # keep "a JSON body is in progress"
+        self.par_text, self.par_segs = [], []
+
     def _m_capture(self, final: bool) -> bool:
+        if self.c_over or self.base + self.pos - self.c_start > self.max_capture:
+            self._overflow()
         level = self.c_level
         if level == CDATA:
             return self._c_cdata(final)
@@ -534,7 +577,7 @@ class Scanner:
         if level == TOP:
             if c not in OPEN_ANGLES:
                 return self._fail()
-            r = match_tag(buf, pos, final)
+            r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
             if not isinstance(r, Tag):
@@ -553,7 +596,7 @@ class Scanner:
             return self._fail()
         # INV
         if c in OPEN_ANGLES:
-            r = match_tag(buf, pos, final)
+            r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
             if isinstance(r, Tag):
@@ -568,7 +611,7 @@ class Scanner:
                     self.par_text = []
                     return True
                 if r.local == INVOKE and r.closing:
-                    inp = self._invoke_input()
+                    inp = {} if self.c_over else self._invoke_input()
                     if inp is None:
                         return self._fail()
                     self.c_calls.append(ToolCall(self.inv_name, inp))
@@ -621,12 +664,13 @@ class Scanner:
                 self.cd_run = 0
                 self.cd_tail = False
                 return True
-            r = match_tag(buf, pos, final)
+            r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
             if isinstance(r, Tag):
                 if r.local == PARAMETER and r.closing:
                     self._par_flush_text()
+                    self.work += sum(len(x) for _, x in self.par_segs)
                     self.inv_params.append((self.par_name, values.param_value(self.par_name, self.par_segs)))
                     self.c_raw.append(buf[pos : r.end])
                     self.pos = r.end
@@ -801,9 +845,10 @@ class Scanner:
         """R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter
         closing tag; the rest of the block is then parsed as usual (once)."""
         content = "".join(self.cd_parts) + "".join(self.ac_parts) + self.buf[self.pos :]
-        if not self.cd_loose_ok:
+        if not self.cd_loose_ok or self.c_over:
             return self._fail()
         self.cd_loose_ok = False
+        self.work += len(content)
         i = 0
         close = -1
         while True:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .errors import InputTypeError, SieveClosedError
+from .errors import InputTypeError, OptionsError, SieveClosedError
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
 from .scanner import Scanner
+
+DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 
 
 def _tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
@@ -28,9 +30,15 @@ class Sieve:
     comes out once, as one ToolCallsEvent whose `raw` is its exact source text (R8.1, R8.2).
     """
 
-    def __init__(self, *, tool_names: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, *, tool_names: Iterable[str] | None = None, max_capture_chars: int = DEFAULT_MAX_CAPTURE
+    ) -> None:
         self.tool_names = _tool_names(tool_names)
-        self._scanner = Scanner()
+        if isinstance(max_capture_chars, bool) or not isinstance(max_capture_chars, int):
+            raise InputTypeError("max_capture_chars must be an int")
+        if max_capture_chars < 1:
+            raise OptionsError("max_capture_chars must be at least 1")
+        self._scanner = Scanner(max_capture=max_capture_chars)
         self._closed = False
 
     def feed(self, chunk: str) -> list[Event]:
@@ -53,12 +61,21 @@ class Sieve:
         """True once a wrapper tag was recognized outside ignored regions (R7)."""
         return self._scanner.saw
 
+    @property
+    def work(self) -> int:
+        """Debug counter: characters the scanner has been exposed to so far (new input, held
+        lookahead seen again, rescans, value decoding). Linear time means work / input stays
+        below a small constant, whatever the chunking."""
+        return self._scanner.work
 
-def parse(text: str, *, tool_names: Iterable[str] | None = None) -> ParseResult:
+
+def parse(
+    text: str, *, tool_names: Iterable[str] | None = None, max_capture_chars: int = DEFAULT_MAX_CAPTURE
+) -> ParseResult:
     """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls."""
     if not isinstance(text, str):
         raise InputTypeError(f"parse() takes str, got {type(text).__name__}")
-    sieve = Sieve(tool_names=tool_names)
+    sieve = Sieve(tool_names=tool_names, max_capture_chars=max_capture_chars)
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
     return ParseResult(tuple(calls), sieve.saw_tool_call_syntax)
@@ -71,8 +88,9 @@ def coalesce(events: Sequence[Event]) -> list[Event]:
         if isinstance(e, TextEvent):
             if not e.text:
                 continue
-            if out and isinstance(out[-1], TextEvent):
-                out[-1] = TextEvent(out[-1].text + e.text)
+            last = out[-1] if out else None
+            if isinstance(last, TextEvent):
+                out[-1] = TextEvent(last.text + e.text, last.note or e.note)
                 continue
         out.append(e)
     return out

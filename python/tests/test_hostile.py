@@ -1,0 +1,104 @@
+"""Hostile inputs (issue: proven linear, bounded, crash-free): each is streamed in 16-character
+chunks and must finish without an exception or a recursion error, lose nothing, and keep the work
+counter (characters the scanner was exposed to) under a small constant times the input size. The
+counter is deterministic, so this checks linear growth without timing anything."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from toolsieve import Sieve, TextEvent, ToolCallsEvent, parse
+
+BLOCK = (
+    '<|DSML|tool_calls><|DSML|invoke name="x"><|DSML|parameter name="{name}">{value}'
+    "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>"
+)
+
+
+def block(name: str, value: str) -> str:
+    return BLOCK.replace("{name}", name).replace("{value}", value)
+
+
+def code(size: int) -> str:
+    line = "if (a < b && c > d) { x = y << 2; } // <br/> ]] > done\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+HOSTILE: dict[str, Callable[[], str]] = {
+    "one million <": lambda: "<" * 1_000_000,
+    "200,000 backticks": lambda: "`" * 200_000,
+    "100,000 separate backticks": lambda: "` " * 100_000,
+    "100,000 nested item elements": lambda: block("items", "<item>" * 100_000 + "x" + "</item>" * 100_000),
+    "unclosed CDATA of 10 MB": lambda: block("content", "<![CDATA[" + code(10_000_000)).split(
+        "</|DSML|param"
+    )[0],
+    "10,000 parameters in one invoke": lambda: (
+        '<|DSML|tool_calls><|DSML|invoke name="x">'
+        + "".join(f'<|DSML|parameter name="p{i}">{i}</|DSML|parameter>' for i in range(10_000))
+        + "</|DSML|invoke></|DSML|tool_calls>"
+    ),
+    "JSON nested 100,000 deep": lambda: block("q", "[" * 100_000 + "]" * 100_000),
+    "one million unclosed openers": lambda: "<|DSML|tool_calls>" * 1_000_000,
+    "200,000 bare invokes": lambda: '<invoke name="a">' * 200_000,
+    "unclosed CDATA openers in nested captures": lambda: (
+        '<tool_calls><invoke name="a"><parameter name="p"><![CDATA[xxxxxxxxxx' * 20_000
+    ),
+    "stray backticks before wrapper mentions": lambda: "` a <tool_calls> b " * 50_000,
+    "nested CDATA openers": lambda: block("q", "<![CDATA[" * 100_001),
+    "W6 1 MB plain parameter": lambda: block("body", code(1_000_000).replace("<", "&lt;")),
+    "W7 1,000 small blocks in prose": lambda: "".join(
+        f"Step {i}.\n" + block("path", f"f{i}.txt") + "\n" for i in range(1000)
+    ),
+}
+
+
+def stream(text: str, size: int) -> tuple[list[TextEvent | ToolCallsEvent], int]:
+    s = Sieve()
+    events: list[TextEvent | ToolCallsEvent] = []
+    for i in range(0, len(text), size):
+        events += s.feed(text[i : i + size])
+    events += s.flush()
+    return events, s.work
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_input_is_linear_and_lossless(name: str) -> None:
+    text = HOSTILE[name]()
+    events, work = stream(text, 16)
+    assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events) == text
+    chunks = -(-len(text) // 16)
+    assert work <= 4 * len(text) + 64 * chunks, f"work {work} for {len(text)} characters"
+
+
+def test_deep_json_falls_back_to_a_string_without_recursion_error() -> None:
+    value = "[" * 100_000 + "]" * 100_000
+    limit = sys.getrecursionlimit()
+    r = parse(block("q", value))
+    assert sys.getrecursionlimit() == limit
+    assert r.calls[0].input == {"q": value}
+
+
+def test_deep_items_fall_back_to_a_string() -> None:
+    value = "<item>" * 50_000 + "x" + "</item>" * 50_000
+    assert parse(block("items", value)).calls[0].input == {"items": value}
+
+
+def test_work_is_linear_at_one_character_chunks() -> None:
+    text = HOSTILE["W7 1,000 small blocks in prose"]()
+    events, work = stream(text, 1)
+    assert sum(1 for e in events if isinstance(e, ToolCallsEvent)) == 1000
+    assert work <= 4 * len(text) + 64 * len(text)
+
+
+def test_every_prefix_of_a_valid_block_then_flush() -> None:
+    text = "Let me look.\n" + block("content", "<![CDATA[a <b> ]] c\n```\n]]></x>\n```\n]]>") + "\nDone."
+    full = [e for e in stream(text, 7)[0] if isinstance(e, ToolCallsEvent)]
+    assert len(full) == 1
+    for i in range(len(text) + 1):
+        prefix = text[:i]
+        events, work = stream(prefix, 5)
+        assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events) == prefix
+        assert work <= 4 * len(prefix) + 64 * (len(prefix) // 5 + 1)
