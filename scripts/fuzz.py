@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Mutational fuzzing of the sieve for a fixed time.
+
+    .venv/bin/python scripts/fuzz.py --minutes 5            # Python properties
+    .venv/bin/python scripts/fuzz.py --minutes 5 --node     # plus Python == Node on every input
+
+Inputs: fixture inputs and grammar-generated documents (parity/docs.py), mutated by inserting,
+deleting and swapping characters and injecting shell noise (R2). Properties: no exception, no loss
+(text + raw == input), chunk invariance (whole, one character at a time, random 1-10 splits),
+stream calls == parse calls, and with --node the same responses from the Node driver. Every
+finding is written to fuzz-findings/ (input and what failed) and the run exits 1; pin it as a
+fixture once understood.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "parity"))
+
+import docs  # noqa: E402
+from run import Driver, engine_commands, first_difference, normalize  # noqa: E402
+
+from toolsieve import Sieve, coalesce, parse  # noqa: E402
+
+NOISE = [
+    "<",
+    ">",
+    "/",
+    "|",
+    "`",
+    "```\n",
+    "~~~\n",
+    "\n",
+    "]]>",
+    "<![CDATA[",
+    "\u200b",
+    "＜",
+    "〉",
+    "｜",
+    "！",
+    "“",
+    '"',
+    "=",
+    " ",
+    "&lt;",
+    "<|DSML|",
+    "</|DSML|",
+    "tool_calls",
+    "invoke",
+    "parameter",
+    "name=",
+]
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randint(0, len(text))
+        op = rng.random()
+        if op < 0.3 and text:
+            j = min(len(text), i + rng.randint(1, 8))
+            text = text[:i] + text[j:]
+        elif op < 0.5 and len(text) > 2:
+            j = rng.randrange(len(text))
+            a, b = sorted((i % len(text), j))
+            text = text[:a] + text[b] + text[a + 1 : b] + text[a] + text[b + 1 :]
+        else:
+            text = text[:i] + rng.choice(NOISE) + text[i:]
+    return text
+
+
+def check_python(text: str, rng: random.Random) -> str | None:
+    def run(chunks: list[str]) -> tuple[list[dict[str, Any]], str]:
+        s = Sieve()
+        ev = [e for c in chunks for e in s.feed(c)] + s.flush()
+        return [e.to_dict() for e in coalesce(ev)], "".join(e.text if e.type == "text" else e.raw for e in ev)
+
+    try:
+        whole, raw = run([text] if text else [])
+        if raw != text:
+            return "loss (whole)"
+        for name, chunks in (("chars", list(text)), ("random", docs.random_chunks(text, rng))):
+            got, raw = run(chunks)
+            if raw != text:
+                return f"loss ({name})"
+            d = first_difference(whole, got)
+            if d:
+                return f"chunk variance ({name}) at {d}"
+        calls = [c for e in whole if e["type"] == "tool_calls" for c in e["calls"]]
+        if calls != [c.to_dict() for c in parse(text).calls]:
+            return "stream calls != parse calls"
+    except Exception as exc:  # a finding, not a crash of the fuzzer
+        return f"exception {type(exc).__name__}: {exc}"
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--node", action="store_true", help="also compare with the Node driver")
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else int(time.time())
+    rng = random.Random(seed)
+    corpus = [
+        json.loads(p.read_text(encoding="utf-8"))["input"]
+        for p in sorted((ROOT / "fixtures").rglob("*.json"))
+        if p.name != "schema.json"
+    ]
+    drivers: list[Driver] = []
+    if args.node:
+        cmds = engine_commands()
+        drivers = [Driver("python", cmds["python"]), Driver("node", cmds["node"])]
+    out = ROOT / "fuzz-findings"
+    deadline = time.monotonic() + args.minutes * 60
+    n = found = 0
+    batch: list[str] = []
+    while time.monotonic() < deadline and found < 20:
+        base = rng.choice(corpus) if rng.random() < 0.5 else docs.document(rng)
+        text = mutate(base, rng) if rng.random() < 0.9 else base
+        n += 1
+        problem = check_python(text, rng)
+        if problem is None and drivers:
+            batch.append(text)
+            if len(batch) >= 100:
+                problem, text = compare(drivers, batch, seed + n)
+                batch = []
+        if problem:
+            found += 1
+            out.mkdir(exist_ok=True)
+            path = out / f"finding-{seed}-{n}.json"
+            path.write_text(
+                json.dumps({"seed": seed, "problem": problem, "input": text}, ensure_ascii=False) + "\n"
+            )
+            print(f"FINDING {problem}: {json.dumps(text, ensure_ascii=False)[:300]} -> {path.name}")
+    for d in drivers:
+        d.close()
+    engines = "Python and Node" if drivers else "Python"
+    print(f"fuzz: {n} inputs in {args.minutes:g} min (seed {seed}, {engines}): {found} findings")
+    return 1 if found else 0
+
+
+def compare(drivers: list[Driver], texts: list[str], seed: int) -> tuple[str | None, str]:
+    reqs = []
+    for k, t in enumerate(texts):
+        chunks = docs.random_chunks(t, random.Random(seed + k))
+        reqs.append({"id": f"{k}|p", "op": "parse", "text": t})
+        reqs.append({"id": f"{k}|s", "op": "stream", "chunks": chunks})
+    a, b = (d.ask(reqs) for d in drivers)
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        d = first_difference(normalize(x), normalize(y))
+        if d:
+            return f"python != node ({reqs[i]['op']}) at {d}", texts[i // 2]
+    return None, ""
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
