@@ -33,7 +33,7 @@ def chunkings(case: dict[str, Any]) -> dict[str, list[str]]:
 
 def options(case: dict[str, Any]) -> dict[str, Any]:
     opts = case.get("options", {})
-    return {"tool_names": opts.get("toolNames")}
+    return {"tool_names": opts.get("toolNames"), "json_tool_calls": opts.get("jsonToolCalls", False)}
 
 
 def run_parse(case: dict[str, Any]) -> dict[str, Any]:

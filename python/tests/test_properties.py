@@ -47,3 +47,38 @@ def test_stream_calls_equal_parse_calls(text: str) -> None:
 def test_arbitrary_text_never_raises(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
     assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events) == text
+
+
+JSON_PIECES = st.sampled_from(
+    [
+        '{"tool_calls":[{"name":"a","input":{"x":1}}]}',
+        '{"name":"b","arguments":"{\\"q\\":\\"}{\\"}"}',
+        '{"name": "Alice"}',
+        "{",
+        "}",
+        '{"tool_calls":[',
+        '"',
+        "\\",
+        "{x}",
+        "```json\n",
+        "`",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(JSON_PIECES, DOCUMENTS), max_size=6).map("".join), st.data())
+def test_json_tool_calls_chunk_invariance_and_no_loss(text: str, data: st.DataObject) -> None:
+    def run(chunks: list[str]) -> tuple[list[dict[str, object]], str]:
+        s = Sieve(json_tool_calls=True)
+        ev = [e for c in chunks for e in s.feed(c)] + s.flush()
+        raw = "".join(e.text if isinstance(e, TextEvent) else e.raw for e in ev)
+        return shape(ev), raw
+
+    whole, raw = run([text])
+    assert raw == text
+    split_events, raw = run(data.draw(split(text)))
+    assert raw == text and split_events == whole
+    assert run(list(text))[0] == whole
+    calls = [c for e in whole if e["type"] == "tool_calls" for c in e["calls"]]  # type: ignore[attr-defined]
+    assert calls == [c.to_dict() for c in parse(text, json_tool_calls=True).calls]

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from .errors import ToolsieveError
 from .sieve import Sieve, coalesce, parse
 
-KNOWN_OPTIONS = frozenset({"toolNames"})
+KNOWN_OPTIONS = frozenset({"toolNames", "jsonToolCalls"})
 
 
 class BadRequest(Exception):
@@ -47,7 +47,10 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
     names = opts.get("toolNames")
     if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
         raise BadRequest("toolNames must be a list of strings")
-    return {"tool_names": names}
+    json_calls = opts.get("jsonToolCalls", False)
+    if not isinstance(json_calls, bool):
+        raise BadRequest("jsonToolCalls must be a boolean")
+    return {"tool_names": names, "json_tool_calls": json_calls}
 
 
 def handle(req: Any) -> dict[str, Any]:

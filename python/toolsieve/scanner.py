@@ -57,10 +57,16 @@ from .shell import (
     skip_no_tag,
 )
 
-TEXT, RUN, FENCE, PENDING, CAPTURE = range(5)
+TEXT, RUN, FENCE, PENDING, CAPTURE, JSON = range(6)
 TOP, INV, PAR, CDATA, AFTER = range(5)
 
 _SPECIAL: Final = re.compile(r"[\n`<＜〈《]")
+_SPECIAL_JSON: Final = re.compile(r"[\n`<＜〈《{]")
+# R9: a JSON candidate is `{` + a first key that starts a tool call object (bounded lookahead).
+_JSON_START: Final = re.compile(r'\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id)"')
+_JSON_START_PREFIX: Final = re.compile(r'\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?\Z')
+_JSON_OUT: Final = re.compile(r'["{}\[\]]')
+_JSON_IN: Final = re.compile(r'["\\]')
 _ANGLE: Final = re.compile(r"[<＜〈《]")
 _WS: Final = re.compile("[" + values.JS_SPACE + "]+")
 _RUNS: Final = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
@@ -73,8 +79,15 @@ _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
 class Scanner:
     """Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest."""
 
-    def __init__(self, max_capture: int = 8 * 1024 * 1024) -> None:
+    def __init__(self, max_capture: int = 8 * 1024 * 1024, json_calls: bool = False) -> None:
         self.max_capture = max_capture
+        self.json_calls = json_calls
+        self._special = _SPECIAL_JSON if json_calls else _SPECIAL
+        # JSON (R9)
+        self.j_parts: list[str] = []
+        self.j_depth = 0
+        self.j_in_str = False
+        self.j_start = 0
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
         self._memo: Tag | str = NO
@@ -134,7 +147,14 @@ class Scanner:
         self.cd_tail = False
         self.cd_loose_ok = True
         self.ac_parts: list[str] = []
-        self._steps = (self._m_text, self._m_run, self._m_fence, self._m_pending, self._m_capture)
+        self._steps = (
+            self._m_text,
+            self._m_run,
+            self._m_fence,
+            self._m_pending,
+            self._m_capture,
+            self._m_json,
+        )
 
     # ---- driving ------------------------------------------------------------------------
 
@@ -145,7 +165,7 @@ class Scanner:
             and self.mode == TEXT
             and pos == len(self.buf)
             and (self.ls < 0 or chunk[0] not in " ~")
-            and _SPECIAL.search(chunk) is None
+            and self._special.search(chunk) is None
         ):
             # Fast path: plain prose with nothing held decides itself.
             self.work += len(chunk)
@@ -235,7 +255,9 @@ class Scanner:
             return True
         if c in OPEN_ANGLES:
             return self._text_tag(final)
-        m = _SPECIAL.search(buf, pos + 1)
+        if c == "{" and self.json_calls:
+            return self._text_json(final)
+        m = self._special.search(buf, pos + 1)
         end = m.start() if m else n
         self._emit(buf[pos:end])
         self.ls = -1
@@ -456,6 +478,11 @@ class Scanner:
             self.p_run_len = m.end() - pos
             self.pos = m.end()
             return True
+        if c == "{" and self.json_calls:
+            self._p_hold_here(self._abs(pos))
+            self._p_put(c)
+            self.pos = pos + 1
+            return True
         if c in OPEN_ANGLES:
             r = self._tag(buf, pos, final)
             if r is MORE:
@@ -472,7 +499,7 @@ class Scanner:
             self._p_put(buf[pos:end])
             self.pos = end
             return True
-        m = _SPECIAL.search(buf, pos + 1)
+        m = self._special.search(buf, pos + 1)
         end = m.start() if m else n
         self._p_put(buf[pos:end])
         self.pos = end
@@ -493,6 +520,91 @@ class Scanner:
         self.base = self.p_hold_start
         self.pos = 0
         self.ls = -1
+
+    # ---- JSON tool calls in prose (R9) -------------------------------------------------
+
+    def _text_json(self, final: bool) -> bool:
+        buf, pos = self.buf, self.pos
+        m = _JSON_START.match(buf, pos)
+        self.ls = -1
+        if m is None:
+            if not final and _JSON_START_PREFIX.match(buf, pos):
+                return False
+            self._emit("{")
+            self.pos = pos + 1
+            return True
+        self.mode = JSON
+        self.j_parts = [m.group(0)]
+        self.j_depth = 1
+        self.j_in_str = False
+        self.j_start = self._abs(pos)
+        self.pos = m.end()
+        return True
+
+    def _m_json(self, final: bool) -> bool:
+        buf, pos = self.buf, self.pos
+        n = len(buf)
+        if self.base + pos - self.j_start > self.max_capture:
+            return self._json_release()
+        if pos >= n:
+            return self._json_release() if final else False
+        if self.j_in_str:
+            m = _JSON_IN.search(buf, pos)
+            if m is None:
+                self.j_parts.append(buf[pos:])
+                self.pos = n
+                return True
+            k = m.start()
+            if buf[k] == "\\":
+                if k + 1 >= n:
+                    if not final:
+                        self.j_parts.append(buf[pos:k])
+                        self.pos = k
+                        return False
+                    self.j_parts.append(buf[pos:])
+                    self.pos = n
+                    return True
+                self.j_parts.append(buf[pos : k + 2])
+                self.pos = k + 2
+                return True
+            self.j_parts.append(buf[pos : k + 1])
+            self.pos = k + 1
+            self.j_in_str = False
+            return True
+        m = _JSON_OUT.search(buf, pos)
+        if m is None:
+            self.j_parts.append(buf[pos:])
+            self.pos = n
+            return True
+        k = m.start()
+        self.j_parts.append(buf[pos : k + 1])
+        self.pos = k + 1
+        ch = buf[k]
+        if ch == '"':
+            self.j_in_str = True
+        elif ch == "{" or ch == "[":
+            self.j_depth += 1
+        else:
+            self.j_depth -= 1
+            if self.j_depth == 0:
+                text = "".join(self.j_parts)
+                self.work += len(text)
+                calls = values.json_calls(text)
+                if calls is None:
+                    return self._json_release()
+                self.saw = True
+                self._flush_text()
+                self.out.append(ToolCallsEvent(tuple(calls), text))
+                self.mode = TEXT
+        return True
+
+    def _json_release(self) -> bool:
+        """Not a JSON tool call: the candidate is text (R9.2)."""
+        self._emit("".join(self.j_parts))
+        self.j_parts = []
+        self.mode = TEXT
+        self.ls = -1
+        return True
 
     # ---- CAPTURE ------------------------------------------------------------------------
 

@@ -31,14 +31,20 @@ class Sieve:
     """
 
     def __init__(
-        self, *, tool_names: Iterable[str] | None = None, max_capture_chars: int = DEFAULT_MAX_CAPTURE
+        self,
+        *,
+        tool_names: Iterable[str] | None = None,
+        json_tool_calls: bool = False,
+        max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     ) -> None:
         self.tool_names = _tool_names(tool_names)
         if isinstance(max_capture_chars, bool) or not isinstance(max_capture_chars, int):
             raise InputTypeError("max_capture_chars must be an int")
         if max_capture_chars < 1:
             raise OptionsError("max_capture_chars must be at least 1")
-        self._scanner = Scanner(max_capture=max_capture_chars)
+        if not isinstance(json_tool_calls, bool):
+            raise InputTypeError("json_tool_calls must be a bool")
+        self._scanner = Scanner(max_capture=max_capture_chars, json_calls=json_tool_calls)
         self._closed = False
 
     def feed(self, chunk: str) -> list[Event]:
@@ -70,12 +76,16 @@ class Sieve:
 
 
 def parse(
-    text: str, *, tool_names: Iterable[str] | None = None, max_capture_chars: int = DEFAULT_MAX_CAPTURE
+    text: str,
+    *,
+    tool_names: Iterable[str] | None = None,
+    json_tool_calls: bool = False,
+    max_capture_chars: int = DEFAULT_MAX_CAPTURE,
 ) -> ParseResult:
     """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls."""
     if not isinstance(text, str):
         raise InputTypeError(f"parse() takes str, got {type(text).__name__}")
-    sieve = Sieve(tool_names=tool_names, max_capture_chars=max_capture_chars)
+    sieve = Sieve(tool_names=tool_names, json_tool_calls=json_tool_calls, max_capture_chars=max_capture_chars)
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
     return ParseResult(tuple(calls), sieve.saw_tool_call_syntax)

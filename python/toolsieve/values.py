@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any, Final
 
+from .events import ToolCall
 from .shell import CLOSE_ANGLES, MORE, NO, match_cdata_open
 
 Segment = tuple[str, str]  # ("text" | "cdata", string)
@@ -303,6 +304,55 @@ def invoke_input(params: list[tuple[str, Any]]) -> dict[str, Any]:
         else:
             out[name] = value
     return out
+
+
+_BAD_ESCAPE: Final = re.compile(r'\\(?!["\\/bfnrtu])')
+
+
+def json_calls(text: str) -> list[ToolCall] | None:
+    """R9: the calls of a JSON object in prose, or None when it is not a tool call.
+
+    Accepted: `{"tool_calls": [item, ...]}` and a single item, where an item is
+    `{"name", "input": {..}}`, `{"name", "arguments": {..} | "<JSON object text>"}`,
+    `{"name", "parameters": {..}}`, or OpenAI's `{"type": "function", "function": {...}}`.
+    A chat message envelope (with `role` or `content`) is not a call. Invalid backslashes are
+    the one narrow repair (R9.2)."""
+    ok, v = json_value(text)
+    if not ok:
+        ok, v = json_value(_BAD_ESCAPE.sub(r"\\\\", text))
+    if not ok or not isinstance(v, dict) or "role" in v or "content" in v:
+        return None
+    if "tool_calls" in v:
+        items = v["tool_calls"]
+        if len(v) != 1 or not isinstance(items, list) or not items:
+            return None
+        calls = [_json_item(x, bare=False) for x in items]
+    else:
+        calls = [_json_item(v, bare=True)]
+    if any(c is None for c in calls):
+        return None
+    return [c for c in calls if c is not None]
+
+
+def _json_item(item: Any, *, bare: bool) -> ToolCall | None:
+    if not isinstance(item, dict):
+        return None
+    if item.get("type") == "function" and isinstance(item.get("function"), dict):
+        item = item["function"]
+    name = item.get("name")
+    if not isinstance(name, str) or is_blank(name):
+        return None
+    for key in ("input", "arguments", "parameters"):
+        if key in item:
+            args = item[key]
+            if isinstance(args, str):
+                if is_blank(args):
+                    return ToolCall(trim(name), {})
+                ok, args = json_value(args)
+                if not ok:
+                    return None
+            return ToolCall(trim(name), args) if isinstance(args, dict) else None
+    return None if bare else ToolCall(trim(name), {})
 
 
 def json_body_input(text: str) -> dict[str, Any] | None:
