@@ -314,7 +314,11 @@ def main() -> int:
         if n not in cmds:
             sys.exit(f"parity: unknown engine {n!r} (available: {', '.join(cmds)})")
     drivers = [Driver(n, cmds[n]) for n in names]
-    files = sorted(p for p in FIXTURES.rglob("*.json") if p.name != "schema.json")
+    files = sorted(
+        p
+        for p in FIXTURES.rglob("*.json")
+        if p.name != "schema.json" and "input" in json.loads(p.read_text(encoding="utf-8"))
+    )
 
     def rel(p: Path) -> str:
         return str(p.relative_to(FIXTURES))
