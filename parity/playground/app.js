@@ -1,0 +1,576 @@
+// The playground page: the JS sieve (parity/node, loaded as is by cjs-loader.js) on the main thread,
+// the Python parser (Pyodide, worker.js) in a Web Worker, their events side by side, and a parity
+// table over every fixture. `window.playground` exposes the state for the browser test.
+
+import { loadCommonJS } from './cjs-loader.js';
+import { checkFixture, firstDifference, fixedChunks, fixtureChunkings, jsFixture, jsRun } from './harness.js';
+
+const $ = (id) => document.getElementById(id);
+
+const EXAMPLES = [
+  { id: 'deepseek-reply', label: 'DeepSeek reply: fenced example + 2 real calls', url: '/examples/deepseek-reply.txt', toolNames: '' },
+  { id: 'fullwidth-noise', label: 'Fullwidth ｜DSML｜ noise', url: 'examples/fullwidth-noise.txt', toolNames: 'get_weather' },
+  { id: 'missing-opening-wrapper', label: 'Missing opening wrapper (repaired)', url: 'examples/missing-opening-wrapper.txt', toolNames: '' },
+  { id: 'mention-stays-text', label: 'Tag mentions in prose stay text', url: 'examples/mention-stays-text.txt', toolNames: '' },
+];
+
+const state = {
+  config: null,
+  ts: null, // the JS sieve: {parse, Sieve, coalesce}
+  compat: null, // parity/node/compat.js, when it loads in the browser
+  py: null, // PyEngine
+  pyReady: false,
+  coldStart: null,
+  lastRun: null,
+  fixtures: null,
+  errors: [],
+  runSeq: 0,
+};
+window.playground = state;
+
+function showLoadError(what, err) {
+  const msg = `${what}: ${(err && err.message) || err}`;
+  state.errors.push(msg);
+  const box = $('load-error');
+  box.hidden = false;
+  box.textContent = state.errors.join('\n');
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python engine: a Web Worker running Pyodide.
+
+class PyEngine {
+  constructor(config) {
+    this.seq = 0;
+    this.pending = new Map();
+    this.worker = new Worker('worker.js');
+    this.worker.onmessage = (ev) => this.onMessage(ev.data);
+    this.worker.onerror = (ev) => {
+      ev.preventDefault();
+      this.fail(`worker error: ${ev.message || 'the worker script failed to load'}`);
+    };
+    this.t0 = performance.now();
+    this.ready = this.request({ op: 'init', config });
+  }
+
+  request(msg) {
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...msg });
+    });
+  }
+
+  async call(request) {
+    await this.ready;
+    const r = await this.request({ op: 'call', request });
+    const resp = JSON.parse(r.response);
+    return resp;
+  }
+
+  onMessage(m) {
+    if (m.type === 'progress') {
+      setPyProgress(m.step, m.steps, m.stage, m.detail);
+      return;
+    }
+    if (m.type === 'log') return;
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    if (m.type === 'error') p.reject(new Error(`${m.message} (stage: ${m.stage})`));
+    else p.resolve(m);
+  }
+
+  fail(message) {
+    for (const p of this.pending.values()) p.reject(new Error(message));
+    this.pending.clear();
+  }
+}
+
+const pyStage = { step: 0, steps: 5, stage: 'starting the worker', since: performance.now() };
+
+function setPyProgress(step, steps, stage, detail) {
+  if (stage !== pyStage.stage) Object.assign(pyStage, { step, steps, stage, since: performance.now() });
+  $('py-progress').max = steps;
+  $('py-progress').value = step;
+  $('py-stage').textContent = `${step}/${steps} ${stage}${step < steps ? '…' : ''}`;
+  $('py-detail').textContent = detail || '';
+  if (!state.pyReady && step < steps) {
+    $('py-events').replaceChildren(el('p', { class: 'muted', text: `Pyodide is loading: step ${step}/${steps}, ${stage}…` }));
+  }
+}
+
+async function startPython() {
+  const abs = (u) => (u ? new URL(u, location.href).href : u);
+  const c = state.config;
+  // ?load=pyc|plain|wheel picks how toolsieve is loaded; default: the py-compiled lockfile when
+  // the build made one (fastest import), else the plain lockfile, else the wheel URL.
+  const locks = c.toolsieve.lockFiles || {};
+  const want = new URLSearchParams(location.search).get('load');
+  let load = want || (locks.pyc ? 'pyc' : locks.plain ? 'plain' : 'wheel');
+  if (load !== 'wheel' && !locks[load]) load = 'wheel';
+  const py = new PyEngine({
+    pyodide: { ...c.pyodide, indexURL: abs(c.pyodide.indexURL) },
+    toolsieve: {
+      source: c.toolsieve.source,
+      lockFileURL: load === 'wheel' ? null : abs(locks[load]),
+      lockKind: load,
+      wheelURL: abs(c.toolsieve.wheelURL),
+    },
+    pysideURL: abs('pyside.py'),
+  });
+  state.py = py;
+  // A ticking clock on the status line: slow is visible, and so is a stall.
+  const clock = setInterval(() => {
+    const s = Math.round((performance.now() - pyStage.since) / 1000);
+    if (s >= 1) {
+      $('py-stage').textContent = `${pyStage.step}/${pyStage.steps} ${pyStage.stage}… ${s} s`;
+    }
+    if (s === 120) showLoadError('Python engine (Pyodide)', new Error(`no progress for 120 s at "${pyStage.stage}"; see the browser console`));
+  }, 1000);
+  try {
+    const r = await py.ready;
+    const pageMs = performance.now() - py.t0;
+    state.coldStart = { ...r.timing, pageMs, ...r.versions };
+    state.pyReady = true;
+    $('py-status').dataset.state = 'ready';
+    $('py-stage').textContent =
+      `ready: Pyodide ${r.versions.pyodide}, Python ${r.versions.python}, toolsieve ${r.versions.toolsieve}`;
+    $('py-detail').textContent =
+      `cold start ${Math.round(r.timing.totalMs)} ms = runtime ${Math.round(r.timing.runtimeMs)} ms + ` +
+      `package ${Math.round(r.timing.packageMs)} ms (loaded by ${r.versions.loadedBy}; ` +
+      `${Math.round(pageMs)} ms from new Worker())`;
+    $('py-detail').dataset.coldStartMs = String(Math.round(r.timing.totalMs));
+    if (state.config.toolsieve.stale) {
+      $('py-detail').append(el('div', { class: 'stale', text: `⚠ ${state.config.toolsieve.stale}` }));
+    }
+  } catch (err) {
+    $('py-status').dataset.state = 'error';
+    $('py-stage').textContent = 'failed to load';
+    $('py-detail').textContent = err.message;
+    $('py-events').replaceChildren(el('div', { class: 'error-box', text: `Python engine failed to load:\n${err.message}` }));
+    showLoadError('Python engine (Pyodide) failed to load', err);
+  } finally {
+    clearInterval(clock);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JS engine: parity/node's CommonJS sources, evaluated in the page.
+
+async function startJs() {
+  try {
+    const [ts] = await loadCommonJS(['/node/index.js']);
+    state.ts = ts;
+    $('js-status').dataset.state = 'ready';
+    $('js-stage').textContent = `ready: parity/node ${ts.version || ''}`;
+  } catch (err) {
+    $('js-status').dataset.state = 'error';
+    $('js-stage').textContent = 'failed to load';
+    $('js-detail').textContent = err.message;
+    showLoadError('JS sieve (parity/node) failed to load', err);
+    return;
+  }
+  try {
+    const [compat] = await loadCommonJS(['/node/compat.js']);
+    if (typeof compat.formatOpenAIStreamToolCalls !== 'function') throw new Error('no formatOpenAIStreamToolCalls');
+    state.compat = compat;
+    $('js-detail').textContent = 'OpenAI tool_calls via compat.js formatOpenAIStreamToolCalls';
+  } catch (err) {
+    state.compat = null;
+    $('js-detail').textContent = `compat.js did not load (${err.message}); OpenAI shape formatted by the page`;
+  }
+}
+
+function randomId() {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return 'call_' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+function openAIToolCalls(calls, idStore) {
+  if (state.compat) return state.compat.formatOpenAIStreamToolCalls(calls, idStore);
+  return calls.map((c, index) => {
+    if (!idStore.has(index)) idStore.set(index, randomId());
+    return { index, id: idStore.get(index), type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The playground view.
+
+function currentRequest() {
+  const input = $('input').value;
+  const names = $('tool-names').value.split(',').map((s) => s.trim()).filter(Boolean);
+  const size = Math.max(0, parseInt($('chunk-size').value, 10) || 0);
+  const chunks = fixedChunks(input, size);
+  // Options in the driver protocol's camelCase; only those set are sent, so an engine that does
+  // not know an option yet still runs the rest.
+  const options = {};
+  if (names.length) options.toolNames = names;
+  if ($('json-calls').checked) options.jsonToolCalls = true;
+  return { input, chunks, size, options };
+}
+
+function renderEvents(target, summary, result, req, idStores) {
+  if (result.error) {
+    summary.textContent = '';
+    target.replaceChildren(el('div', { class: 'error-box', text: `${result.error.type}: ${result.error.message}` }));
+    return;
+  }
+  const p = result.parse;
+  const nCalls = result.events.filter((e) => e.type === 'tool_calls').reduce((n, e) => n + e.calls.length, 0);
+  summary.textContent =
+    `parse(): ${p.calls.length} call(s), sawToolCallSyntax ${p.sawToolCallSyntax} · stream: ` +
+    `${req.chunks.length} chunk(s) of ${req.size || 'all'} → ${result.eventCount} events, ` +
+    `${result.events.length} after coalescing, ${nCalls} call(s)`;
+  const nodes = [];
+  let block = 0;
+  for (const e of result.events) {
+    if (e.type === 'text') {
+      nodes.push(el('div', { class: 'event ev-text', 'data-type': 'text' }, el('span', { class: 'label', text: 'text' }), el('pre', { text: e.text })));
+      continue;
+    }
+    const stores = idStores[block] || (idStores[block] = new Map());
+    block += 1;
+    const card = el('div', { class: 'event ev-calls', 'data-type': 'tool_calls' }, el('span', { class: 'label', text: `tool_calls · ${e.calls.length} call(s)` }));
+    for (const c of e.calls) {
+      card.append(el('div', { class: 'call' }, el('div', { class: 'call-name', text: c.name }), paramsTable(c.input)));
+    }
+    let openai;
+    try {
+      openai = JSON.stringify(openAIToolCalls(e.calls, stores), null, 2);
+    } catch (err) {
+      openai = `could not format: ${err.message}`;
+    }
+    card.append(
+      el('details', { class: 'openai' }, el('summary', { text: 'OpenAI tool_calls' }), el('pre', { class: 'openai-json', text: openai })),
+      el('details', {}, el('summary', { text: 'raw source of the block' }), el('pre', { text: e.raw })),
+    );
+    nodes.push(card);
+  }
+  if (!nodes.length) nodes.push(el('p', { class: 'muted', text: '(no events: empty input)' }));
+  target.replaceChildren(...nodes);
+}
+
+/** A call's input as a parameter table: strings shown as they are, other values as JSON. */
+function paramsTable(input) {
+  const keys = Object.keys(input);
+  if (!keys.length) return el('div', { class: 'muted', text: '(no parameters)' });
+  const rows = keys.map((k) => {
+    const v = input[k];
+    const shown = typeof v === 'string' ? v : JSON.stringify(v, null, 1);
+    const kind = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+    return el('tr', {}, el('th', { text: k }), el('td', {}, el('pre', { text: shown })), el('td', {}, el('span', { class: 'kind', text: kind })));
+  });
+  return el('table', { class: 'params' }, el('tbody', {}, ...rows));
+}
+
+function setBadge(kind, text) {
+  const b = $('badge');
+  b.dataset.state = kind;
+  b.textContent = text;
+}
+
+async function runPlayground() {
+  if (!state.ts) return;
+  const seq = ++state.runSeq;
+  const req = currentRequest();
+  const idStores = [];
+  const js = jsRun(state.ts, req.input, req.chunks, req.options);
+  renderEvents($('js-events'), $('js-summary'), js, req, idStores);
+  state.lastRun = { seq, request: req, js, python: null, equal: null, difference: null };
+  if (!state.pyReady) {
+    setBadge('pending', state.py && $('py-status').dataset.state === 'error' ? 'Python engine unavailable' : 'waiting for Pyodide…');
+    return;
+  }
+  setBadge('pending', 'running…');
+  let py;
+  try {
+    py = await state.py.call({ op: 'run', input: req.input, chunks: req.chunks, options: req.options });
+  } catch (err) {
+    py = { error: { type: 'WorkerError', message: err.message } };
+  }
+  if (seq !== state.runSeq) return; // a newer run started meanwhile
+  renderEvents($('py-events'), $('py-summary'), py, req, idStores);
+  const strip = (r) => (r.error ? r : { parse: r.parse, events: r.events });
+  const diff = firstDifference(strip(py), strip(js));
+  state.lastRun = { seq, request: req, js, python: py, equal: diff === null, difference: diff };
+  if (diff === null) setBadge('agree', '✓ engines agree');
+  else setBadge('differ', `✗ engines differ at ${diff}`);
+}
+
+let debounce = null;
+function scheduleRun() {
+  clearTimeout(debounce);
+  debounce = setTimeout(runPlayground, 250);
+}
+
+async function loadExample(id) {
+  const ex = EXAMPLES.find((e) => e.id === id);
+  if (!ex) return;
+  try {
+    const r = await fetch(ex.url);
+    if (!r.ok) throw new Error(`GET ${ex.url}: HTTP ${r.status}`);
+    $('input').value = await r.text();
+    $('tool-names').value = ex.toolNames;
+    $('json-calls').checked = Boolean(ex.jsonToolCalls);
+  } catch (err) {
+    showLoadError(`example ${id}`, err);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The "run all fixtures" view.
+
+async function fetchJson(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`GET ${url}: HTTP ${r.status}`);
+  return r.json();
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+function setFixtureProgress(done, total, text) {
+  const bar = $('fixtures-progress');
+  bar.hidden = false;
+  bar.max = total;
+  bar.value = done;
+  $('fixtures-summary').textContent = text;
+}
+
+async function runFixtures() {
+  const button = $('run-fixtures');
+  const summary = $('fixtures-summary');
+  button.disabled = true;
+  summary.dataset.state = 'running';
+  summary.className = 'fixtures-summary';
+  const seed = Math.max(0, parseInt($('seed').value, 10) || 0);
+  try {
+    if (!state.ts) throw new Error('the JS sieve is not loaded');
+    const index = await fetchJson('/fixtures/index.json');
+    // Sieve fixtures (an `input`) run here; function fixtures (a `call` of another API function)
+    // are only counted here.
+    const sieveFixtures = index.fixtures.filter((f) => f.kind === 'sieve');
+    const otherFixtures = index.fixtures.length - sieveFixtures.length;
+    if (!sieveFixtures.length) throw new Error(`no sieve fixtures in /fixtures/index.json (${index.fixtures.length} listed)`);
+    const files = [];
+    let loaded = 0;
+    await Promise.all(
+      sieveFixtures.map(async (f, i) => {
+        files[i] = { ...f, fixture: await fetchJson(f.url) };
+        loaded += 1;
+        if (loaded % 20 === 0) setFixtureProgress(loaded, sieveFixtures.length, `loading fixtures ${loaded}/${sieveFixtures.length}`);
+      }),
+    );
+    const cases = files.map((f) => ({
+      id: f.id,
+      input: f.fixture.input,
+      options: f.fixture.options || {},
+      chunkings: fixtureChunkings(f.fixture, seed),
+    }));
+    const total = cases.length * 2;
+    let done = 0;
+    const report = () => setFixtureProgress(done, total, `running: ${done}/${total} fixture runs (Python + JS)`);
+
+    const tJs0 = performance.now();
+    const jsResults = [];
+    const jsTask = (async () => {
+      for (let i = 0; i < cases.length; i++) {
+        jsResults[i] = jsFixture(state.ts, cases[i]);
+        done += 1;
+        if (i % 10 === 9) {
+          report();
+          await tick();
+        }
+      }
+      return performance.now() - tJs0;
+    })();
+
+    const pyResults = [];
+    const pyTask = (async () => {
+      if (!state.pyReady) await state.py.ready;
+      const t0 = performance.now();
+      const BATCH = 20;
+      for (let i = 0; i < cases.length; i += BATCH) {
+        const resp = await state.py.call({ op: 'fixtures', cases: cases.slice(i, i + BATCH) });
+        if (resp.error) throw new Error(`${resp.error.type}: ${resp.error.message}`);
+        resp.results.forEach((r, k) => (pyResults[i + k] = r));
+        done += resp.results.length;
+        report();
+      }
+      return performance.now() - t0;
+    })();
+
+    let pyError = null;
+    const [jsMs, pyMs] = await Promise.all([jsTask, pyTask.catch((e) => ((pyError = e), null))]);
+
+    // parity/known-differences.json: intentional differences, by fixture and engine ('pyodide' is
+    // the Python column here, 'node' the JS one). A listed failure is shown as known, not failed.
+    const known = new Map();
+    for (const k of await fetchJson('/known-differences.json').catch(() => [])) {
+      if (k && (k.engine === 'pyodide' || k.engine === 'node')) known.set(`${k.fixture}\u0000${k.engine}`, k.reason || '');
+    }
+    const knownOf = (id, engine) => known.get(`${id}\u0000${engine}`);
+    const rows = files.map((f, i) => {
+      const py = pyError ? { error: { type: 'PythonEngine', message: pyError.message } } : pyResults[i];
+      const js = jsResults[i];
+      const pyWhy = checkFixture(f.fixture, py);
+      const jsWhy = checkFixture(f.fixture, js);
+      const diff = pyError ? '(no Python result)' : firstDifference(py, js);
+      const pyKnown = knownOf(f.id, 'pyodide');
+      const jsKnown = knownOf(f.id, 'node');
+      const status = (why, k) => (why === null ? 'ok' : k !== undefined ? 'known' : 'fail');
+      const row = { id: f.id, rule: f.rule, pyOk: pyWhy === null, pyWhy, jsOk: jsWhy === null, jsWhy, equal: diff === null, diff };
+      row.py = status(pyWhy, pyKnown);
+      row.js = status(jsWhy, jsKnown);
+      row.eq = diff === null ? 'equal' : pyKnown !== undefined || jsKnown !== undefined ? 'known' : 'differ';
+      row.known = [pyKnown, jsKnown].filter((x) => x !== undefined).join('; ');
+      row.stale = [pyWhy === null && pyKnown !== undefined ? 'pyodide' : null, jsWhy === null && jsKnown !== undefined ? 'node' : null].filter(Boolean);
+      return row;
+    });
+    const count = (pred) => rows.filter(pred).length;
+    const result = {
+      seed,
+      total: rows.length,
+      functionFixtures: otherFixtures,
+      streamRuns: cases.reduce((n, c) => n + Object.keys(c.chunkings).length, 0),
+      pythonOk: count((r) => r.pyOk),
+      jsOk: count((r) => r.jsOk),
+      equal: count((r) => r.equal),
+      known: count((r) => r.py === 'known' || r.js === 'known'),
+      unexpected: count((r) => r.py === 'fail' || r.js === 'fail' || r.eq === 'differ'),
+      stale: rows.filter((r) => r.stale.length).map((r) => `${r.id} [${r.stale.join(', ')}]`),
+      jsMs,
+      pyMs,
+      pyError: pyError && pyError.message,
+      rows,
+    };
+    result.allOk = result.unexpected === 0;
+    state.fixtures = result;
+    renderFixtureTable(rows);
+    summary.dataset.state = 'done';
+    summary.classList.add(result.allOk ? 'all-ok' : 'not-ok');
+    summary.textContent =
+      `${result.allOk ? '✓' : '✗'} ${result.total} fixtures × (parse + stream whole, per char, random split seed ${seed}, ` +
+      `own chunks where given): ` +
+      `Python ${result.pythonOk}/${result.total} ok · JS ${result.jsOk}/${result.total} ok · ` +
+      `engines equal on ${result.equal}/${result.total}` +
+      (result.known ? ` · ${result.known} known difference(s)` : '') +
+      (result.allOk ? '' : ` · ${result.unexpected} unexpected`) +
+      ` — Python ${pyMs === null ? 'failed' : Math.round(pyMs) + ' ms'}, JS ${Math.round(jsMs)} ms` +
+      (otherFixtures ? `\n${otherFixtures} function fixture(s) (a \`call\`, not an \`input\`) are not run here (they call other API functions)` : '') +
+      (result.stale.length ? `\nlisted in parity/known-differences.json but passing: ${result.stale.join(', ')}` : '') +
+      (pyError ? `\nPython engine: ${pyError.message}` : '');
+    $('fixtures-progress').value = $('fixtures-progress').max;
+  } catch (err) {
+    summary.dataset.state = 'error';
+    summary.classList.add('not-ok');
+    summary.textContent = `fixture run failed: ${err.message}`;
+    showLoadError('run all fixtures', err);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function statusCell(status, why, reason) {
+  if (status === 'ok' || status === 'equal') return el('td', { class: 'ok' }, '✓');
+  const known = status === 'known';
+  return el(
+    'td',
+    { class: known ? 'known' : 'bad' },
+    known ? 'known' : '✗',
+    el('span', { class: 'why', text: known ? `${why} — ${reason}` : why }),
+  );
+}
+
+function renderFixtureTable(rows) {
+  const only = $('only-problems').checked;
+  const body = $('fixtures-table').querySelector('tbody');
+  const trs = [];
+  for (const r of rows) {
+    if (only && r.pyOk && r.jsOk && r.equal) continue;
+    const eqWhy = r.diff === null ? '' : `first difference at ${r.diff}`;
+    const link = el('a', { text: r.id, title: 'open in the playground', onclick: () => openFixture(r.id) });
+    trs.push(
+      el(
+        'tr',
+        { 'data-fixture': r.id, class: r.py === 'fail' || r.js === 'fail' || r.eq === 'differ' ? 'row-bad' : '' },
+        el('td', { class: 'id' }, link),
+        el('td', { text: r.rule }),
+        statusCell(r.py, r.pyWhy, r.known),
+        statusCell(r.js, r.jsWhy, r.known),
+        statusCell(r.eq, eqWhy, r.known),
+      ),
+    );
+  }
+  if (!trs.length) trs.push(el('tr', {}, el('td', { colspan: '5', class: 'ok', text: 'no failures and no differences' })));
+  body.replaceChildren(...trs);
+  $('fixtures-table').hidden = false;
+}
+
+async function openFixture(id) {
+  try {
+    const f = await fetchJson(`/fixtures/${id}`);
+    $('example').value = '';
+    $('input').value = f.input;
+    $('tool-names').value = ((f.options && f.options.toolNames) || []).join(', ');
+    $('json-calls').checked = Boolean(f.options && f.options.jsonToolCalls);
+    showView('view-play');
+    runPlayground();
+  } catch (err) {
+    showLoadError(`fixture ${id}`, err);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function showView(id) {
+  for (const b of document.querySelectorAll('.tabs button')) b.setAttribute('aria-selected', String(b.dataset.view === id));
+  for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== id;
+}
+
+async function main() {
+  for (const ex of EXAMPLES) $('example').append(el('option', { value: ex.id, text: ex.label }));
+  for (const b of document.querySelectorAll('.tabs button')) b.addEventListener('click', () => showView(b.dataset.view));
+  $('example').addEventListener('change', async () => {
+    await loadExample($('example').value);
+    runPlayground();
+  });
+  $('input').addEventListener('input', () => {
+    $('example').value = '';
+    scheduleRun();
+  });
+  $('tool-names').addEventListener('input', scheduleRun);
+  $('json-calls').addEventListener('change', scheduleRun);
+  $('chunk-size').addEventListener('input', scheduleRun);
+  $('run').addEventListener('click', runPlayground);
+  $('run-fixtures').addEventListener('click', runFixtures);
+  $('only-problems').addEventListener('change', () => state.fixtures && renderFixtureTable(state.fixtures.rows));
+
+  try {
+    state.config = await fetchJson('/config.json');
+  } catch (err) {
+    showLoadError('server configuration (/config.json)', err);
+    return;
+  }
+  const pyStarted = startPython();
+  $('example').value = EXAMPLES[0].id;
+  await Promise.all([startJs(), loadExample(EXAMPLES[0].id)]);
+  runPlayground();
+  await pyStarted;
+  runPlayground();
+}
+
+main();

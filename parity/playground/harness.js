@@ -1,0 +1,152 @@
+// Chunkings, the JS engine's runs, and comparison: the same shapes the Python side (pyside.py)
+// returns, so the page compares plain JSON values.
+
+/** mulberry32: a small seeded PRNG giving floats in [0, 1) (as parity/node/test/support.js). */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function next() {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Split into chunks of lo..hi code points (never inside a surrogate pair). */
+export function randomChunks(text, seed, lo = 1, hi = 10) {
+  const rng = mulberry32(seed);
+  const cps = Array.from(text);
+  const out = [];
+  for (let i = 0; i < cps.length; ) {
+    const n = lo + Math.floor(rng() * (hi - lo + 1));
+    out.push(cps.slice(i, i + n).join(''));
+    i += n;
+  }
+  return out;
+}
+
+/** Split into chunks of `size` code points; size 0 means the whole input as one chunk. */
+export function fixedChunks(text, size) {
+  if (!text) return [];
+  if (!size || size <= 0) return [text];
+  const cps = Array.from(text);
+  const out = [];
+  for (let i = 0; i < cps.length; i += size) out.push(cps.slice(i, i + size).join(''));
+  return out;
+}
+
+/** The chunkings every fixture runs under in the parity table. */
+export function fixtureChunkings(c, seed) {
+  const text = c.input;
+  const ways = { whole: text ? [text] : [], chars: Array.from(text), [`random(seed ${seed})`]: randomChunks(text, seed) };
+  if (c.chunks) ways.fixture = c.chunks;
+  return ways;
+}
+
+/** A JSON round trip (-0 -> 0, undefined dropped): what the Python side's json.dumps gives. */
+export function jsonable(v) {
+  return JSON.parse(JSON.stringify(v));
+}
+
+function kind(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** The JSON path of the first difference between two JSON values, or null when equal. */
+export function firstDifference(want, got, p = '$') {
+  const kw = kind(want);
+  const kg = kind(got);
+  if (kw === 'object' && kg === 'object') {
+    const keys = Object.keys(want).concat(Object.keys(got).filter((k) => !Object.hasOwn(want, k)));
+    for (const k of keys) {
+      if (!Object.hasOwn(got, k) || !Object.hasOwn(want, k)) return `${p}.${k}`;
+      const d = firstDifference(want[k], got[k], `${p}.${k}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  if (kw === 'array' && kg === 'array') {
+    const n = Math.min(want.length, got.length);
+    for (let i = 0; i < n; i++) {
+      const d = firstDifference(want[i], got[i], `${p}[${i}]`);
+      if (d) return d;
+    }
+    return want.length === got.length ? null : `${p}.length`;
+  }
+  if (kw !== kg || want !== got) return p;
+  return null;
+}
+
+function errorOf(e) {
+  return { type: (e && e.name) || 'Error', message: (e && e.message) || String(e) };
+}
+
+function eventDict(e, withRaw) {
+  if (e.type === 'text') return { type: 'text', text: e.text };
+  const d = { type: 'tool_calls', calls: e.calls.map((c) => ({ name: c.name, input: c.input })) };
+  if (withRaw) d.raw = e.raw;
+  return d;
+}
+
+function stream(ts, chunks, options) {
+  const sieve = new ts.Sieve(options);
+  const events = [];
+  for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
+  for (const e of sieve.flush()) events.push(e);
+  const raw = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
+  return { coalesced: ts.coalesce(events), raw, count: events.length };
+}
+
+/** The JS engine on one input: same shape as pyside.py's 'run'. */
+export function jsRun(ts, input, chunks, options) {
+  try {
+    const s = stream(ts, chunks, options);
+    return jsonable({
+      parse: ts.parse(input, options),
+      events: s.coalesced.map((e) => eventDict(e, true)),
+      eventCount: s.count,
+    });
+  } catch (e) {
+    return { error: errorOf(e) };
+  }
+}
+
+/** The JS engine on one fixture case: same shape as pyside.py's 'fixtures' results. */
+export function jsFixture(ts, c) {
+  const out = { id: c.id };
+  try {
+    out.parse = jsonable(ts.parse(c.input, c.options));
+  } catch (e) {
+    out.parse = { error: errorOf(e) };
+  }
+  out.streams = {};
+  for (const [name, chunks] of Object.entries(c.chunkings)) {
+    try {
+      const s = stream(ts, chunks, c.options);
+      out.streams[name] = { events: jsonable(s.coalesced.map((e) => eventDict(e, false))), rawOk: s.raw === c.input };
+    } catch (e) {
+      out.streams[name] = { error: errorOf(e) };
+    }
+  }
+  return out;
+}
+
+/** Check one engine's fixture result against the fixture's expected values: null or a reason. */
+export function checkFixture(fixture, result) {
+  if (!result) return 'no result';
+  if (result.error) return `${result.error.type}: ${result.error.message}`;
+  const wantParse = { rejectedByPolicy: false, rejectedToolNames: [], ...fixture.expected.parse };
+  if (result.parse.error) return `parse: ${result.parse.error.type}: ${result.parse.error.message}`;
+  const d = firstDifference(wantParse, result.parse);
+  if (d) return `parse: first difference at ${d}`;
+  for (const [name, s] of Object.entries(result.streams)) {
+    if (s.error) return `stream[${name}]: ${s.error.type}: ${s.error.message}`;
+    if (!s.rawOk) return `stream[${name}]: text + raw does not reproduce the input`;
+    const ds = firstDifference(fixture.expected.events, s.events);
+    if (ds) return `stream[${name}]: first difference at ${ds}`;
+  }
+  return null;
+}

@@ -1,0 +1,98 @@
+"""The Python half of the playground, run inside Pyodide by worker.js.
+
+`playground_handle(request_json) -> response_json`: JSON strings both ways, so nothing but plain
+strings crosses the JS/Python boundary. Requests:
+
+    {"op": "run", "input": str, "chunks": [str], "options": {camelCase options, e.g. "toolNames"}}
+        -> {"parse": ParseResult, "events": [event with raw], "eventCount": n}
+    {"op": "fixtures", "cases": [{"id", "input", "options", "chunkings": {name: [str]}}]}
+        -> {"results": [{"id", "parse", "streams": {name: {"events", "rawOk"}}} | {"id", "error"}]}
+
+`parse` and the coalesced `events` are the driver protocol's JSON shapes (toolsieve.driver).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import toolsieve
+from toolsieve import Sieve, ToolsieveError, coalesce, parse
+from toolsieve.driver import jsonable
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _kw(options: Any) -> dict[str, Any]:
+    """The fixtures' / driver protocol's camelCase options as keyword arguments
+    (`toolNames` -> `tool_names`, `jsonToolCalls` -> `json_tool_calls`)."""
+    return {_snake(k): v for k, v in (options or {}).items()}
+
+
+def _event(e: Any, with_raw: bool) -> dict[str, Any]:
+    d: dict[str, Any] = e.to_dict()
+    if with_raw and e.type == "tool_calls":
+        d["raw"] = e.raw
+    return d
+
+
+def _stream(chunks: list[str], kw: dict[str, Any]) -> tuple[list[Any], str, int]:
+    sieve = Sieve(**kw)
+    events = [e for c in chunks for e in sieve.feed(c)]
+    events += sieve.flush()
+    raw = "".join(e.text if e.type == "text" else e.raw for e in events)
+    return coalesce(events), raw, len(events)
+
+
+def _error(exc: BaseException) -> dict[str, str]:
+    return {"type": type(exc).__name__, "message": str(exc)}
+
+
+def _run(req: dict[str, Any]) -> dict[str, Any]:
+    kw = _kw(req.get("options"))
+    events, _raw, count = _stream(req["chunks"], kw)
+    return {
+        "parse": parse(req["input"], **kw).to_dict(),
+        "events": [_event(e, True) for e in events],
+        "eventCount": count,
+    }
+
+
+def _fixture(case: dict[str, Any]) -> dict[str, Any]:
+    kw = _kw(case.get("options"))
+    out: dict[str, Any] = {"id": case["id"]}
+    try:
+        out["parse"] = parse(case["input"], **kw).to_dict()
+    except (ToolsieveError, TypeError) as exc:
+        out["parse"] = {"error": _error(exc)}
+    streams: dict[str, Any] = {}
+    for name, chunks in case["chunkings"].items():
+        try:
+            events, raw, _ = _stream(chunks, kw)
+            streams[name] = {"events": [_event(e, False) for e in events], "rawOk": raw == case["input"]}
+        except (ToolsieveError, TypeError) as exc:
+            streams[name] = {"error": _error(exc)}
+    out["streams"] = streams
+    return out
+
+
+def playground_handle(request_json: str) -> str:
+    try:
+        req = json.loads(request_json)
+        op = req.get("op")
+        if op == "run":
+            resp: dict[str, Any] = _run(req)
+        elif op == "fixtures":
+            resp = {"results": [_fixture(c) for c in req["cases"]]}
+        elif op == "version":
+            resp = {"toolsieve": toolsieve.__version__, "file": toolsieve.__file__}
+        else:
+            resp = {"error": {"type": "BadRequest", "message": f"unknown op {op!r}"}}
+    except (ToolsieveError, TypeError) as exc:
+        resp = {"error": _error(exc)}
+    except Exception as exc:  # shown on the page, never a dead worker
+        resp = {"error": {"type": "InternalError", "message": repr(exc)}}
+    return json.dumps(jsonable(resp), ensure_ascii=False)
