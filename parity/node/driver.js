@@ -10,7 +10,7 @@
 const readline = require('readline');
 const { Sieve, coalesce, parse, ToolsieveError } = require('./index.js');
 
-const KNOWN_OPTIONS = ['toolNames'];
+const KNOWN_OPTIONS = ['toolNames', 'jsonToolCalls'];
 // Python's str.strip() whitespace, for skipping blank lines exactly as the Python driver does.
 const BLANK_LINE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
@@ -30,11 +30,14 @@ function options(req) {
   if (names !== undefined && names !== null && (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))) {
     throw new BadRequest('toolNames must be a list of strings');
   }
-  return { toolNames: names === undefined ? null : names };
+  const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
+  if (typeof jsonCalls !== 'boolean') throw new BadRequest('jsonToolCalls must be a boolean');
+  return { toolNames: names === undefined ? null : names, jsonToolCalls: jsonCalls };
 }
 
 function eventDict(e) {
-  return e.type === 'text' ? { type: 'text', text: e.text } : { type: 'tool_calls', calls: e.calls };
+  if (e.type === 'tool_calls') return { type: 'tool_calls', calls: e.calls };
+  return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
 }
 
 function handle(req) {

@@ -9,6 +9,7 @@ const values = require('./values');
 const {
   INVOKE,
   MORE,
+  NO,
   OPEN_ANGLES,
   PARAMETER,
   WRAPPER,
@@ -16,6 +17,7 @@ const {
   matchCdataOpen,
   matchCloseStart,
   matchTag,
+  skipNoTag,
 } = require('./shell');
 
 const TEXT = 0;
@@ -23,6 +25,7 @@ const RUN = 1;
 const FENCE = 2;
 const PENDING = 3;
 const CAPTURE = 4;
+const JSON_MODE = 5;
 
 const TOP = 0;
 const INV = 1;
@@ -32,13 +35,24 @@ const AFTER = 4;
 
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
+const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
+// R9: a JSON candidate is `{` + a first key that starts a tool call object (bounded lookahead).
+const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id)"/y;
+const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
+const JSON_OUT = /["{}\[\]]/g;
+const JSON_IN = /["\\]/g;
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
-const ANGLES_RUN = /[<\uff1c\u3008\u300a]+/y;
 const WS = new RegExp('[' + values.JS_SPACE + ']+', 'y');
 const RUNS = { '`': /`+/y, '~': /~+/y };
-const CD_SPECIAL = /\]\]|\n|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_END_HOLD = ']<\uff1c\u3008\u300a';
+const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
+const SPECIAL_JSON_ANY = /[\n`<\uff1c\u3008\u300a{]/;
+const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
+const CD_FENCE_LINE = /\n {0,3}[`~]/g;
+const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
+
+// Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
+const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -69,8 +83,8 @@ function bisectRight(a, x) {
   return lo;
 }
 
-function textEvent(text) {
-  return { type: 'text', text };
+function textEvent(text, note) {
+  return note ? { type: 'text', text, note } : { type: 'text', text };
 }
 
 function toolCallsEvent(calls, raw) {
@@ -79,7 +93,26 @@ function toolCallsEvent(calls, raw) {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor() {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false) {
+    this.maxCapture = maxCapture;
+    this.jsonCalls = jsonCalls;
+    this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
+    this._specialAny = jsonCalls ? SPECIAL_JSON_ANY : SPECIAL_ANY;
+    // JSON (R9)
+    this.jParts = [];
+    this.jDepth = 0;
+    this.jInStr = false;
+    this.jStart = 0;
+    this.work = 0; // code units exposed to the scanner (see Sieve.work)
+    this._memoAt = -1;
+    this._memo = NO;
+    this._memoBase = 0;
+    // Absolute offsets of the surrogate pairs of the input that a capture may still span, so that
+    // maxCapture counts code points as Python does (see _cpDist).
+    this._pairs = [];
+    this._pairsHead = 0;
+    this._inputLen = 0;
+    this._lastHigh = false;
     this.buf = '';
     this.pos = 0;
     this.base = 0; // absolute offset of buf[0]
@@ -117,6 +150,8 @@ class Scanner {
     this.cKind = WRAPPER;
     this.cLevel = TOP;
     this.cRaw = [];
+    this.cStart = 0;
+    this.cOver = false;
     this.cCalls = [];
     this.invName = '';
     this.invParams = [];
@@ -141,26 +176,100 @@ class Scanner {
       (f) => this._mFence(f),
       (f) => this._mPending(f),
       (f) => this._mCapture(f),
+      (f) => this._mJson(f),
     ];
   }
 
   // ---- driving ------------------------------------------------------------------------
 
   feed(chunk) {
-    if (this.pos) {
-      this.base += this.pos;
-      this.buf = this.buf.slice(this.pos) + chunk;
+    this._notePairs(chunk);
+    const pos = this.pos;
+    if (
+      chunk &&
+      this.mode === TEXT &&
+      pos === this.buf.length &&
+      (this.ls < 0 || (chunk[0] !== ' ' && chunk[0] !== '~')) &&
+      !this._specialAny.test(chunk)
+    ) {
+      // Fast path: plain prose with nothing held decides itself.
+      this.work += chunk.length;
+      this.base += pos;
+      this.buf = chunk;
+      this.pos = chunk.length;
+      this.ls = -1;
+      this._prunePairs();
+      return [textEvent(chunk)];
+    }
+    if (pos) {
+      this.base += pos;
+      this.buf = this.buf.slice(pos) + chunk;
       this.pos = 0;
     } else {
       this.buf += chunk;
     }
+    this.work += this.buf.length;
     this._run(false);
+    this._prunePairs();
     return this._take();
   }
 
   finish() {
     this._run(true);
     return this._take();
+  }
+
+  // ---- code point distances (Python's string indices are code points) -------------------
+
+  _notePairs(chunk) {
+    const start = this._inputLen;
+    if (!chunk) return;
+    const first = chunk.charCodeAt(0);
+    if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
+    PAIR.lastIndex = 0;
+    for (let m = PAIR.exec(chunk); m !== null; m = PAIR.exec(chunk)) this._pairs.push(start + m.index);
+    const last = chunk.charCodeAt(chunk.length - 1);
+    this._lastHigh = last >= 0xd800 && last <= 0xdbff;
+    this._inputLen = start + chunk.length;
+  }
+
+  /** Forget the pairs before the earliest position a capture may still start from. */
+  _prunePairs() {
+    let keep = this.base + this.pos;
+    if (this.mode === CAPTURE) keep = this.cStart;
+    else if (this.mode === JSON_MODE) keep = this.jStart;
+    else if (this.mode === PENDING && this.pHold !== null) keep = this.pHoldStart;
+    const pairs = this._pairs;
+    let h = this._pairsHead;
+    while (h < pairs.length && pairs[h] < keep) h++;
+    if (h > 4096 && h * 2 > pairs.length) {
+      this._pairs = pairs.slice(h);
+      h = 0;
+    }
+    this._pairsHead = h;
+  }
+
+  _pairsBefore(at) {
+    const pairs = this._pairs;
+    let lo = this._pairsHead;
+    let hi = pairs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pairs[mid] < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The number of code points in the input between absolute offsets a and b. */
+  _cpDist(a, b) {
+    return b - a - (this._pairsBefore(b - 1) - this._pairsBefore(a));
+  }
+
+  /** Python's `at - start > max_capture`, in code points. */
+  _over(start) {
+    const at = this.base + this.pos;
+    return at - start > this.maxCapture && this._cpDist(start, at) > this.maxCapture;
   }
 
   _take() {
@@ -192,6 +301,29 @@ class Scanner {
 
   _abs(i) {
     return this.base + i;
+  }
+
+  /**
+   * matchTag, remembering the last decided answer: after a capture ends at a tag, TEXT looks at
+   * the same tag again. A decided answer (Tag or NO) never changes for a position.
+   */
+  _tag(buf, pos, final) {
+    const at = this.base + pos;
+    if (at === this._memoAt) {
+      const r = this._memo;
+      if (isTag(r)) {
+        // `end` was relative to the buffer of that time
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end: r.end + this._memoBase - this.base };
+      }
+      return r;
+    }
+    const r = matchTag(buf, pos, final);
+    if (r !== MORE) {
+      this._memoAt = at;
+      this._memo = r;
+      this._memoBase = this.base;
+    }
+    return r;
   }
 
   // ---- TEXT ---------------------------------------------------------------------------
@@ -226,7 +358,8 @@ class Scanner {
       return true;
     }
     if (OPEN_ANGLES.includes(c)) return this._textTag(final);
-    const m = search(SPECIAL, buf, pos + 1);
+    if (c === '{' && this.jsonCalls) return this._textJson(final);
+    const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
     this._emit(buf.slice(pos, end));
     this.ls = -1;
@@ -237,7 +370,7 @@ class Scanner {
   _textTag(final) {
     const buf = this.buf;
     const pos = this.pos;
-    const r = matchTag(buf, pos, final);
+    const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     this.ls = -1;
     if (isTag(r)) {
@@ -256,9 +389,9 @@ class Scanner {
       this.pos = r.end;
       return true;
     }
-    const m = matchAt(ANGLES_RUN, buf, pos);
-    this._emit(m[0]);
-    this.pos = pos + m[0].length;
+    const end = skipNoTag(buf, pos);
+    this._emit(buf.slice(pos, end));
+    this.pos = end;
     return true;
   }
 
@@ -464,7 +597,7 @@ class Scanner {
           return true;
         }
       } else if (OPEN_ANGLES.includes(c)) {
-        const r = matchTag(buf, pos, final);
+        const r = this._tag(buf, pos, final);
         if (r === MORE) return false;
         if (isTag(r) && r.local === WRAPPER && !r.closing) {
           this._pendingLiteral(this.pLineStart);
@@ -488,8 +621,14 @@ class Scanner {
       this.pos = pos + m[0].length;
       return true;
     }
+    if (c === '{' && this.jsonCalls) {
+      this._pHoldHere(this._abs(pos));
+      this._pPut(c);
+      this.pos = pos + 1;
+      return true;
+    }
     if (OPEN_ANGLES.includes(c)) {
-      const r = matchTag(buf, pos, final);
+      const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === WRAPPER || (r.local === INVOKE && !r.closing && !r.selfClosing && named(r))) {
@@ -499,12 +638,12 @@ class Scanner {
         this.pos = r.end;
         return true;
       }
-      const m = matchAt(ANGLES_RUN, buf, pos);
-      this._pPut(m[0]);
-      this.pos = pos + m[0].length;
+      const end = skipNoTag(buf, pos);
+      this._pPut(buf.slice(pos, end));
+      this.pos = end;
       return true;
     }
-    const m = search(SPECIAL, buf, pos + 1);
+    const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
     this._pPut(buf.slice(pos, end));
     this.pos = end;
@@ -519,6 +658,7 @@ class Scanner {
       return;
     }
     const held = this.pHold.join('');
+    this.work += held.length;
     this.pHold = null;
     this.idx = this.pRuns;
     this.idxEnd = regionEnd;
@@ -528,6 +668,101 @@ class Scanner {
     this.ls = -1;
   }
 
+  // ---- JSON tool calls in prose (R9) -------------------------------------------------
+
+  _textJson(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const m = matchAt(JSON_START, buf, pos);
+    this.ls = -1;
+    if (m === null) {
+      if (!final && matchAt(JSON_START_PREFIX, buf, pos)) return false;
+      this._emit('{');
+      this.pos = pos + 1;
+      return true;
+    }
+    this.mode = JSON_MODE;
+    this.jParts = [m[0]];
+    this.jDepth = 1;
+    this.jInStr = false;
+    this.jStart = this._abs(pos);
+    this.pos = pos + m[0].length;
+    return true;
+  }
+
+  _mJson(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (this._over(this.jStart)) return this._jsonRelease();
+    if (pos >= n) return final ? this._jsonRelease() : false;
+    if (this.jInStr) {
+      const m = search(JSON_IN, buf, pos);
+      if (m === null) {
+        this.jParts.push(buf.slice(pos));
+        this.pos = n;
+        return true;
+      }
+      const k = m.index;
+      if (buf[k] === '\\') {
+        if (k + 1 >= n) {
+          if (!final) {
+            this.jParts.push(buf.slice(pos, k));
+            this.pos = k;
+            return false;
+          }
+          this.jParts.push(buf.slice(pos));
+          this.pos = n;
+          return true;
+        }
+        this.jParts.push(buf.slice(pos, k + 2));
+        this.pos = k + 2;
+        return true;
+      }
+      this.jParts.push(buf.slice(pos, k + 1));
+      this.pos = k + 1;
+      this.jInStr = false;
+      return true;
+    }
+    const m = search(JSON_OUT, buf, pos);
+    if (m === null) {
+      this.jParts.push(buf.slice(pos));
+      this.pos = n;
+      return true;
+    }
+    const k = m.index;
+    this.jParts.push(buf.slice(pos, k + 1));
+    this.pos = k + 1;
+    const ch = buf[k];
+    if (ch === '"') {
+      this.jInStr = true;
+    } else if (ch === '{' || ch === '[') {
+      this.jDepth += 1;
+    } else {
+      this.jDepth -= 1;
+      if (this.jDepth === 0) {
+        const text = this.jParts.join('');
+        this.work += text.length;
+        const calls = values.jsonCalls(text);
+        if (calls === null) return this._jsonRelease();
+        this.saw = true;
+        this._flushText();
+        this.out.push(toolCallsEvent(calls, text));
+        this.mode = TEXT;
+      }
+    }
+    return true;
+  }
+
+  /** Not a JSON tool call: the candidate is text (R9.2). */
+  _jsonRelease() {
+    this._emit(this.jParts.join(''));
+    this.jParts = [];
+    this.mode = TEXT;
+    this.ls = -1;
+    return true;
+  }
+
   // ---- CAPTURE ------------------------------------------------------------------------
 
   _startCapture(kind, level, end) {
@@ -535,6 +770,8 @@ class Scanner {
     this.cKind = kind;
     this.cLevel = level;
     this.cRaw = [this.buf.slice(this.pos, end)];
+    this.cStart = this._abs(this.pos);
+    this.cOver = false;
     this.cCalls = [];
     this.invParams = [];
     this.invText = [];
@@ -562,6 +799,7 @@ class Scanner {
   _succeed(end) {
     this.cRaw.push(this.buf.slice(this.pos, end));
     this.pos = end;
+    if (this.cOver) return this._fail();
     this._flushText();
     this.out.push(toolCallsEvent(this.cCalls.slice(), this.cRaw.join('')));
     this.mode = TEXT;
@@ -569,7 +807,29 @@ class Scanner {
     return true;
   }
 
+  /**
+   * The block grew past maxCapture: what was captured is released as text (with a note), and
+   * the rest of the block is still parsed (so its content is not read as prose) but released as
+   * text as it goes.
+   */
+  _overflow() {
+    if (!this.cOver) {
+      this.cOver = true;
+      this._flushText();
+      this.out.push(textEvent(this._consumed(), 'capture_limit'));
+    } else {
+      this._emit(this._consumed());
+    }
+    this.cRaw = [];
+    this.cdParts = [];
+    this.acParts = [];
+    this.invText = this.invText.length ? ['x'] : []; // keep "a JSON body is in progress"
+    this.parText = [];
+    this.parSegs = [];
+  }
+
   _mCapture(final) {
+    if (this.cOver || this._over(this.cStart)) this._overflow();
     const level = this.cLevel;
     if (level === CDATA) return this._cCdata(final);
     if (level === AFTER) return this._cAfter(final);
@@ -591,7 +851,7 @@ class Scanner {
     }
     if (level === TOP) {
       if (!OPEN_ANGLES.includes(c)) return this._fail();
-      const r = matchTag(buf, pos, final);
+      const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (!isTag(r)) return this._fail();
       if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
@@ -611,7 +871,7 @@ class Scanner {
     }
     // INV
     if (OPEN_ANGLES.includes(c)) {
-      const r = matchTag(buf, pos, final);
+      const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
@@ -625,7 +885,7 @@ class Scanner {
           return true;
         }
         if (r.local === INVOKE && r.closing) {
-          const inp = this._invokeInput();
+          const inp = this.cOver ? {} : this._invokeInput();
           if (inp === null) return this._fail();
           this.cCalls.push({ name: this.invName, input: inp });
           this.cRaw.push(buf.slice(pos, r.end));
@@ -636,10 +896,10 @@ class Scanner {
         return this._fail();
       }
       if (!this.invText.length) return this._fail();
-      const m = matchAt(ANGLES_RUN, buf, pos);
-      this.cRaw.push(m[0]);
-      this.invText.push(m[0]);
-      this.pos = pos + m[0].length;
+      const end = skipNoTag(buf, pos);
+      this.cRaw.push(buf.slice(pos, end));
+      this.invText.push(buf.slice(pos, end));
+      this.pos = end;
       return true;
     }
     if (this.invParams.length) return this._fail();
@@ -680,11 +940,12 @@ class Scanner {
         this.cdTail = false;
         return true;
       }
-      const r = matchTag(buf, pos, final);
+      const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && r.closing) {
           this._parFlushText();
+          for (const seg of this.parSegs) this.work += seg[1].length;
           this.invParams.push([this.parName, values.paramValue(this.parName, this.parSegs)]);
           this.cRaw.push(buf.slice(pos, r.end));
           this.pos = r.end;
@@ -693,8 +954,7 @@ class Scanner {
         }
         return this._fail();
       }
-      const m = matchAt(ANGLES_RUN, buf, pos);
-      end = pos + m[0].length;
+      end = skipNoTag(buf, pos);
     } else {
       const m = search(ANGLE, buf, pos + 1);
       end = m ? m.index : buf.length;
@@ -781,22 +1041,15 @@ class Scanner {
       }
       this.cdLs = -1;
     }
-    if (this.cdFence) {
-      const k = buf.indexOf('\n', pos);
-      if (k < 0) {
-        parts.push(buf.slice(pos));
-        this.pos = n;
-        return final;
-      }
-      parts.push(buf.slice(pos, k + 1));
-      this.pos = k + 1;
-      this.cdLs = 0;
-      return true;
-    }
-    const m = search(CD_SPECIAL, buf, pos);
+    // Only line starts that begin with a fence character matter (R5.3), so plain lines are
+    // skipped in bulk; a possible partial match at the end of the buffer waits.
+    const m = search(this.cdFence ? CD_FENCE_LINE : CD_SPECIAL, buf, pos);
     if (m === null) {
       let end = n;
-      if (!final && CD_END_HOLD.includes(buf[n - 1])) end = n - 1;
+      if (!final) {
+        const t = search(CD_TAIL, buf, Math.max(pos, n - 4));
+        if (t !== null) end = t.index;
+      }
       parts.push(buf.slice(pos, end));
       this.pos = end;
       return final;
@@ -898,8 +1151,9 @@ class Scanner {
    */
   _eofInCdata() {
     const content = this.cdParts.join('') + this.acParts.join('') + this.buf.slice(this.pos);
-    if (!this.cdLooseOk) return this._fail();
+    if (!this.cdLooseOk || this.cOver) return this._fail();
     this.cdLooseOk = false;
+    this.work += content.length;
     let i = 0;
     let close = -1;
     for (;;) {

@@ -17,6 +17,7 @@ const NO = 'NO';
 const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
 const MAX_HEAD = 64; // prefix noise + local name
 const MAX_PREFIX = 32;
+const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
 
 function buildFold() {
   const t = new Map();
@@ -74,6 +75,14 @@ const FOLD = buildFold();
 
 const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
 const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
+const ANGLES_RUN = /[<\uff1c\u3008\u300a]+/y;
+
+/** End of the run of open angles at `s[i]`. */
+function anglesRunEnd(s, i) {
+  ANGLES_RUN.lastIndex = i;
+  const m = ANGLES_RUN.exec(s);
+  return m === null ? i : i + m[0].length;
+}
 
 // Python's str.isspace() set (Unicode White_Space minus nothing; includes \x1c-\x1f and \x85).
 const PY_SPACE_CLASS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -170,8 +179,8 @@ function tag(local, closing, name, selfClosing, end) {
 /** Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO. */
 function matchTag(s, i, final) {
   const n = s.length;
-  let j = i;
-  while (j < n && OPEN_ANGLES.includes(s[j])) j++;
+  const j = anglesRunEnd(s, i);
+  if (j - i > MAX_LEAD) return NO;
   if (j === n) return final ? NO : MORE;
   HEAD_RE.lastIndex = j;
   const m = HEAD_RE.exec(s);
@@ -192,6 +201,15 @@ function matchTag(s, i, final) {
   // Original index just past the keyword.
   const k = j + idx[km.index + km[0].length - 1] + 1;
   return matchAttrs(s, k, local, closing, final);
+}
+
+/**
+ * Where to resume after `matchTag(s, i)` said NO: past the run of open angles, except the last
+ * MAX_LEAD of a longer run (a tag may still start there).
+ */
+function skipNoTag(s, i) {
+  const j = anglesRunEnd(s, i);
+  return j - i > MAX_LEAD ? j - MAX_LEAD : j;
 }
 
 /** Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6). */
@@ -315,14 +333,13 @@ function skipSpace(s, k) {
   return k;
 }
 
-const CDATA_RE = new RegExp('^<[^a-z0-9<>\\[\\]' + PY_SPACE_CLASS + ']{1,3}\\[cdata\\[', 'u');
-const CDATA_PREFIX_RE = new RegExp(
-  '^<(?:[^a-z0-9<>\\[\\]' + PY_SPACE_CLASS + ']{1,3}(?:\\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$',
-  'u',
-);
+const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ \t\n<>="\'[]';
+const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
+const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
 /** Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO. */
 function matchCdataOpen(s, i, final) {
+  if (i + 1 < s.length && NOT_CDATA_SEP.includes(s[i + 1])) return NO;
   // the window is 24 code points, as in Python
   let e = i;
   for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
@@ -370,6 +387,7 @@ module.exports = {
   MAX_TAG,
   MAX_HEAD,
   MAX_PREFIX,
+  MAX_LEAD,
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
@@ -380,6 +398,7 @@ module.exports = {
   foldMap,
   isTrailingSep,
   matchTag,
+  skipNoTag,
   matchCdataOpen,
   matchCloseStart,
   cdataCloseAt,

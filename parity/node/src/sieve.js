@@ -7,7 +7,8 @@
 const { InputTypeError, OptionsError, SieveClosedError } = require('./errors');
 const { Scanner } = require('./scanner');
 
-const KNOWN_OPTIONS = ['toolNames'];
+const KNOWN_OPTIONS = ['toolNames', 'jsonToolCalls', 'maxCaptureChars'];
+const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 function typeName(v) {
   if (v === null) return 'null';
@@ -51,7 +52,14 @@ class Sieve {
   constructor(options) {
     const opts = readOptions(options);
     this.toolNames = Object.freeze(toolNamesOf(opts.toolNames));
-    this._scanner = new Scanner();
+    const maxCapture = opts.maxCaptureChars === undefined ? DEFAULT_MAX_CAPTURE : opts.maxCaptureChars;
+    if (typeof maxCapture !== 'number' || !Number.isInteger(maxCapture)) {
+      throw new InputTypeError('maxCaptureChars must be an integer');
+    }
+    if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
+    const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
+    if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
+    this._scanner = new Scanner(maxCapture, jsonCalls);
     this._closed = false;
   }
 
@@ -71,6 +79,15 @@ class Sieve {
   /** True once a wrapper tag was recognized outside ignored regions (R7). */
   get sawToolCallSyntax() {
     return this._scanner.saw;
+  }
+
+  /**
+   * Debug counter: characters (UTF-16 code units) the scanner has been exposed to so far (new
+   * input, held lookahead seen again, rescans, value decoding). Linear time means
+   * work / input stays below a small constant, whatever the chunking.
+   */
+  get work() {
+    return this._scanner.work;
   }
 }
 
@@ -92,7 +109,8 @@ function coalesce(events) {
       if (!e.text) continue;
       const last = out[out.length - 1];
       if (last !== undefined && last.type === 'text') {
-        out[out.length - 1] = { type: 'text', text: last.text + e.text };
+        const note = last.note || e.note;
+        out[out.length - 1] = note ? { type: 'text', text: last.text + e.text, note } : { type: 'text', text: last.text + e.text };
         continue;
       }
     }

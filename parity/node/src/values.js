@@ -279,6 +279,55 @@ function invokeInput(params) {
   return out;
 }
 
+const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
+
+/**
+ * R9: the calls of a JSON object in prose, or null when it is not a tool call.
+ *
+ * Accepted: `{"tool_calls": [item, ...]}` and a single item, where an item is
+ * `{"name", "input": {..}}`, `{"name", "arguments": {..} | "<JSON object text>"}`,
+ * `{"name", "parameters": {..}}`, or OpenAI's `{"type": "function", "function": {...}}`.
+ * A chat message envelope (with `role` or `content`) is not a call. Invalid backslashes are
+ * the one narrow repair (R9.2).
+ */
+function jsonCalls(text) {
+  let [ok, v] = jsonValue(text);
+  if (!ok) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
+  if (!ok || !isDict(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
+  let calls;
+  if (hasOwn(v, 'tool_calls')) {
+    const items = v.tool_calls;
+    if (Object.keys(v).length !== 1 || !Array.isArray(items) || !items.length) return null;
+    calls = items.map((x) => jsonItem(x, false));
+  } else {
+    calls = [jsonItem(v, true)];
+  }
+  if (calls.some((c) => c === null)) return null;
+  return calls;
+}
+
+function jsonItem(item, bare) {
+  if (!isDict(item)) return null;
+  if (hasOwn(item, 'type') && item.type === 'function' && hasOwn(item, 'function') && isDict(item.function)) {
+    item = item.function;
+  }
+  const name = hasOwn(item, 'name') ? item.name : undefined;
+  if (typeof name !== 'string' || isBlank(name)) return null;
+  for (const key of ['input', 'arguments', 'parameters']) {
+    if (hasOwn(item, key)) {
+      let args = item[key];
+      if (typeof args === 'string') {
+        if (isBlank(args)) return { name: trim(name), input: {} };
+        let ok;
+        [ok, args] = jsonValue(args);
+        if (!ok) return null;
+      }
+      return isDict(args) ? { name: trim(name), input: args } : null;
+    }
+  }
+  return bare ? null : { name: trim(name), input: {} };
+}
+
 /** D5: an invoke whose body is a JSON object; `{"input": {...}}` unwraps. */
 function jsonBodyInput(text) {
   const [ok, v] = jsonValue(text);
@@ -300,5 +349,6 @@ module.exports = {
   paramValue,
   invokeInput,
   jsonBodyInput,
+  jsonCalls,
   isDict,
 };

@@ -8,14 +8,19 @@ const { Sieve, coalesce, parse } = require('../index.js');
 
 const FIXTURES = path.resolve(__dirname, '../../../fixtures');
 
-function fixtureFiles(dir = FIXTURES) {
+function allFixtureFiles(dir = FIXTURES) {
   const out = [];
   for (const ent of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, ent.name);
-    if (ent.isDirectory()) out.push(...fixtureFiles(p));
+    if (ent.isDirectory()) out.push(...allFixtureFiles(p));
     else if (ent.name.endsWith('.json') && ent.name !== 'schema.json') out.push(p);
   }
   return out.sort();
+}
+
+/** Sieve fixtures (an `input` run through parse and the stream); function fixtures have `call`. */
+function fixtureFiles() {
+  return allFixtureFiles().filter((p) => Object.prototype.hasOwnProperty.call(load(p), 'input'));
 }
 
 function load(p) {
@@ -58,7 +63,9 @@ function chunkings(c) {
 
 function options(c) {
   const opts = c.options || {};
-  return { toolNames: opts.toolNames === undefined ? null : opts.toolNames };
+  const out = { toolNames: opts.toolNames === undefined ? null : opts.toolNames };
+  if (opts.jsonToolCalls !== undefined) out.jsonToolCalls = opts.jsonToolCalls;
+  return out;
 }
 
 /** The value as the driver would write it (JSON round trip: -0 -> 0, non-finite -> null). */
@@ -76,7 +83,10 @@ function runStream(c, chunks) {
   for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
   for (const e of sieve.flush()) events.push(e);
   const raw = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
-  const got = coalesce(events).map((e) => (e.type === 'text' ? { type: 'text', text: e.text } : { type: 'tool_calls', calls: e.calls }));
+  const got = coalesce(events).map((e) => {
+    if (e.type === 'tool_calls') return { type: 'tool_calls', calls: e.calls };
+    return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
+  });
   return [jsonable(got), raw];
 }
 
@@ -118,6 +128,7 @@ function describe(p, want, got) {
 
 module.exports = {
   FIXTURES,
+  allFixtureFiles,
   fixtureFiles,
   load,
   mulberry32,

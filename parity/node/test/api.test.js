@@ -1,0 +1,129 @@
+'use strict';
+/** The public API: shapes, misuse errors, ESM entry, driver protocol. */
+
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { test } = require('node:test');
+
+const toolsieve = require('../index.js');
+
+const { parse, Sieve, coalesce, ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = toolsieve;
+
+const BLOCK = '<tool_calls><invoke name="ls"><parameter name="path">.</parameter></invoke></tool_calls>';
+
+test('parse result shape', () => {
+  assert.deepEqual(parse('a ' + BLOCK + ' b', { toolNames: ['ls'] }), {
+    calls: [{ name: 'ls', input: { path: '.' } }],
+    sawToolCallSyntax: true,
+    rejectedByPolicy: false,
+    rejectedToolNames: [],
+  });
+  assert.deepEqual(parse(''), { calls: [], sawToolCallSyntax: false, rejectedByPolicy: false, rejectedToolNames: [] });
+  assert.deepEqual(parse('x', undefined).calls, []);
+  assert.deepEqual(parse('x', null).calls, []);
+  assert.deepEqual(parse('x', {}).calls, []);
+  assert.deepEqual(parse('x', { toolNames: new Set(['a']) }).calls, []);
+});
+
+test('Sieve events: text and tool_calls with raw; coalesce', () => {
+  const s = new Sieve({ toolNames: ['ls'] });
+  const events = [...s.feed('hi '), ...s.feed(BLOCK.slice(0, 20)), ...s.feed(BLOCK.slice(20) + ' bye'), ...s.flush()];
+  assert.deepEqual(coalesce(events), [
+    { type: 'text', text: 'hi ' },
+    { type: 'tool_calls', calls: [{ name: 'ls', input: { path: '.' } }], raw: BLOCK },
+    { type: 'text', text: ' bye' },
+  ]);
+  assert.equal(s.sawToolCallSyntax, true);
+  assert.deepEqual(s.toolNames, ['ls']);
+  assert.deepEqual(coalesce([{ type: 'text', text: '' }, { type: 'text', text: 'a' }, { type: 'text', text: 'b' }]), [
+    { type: 'text', text: 'ab' },
+  ]);
+  assert.deepEqual(new Sieve().feed(''), []);
+});
+
+test('errors: hierarchy', () => {
+  for (const E of [InputTypeError, SieveClosedError, OptionsError]) {
+    const e = new E('m');
+    assert.ok(e instanceof ToolsieveError);
+    assert.ok(e instanceof Error);
+    assert.equal(e.name, E.name);
+    assert.equal(e.message, 'm');
+  }
+});
+
+test('misuse: non-string text or chunk', () => {
+  for (const bad of [undefined, null, 1, Buffer.from('x'), ['x'], { text: 'x' }]) {
+    assert.throws(() => parse(bad), InputTypeError);
+    assert.throws(() => new Sieve().feed(bad), InputTypeError);
+  }
+});
+
+test('misuse: bad toolNames and options', () => {
+  assert.throws(() => parse('x', { toolNames: 'ls' }), InputTypeError);
+  assert.throws(() => parse('x', { toolNames: [1] }), InputTypeError);
+  assert.throws(() => parse('x', { toolNames: 5 }), InputTypeError);
+  assert.throws(() => new Sieve({ toolNames: [null] }), InputTypeError);
+  assert.throws(() => new Sieve('ls'), InputTypeError);
+  assert.throws(() => new Sieve({ tool_names: ['ls'] }), OptionsError);
+  assert.throws(() => parse('x', { unknownTools: 'reject' }), OptionsError);
+});
+
+test('misuse: feed or flush after flush', () => {
+  const s = new Sieve();
+  s.feed('a');
+  s.flush();
+  assert.throws(() => s.feed('b'), SieveClosedError);
+  assert.throws(() => s.flush(), SieveClosedError);
+});
+
+test('bad content never throws', () => {
+  for (const text of ['<', '<tool_calls>', '<![CDATA[', '`', '```', '\ud800', '<tool_calls><invoke name="a">{"a":']) {
+    assert.doesNotThrow(() => parse(text));
+  }
+});
+
+test('ESM entry re-exports the API', async () => {
+  const esm = await import('../index.mjs');
+  assert.equal(esm.parse, parse);
+  assert.equal(esm.Sieve, Sieve);
+  assert.equal(esm.coalesce, coalesce);
+  assert.equal(esm.ToolsieveError, ToolsieveError);
+  assert.equal(esm.version, '0.1.0');
+});
+
+test('driver: one response per request, errors as BadRequest, exit 0', () => {
+  const lines = [
+    { id: 'p', op: 'parse', text: BLOCK, options: { toolNames: ['ls'] } },
+    { id: 's', op: 'stream', chunks: ['a<tool_', 'calls><invoke name="x"></invoke></tool_calls>b'] },
+    { id: 'u', op: 'parse', text: 'x', options: { bogus: 1 } },
+    { id: 'o', op: 'nope' },
+    { id: 't', op: 'stream', chunks: 'abc' },
+  ].map((r) => JSON.stringify(r));
+  const input = lines.slice(0, 2).join('\n') + '\n\nnot json\n' + lines.slice(2).join('\n') + '\n[1]';
+  const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'driver.js')], { input, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(out.length, 7);
+  assert.deepEqual(out[0], {
+    id: 'p',
+    result: { calls: [{ name: 'ls', input: { path: '.' } }], sawToolCallSyntax: true, rejectedByPolicy: false, rejectedToolNames: [] },
+  });
+  assert.deepEqual(out[1], {
+    id: 's',
+    result: {
+      events: [
+        { type: 'text', text: 'a' },
+        { type: 'tool_calls', calls: [{ name: 'x', input: {} }] },
+        { type: 'text', text: 'b' },
+      ],
+    },
+  });
+  assert.equal(out[2].id, null);
+  assert.equal(out[2].error.type, 'BadRequest');
+  for (const [i, id] of [[3, 'u'], [4, 'o'], [5, 't'], [6, null]]) {
+    assert.equal(out[i].id, id);
+    assert.equal(out[i].error.type, 'BadRequest');
+  }
+  assert.match(out[3].error.message, /bogus/);
+});
