@@ -7,15 +7,32 @@
 
 from .errors import InputTypeError, OptionsError, SieveClosedError, ToolsieveError
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
+from .names import PolicyResult, apply_policy, resolve_tool_name
+from .openai import (
+    ChatCompletionStreamRewriter,
+    OpenAIFormatError,
+    rewrite_chat_completion,
+    rewrite_chat_completion_stream,
+    to_openai_stream_deltas,
+    to_openai_tool_calls,
+)
+from .prompt import build_tool_instructions
+from .roles import normalize_role
+from .schema import json_text, normalize_input, tool_names_of
 from .sieve import Sieve, coalesce, parse
+from .sse import SSEFormatError, iter_chat_chunks, iter_sse_events, write_sse
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ChatCompletionStreamRewriter",
     "Event",
     "InputTypeError",
+    "OpenAIFormatError",
     "OptionsError",
     "ParseResult",
+    "PolicyResult",
+    "SSEFormatError",
     "Sieve",
     "SieveClosedError",
     "TextEvent",
@@ -23,6 +40,20 @@ __all__ = [
     "ToolCallsEvent",
     "ToolsieveError",
     "__version__",
+    "apply_policy",
+    "build_tool_instructions",
     "coalesce",
+    "iter_chat_chunks",
+    "iter_sse_events",
+    "json_text",
+    "normalize_input",
+    "normalize_role",
     "parse",
+    "resolve_tool_name",
+    "rewrite_chat_completion",
+    "rewrite_chat_completion_stream",
+    "to_openai_stream_deltas",
+    "to_openai_tool_calls",
+    "tool_names_of",
+    "write_sse",
 ]

@@ -1,7 +1,8 @@
-"""Command line: `toolsieve parse [FILE]` and `toolsieve stream [FILE] [--chunk-size N]`.
+"""Command line: `toolsieve parse [FILE]`, `toolsieve stream [FILE] [--chunk-size N]` and
+`toolsieve openai [FILE] [--tools-file tools.json]` (rewrite a captured OpenAI SSE stream).
 
-Exit status: 0 on success, 1 when the input is not valid UTF-8, 2 for usage errors and files
-that cannot be read.
+Exit status: 0 on success, 1 when the input is not valid UTF-8 (for `openai`: not a readable
+chat-completion event stream), 2 for usage errors and files that cannot be read.
 """
 
 from __future__ import annotations
@@ -58,7 +59,75 @@ def build_parser() -> argparse.ArgumentParser:
                 help="feed the sieve N characters at a time (default: as the input arrives)",
             )
             sp.add_argument("--raw", action="store_true", help="include the raw source of tool-call events")
+    help_ = "rewrite an OpenAI chat-completion SSE stream: DSML markup in content becomes tool_calls"
+    sp = sub.add_parser("openai", help=help_, description=help_)
+    sp.add_argument("file", nargs="?", default="-", help="captured SSE stream (default: standard input)")
+    sp.add_argument(
+        "--tools-file",
+        default=None,
+        metavar="FILE",
+        help="JSON tool definitions: a list, or a request body with a 'tools' list",
+    )
+    sp.add_argument("--tools", type=_tools, default=None, metavar="A,B", help="declared tool names")
+    sp.add_argument(
+        "--unknown-tools",
+        choices=("keep", "reject"),
+        default="keep",
+        help="calls to undeclared tools: keep them (default) or drop them",
+    )
     return p
+
+
+def _read_tools(path: str) -> list[Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        print(f"toolsieve: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except (ValueError, RecursionError) as exc:
+        print(f"toolsieve: {path} is not JSON: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if isinstance(data, dict) and isinstance(data.get("tools"), list):
+        data = data["tools"]
+    if not isinstance(data, list):
+        print(f"toolsieve: {path} must hold a list of tool definitions", file=sys.stderr)
+        raise SystemExit(2)
+    return data
+
+
+def _byte_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        data = read(65536)
+        if not data:
+            return
+        yield data
+
+
+def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
+    from .openai import OpenAIFormatError, rewrite_chat_completion_stream
+    from .sse import SSEFormatError, iter_chat_chunks, write_sse
+
+    tools = _read_tools(args.tools_file) if args.tools_file else None
+    out = sys.stdout.buffer
+    chunks = iter_chat_chunks(_byte_chunks(stream))
+    rewritten = rewrite_chat_completion_stream(
+        chunks, tools=tools, tool_names=args.tools, unknown_tools=args.unknown_tools
+    )
+    try:
+        for data in write_sse(rewritten):
+            out.write(data)
+            out.flush()
+    except (SSEFormatError, OpenAIFormatError) as exc:
+        print(f"toolsieve: {name}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        print(f"toolsieve: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _open(path: str) -> BinaryIO:
@@ -107,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     stream = _open(args.file)
     name = "standard input" if args.file == "-" else args.file
     try:
+        if args.command == "openai":
+            return _openai(args, stream, name)
         if args.command == "parse":
             text = "".join(_decoded(stream, name))
             _print(parse(text, tool_names=args.tools).to_dict())

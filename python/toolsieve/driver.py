@@ -1,16 +1,31 @@
 """The JSONL driver of DRIVER.md: `python -m toolsieve.driver`.
 
 One request per input line, one response per request, in order; a bad request gets an error
-response and the driver goes on.
+response and the driver goes on. Ops: `parse`, `stream`, and `call` (one library function by its
+camelCase name with JSON `args`: the function fixtures of R10-R13; tool-call ids are call_1,
+call_2, ... counting from 1 in each request).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .errors import ToolsieveError
+from .events import ToolCall
+from .names import apply_policy, resolve_tool_name
+from .openai import (
+    rewrite_chat_completion,
+    rewrite_chat_completion_stream,
+    to_openai_stream_deltas,
+    to_openai_tool_calls,
+)
+from .prompt import build_tool_instructions
+from .roles import normalize_role
+from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
 
 KNOWN_OPTIONS = frozenset({"toolNames", "jsonToolCalls"})
@@ -53,7 +68,96 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
     return {"tool_names": names, "json_tool_calls": json_calls}
 
 
-def handle(req: Any) -> dict[str, Any]:
+def _args(args: list[Any], lo: int, hi: int) -> list[Any]:
+    if not lo <= len(args) <= hi:
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        raise BadRequest(f"expected {want} argument(s), got {len(args)}")
+    return args + [None] * (hi - len(args))
+
+
+def _calls_arg(v: Any) -> list[ToolCall]:
+    if not isinstance(v, list):
+        raise BadRequest("calls must be a list")
+    out = []
+    for c in v:
+        if not (isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("input"), dict)):
+            raise BadRequest("each call must be {name: string, input: object}")
+        out.append(ToolCall(c["name"], c["input"]))
+    return out
+
+
+def _options_arg(v: Any, known: set[str]) -> dict[str, Any]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise BadRequest("options must be an object")
+    unknown = sorted(set(v) - known)
+    if unknown:
+        raise BadRequest(f"unknown option(s): {', '.join(unknown)}")
+    return v
+
+
+def _ids() -> Callable[[], str]:
+    """Deterministic tool-call ids for the protocol: call_1, call_2, ... in each request."""
+    counter = itertools.count(1)
+    return lambda: f"call_{next(counter)}"
+
+
+_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools"}
+
+
+def call_function(function: Any, args: Any) -> Any:
+    """The `call` op: one library function by its camelCase name, with JSON arguments."""
+    if not isinstance(args, list):
+        raise BadRequest("call needs 'args', a list")
+    if function == "resolveToolName":
+        name, names = _args(args, 2, 2)
+        return resolve_tool_name(name, names)
+    if function == "applyPolicy":
+        calls, names, policy = _args(args, 2, 3)
+        return apply_policy(_calls_arg(calls), names, "keep" if policy is None else policy).to_dict()
+    if function == "normalizeRole":
+        (role,) = _args(args, 1, 1)
+        return normalize_role(role)
+    if function == "normalizeInput":
+        name, input_, tools = _args(args, 3, 3)
+        if not isinstance(input_, dict):
+            raise BadRequest("input must be an object")
+        return normalize_input(name, input_, tools)
+    if function == "toOpenAIToolCalls":
+        calls, opts = _args(args, 1, 2)
+        o = _options_arg(opts, {"tools"})
+        return to_openai_tool_calls(_calls_arg(calls), tools=o.get("tools"), id_factory=_ids())
+    if function == "toOpenAIStreamDeltas":
+        calls, opts = _args(args, 1, 2)
+        o = _options_arg(opts, {"tools", "startIndex"})
+        start = o.get("startIndex", 0)
+        if isinstance(start, bool) or not isinstance(start, int):
+            raise BadRequest("startIndex must be an integer")
+        return to_openai_stream_deltas(
+            _calls_arg(calls), tools=o.get("tools"), id_factory=_ids(), start_index=start
+        )
+    if function == "buildToolInstructions":
+        (tools,) = _args(args, 1, 1)
+        return build_tool_instructions(tools)
+    if function in ("rewriteChatCompletion", "rewriteChatCompletionStream"):
+        data, opts = _args(args, 1, 2)
+        o = _options_arg(opts, _REWRITE_OPTIONS)
+        kw: dict[str, Any] = {
+            "tools": o.get("tools"),
+            "tool_names": o.get("toolNames"),
+            "unknown_tools": o.get("unknownTools", "keep"),
+            "id_factory": _ids(),
+        }
+        if function == "rewriteChatCompletion":
+            return rewrite_chat_completion(data, **kw)
+        if not isinstance(data, list):
+            raise BadRequest("rewriteChatCompletionStream needs a list of chunks")
+        return list(rewrite_chat_completion_stream(data, **kw))
+    raise BadRequest(f"unknown function {function!r}")
+
+
+def handle(req: Any) -> Any:
     if not isinstance(req, dict):
         raise BadRequest("request must be a JSON object")
     op = req.get("op")
@@ -71,7 +175,9 @@ def handle(req: Any) -> dict[str, Any]:
         events = [e for c in chunks for e in sieve.feed(c)]
         events += sieve.flush()
         return {"events": [e.to_dict() for e in coalesce(events)]}
-    raise BadRequest("op must be parse or stream")
+    if op == "call":
+        return call_function(req.get("function"), req.get("args"))
+    raise BadRequest("op must be parse, stream or call")
 
 
 def serve(inp: TextIO, out: TextIO) -> None:

@@ -1,0 +1,147 @@
+"""R10 name resolution and policy, R11 roles: unit tests beyond the fixtures."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolsieve import InputTypeError, OptionsError, ToolCall
+from toolsieve.names import PolicyResult, apply_policy, resolve_tool_name
+from toolsieve.roles import ROLES, normalize_role
+
+NAMES = ["read_file", "write_file", "search_web"]
+
+
+@pytest.mark.parametrize(
+    ("name", "want"),
+    [
+        ("read_file", "read_file"),
+        ("READ_FILE", "read_file"),
+        (" read_file ", "read_file"),
+        ("\u3000read_file\ufeff", "read_file"),  # D10 whitespace includes ideographic space and BOM
+        ("mcp.search_web", "search_web"),
+        ("tools.read_file", "read_file"),
+        ("a.b.c.Write_File", "write_file"),
+        ("search-web", "search_web"),
+        ("Search Web", "search_web"),
+        ("readFile", "read_file"),
+        ("mcp.search-web", "search_web"),
+        ("search_web.", "search_web"),  # nothing after the dot: no namespace level, loose matches
+        ("search_web_v2", None),
+        ("", None),
+        (".", None),
+        ("mcp.", None),
+    ],
+)
+def test_resolve_tool_name_funnel(name: str, want: str | None) -> None:
+    assert resolve_tool_name(name, NAMES) == want
+
+
+def test_declared_spelling_is_returned_untrimmed() -> None:
+    assert resolve_tool_name("read_file", [" read_file "]) == " read_file "
+
+
+def test_stricter_level_wins_over_declaration_order() -> None:
+    # loose match declared first, namespace match declared second: the namespace level wins
+    assert resolve_tool_name("mcp.search_web", ["mcpsearchweb", "search_web"]) == "search_web"
+    # case-insensitive beats namespace
+    assert resolve_tool_name("mcp.x", ["x", "MCP.X"]) == "MCP.X"
+
+
+def test_non_string_name_resolves_to_none() -> None:
+    assert resolve_tool_name(None, NAMES) is None
+    assert resolve_tool_name(3, NAMES) is None
+
+
+def test_bad_tool_names_raise() -> None:
+    with pytest.raises(InputTypeError):
+        resolve_tool_name("a", "read_file")
+    with pytest.raises(InputTypeError):
+        resolve_tool_name("a", ["a", 3])  # type: ignore[list-item]
+
+
+@given(st.text(max_size=20), st.lists(st.text(max_size=12), max_size=6))
+def test_resolution_is_total_and_returns_a_declared_name(name: str, names: list[str]) -> None:
+    got = resolve_tool_name(name, names)
+    assert got is None or got in names
+    if name in names:
+        assert got == name
+    if got is not None:  # resolving the resolved name again is exact and stable
+        assert resolve_tool_name(got, names) == got
+
+
+def test_apply_policy_keep_and_reject() -> None:
+    calls = [
+        ToolCall("Read_File", {"p": 1}),
+        ToolCall("fly", {}),
+        ToolCall("fly", {"x": 1}),
+        ToolCall("swim", {}),
+    ]
+    kept = apply_policy(calls, NAMES)
+    assert [c.name for c in kept.calls] == ["read_file", "fly", "fly", "swim"]
+    assert kept.calls[0].input is calls[0].input
+    assert kept == PolicyResult(kept.calls, (), False)
+    rej = apply_policy(calls, NAMES, "reject")
+    assert [c.name for c in rej.calls] == ["read_file"]
+    assert rej.rejected_tool_names == ("fly", "swim")
+    assert rej.rejected_by_policy is False
+    calls_out, names_out, all_rejected = apply_policy(calls[1:], NAMES, "reject")
+    assert (calls_out, names_out, all_rejected) == ((), ("fly", "swim"), True)
+
+
+def test_apply_policy_unchanged_objects_when_already_exact() -> None:
+    c = ToolCall("read_file", {})
+    assert apply_policy([c], NAMES).calls[0] is c
+
+
+def test_apply_policy_without_names_is_identity() -> None:
+    calls = (ToolCall("x", {}),)
+    names: list[str] | tuple[str, ...] | None
+    for names in (None, [], ()):
+        assert apply_policy(calls, names, "reject") == PolicyResult(calls, (), False)
+
+
+def test_apply_policy_misuse() -> None:
+    with pytest.raises(OptionsError):
+        apply_policy([], NAMES, "drop")
+    with pytest.raises(InputTypeError):
+        apply_policy([{"name": "x", "input": {}}], NAMES)  # type: ignore[list-item]
+    with pytest.raises(InputTypeError):
+        apply_policy([], "read_file")
+
+
+def test_policy_result_to_dict() -> None:
+    r = apply_policy([ToolCall("fly", {})], NAMES, "reject")
+    assert r.to_dict() == {"calls": [], "rejectedToolNames": ["fly"], "rejectedByPolicy": True}
+
+
+@pytest.mark.parametrize(
+    ("role", "want"),
+    [
+        ("developer", "system"),
+        (" Developer ", "system"),
+        ("SYSTEM", "system"),
+        ("user", "user"),
+        ("Assistant\n", "assistant"),
+        ("tool", "tool"),
+        ("function", "tool"),
+        ("FUNCTION", "tool"),
+        ("model", "user"),
+        ("", "user"),
+        (None, "user"),
+        (0, "user"),
+        (1.5, "user"),
+        (b"system", "user"),
+        (["system"], "user"),
+        ("ｓｙｓｔｅｍ", "user"),  # fullwidth: not folded
+        ("sуstem", "user"),  # Cyrillic у
+    ],
+)
+def test_normalize_role(role: object, want: str) -> None:
+    assert normalize_role(role) == want
+
+
+@given(st.one_of(st.text(), st.none(), st.integers(), st.floats(), st.booleans(), st.binary()))
+def test_normalize_role_is_total_and_controlled(role: object) -> None:
+    assert normalize_role(role) in ROLES

@@ -1,0 +1,154 @@
+"""Tool-name resolution and the unknown-tool policy (SEMANTICS.md R10, seed 003).
+
+Models rename tools: `Read_File`, `mcp.search_web`, `search-web`. With declared tool names, a
+parsed name resolves through a funnel, strictest level first; the first level that matches wins:
+
+1. exact: the name equals a declared name;
+2. case-insensitive: the trimmed name equals a trimmed declared name, ignoring ASCII case;
+3. namespace: when the trimmed name has a `.` with something after the last one, that last part
+   (`mcp.search_web` → `search_web`) equals a declared name exactly, then ignoring ASCII case;
+4. loose: the names reduced to their `[a-z0-9]` characters after ASCII lowercasing are equal and
+   not empty (`search-web` → `searchweb` = `search_web` → `searchweb`); first the whole name,
+   then its last namespace part (`mcp.search-web`).
+
+Decisions where R10 is silent (pinned by fixtures/r10-names/):
+
+- Ambiguity: when several declared names match at the same level, the first declared wins.
+- Case folding is ASCII only (A–Z), identically in every implementation; other letters compare
+  as written (and count as non-`[a-z0-9]` in the loose level). Trimming removes the D10 whitespace.
+- Only the parsed name loses its namespace; declared names are compared as declared.
+- The result is the declared spelling (as given in `tool_names`, not trimmed), or None.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Final, NamedTuple
+
+from .errors import InputTypeError, OptionsError
+from .events import ToolCall
+from .values import trim
+
+UNKNOWN_TOOLS_POLICIES: Final = ("keep", "reject")
+_NOT_LOOSE: Final = re.compile(r"[^a-z0-9]+")
+
+
+def _lower(s: str) -> str:
+    return s.lower() if s.isascii() else "".join(c.lower() if "A" <= c <= "Z" else c for c in s)
+
+
+def _loose(s: str) -> str:
+    return _NOT_LOOSE.sub("", _lower(s))
+
+
+def _names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
+    if tool_names is None:
+        return ()
+    if isinstance(tool_names, str | bytes):
+        raise InputTypeError("tool_names must be a list of strings, not a single string")
+    names = tuple(tool_names)
+    for n in names:
+        if not isinstance(n, str):
+            raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
+    return names
+
+
+def _namespace_tail(name: str) -> str | None:
+    dot = name.rfind(".")
+    if dot < 0 or dot == len(name) - 1:
+        return None
+    return name[dot + 1 :]
+
+
+def _resolve(name: str, names: tuple[str, ...]) -> str | None:
+    if name in names:
+        return name
+    t = trim(name)
+    tl = _lower(t)
+    for d in names:
+        if _lower(trim(d)) == tl:
+            return d
+    tail = _namespace_tail(t)
+    if tail is not None:
+        for d in names:
+            if trim(d) == tail:
+                return d
+        tail_lower = _lower(tail)
+        for d in names:
+            if _lower(trim(d)) == tail_lower:
+                return d
+    for key in (_loose(t), _loose(tail) if tail is not None else ""):
+        if key:
+            for d in names:
+                if _loose(d) == key:
+                    return d
+    return None
+
+
+def resolve_tool_name(name: object, tool_names: Iterable[str] | None) -> str | None:
+    """The declared name that `name` resolves to through the R10 funnel, or None.
+
+    None when `name` is not a string, or no declared name matches at any level. Raises
+    InputTypeError when `tool_names` is a single string or holds a non-string."""
+    names = _names(tool_names)
+    if not isinstance(name, str):
+        return None
+    return _resolve(name, names)
+
+
+class PolicyResult(NamedTuple):
+    """What `apply_policy` returns; the field names follow ParseResult."""
+
+    calls: tuple[ToolCall, ...]
+    rejected_tool_names: tuple[str, ...]
+    rejected_by_policy: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "calls": [c.to_dict() for c in self.calls],
+            "rejectedToolNames": list(self.rejected_tool_names),
+            "rejectedByPolicy": self.rejected_by_policy,
+        }
+
+
+def apply_policy(
+    calls: Sequence[ToolCall], tool_names: Iterable[str] | None, unknown_tools: str = "keep"
+) -> PolicyResult:
+    """Resolve call names against the declared names and apply the unknown-tool policy (R10.2).
+
+    - No declared names (None or empty): the calls are returned unchanged, whatever the policy.
+    - Each call whose name resolves carries the declared spelling (same input object).
+    - `"keep"` (default, R4.3): a call whose name does not resolve is kept as written.
+    - `"reject"`: such a call is dropped; its name (as written) is listed in
+      `rejected_tool_names`, once per distinct name, in order of first appearance.
+    - `rejected_by_policy` is true when there was at least one call and all were rejected.
+
+    Raises OptionsError for another policy, InputTypeError for bad `tool_names` or calls."""
+    if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
+        raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
+    names = _names(tool_names)
+    calls = tuple(calls)
+    for c in calls:
+        if not isinstance(c, ToolCall):
+            raise InputTypeError(f"calls must be ToolCall objects, got {type(c).__name__}")
+    if not names:
+        return PolicyResult(calls, (), False)
+    kept: list[ToolCall] = []
+    rejected: list[str] = []
+    for c in calls:
+        resolved = _resolve(c.name, names)
+        if resolved is None:
+            if unknown_tools == "reject":
+                if c.name not in rejected:
+                    rejected.append(c.name)
+                continue
+            kept.append(c)
+        elif resolved == c.name:
+            kept.append(c)
+        else:
+            kept.append(ToolCall(resolved, c.input))
+    return PolicyResult(tuple(kept), tuple(rejected), bool(calls) and not kept)
+
+
+__all__ = ["UNKNOWN_TOOLS_POLICIES", "PolicyResult", "apply_policy", "resolve_tool_name"]

@@ -1,0 +1,468 @@
+"""OpenAI output (SEMANTICS.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
+OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
+
+    from toolsieve.openai import rewrite_chat_completion_stream
+    for chunk in rewrite_chat_completion_stream(upstream_chunks, tools=request["tools"]):
+        send(chunk)
+
+Formatting (`to_openai_tool_calls`, `to_openai_stream_deltas`): each call becomes
+`{"id": "call_…", "type": "function", "function": {"name", "arguments"}}` (stream deltas start with
+`"index"`). `arguments` is the JSON text (`schema.json_text`, as JavaScript's JSON.stringify writes
+it) of the input normalized by the tool's schema (R12). Ids are `call_` + 24 random hex digits, or
+whatever `id_factory()` returns (one call per tool call, in order).
+
+Gateway decisions (where R13 is silent):
+
+- Each choice (`choices[].index`, or its position when `index` is missing) has its own Sieve; its
+  `delta.content` goes through it. Released text stays `delta.content`; calls become
+  `delta.tool_calls` with `index` counting the calls of that choice from 0 (after any index that
+  upstream itself used in native `tool_calls`, which pass through unchanged).
+- Output keeps the input chunks one for one: each input chunk gives one output chunk with all its
+  fields (id, model, created, role, logprobs, usage, unknown fields) and the first piece of what
+  its content released (`"content": ""` while the sieve holds it, `null` when
+  the first piece is calls); when the content released more than one piece (text, then calls, then
+  text), the further pieces follow in extra chunks that copy the envelope (every top-level field
+  but `choices`) and hold one choice `{index, delta, finish_reason}`. A non-null `usage` moves to
+  the last chunk of such a group.
+- A choice's sieve is flushed when its `finish_reason` arrives (what it held comes out before or
+  with the finish) or, for choices that never finish, at the end of the stream (extra chunks with
+  the envelope of the last chunk with choices, `finish_reason` null). Content for a choice after
+  its finish starts a new sieve.
+- `finish_reason` `"stop"` becomes `"tool_calls"` when the choice emitted at least one call;
+  other reasons (`"length"`, `"content_filter"`, …) are kept.
+- Names resolve against the declared names (R10: `tool_names`, or else the names in `tools`);
+  with `unknown_tools="reject"`, calls to undeclared tools are dropped and their names collected
+  (`ChatCompletionStreamRewriter.rejected_tool_names`, or the `rejected_tool_names` list argument).
+- Malformed input: a chunk (or response) that is a dict without `choices` (an upstream error
+  object, a keep-alive) passes through unchanged; a choice without `delta` / `message`, or with a
+  null content, passes through. Anything the rewriter would otherwise have to drop or reorder
+  raises `OpenAIFormatError`: a chunk that is not a dict, `choices` that is not a list, a choice
+  that is not a dict, an `index` that is not an integer, a `delta` / `message` that is not a dict,
+  a content that is not a string.
+- In a non-streaming response, `message.content` becomes the text left around the calls, or null
+  when calls were found and no text is left; `message.tool_calls` is upstream's list (if any)
+  followed by the new calls.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from .errors import InputTypeError, OptionsError, ToolsieveError
+from .events import Event, TextEvent, ToolCall
+from .names import UNKNOWN_TOOLS_POLICIES, apply_policy
+from .schema import json_text, normalize_input, tool_names_of
+from .sieve import Sieve
+
+IdFactory = Callable[[], str]
+
+
+class OpenAIFormatError(ToolsieveError, ValueError):
+    """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
+
+
+def new_call_id() -> str:
+    """A fresh tool-call id: `call_` and 24 random hex digits."""
+    return "call_" + secrets.token_hex(12)
+
+
+def _next_id(id_factory: IdFactory | None) -> str:
+    if id_factory is None:
+        return new_call_id()
+    v = id_factory()
+    if not isinstance(v, str):
+        raise InputTypeError(f"id_factory must return str, got {type(v).__name__}")
+    return v
+
+
+def _check_tools(tools: Any) -> Sequence[Any] | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list | tuple):
+        raise InputTypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
+    return tools
+
+
+def _check_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    if isinstance(calls, ToolCall):
+        raise InputTypeError("calls must be a sequence of ToolCall, not a single ToolCall")
+    out = tuple(calls)
+    for c in out:
+        if not isinstance(c, ToolCall):
+            raise InputTypeError(f"calls must hold ToolCall objects, got {type(c).__name__}")
+    return out
+
+
+def _arguments(call: ToolCall, tools: Sequence[Any] | None) -> str:
+    return json_text(normalize_input(call.name, call.input, tools))
+
+
+def to_openai_tool_calls(
+    calls: Iterable[ToolCall], *, tools: Sequence[Any] | None = None, id_factory: IdFactory | None = None
+) -> list[dict[str, Any]]:
+    """Calls as an OpenAI `message.tool_calls` list (R13)."""
+    tools = _check_tools(tools)
+    return [
+        {
+            "id": _next_id(id_factory),
+            "type": "function",
+            "function": {"name": c.name, "arguments": _arguments(c, tools)},
+        }
+        for c in _check_calls(calls)
+    ]
+
+
+def to_openai_stream_deltas(
+    calls: Iterable[ToolCall],
+    *,
+    tools: Sequence[Any] | None = None,
+    id_factory: IdFactory | None = None,
+    start_index: int = 0,
+) -> list[dict[str, Any]]:
+    """Calls as OpenAI streaming `delta.tool_calls` entries, each complete in one delta, with
+    `index` counting from `start_index` (R13)."""
+    tools = _check_tools(tools)
+    return [
+        {
+            "index": start_index + i,
+            "id": _next_id(id_factory),
+            "type": "function",
+            "function": {"name": c.name, "arguments": _arguments(c, tools)},
+        }
+        for i, c in enumerate(_check_calls(calls))
+    ]
+
+
+class _Options:
+    def __init__(
+        self,
+        tools: Any,
+        tool_names: Iterable[str] | None,
+        unknown_tools: str,
+        id_factory: IdFactory | None,
+    ) -> None:
+        self.tools = _check_tools(tools)
+        if tool_names is None:
+            names: tuple[str, ...] = tuple(tool_names_of(self.tools))
+        elif isinstance(tool_names, str | bytes):
+            raise InputTypeError("tool_names must be a list of strings, not a single string")
+        else:
+            names = tuple(tool_names)
+            for n in names:
+                if not isinstance(n, str):
+                    raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
+        self.tool_names = names
+        if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
+            raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
+        self.unknown_tools = unknown_tools
+        if id_factory is not None and not callable(id_factory):
+            raise InputTypeError("id_factory must be callable")
+        self.id_factory = id_factory
+        self.rejected: list[str] = []
+
+    def sieve(self) -> Sieve:
+        return Sieve(tool_names=self.tool_names)
+
+    def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
+        result = apply_policy(calls, self.tool_names, self.unknown_tools)
+        for n in result.rejected_tool_names:
+            if n not in self.rejected:
+                self.rejected.append(n)
+        return result.calls
+
+
+class _Choice:
+    __slots__ = ("emitted", "next_index", "sieve")
+
+    def __init__(self) -> None:
+        self.sieve: Sieve | None = None
+        self.next_index = 0
+        self.emitted = False
+
+
+def _index_of(choice: dict[str, Any], pos: int, where: str) -> int:
+    if "index" not in choice:
+        return pos
+    idx = choice["index"]
+    if isinstance(idx, bool) or not isinstance(idx, int):
+        raise OpenAIFormatError(f"{where}: choices[{pos}].index must be an integer, got {idx!r}")
+    return idx
+
+
+class ChatCompletionStreamRewriter:
+    """The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
+    `chat.completion.chunk` dict, `finish()` the chunks still held at the end of the stream.
+    See the module docstring for the rules."""
+
+    def __init__(
+        self,
+        *,
+        tools: Sequence[Any] | None = None,
+        tool_names: Iterable[str] | None = None,
+        unknown_tools: str = "keep",
+        id_factory: IdFactory | None = None,
+    ) -> None:
+        self._opts = _Options(tools, tool_names, unknown_tools, id_factory)
+        self._choices: dict[int, _Choice] = {}
+        self._envelope: dict[str, Any] | None = None
+        self._count = 0
+        self._finished = False
+
+    @property
+    def rejected_tool_names(self) -> list[str]:
+        """Names of calls dropped by `unknown_tools="reject"` so far, once each, in order."""
+        return list(self._opts.rejected)
+
+    def _pieces(self, st: _Choice, events: list[Event]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for e in events:
+            if isinstance(e, TextEvent):
+                if not e.text:
+                    continue
+                if out and "content" in out[-1]:
+                    out[-1]["content"] += e.text
+                else:
+                    out.append({"content": e.text})
+                continue
+            calls = self._opts.policy(e.calls)
+            if not calls:
+                continue
+            deltas = to_openai_stream_deltas(
+                calls, tools=self._opts.tools, id_factory=self._opts.id_factory, start_index=st.next_index
+            )
+            st.next_index += len(deltas)
+            st.emitted = True
+            if out and "tool_calls" in out[-1]:
+                out[-1]["tool_calls"].extend(deltas)
+            else:
+                out.append({"tool_calls": deltas})
+        return out
+
+    def _finish_reason(self, st: _Choice, reason: Any) -> Any:
+        return "tool_calls" if reason == "stop" and st.emitted else reason
+
+    @staticmethod
+    def _extra(envelope: dict[str, Any], index: int, delta: dict[str, Any], finish: Any) -> dict[str, Any]:
+        out = dict(envelope)
+        out["choices"] = [{"index": index, "delta": delta, "finish_reason": finish}]
+        return out
+
+    def feed(self, chunk: Any) -> list[dict[str, Any]]:
+        """The output chunks for one input chunk, in order."""
+        if self._finished:
+            raise OpenAIFormatError("feed() after finish()")
+        self._count += 1
+        where = f"chunk {self._count}"
+        if not isinstance(chunk, dict):
+            raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
+        if "choices" not in chunk:
+            return [chunk]
+        choices = chunk["choices"]
+        if not isinstance(choices, list):
+            raise OpenAIFormatError(f"{where}: choices must be a list, got {type(choices).__name__}")
+        if not choices:
+            return [chunk]
+        envelope = {k: v for k, v in chunk.items() if k != "choices"}
+        self._envelope = envelope
+        out_choices: list[Any] = []
+        extras: list[dict[str, Any]] = []
+        for pos, choice in enumerate(choices):
+            if not isinstance(choice, dict):
+                kind = type(choice).__name__
+                raise OpenAIFormatError(f"{where}: choices[{pos}] is a {kind}, not an object")
+            idx = _index_of(choice, pos, where)
+            delta = choice.get("delta")
+            if delta is not None and not isinstance(delta, dict):
+                raise OpenAIFormatError(f"{where}: choices[{pos}].delta must be an object")
+            content = delta.get("content") if delta is not None else None
+            if content is not None and not isinstance(content, str):
+                raise OpenAIFormatError(
+                    f"{where}: choices[{pos}].delta.content must be a string, got {type(content).__name__}"
+                )
+            st = self._choices.setdefault(idx, _Choice())
+            upstream_calls = delta.get("tool_calls") if delta is not None else None
+            if isinstance(upstream_calls, list):
+                for tc in upstream_calls:
+                    i = tc.get("index") if isinstance(tc, dict) else None
+                    if isinstance(i, int) and not isinstance(i, bool) and i >= st.next_index:
+                        st.next_index = i + 1
+            events: list[Event] = []
+            if content:
+                if st.sieve is None:
+                    st.sieve = self._opts.sieve()
+                events += st.sieve.feed(content)
+            finish = choice.get("finish_reason")
+            if finish is not None and st.sieve is not None:
+                events += st.sieve.flush()
+                st.sieve = None
+            pieces = self._pieces(st, events)
+            if finish is not None:
+                finish = self._finish_reason(st, finish)
+            if not content and not pieces and finish == choice.get("finish_reason"):
+                out_choices.append(choice)
+                continue
+            new_choice = dict(choice)
+            if content or pieces:
+                new_delta = dict(delta) if delta is not None else {}
+                if content:
+                    new_delta["content"] = ""  # held by the sieve, unless a piece says otherwise
+                if pieces:
+                    first = pieces[0]
+                    if "content" in first:
+                        new_delta["content"] = first["content"]
+                    else:
+                        if "content" in new_delta:
+                            new_delta["content"] = None
+                        mine = first["tool_calls"]
+                        new_delta["tool_calls"] = (
+                            [*upstream_calls, *mine] if isinstance(upstream_calls, list) else mine
+                        )
+                new_choice["delta"] = new_delta
+            rest = pieces[1:]
+            new_choice["finish_reason"] = None if rest else finish
+            out_choices.append(new_choice)
+            for i, piece in enumerate(rest):
+                extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))
+        if not extras and all(a is b for a, b in zip(out_choices, choices, strict=True)):
+            return [chunk]
+        main = dict(chunk)
+        main["choices"] = out_choices
+        if not extras:
+            return [main]
+        if main.get("usage") is not None:
+            extras[-1]["usage"] = main["usage"]
+            main["usage"] = None
+            for e in extras[:-1]:
+                e["usage"] = None
+        return [main, *extras]
+
+    def finish(self) -> list[dict[str, Any]]:
+        """End of stream: flush the choices that never finished; their held text or calls come out
+        in chunks with the envelope of the last chunk that had choices."""
+        if self._finished:
+            return []
+        self._finished = True
+        out: list[dict[str, Any]] = []
+        envelope = dict(self._envelope or {})
+        if "usage" in envelope:
+            envelope["usage"] = None
+        for idx, st in self._choices.items():
+            if st.sieve is None:
+                continue
+            events = st.sieve.flush()
+            st.sieve = None
+            for piece in self._pieces(st, events):
+                out.append(self._extra(envelope, idx, piece, None))
+        return out
+
+
+def rewrite_chat_completion_stream(
+    chunks: Iterable[Any],
+    *,
+    tools: Sequence[Any] | None = None,
+    tool_names: Iterable[str] | None = None,
+    unknown_tools: str = "keep",
+    id_factory: IdFactory | None = None,
+    rejected_tool_names: list[str] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
+    DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring).
+    Names rejected by `unknown_tools="reject"` are appended to `rejected_tool_names` when given."""
+    rw = ChatCompletionStreamRewriter(
+        tools=tools, tool_names=tool_names, unknown_tools=unknown_tools, id_factory=id_factory
+    )
+    try:
+        for chunk in chunks:
+            yield from rw.feed(chunk)
+        yield from rw.finish()
+    finally:
+        if rejected_tool_names is not None:
+            for n in rw.rejected_tool_names:
+                if n not in rejected_tool_names:
+                    rejected_tool_names.append(n)
+
+
+def rewrite_chat_completion(
+    response: Any,
+    *,
+    tools: Sequence[Any] | None = None,
+    tool_names: Iterable[str] | None = None,
+    unknown_tools: str = "keep",
+    id_factory: IdFactory | None = None,
+    rejected_tool_names: list[str] | None = None,
+) -> Any:
+    """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
+    becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
+    without `choices` is returned as it is."""
+    opts = _Options(tools, tool_names, unknown_tools, id_factory)
+    try:
+        return _rewrite_response(response, opts)
+    finally:
+        if rejected_tool_names is not None:
+            for n in opts.rejected:
+                if n not in rejected_tool_names:
+                    rejected_tool_names.append(n)
+
+
+def _rewrite_response(response: Any, opts: _Options) -> Any:
+    if not isinstance(response, dict):
+        raise OpenAIFormatError(f"the response is a {type(response).__name__}, not a JSON object")
+    if "choices" not in response:
+        return response
+    choices = response["choices"]
+    if not isinstance(choices, list):
+        raise OpenAIFormatError(f"choices must be a list, got {type(choices).__name__}")
+    out_choices: list[Any] = []
+    for pos, choice in enumerate(choices):
+        if not isinstance(choice, dict):
+            raise OpenAIFormatError(f"choices[{pos}] is a {type(choice).__name__}, not an object")
+        _index_of(choice, pos, "response")
+        message = choice.get("message")
+        if message is None:
+            out_choices.append(choice)
+            continue
+        if not isinstance(message, dict):
+            raise OpenAIFormatError(f"choices[{pos}].message must be an object")
+        content = message.get("content")
+        if content is None:
+            out_choices.append(choice)
+            continue
+        if not isinstance(content, str):
+            raise OpenAIFormatError(
+                f"choices[{pos}].message.content must be a string, got {type(content).__name__}"
+            )
+        sieve = opts.sieve()
+        events = sieve.feed(content) + sieve.flush()
+        text = "".join(e.text for e in events if isinstance(e, TextEvent))
+        calls = [c for e in events if not isinstance(e, TextEvent) for c in opts.policy(e.calls)]
+        if not calls and text == content:
+            out_choices.append(choice)
+            continue
+        new_message = dict(message)
+        new_message["content"] = text if (text or not calls) else None
+        if calls:
+            new_calls = to_openai_tool_calls(calls, tools=opts.tools, id_factory=opts.id_factory)
+            upstream = message.get("tool_calls")
+            new_message["tool_calls"] = [*upstream, *new_calls] if isinstance(upstream, list) else new_calls
+        new_choice = dict(choice)
+        new_choice["message"] = new_message
+        if calls and choice.get("finish_reason") == "stop":
+            new_choice["finish_reason"] = "tool_calls"
+        out_choices.append(new_choice)
+    out = dict(response)
+    out["choices"] = out_choices
+    return out
+
+
+__all__ = [
+    "ChatCompletionStreamRewriter",
+    "IdFactory",
+    "OpenAIFormatError",
+    "new_call_id",
+    "rewrite_chat_completion",
+    "rewrite_chat_completion_stream",
+    "to_openai_stream_deltas",
+    "to_openai_tool_calls",
+]
