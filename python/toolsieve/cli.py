@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
-from .driver import jsonable
+from .driver import dumps, jsonable
 from .sieve import Sieve, parse
 
 
@@ -167,7 +167,7 @@ def _decoded(stream: BinaryIO, name: str) -> Iterator[str]:
 
 
 def _print(obj: Any) -> None:
-    sys.stdout.write(json.dumps(jsonable(obj), ensure_ascii=False) + "\n")
+    sys.stdout.write(dumps(jsonable(obj)) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -180,6 +180,17 @@ def handle(req: Any) -> Any:
     raise BadRequest("op must be parse, stream or call")
 
 
+def dumps(v: Any) -> str:
+    """JSON with non-ASCII as-is; a lone surrogate (not encodable as UTF-8) is escaped instead,
+    as JavaScript's JSON.stringify does."""
+    text = json.dumps(v, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(v, ensure_ascii=True)
+    return text
+
+
 def serve(inp: TextIO, out: TextIO) -> None:
     for line in inp:
         if not line.strip():
@@ -198,7 +209,7 @@ def serve(inp: TextIO, out: TextIO) -> None:
             resp = {"id": rid, "error": {"type": type(exc).__name__, "message": str(exc)}}
         except Exception as exc:  # the driver never stops on one request
             resp = {"id": rid, "error": {"type": "InternalError", "message": repr(exc)}}
-        out.write(json.dumps(resp, ensure_ascii=False) + "\n")
+        out.write(dumps(resp) + "\n")
         out.flush()
 
 
