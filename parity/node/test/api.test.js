@@ -69,6 +69,25 @@ test('misuse: bad toolNames and options', () => {
   assert.throws(() => parse('x', { unknownTools: 'reject' }), OptionsError);
 });
 
+test('options: jsonToolCalls (R9) and maxCaptureChars', () => {
+  const json = 'Calling {"name": "ls", "input": {"path": "."}} now';
+  assert.deepEqual(parse(json).calls, []);
+  assert.deepEqual(parse(json, { jsonToolCalls: true }).calls, [{ name: 'ls', input: { path: '.' } }]);
+  assert.throws(() => parse('x', { jsonToolCalls: 'yes' }), InputTypeError);
+  assert.throws(() => parse('x', { maxCaptureChars: 1.5 }), InputTypeError);
+  assert.throws(() => parse('x', { maxCaptureChars: '10' }), InputTypeError);
+  assert.throws(() => parse('x', { maxCaptureChars: true }), InputTypeError);
+  assert.throws(() => parse('x', { maxCaptureChars: 0 }), OptionsError);
+  // a block longer than maxCaptureChars is released as text, with a note
+  const s = new Sieve({ maxCaptureChars: 20 });
+  const events = coalesce([...s.feed('a ' + BLOCK), ...s.flush()]);
+  assert.equal(events.map((e) => (e.type === 'text' ? e.text : e.raw)).join(''), 'a ' + BLOCK);
+  assert.ok(events.every((e) => e.type === 'text'));
+  assert.ok(events.some((e) => e.note === 'capture_limit'));
+  // the work counter grows with the input
+  assert.ok(s.work >= BLOCK.length);
+});
+
 test('misuse: feed or flush after flush', () => {
   const s = new Sieve();
   s.feed('a');
@@ -99,12 +118,14 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
     { id: 'u', op: 'parse', text: 'x', options: { bogus: 1 } },
     { id: 'o', op: 'nope' },
     { id: 't', op: 'stream', chunks: 'abc' },
+    { id: 'j', op: 'parse', text: '{"name": "ls", "input": {}}', options: { jsonToolCalls: true } },
+    { id: 'k', op: 'parse', text: 'x', options: { jsonToolCalls: 1 } },
   ].map((r) => JSON.stringify(r));
   const input = lines.slice(0, 2).join('\n') + '\n\nnot json\n' + lines.slice(2).join('\n') + '\n[1]';
   const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'driver.js')], { input, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(out.length, 7);
+  assert.equal(out.length, 9);
   assert.deepEqual(out[0], {
     id: 'p',
     result: { calls: [{ name: 'ls', input: { path: '.' } }], sawToolCallSyntax: true, rejectedByPolicy: false, rejectedToolNames: [] },
@@ -121,7 +142,9 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
   });
   assert.equal(out[2].id, null);
   assert.equal(out[2].error.type, 'BadRequest');
-  for (const [i, id] of [[3, 'u'], [4, 'o'], [5, 't'], [6, null]]) {
+  assert.deepEqual(out[6].result.calls, [{ name: 'ls', input: {} }]);
+  assert.equal(out[7].error.type, 'BadRequest');
+  for (const [i, id] of [[3, 'u'], [4, 'o'], [5, 't'], [8, null]]) {
     assert.equal(out[i].id, id);
     assert.equal(out[i].error.type, 'BadRequest');
   }
