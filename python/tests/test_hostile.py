@@ -48,6 +48,12 @@ HOSTILE: dict[str, Callable[[], str]] = {
     ),
     "stray backticks before wrapper mentions": lambda: "` a <tool_calls> b " * 50_000,
     "nested CDATA openers": lambda: block("q", "<![CDATA[" * 100_001),
+    "100,000 spaces inside a tag after an attribute name": lambda: (
+        '<tool_calls x="1" a' + " " * 100_000 + "=1>"
+    ),
+    "100,000 zero-width characters after a CDATA end": lambda: block(
+        "q", "<![CDATA[x]]><" + "\u200b" * 100_000 + "/parameter>"
+    ),
     "W6 1 MB plain parameter": lambda: block("body", code(1_000_000).replace("<", "&lt;")),
     "W7 1,000 small blocks in prose": lambda: "".join(
         f"Step {i}.\n" + block("path", f"f{i}.txt") + "\n" for i in range(1000)

@@ -213,12 +213,12 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
                 k += 1
             if count:
                 return NO if final else MORE
-            k = _skip_space(s, k)
+            k = _skip_space(s, k, start + MAX_TAG)
             if k >= n:
                 return NO if final else MORE
             if FOLD.get(ord(s[k]), s[k]) != "=":
                 return NO
-            k = _skip_space(s, k + 1)
+            k = _skip_space(s, k + 1, start + MAX_TAG)
             if k >= n:
                 return NO if final else MORE
             q = FOLD.get(ord(s[k]), s[k])
@@ -264,8 +264,9 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
         return NO
 
 
-def _skip_space(s: str, k: int) -> int:
-    n = len(s)
+def _skip_space(s: str, k: int, limit: int) -> int:
+    """Skip shell whitespace and dropped characters, but not past `limit` (a tag is bounded)."""
+    n = min(len(s), limit)
     while k < n:
         f = FOLD.get(ord(s[k]), s[k])
         if f is None or f in _SPACE:
@@ -306,6 +307,8 @@ def match_close_start(s: str, i: int, final: bool) -> bool | str:
     k = i + 1
     seps = 0
     while k < n:
+        if k - i > 16:  # bounded lookahead: dropped characters cannot pad it forever
+            return False
         f = FOLD.get(ord(s[k]), s[k])
         if f is None:
             k += 1

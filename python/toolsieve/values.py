@@ -83,6 +83,7 @@ _JSON_START: Final = frozenset('{["-0123456789tfn')
 
 
 _SAFE_INT: Final = 2**53
+MAX_DEPTH: Final = 200  # D21: JSON or XML values nested deeper stay strings
 
 
 def _number_int(s: str) -> int | float:
@@ -99,9 +100,24 @@ def json_value(s: str) -> tuple[bool, Any]:
     if not t or t[0] not in _JSON_START:
         return False, None
     try:
-        return True, json.loads(t, parse_constant=_reject_constant, parse_int=_number_int)
+        v = json.loads(t, parse_constant=_reject_constant, parse_int=_number_int)
     except (ValueError, _NotJson, RecursionError):
         return False, None
+    if t[0] in "[{" and _deeper_than(v, MAX_DEPTH):
+        return False, None
+    return True, v
+
+
+def _deeper_than(v: Any, limit: int) -> bool:
+    """D21: is the JSON value nested more than `limit` levels deep? (iterative)"""
+    stack = [(v, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, dict | list):
+            if d > limit:
+                return True
+            stack.extend((y, d + 1) for y in (x.values() if isinstance(x, dict) else x))
+    return False
 
 
 def _object_list(s: str) -> tuple[bool, Any]:
@@ -199,6 +215,8 @@ def _build(tokens: list[tuple[str, str]]) -> _Element | None:
             el = _Element(v)
             top.children.append(el)
             stack.append(el)
+            if len(stack) > MAX_DEPTH + 1:
+                return None
         elif kind == "empty":
             top.children.append(_Element(v))
         elif kind == "close":

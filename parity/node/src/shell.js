@@ -262,10 +262,10 @@ function matchAttrs(s, k, local, closing, final) {
         k += ck.length;
       }
       if (count) return final ? NO : MORE;
-      k = skipSpace(s, k);
+      k = skipSpace(s, k, start);
       if (k >= n) return final ? NO : MORE;
       if (fold1(charAt(s, k)) !== '=') return NO;
-      k = skipSpace(s, k + 1);
+      k = skipSpace(s, k + 1, start);
       if (k >= n) return final ? NO : MORE;
       const q = fold1(charAt(s, k));
       let value;
@@ -319,13 +319,16 @@ function matchAttrs(s, k, local, closing, final) {
   }
 }
 
-function skipSpace(s, k) {
+/** Skip shell whitespace and dropped characters, but not past MAX_TAG code points from `start`. */
+function skipSpace(s, k, start) {
   const n = s.length;
-  while (k < n) {
+  let budget = MAX_TAG - cpLen(s.slice(start, k));
+  while (k < n && budget > 0) {
     const ch = charAt(s, k);
     const f = fold1(ch);
     if (f === null || SPACE.includes(f)) {
       k += ch.length;
+      budget--;
       continue;
     }
     break;
@@ -358,17 +361,21 @@ function matchCloseStart(s, i, final) {
   const n = s.length;
   let k = i + 1;
   let seps = 0;
+  let d = 1; // code points from i to k
   while (k < n) {
+    if (d > 16) return false; // bounded lookahead: dropped characters cannot pad it forever
     const ch = charAt(s, k);
     const f = fold1(ch);
     if (f === null) {
       k += ch.length;
+      d++;
       continue;
     }
     if (f === '/') return true;
     if (seps < 3 && isTrailingSep(f) && f !== '<' && f !== '>') {
       seps++;
       k += ch.length;
+      d++;
       continue;
     }
     return false;

@@ -60,6 +60,7 @@ function decodeEntities(s) {
 }
 
 const JSON_START = '{["-0123456789tfn';
+const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
 function stripJsonSpace(s) {
   let a = 0;
@@ -77,11 +78,27 @@ function stripJsonSpace(s) {
 function jsonValue(s) {
   const t = stripJsonSpace(s);
   if (!t || !JSON_START.includes(t[0])) return [false, null];
+  let v;
   try {
-    return [true, JSON.parse(t)];
+    v = JSON.parse(t);
   } catch (e) {
     return [false, null]; // SyntaxError; RangeError (Python: RecursionError)
   }
+  if ((t[0] === '[' || t[0] === '{') && deeperThan(v, MAX_DEPTH)) return [false, null];
+  return [true, v];
+}
+
+/** D21: is the JSON value nested more than `limit` levels deep? (iterative) */
+function deeperThan(v, limit) {
+  const stack = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop();
+    if (x !== null && typeof x === 'object') {
+      if (d > limit) return true;
+      for (const y of Array.isArray(x) ? x : Object.values(x)) stack.push([y, d + 1]);
+    }
+  }
+  return false;
 }
 
 /** D9: `{..}, {..}` (comma-separated objects) as an array. */
@@ -170,6 +187,7 @@ function build(toks) {
       const el = element(v);
       top.children.push(el);
       stack.push(el);
+      if (stack.length > MAX_DEPTH + 1) return null;
     } else if (kind === 'empty') {
       top.children.push(element(v));
     } else if (kind === 'close') {

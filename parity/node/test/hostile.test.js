@@ -1,0 +1,75 @@
+'use strict';
+// Hostile inputs (mirror of python/tests/test_hostile.py): each is streamed in 16-character
+// chunks and must finish without throwing, lose nothing, and keep the work counter (characters
+// the scanner was exposed to) under a small constant times the input size.
+const test = require('node:test');
+const assert = require('node:assert');
+const { Sieve, parse } = require('..');
+
+const block = (name, value) =>
+  `<|DSML|tool_calls><|DSML|invoke name="x"><|DSML|parameter name="${name}">${value}` +
+  '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+const code = (size) => {
+  const line = 'if (a < b && c > d) { x = y << 2; } // <br/> ]] > done\n';
+  return line.repeat(Math.ceil(size / line.length)).slice(0, size);
+};
+
+const HOSTILE = {
+  'one million <': () => '<'.repeat(1_000_000),
+  '200,000 backticks': () => '`'.repeat(200_000),
+  '100,000 separate backticks': () => '` '.repeat(100_000),
+  '100,000 nested item elements': () => block('items', '<item>'.repeat(100_000) + 'x' + '</item>'.repeat(100_000)),
+  'unclosed CDATA of 10 MB': () => block('content', '<![CDATA[' + code(10_000_000)).split('</|DSML|param')[0],
+  '10,000 parameters in one invoke': () =>
+    '<|DSML|tool_calls><|DSML|invoke name="x">' +
+    Array.from({ length: 10_000 }, (_, i) => `<|DSML|parameter name="p${i}">${i}</|DSML|parameter>`).join('') +
+    '</|DSML|invoke></|DSML|tool_calls>',
+  'JSON nested 100,000 deep': () => block('q', '['.repeat(100_000) + ']'.repeat(100_000)),
+  'one million unclosed openers': () => '<|DSML|tool_calls>'.repeat(1_000_000),
+  '200,000 bare invokes': () => '<invoke name="a">'.repeat(200_000),
+  'unclosed CDATA openers in nested captures': () =>
+    '<tool_calls><invoke name="a"><parameter name="p"><![CDATA[xxxxxxxxxx'.repeat(20_000),
+  'stray backticks before wrapper mentions': () => '` a <tool_calls> b '.repeat(50_000),
+  'nested CDATA openers': () => block('q', '<![CDATA['.repeat(100_001)),
+  '100,000 spaces inside a tag after an attribute name': () => '<tool_calls x="1" a' + ' '.repeat(100_000) + '=1>',
+  '100,000 zero-width characters after a CDATA end': () =>
+    block('q', '<![CDATA[x]]><' + '\u200b'.repeat(100_000) + '/parameter>'),
+  'W6 1 MB plain parameter': () => block('body', code(1_000_000).replace(/</g, '&lt;')),
+  'W7 1,000 small blocks in prose': () =>
+    Array.from({ length: 1000 }, (_, i) => `Step ${i}.\n` + block('path', `f${i}.txt`) + '\n').join(''),
+};
+
+function stream(text, size) {
+  const s = new Sieve();
+  const events = [];
+  for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+  events.push(...s.flush());
+  return [events, s.work];
+}
+
+for (const [name, make] of Object.entries(HOSTILE)) {
+  test(`hostile: ${name}`, () => {
+    const text = make();
+    const [events, work] = stream(text, 16);
+    const rebuilt = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
+    assert.ok(rebuilt === text, 'text + raw must reproduce the input');
+    const chunks = Math.ceil(text.length / 16);
+    assert.ok(work <= 4 * text.length + 64 * chunks, `work ${work} for ${text.length} characters`);
+  });
+}
+
+test('hostile: deep JSON stays a string', () => {
+  const value = '['.repeat(100_000) + ']'.repeat(100_000);
+  assert.deepStrictEqual(parse(block('q', value)).calls[0].input, { q: value });
+});
+
+test('hostile: every prefix of a valid block, then flush', () => {
+  const text = 'Let me look.\n' + block('content', '<![CDATA[a <b> ]] c\n```\n]]></x>\n```\n]]>') + '\nDone.';
+  assert.strictEqual(stream(text, 7)[0].filter((e) => e.type === 'tool_calls').length, 1);
+  for (let i = 0; i <= text.length; i++) {
+    const prefix = text.slice(0, i);
+    const [events, work] = stream(prefix, 5);
+    assert.strictEqual(events.map((e) => (e.type === 'text' ? e.text : e.raw)).join(''), prefix);
+    assert.ok(work <= 4 * prefix.length + 64 * (Math.floor(prefix.length / 5) + 1));
+  }
+});
