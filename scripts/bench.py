@@ -10,6 +10,8 @@ W2  256 KB of prose full of <, > and HTML, no calls, 4-character chunks (cost pe
 W3  one-shot parse() of W1 at 1 MB (MB/s)
 W4  one block with 200 invokes, 8-character chunks
 W5  256 KB of Markdown with fenced and inline tool-call examples, 8-character chunks
+W6  a plain-text parameter (no CDATA) of 256 KB and 1 MB, 16-character chunks; growth ratio
+W7  1,000 small separate blocks in prose, 8-character chunks
 """
 
 from __future__ import annotations
@@ -107,6 +109,25 @@ def w5_text(size: int) -> str:
     return "".join(parts)[:size]
 
 
+def w6_text(size: int) -> str:
+    """A write_file call whose parameter is plain text (no CDATA), with entities for '<' and '&'."""
+    return (
+        'Writing it.\n<|DSML|tool_calls><|DSML|invoke name="write_file"><|DSML|parameter name="body">'
+        + code_lines(size).replace("&", "&amp;").replace("<", "&lt;")
+        + "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>"
+    )
+
+
+def w7_text() -> str:
+    """1,000 small separate blocks in prose."""
+    return "".join(
+        f'Step {i}: reading the next file.\n<|DSML|tool_calls><|DSML|invoke name="read_file">'
+        f'<|DSML|parameter name="path"><![CDATA[src/f{i}.py]]></|DSML|parameter></|DSML|invoke>'
+        "</|DSML|tool_calls>\n"
+        for i in range(1000)
+    )
+
+
 def stream(text: str, size: int) -> int:
     s = Sieve()
     calls = 0
@@ -149,6 +170,9 @@ def workloads() -> list[dict[str, object]]:
         {"name": "W3 parse 1 MB", "text": w1[1024 * KB], "chunk": None, "calls": 1},
         {"name": "W4 200 invokes", "text": w4_text(), "chunk": 8, "calls": 200},
         {"name": "W5 256 KB markdown", "text": w5_text(256 * KB), "chunk": 8, "calls": 0},
+        {"name": "W6 256 KB plain", "text": w6_text(256 * KB), "chunk": 16, "calls": 1},
+        {"name": "W6 1024 KB plain", "text": w6_text(1024 * KB), "chunk": 16, "calls": 1},
+        {"name": "W7 1000 blocks", "text": w7_text(), "chunk": 8, "calls": 1000},
     ]
     return out
 
@@ -219,8 +243,10 @@ def main() -> int:
     nt = None if args.no_node else node_times(ws, args.runs)
     nd = [row(w, nt[str(w["name"])]) for w in ws] if nt else None
 
-    def growth(rows: list[dict[str, object]]) -> float:
+    def growth(rows: list[dict[str, object]], w: str = "W1") -> float:
         by = {r["workload"]: float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
+        if w == "W6":
+            return by["W6 1024 KB plain"] / by["W6 256 KB plain"]
         return by["W1 1024 KB"] / by["W1 256 KB"]
 
     print(
@@ -249,15 +275,18 @@ def main() -> int:
                 f"| {ratio:.1f}x |"
             )
         print(line)
-    print(
-        f"\nW1 growth time(1 MB) / time(256 KB): Python {growth(py):.2f}"
-        + (f", Node {growth(nd):.2f}" if nd else "")
-    )
+    print()
+    for w in ("W1", "W6"):
+        print(
+            f"{w} growth time(1 MB) / time(256 KB): Python {growth(py, w):.2f}"
+            + (f", Node {growth(nd, w):.2f}" if nd else "")
+        )
     if args.json:
         data = {
             "python": py,
             "node": nd,
             "w1_growth": {"python": growth(py), "node": growth(nd) if nd else None},
+            "w6_growth": {"python": growth(py, "W6"), "node": growth(nd, "W6") if nd else None},
         }
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return 0

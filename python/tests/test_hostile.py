@@ -54,6 +54,15 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "100,000 zero-width characters after a CDATA end": lambda: block(
         "q", "<![CDATA[x]]><" + "\u200b" * 100_000 + "/parameter>"
     ),
+    "W1 1 MB CDATA of code lines": lambda: block("content", "<![CDATA[" + code(1_000_000) + "]]>"),
+    "W4 one block with 200 invokes": lambda: (
+        "<|DSML|tool_calls>\n"
+        + "".join(
+            f'<|DSML|invoke name="read"><|DSML|parameter name="path">f{i}</|DSML|parameter></|DSML|invoke>\n'
+            for i in range(200)
+        )
+        + "</|DSML|tool_calls>"
+    ),
     "W6 1 MB plain parameter": lambda: block("body", code(1_000_000).replace("<", "&lt;")),
     "W7 1,000 small blocks in prose": lambda: "".join(
         f"Step {i}.\n" + block("path", f"f{i}.txt") + "\n" for i in range(1000)

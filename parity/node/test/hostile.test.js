@@ -34,6 +34,11 @@ const HOSTILE = {
   '100,000 spaces inside a tag after an attribute name': () => '<tool_calls x="1" a' + ' '.repeat(100_000) + '=1>',
   '100,000 zero-width characters after a CDATA end': () =>
     block('q', '<![CDATA[x]]><' + '\u200b'.repeat(100_000) + '/parameter>'),
+  'W1 1 MB CDATA of code lines': () => block('content', '<![CDATA[' + code(1_000_000) + ']]>'),
+  'W4 one block with 200 invokes': () =>
+    '<|DSML|tool_calls>\n' +
+    Array.from({ length: 200 }, (_, i) => `<|DSML|invoke name="read"><|DSML|parameter name="path">f${i}</|DSML|parameter></|DSML|invoke>\n`).join('') +
+    '</|DSML|tool_calls>',
   'W6 1 MB plain parameter': () => block('body', code(1_000_000).replace(/</g, '&lt;')),
   'W7 1,000 small blocks in prose': () =>
     Array.from({ length: 1000 }, (_, i) => `Step ${i}.\n` + block('path', `f${i}.txt`) + '\n').join(''),
