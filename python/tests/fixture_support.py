@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from typing import Any
+
+from conftest import ROOT
 
 from toolsieve import Sieve, coalesce, parse
 from toolsieve.driver import jsonable
 
+sys.path.insert(0, str(ROOT / "parity"))
+import docs
+from run import first_difference
 
-def random_chunks(text: str, seed: int, lo: int = 1, hi: int = 10) -> list[str]:
-    rng = random.Random(seed)
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        n = rng.randint(lo, hi)
-        out.append(text[i : i + n])
-        i += n
-    return out
+__all__ = ["first_difference"]
+
+
+def random_chunks(text: str, seed: int) -> list[str]:
+    """Seeded random 1-10 character splits, the same ones the parity runner uses."""
+    return docs.random_chunks(text, random.Random(seed))
 
 
 def chunkings(case: dict[str, Any]) -> dict[str, list[str]]:
@@ -46,27 +49,6 @@ def run_stream(case: dict[str, Any], chunks: list[str]) -> tuple[list[dict[str, 
     events = [e for c in chunks for e in sieve.feed(c)] + sieve.flush()
     raw = "".join(e.text if e.type == "text" else e.raw for e in events)
     return [jsonable(e.to_dict()) for e in coalesce(events)], raw
-
-
-def first_difference(want: Any, got: Any, path: str = "$") -> str | None:
-    """The JSON path of the first difference between two JSON values, or None."""
-    if isinstance(want, dict) and isinstance(got, dict):
-        for k in list(want) + [k for k in got if k not in want]:
-            if k not in got or k not in want:
-                return f"{path}.{k}"
-            d = first_difference(want[k], got[k], f"{path}.{k}")
-            if d:
-                return d
-        return None
-    if isinstance(want, list) and isinstance(got, list):
-        for i, (a, b) in enumerate(zip(want, got, strict=False)):
-            d = first_difference(a, b, f"{path}[{i}]")
-            if d:
-                return d
-        return None if len(want) == len(got) else f"{path}.length"
-    if type(want) is not type(got) or want != got:
-        return path
-    return None
 
 
 def describe(path: str, want: Any, got: Any) -> str:
