@@ -4,62 +4,19 @@ truncated and malformed tool-call blocks."""
 from __future__ import annotations
 
 import itertools
+import sys
 
+from conftest import ROOT
 from hypothesis import strategies as st
 
-PROSE = st.sampled_from(
-    [
-        "Sure, let me check.\n",
-        "好的，我来看看。\n",
-        "Done. ",
-        "a < b and c > d ",
-        "<div>html</div> ",
-        "\n\n",
-        "   ",
-        "Use `ls` here. ",
-        "stray ` tick ",
-        "`` a ` b `` ",
-        "see <tool_calls> above ",
-        "the </tool_calls> closer ",
-        '<invoke name="x"> in prose ',
-        "&lt;tag&gt; ",
-        "]]> ",
-        "x",
-    ]
-)
-SHELLS = st.sampled_from(
-    [
-        ("<|DSML|", "</|DSML|"),
-        ("<", "</"),
-        ("<DSML|", "</DSML|"),
-        ("<|DSML ", "</|DSML "),
-        ("<DSML", "</DSML"),
-        ("<dsml-", "</dsml-"),
-        ("＜|DSML|", "＜／DSML|"),
-        ("<！DSML！", "<！/DSML！"),
-        ("<<|DSML|", "</|DSML|"),
-        ("<T|DSML|", "</T|DSML|"),
-    ]
-)
-NAMES = st.sampled_from(["read_file", "Bash", "write_file", "search", "noop"])
-VALUES = st.sampled_from(
-    [
-        "README.md",
-        " 42 ",
-        "true",
-        "[1,2]",
-        '{"a":1}',
-        "<![CDATA[raw <x> & y]]>",
-        "<![CDATA[  keep  ]]>",
-        "<item>a</item><item>b</item>",
-        "<x>1</x><y>two</y>",
-        "&lt;b&gt;",
-        "",
-        "<![CDATA[```\n]]></|DSML|parameter>\n```\nafter]]>",
-        "<![CDATA[echo `date`]]>",
-        "中文",
-    ]
-)
+sys.path.insert(0, str(ROOT / "parity"))
+import docs
+
+# The same building blocks as the parity runner's generator (parity/docs.py).
+PROSE = st.sampled_from(docs.PROSE)
+SHELLS = st.sampled_from(docs.SHELLS)
+NAMES = st.sampled_from(docs.NAMES)
+VALUES = st.sampled_from(docs.VALUES)
 
 
 @st.composite

@@ -42,7 +42,8 @@ def _loose(s: str) -> str:
     return _NOT_LOOSE.sub("", _lower(s))
 
 
-def _names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
+def check_tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
+    """Declared tool names as a tuple; a single string or a non-string name is an InputTypeError."""
     if tool_names is None:
         return ()
     if isinstance(tool_names, str | bytes):
@@ -91,7 +92,7 @@ def resolve_tool_name(name: object, tool_names: Iterable[str] | None) -> str | N
 
     None when `name` is not a string, or no declared name matches at any level. Raises
     InputTypeError when `tool_names` is a single string or holds a non-string."""
-    names = _names(tool_names)
+    names = check_tool_names(tool_names)
     if not isinstance(name, str):
         return None
     return _resolve(name, names)
@@ -127,7 +128,7 @@ def apply_policy(
     Raises OptionsError for another policy, InputTypeError for bad `tool_names` or calls."""
     if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
         raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
-    names = _names(tool_names)
+    names = check_tool_names(tool_names)
     calls = tuple(calls)
     for c in calls:
         if not isinstance(c, ToolCall):

@@ -6,21 +6,10 @@ from collections.abc import Iterable, Sequence
 
 from .errors import InputTypeError, OptionsError, SieveClosedError
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
+from .names import check_tool_names
 from .scanner import Scanner
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
-
-
-def _tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
-    if tool_names is None:
-        return ()
-    if isinstance(tool_names, str | bytes):
-        raise InputTypeError("tool_names must be a list of strings, not a single string")
-    names = tuple(tool_names)
-    for n in names:
-        if not isinstance(n, str):
-            raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
-    return names
 
 
 class Sieve:
@@ -37,7 +26,7 @@ class Sieve:
         json_tool_calls: bool = False,
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     ) -> None:
-        self.tool_names = _tool_names(tool_names)
+        self.tool_names = check_tool_names(tool_names)
         if isinstance(max_capture_chars, bool) or not isinstance(max_capture_chars, int):
             raise InputTypeError("max_capture_chars must be an int")
         if max_capture_chars < 1:
