@@ -158,13 +158,43 @@ def chunkings(case: dict[str, Any]) -> dict[str, list[str]]:
     return ways
 
 
-def normalize(ans: dict[str, Any]) -> Any:
+def normalize(ans: dict[str, Any], op: str) -> Any:
     if "error" in ans:
         return {"error": ans["error"].get("type")}
     res = ans["result"]
+    if op == "call":
+        return {"result": res}
     if "events" in res:
         return {"events": coalesce(res["events"])}
     return res
+
+
+def requests_of(rel: str, case: dict[str, Any]) -> list[tuple[dict[str, Any], str, list[str] | None, Any]]:
+    """(request, chunking name, chunks, wanted answer) for one fixture."""
+    if "call" in case:
+        exp = case["expected"]
+        want = {"error": exp["error"]} if "error" in exp else {"result": exp["result"]}
+        req = {
+            "id": f"{rel}|call",
+            "op": "call",
+            "function": case["call"]["function"],
+            "args": case["call"]["args"],
+        }
+        return [(req, "call", None, want)]
+    opts = case.get("options", {})
+    want_parse = {"rejectedByPolicy": False, "rejectedToolNames": [], **case["expected"]["parse"]}
+    out: list[tuple[dict[str, Any], str, list[str] | None, Any]] = [
+        (
+            {"id": f"{rel}|parse", "op": "parse", "text": case["input"], "options": opts},
+            "parse",
+            None,
+            want_parse,
+        )
+    ]
+    for name, chunks in chunkings(case).items():
+        req = {"id": f"{rel}|{name}", "op": "stream", "chunks": chunks, "options": opts}
+        out.append((req, name, chunks, {"events": case["expected"]["events"]}))
+    return out
 
 
 def show(v: Any) -> str:
@@ -177,20 +207,15 @@ def run_fixtures(
     cases = [(str(p.relative_to(FIXTURES)), json.loads(p.read_text(encoding="utf-8"))) for p in files]
     requests: list[dict[str, Any]] = []
     plan: list[tuple[str, str, list[str] | None, Any]] = []
-    chunks: list[str] | None
     for rel, case in cases:
-        opts = case.get("options", {})
-        want_parse = {"rejectedByPolicy": False, "rejectedToolNames": [], **case["expected"]["parse"]}
-        requests.append({"id": f"{rel}|parse", "op": "parse", "text": case["input"], "options": opts})
-        plan.append((rel, "parse", None, want_parse))
-        for name, chunks in chunkings(case).items():
-            requests.append({"id": f"{rel}|{name}", "op": "stream", "chunks": chunks, "options": opts})
-            plan.append((rel, name, chunks, {"events": case["expected"]["events"]}))
+        for req, name, chunks, want in requests_of(rel, case):
+            requests.append(req)
+            plan.append((rel, name, chunks, want))
     answers = {d.name: d.ask(requests) for d in drivers}
     failed_cases: dict[str, list[str]] = {}
     for i, (rel, name, chunks, want) in enumerate(plan):
         for d in drivers:
-            got = normalize(answers[d.name][i])
+            got = normalize(answers[d.name][i], requests[i]["op"])
             diff = first_difference(want, got)
             if diff is None:
                 continue
@@ -229,7 +254,9 @@ def gen_requests(text: str, seed: int) -> list[dict[str, Any]]:
 
 def diverges(drivers: list[Driver], text: str, seed: int) -> str | None:
     reqs = gen_requests(text, seed)
-    answers = {d.name: [normalize(a) for a in d.ask(reqs)] for d in drivers}
+    answers = {
+        d.name: [normalize(a, r["op"]) for a, r in zip(d.ask(reqs), reqs, strict=True)] for d in drivers
+    }
     ref = drivers[0].name
     for d in drivers[1:]:
         for r, a, b in zip(reqs, answers[ref], answers[d.name], strict=True):
@@ -280,7 +307,7 @@ def run_generative(drivers: list[Driver], count: int, seed: int) -> int:
         ref = drivers[0].name
         for k, t in enumerate(texts):
             bad = any(
-                first_difference(normalize(answers[ref][4 * k + j]), normalize(answers[d.name][4 * k + j]))
+                first_difference(answers[ref][4 * k + j], answers[d.name][4 * k + j])
                 for d in drivers[1:]
                 for j in range(4)
             )
@@ -317,7 +344,8 @@ def main() -> int:
     files = sorted(
         p
         for p in FIXTURES.rglob("*.json")
-        if p.name != "schema.json" and "input" in json.loads(p.read_text(encoding="utf-8"))
+        if p.name != "schema.json"
+        and not {"input", "call"}.isdisjoint(json.loads(p.read_text(encoding="utf-8")))
     )
 
     def rel(p: Path) -> str:
@@ -329,7 +357,7 @@ def main() -> int:
     known_list = json.loads(KNOWN.read_text(encoding="utf-8")) if KNOWN.exists() else []
     known = {(k["fixture"], k["engine"]): k["reason"] for k in known_list if k["engine"] in names}
     known = {k: v for k, v in known.items() if any(rel(p) == k[0] for p in files)}
-    n_chunkings = sum(len(chunkings(json.loads(p.read_text(encoding="utf-8")))) + 1 for p in files)
+    n_chunkings = sum(len(requests_of(rel(p), json.loads(p.read_text(encoding="utf-8")))) for p in files)
     print(f"parity: engines {', '.join(names)}; {len(files)} fixtures, {n_chunkings} requests per engine")
     try:
         passed, failed = run_fixtures(drivers, files, known)

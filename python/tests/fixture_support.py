@@ -36,7 +36,12 @@ def chunkings(case: dict[str, Any]) -> dict[str, list[str]]:
 
 def options(case: dict[str, Any]) -> dict[str, Any]:
     opts = case.get("options", {})
-    return {"tool_names": opts.get("toolNames"), "json_tool_calls": opts.get("jsonToolCalls", False)}
+    return {
+        "tool_names": opts.get("toolNames"),
+        "tools": opts.get("tools"),
+        "unknown_tools": opts.get("unknownTools", "keep"),
+        "json_tool_calls": opts.get("jsonToolCalls", False),
+    }
 
 
 def run_parse(case: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import pytest
 import toolsieve
 from toolsieve import (
     InputTypeError,
+    OptionsError,
     ParseResult,
     Sieve,
     SieveClosedError,
@@ -71,6 +72,28 @@ def test_parse_wrong_type_raises() -> None:
 def test_tool_names_wrong_type_raises(bad: object) -> None:
     with pytest.raises(InputTypeError):
         Sieve(tool_names=bad)  # type: ignore[arg-type]
+
+
+def test_declared_tools_options_are_checked() -> None:
+    with pytest.raises(OptionsError):
+        Sieve(unknown_tools="drop")
+    with pytest.raises(OptionsError):
+        parse("x", unknown_tools="Reject")
+    with pytest.raises(InputTypeError):
+        Sieve(tools={"name": "read_file"})  # type: ignore[arg-type]
+
+
+def test_rejected_names_accumulate_on_the_sieve() -> None:
+    block = '<|DSML|tool_calls><|DSML|invoke name="{}"></|DSML|invoke></|DSML|tool_calls>'
+    s = Sieve(tool_names=["ls"], unknown_tools="reject")
+    first = s.feed(block.format("fly") + block.format("LS"))
+    rest = s.flush()
+    assert [e.to_dict() for e in first + rest if isinstance(e, ToolCallsEvent)] == [
+        {"type": "tool_calls", "calls": [], "rejectedToolNames": ["fly"]},
+        {"type": "tool_calls", "calls": [{"name": "ls", "input": {}}]},
+    ]
+    assert s.rejected_tool_names == ("fly",)
+    assert s.tool_names == ("ls",)
 
 
 def test_empty_chunks_and_empty_input() -> None:

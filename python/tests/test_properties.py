@@ -82,3 +82,20 @@ def test_json_tool_calls_chunk_invariance_and_no_loss(text: str, data: st.DataOb
     assert run(list(text))[0] == whole
     calls = [c for e in whole if e["type"] == "tool_calls" for c in e["calls"]]  # type: ignore[attr-defined]
     assert calls == [c.to_dict() for c in parse(text, json_tool_calls=True).calls]
+
+
+DECLARED = {"tool_names": ["read_file", "Search_Web"], "unknown_tools": "reject", "tools": []}
+
+
+@settings(max_examples=200, deadline=None)
+@given(DOCUMENTS, st.data())
+def test_declared_tools_keep_chunk_invariance_and_no_loss(text: str, data: st.DataObject) -> None:
+    def run(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
+        sieve = Sieve(**DECLARED)  # type: ignore[arg-type]
+        return [e for c in chunks for e in sieve.feed(c)] + sieve.flush()
+
+    whole = run([text])
+    assert shape(run(data.draw(split(text)))) == shape(whole)
+    assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in whole) == text
+    calls = [c for e in whole if isinstance(e, ToolCallsEvent) for c in e.calls]
+    assert calls == list(parse(text, **DECLARED).calls)  # type: ignore[arg-type]

@@ -28,7 +28,7 @@ from .roles import normalize_role
 from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
 
-KNOWN_OPTIONS = frozenset({"toolNames", "jsonToolCalls"})
+KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls"})
 
 
 class BadRequest(Exception):
@@ -62,10 +62,16 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
     names = opts.get("toolNames")
     if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
         raise BadRequest("toolNames must be a list of strings")
+    tools = opts.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise BadRequest("tools must be a list of tool definitions")
+    policy = opts.get("unknownTools", "keep")
+    if not isinstance(policy, str):
+        raise BadRequest("unknownTools must be a string")
     json_calls = opts.get("jsonToolCalls", False)
     if not isinstance(json_calls, bool):
         raise BadRequest("jsonToolCalls must be a boolean")
-    return {"tool_names": names, "json_tool_calls": json_calls}
+    return {"tool_names": names, "tools": tools, "unknown_tools": policy, "json_tool_calls": json_calls}
 
 
 def _args(args: list[Any], lo: int, hi: int) -> list[Any]:

@@ -34,14 +34,21 @@ class TextEvent:
 
 @dataclass(frozen=True)
 class ToolCallsEvent:
-    """The calls of one recognized block; `raw` is the exact source span they came from."""
+    """The calls of one recognized block; `raw` is the exact source span they came from.
+
+    With `unknown_tools="reject"`, calls to undeclared tools are left out of `calls` and their
+    names (as written, once each) are in `rejected_tool_names`; `calls` is empty when all were."""
 
     calls: tuple[ToolCall, ...]
     raw: str
+    rejected_tool_names: tuple[str, ...] = ()
     type: Literal["tool_calls"] = field(default="tool_calls", init=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "tool_calls", "calls": [c.to_dict() for c in self.calls]}
+        d: dict[str, Any] = {"type": "tool_calls", "calls": [c.to_dict() for c in self.calls]}
+        if self.rejected_tool_names:
+            d["rejectedToolNames"] = list(self.rejected_tool_names)
+        return d
 
 
 Event = TextEvent | ToolCallsEvent

@@ -62,7 +62,8 @@ def _namespace_tail(name: str) -> str | None:
     return name[dot + 1 :]
 
 
-def _resolve(name: str, names: tuple[str, ...]) -> str | None:
+def resolve_name(name: str, names: tuple[str, ...]) -> str | None:
+    """The R10.1 funnel over already-checked declared names (see `resolve_tool_name`)."""
     if name in names:
         return name
     t = trim(name)
@@ -95,7 +96,7 @@ def resolve_tool_name(name: object, tool_names: Iterable[str] | None) -> str | N
     names = check_tool_names(tool_names)
     if not isinstance(name, str):
         return None
-    return _resolve(name, names)
+    return resolve_name(name, names)
 
 
 class PolicyResult(NamedTuple):
@@ -138,7 +139,7 @@ def apply_policy(
     kept: list[ToolCall] = []
     rejected: list[str] = []
     for c in calls:
-        resolved = _resolve(c.name, names)
+        resolved = resolve_name(c.name, names)
         if resolved is None:
             if unknown_tools == "reject":
                 if c.name not in rejected:
@@ -152,4 +153,11 @@ def apply_policy(
     return PolicyResult(tuple(kept), tuple(rejected), bool(calls) and not kept)
 
 
-__all__ = ["UNKNOWN_TOOLS_POLICIES", "PolicyResult", "apply_policy", "resolve_tool_name"]
+__all__ = [
+    "UNKNOWN_TOOLS_POLICIES",
+    "PolicyResult",
+    "apply_policy",
+    "check_tool_names",
+    "resolve_name",
+    "resolve_tool_name",
+]

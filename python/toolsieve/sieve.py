@@ -1,13 +1,27 @@
-"""The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner."""
+"""The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner.
+
+Declared tools (R10, R12) act on each recognized block after the scanner decided it, so they
+never change what is text and what is a block, nor chunk invariance:
+
+- Declared names are `tool_names`, or else the names of `tools`. With declared names, each call
+  name resolves through the R10.1 funnel to the declared spelling.
+- `unknown_tools="reject"` leaves out the calls whose name resolves to no declared tool; the
+  block still comes out as one ToolCallsEvent (its source is never text, R8.1), with the names in
+  `rejected_tool_names` and `calls` empty when all of its calls were rejected. Without declared
+  names nothing is rejected.
+- With `tools`, each input is normalized by its tool's schema (R12), after name resolution.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .errors import InputTypeError, OptionsError, SieveClosedError
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
-from .names import check_tool_names
+from .names import UNKNOWN_TOOLS_POLICIES, check_tool_names, resolve_name
 from .scanner import Scanner
+from .schema import normalize_input, tool_names_of
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 
@@ -23,10 +37,21 @@ class Sieve:
         self,
         *,
         tool_names: Iterable[str] | None = None,
+        tools: Sequence[Any] | None = None,
+        unknown_tools: str = "keep",
         json_tool_calls: bool = False,
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     ) -> None:
-        self.tool_names = check_tool_names(tool_names)
+        if tools is not None and not isinstance(tools, list | tuple):
+            raise InputTypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
+        if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
+            raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
+        self.tools = tools
+        self.unknown_tools = unknown_tools
+        self.tool_names = (
+            check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(tools))
+        )
+        self._rejected: dict[str, None] = {}
         if isinstance(max_capture_chars, bool) or not isinstance(max_capture_chars, int):
             raise InputTypeError("max_capture_chars must be an int")
         if max_capture_chars < 1:
@@ -43,13 +68,39 @@ class Sieve:
             raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
         if not chunk:
             return []
-        return self._scanner.feed(chunk)
+        return self._declared(self._scanner.feed(chunk))
 
     def flush(self) -> list[Event]:
         if self._closed:
             raise SieveClosedError("flush() called twice")
         self._closed = True
-        return self._scanner.finish()
+        return self._declared(self._scanner.finish())
+
+    def _declared(self, events: list[Event]) -> list[Event]:
+        if not self.tool_names and self.tools is None:
+            return events
+        return [self._apply(e) if isinstance(e, ToolCallsEvent) else e for e in events]
+
+    def _apply(self, e: ToolCallsEvent) -> ToolCallsEvent:
+        calls: list[ToolCall] = []
+        rejected: dict[str, None] = {}
+        for c in e.calls:
+            name = c.name
+            if self.tool_names:
+                resolved = resolve_name(name, self.tool_names)
+                if resolved is None and self.unknown_tools == "reject":
+                    rejected[name] = None
+                    continue
+                name = resolved if resolved is not None else name
+            inp = normalize_input(name, c.input, self.tools) if self.tools is not None else c.input
+            calls.append(c if name == c.name and inp is c.input else ToolCall(name, inp))
+        self._rejected.update(rejected)
+        return ToolCallsEvent(tuple(calls), e.raw, tuple(rejected))
+
+    @property
+    def rejected_tool_names(self) -> tuple[str, ...]:
+        """Names rejected by `unknown_tools="reject"` so far, once each, in order of appearance."""
+        return tuple(self._rejected)
 
     @property
     def saw_tool_call_syntax(self) -> bool:
@@ -68,16 +119,26 @@ def parse(
     text: str,
     *,
     tool_names: Iterable[str] | None = None,
+    tools: Sequence[Any] | None = None,
+    unknown_tools: str = "keep",
     json_tool_calls: bool = False,
     max_capture_chars: int = DEFAULT_MAX_CAPTURE,
 ) -> ParseResult:
-    """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls."""
+    """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls.
+    `rejected_by_policy` is true when calls were found and `unknown_tools="reject"` left none."""
     if not isinstance(text, str):
         raise InputTypeError(f"parse() takes str, got {type(text).__name__}")
-    sieve = Sieve(tool_names=tool_names, json_tool_calls=json_tool_calls, max_capture_chars=max_capture_chars)
+    sieve = Sieve(
+        tool_names=tool_names,
+        tools=tools,
+        unknown_tools=unknown_tools,
+        json_tool_calls=json_tool_calls,
+        max_capture_chars=max_capture_chars,
+    )
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
-    return ParseResult(tuple(calls), sieve.saw_tool_call_syntax)
+    rejected = sieve.rejected_tool_names
+    return ParseResult(tuple(calls), sieve.saw_tool_call_syntax, bool(rejected) and not calls, rejected)
 
 
 def coalesce(events: Sequence[Event]) -> list[Event]:
