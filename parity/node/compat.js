@@ -10,7 +10,7 @@
  */
 
 const { Sieve, parse } = require('./index.js');
-const { findToolSchema, normalizeInput, toolName } = require('./src/schema');
+const { normalizeInput, toolName } = require('./src/schema');
 
 function namesOf(toolNames) {
   if (toolNames === undefined || toolNames === null) return [];
@@ -150,7 +150,7 @@ function formatOpenAIStreamToolCalls(calls, idStore, tools) {
     if (typeof input === 'string') {
       args = input;
     } else {
-      args = JSON.stringify(normalizeInput(input, findToolSchema(tools, name)));
+      args = JSON.stringify(normalizeInput(name, input, tools));
     }
     return { index, id: callIdFor(idStore, index), type: 'function', function: { name, arguments: args } };
   });

@@ -5,10 +5,37 @@
  *   const { parse } = require('toolsieve');
  *   parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>').calls
  *   // [ { name: 'ls', input: {} } ]
+ *
+ * The gateway layer (R10-R13) mirrors the Python modules of the same names: names, roles,
+ * schema, openai, sse, prompt.
  */
 
 const { Sieve, parse, coalesce } = require('./src/sieve');
 const { ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = require('./src/errors');
+const { applyPolicy, resolveToolName } = require('./src/names');
+const { normalizeRole } = require('./src/roles');
+const { jsonText, normalizeInput, toolNamesOf } = require('./src/schema');
+const { buildToolInstructions } = require('./src/prompt');
+const {
+  SSEFormatError,
+  SSEParser,
+  iterSSEEvents,
+  iterChatChunks,
+  writeSSE,
+  createSSEDecoderStream,
+  createSSEEncoderStream,
+} = require('./src/sse');
+const {
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+} = require('./src/openai');
 
 const version = '0.1.0';
 
@@ -20,5 +47,28 @@ module.exports = {
   InputTypeError,
   SieveClosedError,
   OptionsError,
+  applyPolicy,
+  resolveToolName,
+  normalizeRole,
+  jsonText,
+  normalizeInput,
+  toolNamesOf,
+  buildToolInstructions,
+  SSEFormatError,
+  SSEParser,
+  iterSSEEvents,
+  iterChatChunks,
+  writeSSE,
+  createSSEDecoderStream,
+  createSSEEncoderStream,
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
   version,
 };

@@ -1,4 +1,36 @@
 import cjs from './index.js';
 
-export const { parse, Sieve, coalesce, ToolsieveError, InputTypeError, SieveClosedError, OptionsError, version } = cjs;
+export const {
+  parse,
+  Sieve,
+  coalesce,
+  ToolsieveError,
+  InputTypeError,
+  SieveClosedError,
+  OptionsError,
+  applyPolicy,
+  resolveToolName,
+  normalizeRole,
+  jsonText,
+  normalizeInput,
+  toolNamesOf,
+  buildToolInstructions,
+  SSEFormatError,
+  SSEParser,
+  iterSSEEvents,
+  iterChatChunks,
+  writeSSE,
+  createSSEDecoderStream,
+  createSSEEncoderStream,
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+  version,
+} = cjs;
 export default cjs;

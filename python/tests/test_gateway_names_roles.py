@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -145,3 +147,22 @@ def test_normalize_role(role: object, want: str) -> None:
 @given(st.one_of(st.text(), st.none(), st.integers(), st.floats(), st.booleans(), st.binary()))
 def test_normalize_role_is_total_and_controlled(role: object) -> None:
     assert normalize_role(role) in ROLES
+
+
+@pytest.mark.parametrize("bad", [{"a": 1}, 5, "ls", ["ls", 1]])
+def test_declared_names_must_be_a_list_of_strings(bad: object) -> None:
+    with pytest.raises(InputTypeError):
+        resolve_tool_name("A", bad)  # type: ignore[arg-type]
+
+
+def test_driver_reads_big_integers_as_javascript_does() -> None:
+    import io
+
+    from toolsieve.driver import serve
+
+    out = io.StringIO()
+    tools = [{"name": "t", "parameters": {"type": "object", "properties": {"n": {"type": "string"}}}}]
+    req = {"id": 1, "op": "call", "function": "normalizeInput", "args": ["t", {"n": 0}, tools]}
+    line = json.dumps(req).replace('"n": 0', '"n": 18446744073709551616')
+    serve(io.StringIO(line + "\n"), out)
+    assert json.loads(out.getvalue())["result"] == {"n": "18446744073709552000"}

@@ -27,6 +27,7 @@ from .prompt import build_tool_instructions
 from .roles import normalize_role
 from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
+from .values import number_int
 
 KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls"})
 
@@ -203,7 +204,7 @@ def serve(inp: TextIO, out: TextIO) -> None:
             continue
         rid: Any = None
         try:
-            req = json.loads(line)
+            req = json.loads(line, parse_int=number_int)  # numbers as JavaScript reads them
             if isinstance(req, dict):
                 rid = req.get("id")
             resp: dict[str, Any] = {"id": rid, "result": jsonable(handle(req))}

@@ -23,7 +23,7 @@ Decisions where R10 is silent (pinned by fixtures/r10-names/):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, NamedTuple
 
 from .errors import InputTypeError, OptionsError
@@ -48,6 +48,8 @@ def check_tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
         return ()
     if isinstance(tool_names, str | bytes):
         raise InputTypeError("tool_names must be a list of strings, not a single string")
+    if isinstance(tool_names, Mapping) or not isinstance(tool_names, Iterable):
+        raise InputTypeError(f"tool_names must be a list of strings, got {type(tool_names).__name__}")
     names = tuple(tool_names)
     for n in names:
         if not isinstance(n, str):

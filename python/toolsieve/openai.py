@@ -52,7 +52,7 @@ from typing import Any
 
 from .errors import InputTypeError, OptionsError, ToolsieveError
 from .events import Event, TextEvent, ToolCall
-from .names import UNKNOWN_TOOLS_POLICIES, apply_policy
+from .names import UNKNOWN_TOOLS_POLICIES, apply_policy, check_tool_names
 from .schema import json_text, normalize_input, tool_names_of
 from .sieve import Sieve
 
@@ -144,15 +144,7 @@ class _Options:
         id_factory: IdFactory | None,
     ) -> None:
         self.tools = _check_tools(tools)
-        if tool_names is None:
-            names: tuple[str, ...] = tuple(tool_names_of(self.tools))
-        elif isinstance(tool_names, str | bytes):
-            raise InputTypeError("tool_names must be a list of strings, not a single string")
-        else:
-            names = tuple(tool_names)
-            for n in names:
-                if not isinstance(n, str):
-                    raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
+        names = check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(self.tools))
         self.tool_names = names
         if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
             raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")

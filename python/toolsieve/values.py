@@ -86,7 +86,7 @@ _SAFE_INT: Final = 2**53
 MAX_DEPTH: Final = 200  # D21: JSON or XML values nested deeper stay strings
 
 
-def _number_int(s: str) -> int | float:
+def number_int(s: str) -> int | float:
     """JSON numbers are IEEE doubles, as in JavaScript: integers beyond 2**53 lose precision."""
     if len(s) < 16:
         return int(s)
@@ -100,7 +100,7 @@ def json_value(s: str) -> tuple[bool, Any]:
     if not t or t[0] not in _JSON_START:
         return False, None
     try:
-        v = json.loads(t, parse_constant=_reject_constant, parse_int=_number_int)
+        v = json.loads(t, parse_constant=_reject_constant, parse_int=number_int)
     except (ValueError, _NotJson, RecursionError):
         return False, None
     if t[0] in "[{" and _deeper_than(v, MAX_DEPTH):

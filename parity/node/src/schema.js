@@ -1,21 +1,33 @@
 'use strict';
 /**
- * Schema-aware normalization of call inputs (SEMANTICS.md R12).
+ * Tool definitions and schema-aware normalization of call inputs (SEMANTICS.md R12).
+ * Port of python/toolsieve/schema.py: see its docstring for where a schema is found, when a
+ * schema "says string", how arrays and objects recurse, and how numbers and keys are written.
  *
- * Given OpenAI-style tool definitions, a call's input is normalized by its tool's JSON schema:
- * a property typed string (or a string enum / const, or a type list of string-like types only)
- * becomes a string: numbers, booleans and null as their JSON text (`1` -> "1"), objects and
- * arrays as compact JSON. Objects and arrays recurse (properties, additionalProperties, items,
- * tuple items); a property typed array keeps its array. Without a schema the input is unchanged.
- * Pure functions, no Node-only API.
+ * A Python dict is a plain object here (prototype Object.prototype or null); other objects
+ * (Map, Date, class instances) are "other types", as non-dict objects are in Python.
+ * Keys are read as own properties only, so `constructor` or `__proto__` are ordinary keys.
  */
+
+const { InputTypeError } = require('./errors');
+
+const SCHEMA_KEYS = Object.freeze(['parameters', 'input_schema', 'inputSchema', 'schema']);
 
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
-function isObj(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+/** o[k] when it is an own property (Python's dict.get), else undefined. */
+function get(o, k) {
+  return hasOwn(o, k) ? o[k] : undefined;
 }
 
+/** Is `v` what Python's schema code takes as a dict: a plain object? */
+function isDict(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v);
+  return p === null || p === Object.prototype || Object.getPrototypeOf(p) === null; // any realm
+}
+
+/** obj[k] = v as an own data property (also for `__proto__`). */
 function setKey(obj, k, v) {
   if (k === '__proto__') {
     Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
@@ -24,110 +36,291 @@ function setKey(obj, k, v) {
   }
 }
 
-/** The declared name of a tool entry `{function: {name}}` or `{name}`, trimmed, or ''. */
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
+  return typeof v;
+}
+
+// ---- JSON text exactly as JSON.stringify writes it -------------------------------------------
+
+/** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
+function jsNumber(x) {
+  if (typeof x === 'bigint') return String(x); // Python int: all its digits
+  if (typeof x !== 'number') throw new InputTypeError(`not a number: ${typeName(x)}`);
+  return Number.isFinite(x) ? String(x) : 'null'; // String(-0) is "0", as in Python
+}
+
+/** The [key, value] pairs of a plain object in JavaScript property order (its own order here). */
+function jsKeys(obj) {
+  if (!isDict(obj)) throw new InputTypeError(`not an object: ${typeName(obj)}`);
+  return Object.keys(obj).map((k) => [k, obj[k]]);
+}
+
+// JSON.stringify leaves these out of objects and writes them as null in arrays.
+function isSkipped(v) {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+class Lit {
+  constructor(s, done = null) {
+    this.s = s;
+    this.done = done; // the container this piece closes
+  }
+}
+
+/**
+ * Compact JSON text, as JSON.stringify writes it for JSON-like values: plain objects, arrays,
+ * strings, numbers, booleans, null. Iterative, so any depth works (JSON.stringify has a stack
+ * limit). Throws InputTypeError for other types, a cyclic value, or a value JSON.stringify
+ * would not write (undefined, a function, a symbol).
+ */
+function jsonText(value) {
+  if (isSkipped(value)) throw new InputTypeError(`not a JSON value: ${typeName(value)}`);
+  const out = [];
+  const stack = [value];
+  const open = new Set(); // containers being written: meeting one again is a cycle
+  while (stack.length) {
+    const v = stack.pop();
+    if (v instanceof Lit) {
+      out.push(v.s);
+      if (v.done !== null) open.delete(v.done);
+    } else if (typeof v === 'string') {
+      out.push(JSON.stringify(v)); // the same escapes as Python's _quote
+    } else if (v === null) {
+      out.push('null');
+    } else if (typeof v === 'boolean') {
+      out.push(v ? 'true' : 'false');
+    } else if (typeof v === 'number') {
+      out.push(jsNumber(v));
+    } else if (Array.isArray(v) || isDict(v)) {
+      if (open.has(v)) throw new InputTypeError('not a JSON value: cyclic structure');
+      open.add(v);
+      const items = [];
+      if (Array.isArray(v)) {
+        items.push(new Lit('['));
+        for (let i = 0; i < v.length; i++) {
+          if (i) items.push(new Lit(','));
+          items.push(isSkipped(v[i]) ? null : v[i]);
+        }
+        items.push(new Lit(']', v));
+      } else {
+        items.push(new Lit('{'));
+        let first = true;
+        for (const k of Object.keys(v)) {
+          if (isSkipped(v[k])) continue;
+          items.push(new Lit((first ? '' : ',') + JSON.stringify(k) + ':'));
+          items.push(v[k]);
+          first = false;
+        }
+        items.push(new Lit('}', v));
+      }
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+    } else {
+      throw new InputTypeError(`not a JSON value: ${typeName(v)}`);
+    }
+  }
+  return out.join('');
+}
+
+// ---- Tool definitions ------------------------------------------------------------------------
+
+/** The declared name of a tool entry (`{function: {name}}` or `{name}`), trimmed, or ''. */
 function toolName(tool) {
-  if (!isObj(tool)) return '';
-  const fn = isObj(tool.function) ? tool.function : null;
-  if (fn && typeof fn.name === 'string' && fn.name.trim()) return fn.name.trim();
-  if (typeof tool.name === 'string' && tool.name.trim()) return tool.name.trim();
+  if (!isDict(tool)) return '';
+  const fn = get(tool, 'function');
+  if (isDict(fn)) {
+    const n = get(fn, 'name');
+    if (typeof n === 'string' && n.trim()) return n.trim();
+  }
+  const n = get(tool, 'name');
+  if (typeof n === 'string' && n.trim()) return n.trim();
   return '';
 }
 
-const SCHEMA_KEYS = ['parameters', 'input_schema', 'inputSchema', 'schema'];
-
-/** The JSON schema of a tool entry: `function.parameters`, or `input_schema` / `inputSchema` / `schema`. */
+/** The JSON schema of a tool entry, or null: `function` first, then the tool, by SCHEMA_KEYS. */
 function toolSchema(tool) {
-  if (!isObj(tool)) return null;
-  const fn = isObj(tool.function) ? tool.function : null;
-  for (const holder of fn ? [fn, tool] : [tool]) {
+  if (!isDict(tool)) return null;
+  const fn = get(tool, 'function');
+  for (const holder of isDict(fn) ? [fn, tool] : [tool]) {
     for (const k of SCHEMA_KEYS) {
-      if (isObj(holder[k])) return holder[k];
+      const s = get(holder, k);
+      if (isDict(s)) return s;
     }
   }
   return null;
 }
 
-/** The schema of the tool called `name` (exact name first, then case-insensitive), or null. */
+/** The distinct declared names of `tools`, in order (entries without a name are skipped). */
+function toolNamesOf(tools) {
+  if (!Array.isArray(tools)) return [];
+  const out = [];
+  const seen = new Set();
+  for (const tool of tools) {
+    const n = toolName(tool);
+    if (n && !seen.has(n)) {
+      seen.add(n);
+      out.push(n);
+    }
+  }
+  return out;
+}
+
+/**
+ * Declared name -> schema, for the tools that have one (the first definition of a name wins).
+ * A Map, so that names keep their order as Python's dict does (an object would put '0' first).
+ */
+function toolSchemas(tools) {
+  const out = new Map();
+  if (!Array.isArray(tools)) return out;
+  for (const tool of tools) {
+    const n = toolName(tool);
+    const s = toolSchema(tool);
+    if (n && s !== null && !out.has(n)) out.set(n, s);
+  }
+  return out;
+}
+
+// ASCII only, as Python: String#toLowerCase would also fold 'İ', 'K' (Kelvin sign) and others.
+function asciiLower(s) {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/**
+ * The schema of the tool called `name` (trimmed): the first tool of exactly that name that has
+ * a schema; else the schema (or null) of the first tool whose name matches ignoring ASCII case.
+ */
 function findToolSchema(tools, name) {
   if (!Array.isArray(tools) || typeof name !== 'string') return null;
   const want = name.trim();
+  const wantLower = asciiLower(want);
   let loose = null;
+  let looseSeen = false;
   for (const tool of tools) {
     const n = toolName(tool);
     if (!n) continue;
     if (n === want) {
       const s = toolSchema(tool);
-      if (s) return s;
-    } else if (loose === null && n.toLowerCase() === want.toLowerCase()) {
+      if (s !== null) return s;
+    } else if (!looseSeen && asciiLower(n) === wantLower) {
+      looseSeen = true;
       loose = toolSchema(tool);
     }
   }
   return loose;
 }
 
-const STRING_LIKE = new Set(['string', 'null']);
+// ---- Normalization ---------------------------------------------------------------------------
 
-/** Does the schema say "string"? (type string; a string enum / const; a type list of string and null only) */
+// A loop, not Array#every: every() skips the holes of a sparse array.
+function all(a, pred) {
+  for (let i = 0; i < a.length; i++) if (!pred(a[i])) return false;
+  return true;
+}
+
+const isString = (x) => typeof x === 'string';
+const isStringLike = (x) => x === 'string' || x === 'null';
+
+/** Does the schema say "string"? (R12; see the Python module docstring.) */
 function isStringSchema(s) {
-  const t = s.type;
+  if (!isDict(s)) return false;
+  const t = get(s, 'type');
   if (t === 'string') return true;
-  if (Array.isArray(t)) return t.length > 0 && t.includes('string') && t.every((x) => STRING_LIKE.has(x));
-  if (t !== undefined) return false;
-  if (Array.isArray(s.enum) && s.enum.length > 0 && s.enum.every((x) => typeof x === 'string')) return true;
-  return typeof s.const === 'string';
+  if (Array.isArray(t)) {
+    return t.length > 0 && t.includes('string') && all(t, isStringLike);
+  }
+  if (hasOwn(s, 'type')) return false;
+  const e = get(s, 'enum');
+  if (Array.isArray(e) && e.length > 0 && all(e, isString)) return true;
+  return typeof get(s, 'const') === 'string';
 }
 
 function allowsNull(s) {
-  return Array.isArray(s.type) && s.type.includes('null');
+  const t = get(s, 'type');
+  return Array.isArray(t) && t.includes('null');
 }
 
 function toText(v) {
-  const j = JSON.stringify(v);
-  return j === undefined ? String(v) : j;
+  try {
+    return jsonText(v);
+  } catch (e) {
+    if (!(e instanceof InputTypeError)) throw e;
+    return String(v);
+  }
 }
 
-/** Normalize one value by its schema (R12). Values are never mutated: changed parts are copied. */
-function normalizeValue(v, s) {
-  if (!isObj(s) || v === undefined) return v;
-  if (isStringSchema(s)) {
-    if (typeof v === 'string') return v;
-    if (v === null && allowsNull(s)) return v;
-    return toText(v);
+/**
+ * Normalize one value by its JSON schema (R12). Never throws on odd schemas; never mutates:
+ * changed containers are copied. `undefined` (no Python counterpart) stays as it is.
+ */
+function normalizeValue(value, schema) {
+  if (!isDict(schema) || value === undefined) return value;
+  if (isStringSchema(schema)) {
+    if (typeof value === 'string') return value;
+    if (value === null && allowsNull(schema)) return value;
+    return toText(value);
   }
-  if (Array.isArray(v)) {
+  if (Array.isArray(value)) {
     let tuple = null;
-    let rest = null;
-    if (Array.isArray(s.prefixItems)) {
-      tuple = s.prefixItems;
-      rest = s.items;
-    } else if (Array.isArray(s.items)) {
-      tuple = s.items;
-      rest = s.additionalItems;
+    let rest;
+    const prefix = get(schema, 'prefixItems');
+    const items = get(schema, 'items');
+    if (Array.isArray(prefix)) {
+      tuple = prefix;
+      rest = items;
+    } else if (Array.isArray(items)) {
+      tuple = items;
+      rest = get(schema, 'additionalItems');
     } else {
-      rest = s.items;
+      rest = items;
     }
-    return v.map((x, i) => {
+    const out = [];
+    for (let i = 0; i < value.length; i++) {
       const sub = tuple !== null && i < tuple.length ? tuple[i] : rest;
-      return isObj(sub) ? normalizeValue(x, sub) : x;
-    });
-  }
-  if (isObj(v)) {
-    const props = isObj(s.properties) ? s.properties : null;
-    const extra = isObj(s.additionalProperties) ? s.additionalProperties : null;
-    if (!props && !extra) return v;
-    const out = {};
-    for (const k of Object.keys(v)) {
-      const sub = props && hasOwn(props, k) ? props[k] : extra;
-      setKey(out, k, isObj(sub) ? normalizeValue(v[k], sub) : v[k]);
+      out.push(isDict(sub) ? normalizeValue(value[i], sub) : value[i]);
     }
     return out;
   }
-  return v;
+  if (isDict(value)) {
+    let props = get(schema, 'properties');
+    props = isDict(props) ? props : null;
+    let extra = get(schema, 'additionalProperties');
+    extra = isDict(extra) ? extra : null;
+    if (props === null && extra === null) return value;
+    const result = {};
+    for (const k of Object.keys(value)) {
+      const sub = props !== null && hasOwn(props, k) ? props[k] : extra;
+      setKey(result, k, isDict(sub) ? normalizeValue(value[k], sub) : value[k]);
+    }
+    return result;
+  }
+  return value;
 }
 
-/** Normalize a call input by its tool's schema; unchanged when the tool has no schema. */
-function normalizeInput(input, schema) {
-  return isObj(schema) ? normalizeValue(input, schema) : input;
+/**
+ * The input of a call to `name`, normalized by that tool's schema (R12); the input itself when
+ * the tool is unknown, has no schema, or the schema would turn the input into a non-object.
+ */
+function normalizeInput(name, input, tools) {
+  const schema = findToolSchema(tools, name);
+  if (schema === null) return input;
+  const out = normalizeValue(input, schema);
+  return isDict(out) ? out : input;
 }
 
-module.exports = { toolName, toolSchema, findToolSchema, isStringSchema, normalizeValue, normalizeInput };
+module.exports = {
+  SCHEMA_KEYS,
+  isDict,
+  jsNumber,
+  jsonText,
+  jsKeys,
+  toolName,
+  toolSchema,
+  toolNamesOf,
+  toolSchemas,
+  findToolSchema,
+  isStringSchema,
+  normalizeValue,
+  normalizeInput,
+};

@@ -1,13 +1,16 @@
 'use strict';
 /**
  * The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner.
- * Port of python/toolsieve/sieve.py (camelCase).
+ * Port of python/toolsieve/sieve.py (camelCase); see it for how declared tools act on each
+ * recognized block (R10 name resolution and the reject policy, R12 schemas).
  */
 
 const { InputTypeError, OptionsError, SieveClosedError } = require('./errors');
 const { Scanner } = require('./scanner');
+const { UNKNOWN_TOOLS_POLICIES, checkToolNames, resolveName } = require('./names');
+const { normalizeInput, toolNamesOf } = require('./schema');
 
-const KNOWN_OPTIONS = ['toolNames', 'jsonToolCalls', 'maxCaptureChars'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 function typeName(v) {
@@ -27,21 +30,6 @@ function readOptions(options) {
   return options;
 }
 
-function toolNamesOf(toolNames) {
-  if (toolNames === undefined || toolNames === null) return [];
-  if (typeof toolNames === 'string') {
-    throw new InputTypeError('toolNames must be a list of strings, not a single string');
-  }
-  if (typeof toolNames !== 'object' || typeof toolNames[Symbol.iterator] !== 'function') {
-    throw new InputTypeError(`toolNames must be a list of strings, got ${typeName(toolNames)}`);
-  }
-  const names = Array.from(toolNames);
-  for (const n of names) {
-    if (typeof n !== 'string') throw new InputTypeError(`toolNames must hold strings, got ${typeName(n)}`);
-  }
-  return names;
-}
-
 /**
  * Streaming sieve: `feed(chunk)` returns the events that chunk decided, `flush()` the rest.
  *
@@ -51,7 +39,19 @@ function toolNamesOf(toolNames) {
 class Sieve {
   constructor(options) {
     const opts = readOptions(options);
-    this.toolNames = Object.freeze(toolNamesOf(opts.toolNames));
+    const tools = opts.tools === undefined ? null : opts.tools;
+    if (tools !== null && !Array.isArray(tools)) {
+      throw new InputTypeError(`tools must be a list of tool definitions, got ${typeName(tools)}`);
+    }
+    const policy = opts.unknownTools === undefined ? 'keep' : opts.unknownTools;
+    if (!UNKNOWN_TOOLS_POLICIES.includes(policy)) {
+      throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${JSON.stringify(policy)}`);
+    }
+    this.tools = tools;
+    this.unknownTools = policy;
+    const declared = opts.toolNames === undefined || opts.toolNames === null ? toolNamesOf(tools) : checkToolNames(opts.toolNames);
+    this.toolNames = Object.freeze(declared);
+    this._rejected = new Set();
     const maxCapture = opts.maxCaptureChars === undefined ? DEFAULT_MAX_CAPTURE : opts.maxCaptureChars;
     if (typeof maxCapture !== 'number' || !Number.isInteger(maxCapture)) {
       throw new InputTypeError('maxCaptureChars must be an integer');
@@ -67,13 +67,45 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    return this._scanner.feed(chunk);
+    return this._declared(this._scanner.feed(chunk));
   }
 
   flush() {
     if (this._closed) throw new SieveClosedError('flush() called twice');
     this._closed = true;
-    return this._scanner.finish();
+    return this._declared(this._scanner.finish());
+  }
+
+  _declared(events) {
+    if (!this.toolNames.length && this.tools === null) return events;
+    return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
+  }
+
+  _apply(e) {
+    const calls = [];
+    const rejected = new Set();
+    for (const c of e.calls) {
+      let name = c.name;
+      if (this.toolNames.length) {
+        const resolved = resolveName(name, this.toolNames);
+        if (resolved === null && this.unknownTools === 'reject') {
+          rejected.add(name);
+          continue;
+        }
+        if (resolved !== null) name = resolved;
+      }
+      const input = this.tools !== null ? normalizeInput(name, c.input, this.tools) : c.input;
+      calls.push(name === c.name && input === c.input ? c : { name, input });
+    }
+    for (const n of rejected) this._rejected.add(n);
+    const out = { type: 'tool_calls', calls, raw: e.raw };
+    if (rejected.size) out.rejectedToolNames = [...rejected];
+    return out;
+  }
+
+  /** Names rejected by `unknownTools: 'reject'` so far, once each, in order of appearance. */
+  get rejectedToolNames() {
+    return [...this._rejected];
   }
 
   /** True once a wrapper tag was recognized outside ignored regions (R7). */
@@ -98,7 +130,13 @@ function parse(text, options) {
   const events = sieve.feed(text).concat(sieve.flush());
   const calls = [];
   for (const e of events) if (e.type === 'tool_calls') for (const c of e.calls) calls.push(c);
-  return { calls, sawToolCallSyntax: sieve.sawToolCallSyntax, rejectedByPolicy: false, rejectedToolNames: [] };
+  const rejected = sieve.rejectedToolNames;
+  return {
+    calls,
+    sawToolCallSyntax: sieve.sawToolCallSyntax,
+    rejectedByPolicy: rejected.length > 0 && calls.length === 0,
+    rejectedToolNames: rejected,
+  };
 }
 
 /** Join adjacent text events (the form fixtures and the driver protocol compare). */

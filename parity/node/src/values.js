@@ -73,7 +73,7 @@ function stripJsonSpace(s) {
 
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).
- * Python's first-character check and `_number_int` exist so the two agree.
+ * Python's first-character check and `number_int` exist so the two agree.
  */
 function jsonValue(s) {
   const t = stripJsonSpace(s);

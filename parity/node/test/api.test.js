@@ -66,7 +66,23 @@ test('misuse: bad toolNames and options', () => {
   assert.throws(() => new Sieve({ toolNames: [null] }), InputTypeError);
   assert.throws(() => new Sieve('ls'), InputTypeError);
   assert.throws(() => new Sieve({ tool_names: ['ls'] }), OptionsError);
-  assert.throws(() => parse('x', { unknownTools: 'reject' }), OptionsError);
+  assert.throws(() => parse('x', { unknownTools: 'drop' }), OptionsError);
+  assert.throws(() => new Sieve({ tools: { name: 'ls' } }), InputTypeError);
+});
+
+test('declared tools: rejected names accumulate on the sieve (D22)', () => {
+  const block = (n) => `<|DSML|tool_calls><|DSML|invoke name="${n}"></|DSML|invoke></|DSML|tool_calls>`;
+  const s = new Sieve({ toolNames: ['ls'], unknownTools: 'reject' });
+  const events = [...s.feed(block('fly') + block('LS')), ...s.flush()].filter((e) => e.type === 'tool_calls');
+  assert.deepEqual(
+    events.map((e) => ({ calls: e.calls, rejected: e.rejectedToolNames })),
+    [
+      { calls: [], rejected: ['fly'] },
+      { calls: [{ name: 'ls', input: {} }], rejected: undefined },
+    ],
+  );
+  assert.deepEqual(s.rejectedToolNames, ['fly']);
+  assert.deepEqual(s.toolNames, ['ls']);
 });
 
 test('options: jsonToolCalls (R9) and maxCaptureChars', () => {

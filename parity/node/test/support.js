@@ -5,6 +5,7 @@ const fs = require('fs');
 const path = require('path');
 
 const { Sieve, coalesce, parse } = require('../index.js');
+const { eventDict } = require('../driver.js');
 
 const FIXTURES = path.resolve(__dirname, '../../../fixtures');
 
@@ -61,11 +62,9 @@ function chunkings(c) {
   return ways;
 }
 
+/** Fixture options are the library's own option names (toolNames, tools, unknownTools, ...). */
 function options(c) {
-  const opts = c.options || {};
-  const out = { toolNames: opts.toolNames === undefined ? null : opts.toolNames };
-  if (opts.jsonToolCalls !== undefined) out.jsonToolCalls = opts.jsonToolCalls;
-  return out;
+  return { ...(c.options || {}) };
 }
 
 /** The value as the driver would write it (JSON round trip: -0 -> 0, non-finite -> null). */
@@ -83,11 +82,7 @@ function runStream(c, chunks) {
   for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
   for (const e of sieve.flush()) events.push(e);
   const raw = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
-  const got = coalesce(events).map((e) => {
-    if (e.type === 'tool_calls') return { type: 'tool_calls', calls: e.calls };
-    return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
-  });
-  return [jsonable(got), raw];
+  return [jsonable(coalesce(events).map(eventDict)), raw];
 }
 
 function kind(v) {

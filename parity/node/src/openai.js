@@ -1,0 +1,493 @@
+'use strict';
+/**
+ * OpenAI output (SEMANTICS.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
+ * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
+ * Port of python/toolsieve/openai.py (camelCase); its docstring lists every gateway decision
+ * (one sieve per choice, chunks kept one for one, extra chunks, usage moving, finish reasons,
+ * which malformed input passes through and which raises OpenAIFormatError).
+ *
+ * Node extras over the same core: async iterables, and WHATWG TransformStreams for chunk objects
+ * and for SSE bytes (see ./sse.js).
+ */
+
+const { InputTypeError, OptionsError, ToolsieveError } = require('./errors');
+const { UNKNOWN_TOOLS_POLICIES, checkToolNames, applyPolicy } = require('./names');
+const { jsonText, normalizeInput, toolNamesOf } = require('./schema');
+const { Sieve } = require('./sieve');
+const { ChatChunkParser, encodeEvent } = require('./sse');
+
+/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
+class OpenAIFormatError extends ToolsieveError {}
+
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
+function get(o, k) {
+  return hasOwn(o, k) && o[k] !== undefined ? o[k] : null;
+}
+
+function isDict(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function typeName(v) {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
+  return typeof v;
+}
+
+function isInt(v) {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+function randomHex(n) {
+  const bytes = new Uint8Array(n);
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
+  else bytes.set(require('crypto').randomBytes(n));
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+/** A fresh tool-call id: `call_` and 24 random hex digits. */
+function newCallId() {
+  return 'call_' + randomHex(12);
+}
+
+function nextId(idFactory) {
+  if (idFactory === undefined || idFactory === null) return newCallId();
+  const v = idFactory();
+  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
+  return v;
+}
+
+function checkTools(tools) {
+  if (tools === undefined || tools === null) return null;
+  if (!Array.isArray(tools)) throw new InputTypeError(`tools must be a list of tool definitions, got ${typeName(tools)}`);
+  return tools;
+}
+
+function checkCalls(calls) {
+  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
+  }
+  const out = Array.from(calls);
+  for (const c of out) {
+    if (!isDict(c) || typeof c.name !== 'string' || !isDict(c.input)) {
+      throw new InputTypeError('calls must hold {name: string, input: object} objects');
+    }
+  }
+  return out;
+}
+
+function args(call, tools) {
+  return jsonText(normalizeInput(call.name, call.input, tools));
+}
+
+/** Calls as an OpenAI `message.tool_calls` list (R13). */
+function toOpenAIToolCalls(calls, opts) {
+  const { tools: t = null, idFactory = null } = optionsOf(opts, ['tools', 'idFactory']);
+  const tools = checkTools(t);
+  return checkCalls(calls).map((c) => ({
+    id: nextId(idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
+function toOpenAIStreamDeltas(calls, opts) {
+  const { tools: t = null, idFactory = null, startIndex = 0 } = optionsOf(opts, ['tools', 'idFactory', 'startIndex']);
+  const tools = checkTools(t);
+  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
+  return checkCalls(calls).map((c, i) => ({
+    index: startIndex + i,
+    id: nextId(idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+class Options {
+  constructor({ tools = null, toolNames = null, unknownTools = 'keep', idFactory = null } = {}) {
+    this.tools = checkTools(tools);
+    this.toolNames = toolNames === undefined || toolNames === null ? toolNamesOf(this.tools) : checkToolNames(toolNames);
+    if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
+      const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
+      throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
+    }
+    this.unknownTools = unknownTools;
+    if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
+      throw new InputTypeError('idFactory must be a function');
+    }
+    this.idFactory = idFactory;
+    this.rejected = [];
+  }
+
+  sieve() {
+    return new Sieve({ toolNames: this.toolNames });
+  }
+
+  policy(calls) {
+    const r = applyPolicy(calls, this.toolNames, this.unknownTools);
+    for (const n of r.rejectedToolNames) if (!this.rejected.includes(n)) this.rejected.push(n);
+    return r.calls;
+  }
+}
+
+const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory'];
+const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
+
+function optionsOf(opts, known) {
+  if (opts === undefined || opts === null) return {};
+  if (!isDict(opts)) throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
+  const unknown = Object.keys(opts).filter((k) => !known.includes(k)).sort();
+  if (unknown.length) throw new OptionsError(`unknown option(s): ${unknown.join(', ')}`);
+  const list = opts.rejectedToolNames;
+  if (list !== undefined && list !== null && !Array.isArray(list)) {
+    throw new InputTypeError(`rejectedToolNames must be an array, got ${typeName(list)}`);
+  }
+  return opts;
+}
+
+function rewriterOptions(o) {
+  const { rejectedToolNames, ...rest } = o;
+  return rest;
+}
+
+function appendRejected(list, names) {
+  if (!Array.isArray(list)) return;
+  for (const n of names) if (!list.includes(n)) list.push(n);
+}
+
+function indexOf(choice, pos, where) {
+  if (!hasOwn(choice, 'index')) return pos;
+  const idx = choice.index;
+  if (!isInt(idx)) {
+    throw new OpenAIFormatError(`${where}: choices[${pos}].index must be an integer, got ${JSON.stringify(idx)}`);
+  }
+  return idx;
+}
+
+function extra(envelope, index, delta, finish) {
+  return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
+}
+
+/**
+ * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
+ * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
+ */
+class ChatCompletionStreamRewriter {
+  constructor(opts) {
+    this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
+    this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
+    this._envelope = null;
+    this._count = 0;
+    this._finished = false;
+  }
+
+  /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order. */
+  get rejectedToolNames() {
+    return [...this._opts.rejected];
+  }
+
+  _pieces(st, events) {
+    const out = [];
+    for (const e of events) {
+      const last = out[out.length - 1];
+      if (e.type === 'text') {
+        if (!e.text) continue;
+        if (last !== undefined && hasOwn(last, 'content')) last.content += e.text;
+        else out.push({ content: e.text });
+        continue;
+      }
+      const calls = this._opts.policy(e.calls);
+      if (!calls.length) continue;
+      const deltas = toOpenAIStreamDeltas(calls, {
+        tools: this._opts.tools,
+        idFactory: this._opts.idFactory,
+        startIndex: st.nextIndex,
+      });
+      st.nextIndex += deltas.length;
+      st.emitted = true;
+      if (last !== undefined && hasOwn(last, 'tool_calls')) last.tool_calls.push(...deltas);
+      else out.push({ tool_calls: deltas });
+    }
+    return out;
+  }
+
+  /** The output chunks for one input chunk, in order. */
+  feed(chunk) {
+    if (this._finished) throw new OpenAIFormatError('feed() after finish()');
+    this._count += 1;
+    const where = `chunk ${this._count}`;
+    if (!isDict(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
+    if (!hasOwn(chunk, 'choices')) return [chunk];
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) {
+      throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
+    }
+    if (!choices.length) return [chunk];
+    const envelope = { ...chunk };
+    delete envelope.choices;
+    this._envelope = envelope;
+    const outChoices = [];
+    const extras = [];
+    choices.forEach((choice, pos) => {
+      if (!isDict(choice)) {
+        throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
+      }
+      const idx = indexOf(choice, pos, where);
+      const delta = get(choice, 'delta');
+      if (delta !== null && !isDict(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
+      const content = delta !== null ? get(delta, 'content') : null;
+      if (content !== null && typeof content !== 'string') {
+        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
+      }
+      let st = this._choices.get(idx);
+      if (st === undefined) {
+        st = { sieve: null, nextIndex: 0, emitted: false };
+        this._choices.set(idx, st);
+      }
+      const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
+      if (Array.isArray(upstreamCalls)) {
+        for (const tc of upstreamCalls) {
+          const i = isDict(tc) ? get(tc, 'index') : null;
+          if (isInt(i) && i >= st.nextIndex) st.nextIndex = i + 1;
+        }
+      }
+      let events = [];
+      if (content) {
+        if (st.sieve === null) st.sieve = this._opts.sieve();
+        events = events.concat(st.sieve.feed(content));
+      }
+      const reason = get(choice, 'finish_reason');
+      let finish = reason;
+      if (finish !== null && st.sieve !== null) {
+        events = events.concat(st.sieve.flush());
+        st.sieve = null;
+      }
+      const pieces = this._pieces(st, events);
+      if (finish === 'stop' && st.emitted) finish = 'tool_calls';
+      if (!content && !pieces.length && finish === reason) {
+        outChoices.push(choice);
+        return;
+      }
+      const newChoice = { ...choice };
+      if (content || pieces.length) {
+        const newDelta = delta !== null ? { ...delta } : {};
+        if (content) newDelta.content = ''; // held by the sieve, unless a piece says otherwise
+        if (pieces.length) {
+          const first = pieces[0];
+          if (hasOwn(first, 'content')) {
+            newDelta.content = first.content;
+          } else {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const mine = first.tool_calls;
+            newDelta.tool_calls = Array.isArray(upstreamCalls) ? [...upstreamCalls, ...mine] : mine;
+          }
+        }
+        newChoice.delta = newDelta;
+      }
+      const rest = pieces.slice(1);
+      newChoice.finish_reason = rest.length ? null : finish;
+      outChoices.push(newChoice);
+      rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
+    });
+    if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
+    const main = { ...chunk, choices: outChoices };
+    if (!extras.length) return [main];
+    if (get(main, 'usage') !== null) {
+      extras[extras.length - 1].usage = main.usage;
+      main.usage = null;
+      for (const e of extras.slice(0, -1)) e.usage = null;
+    }
+    return [main, ...extras];
+  }
+
+  /**
+   * End of stream: flush the choices that never finished; their held text or calls come out in
+   * chunks with the envelope of the last chunk that had choices.
+   */
+  finish() {
+    if (this._finished) return [];
+    this._finished = true;
+    const out = [];
+    const envelope = { ...(this._envelope || {}) };
+    if (hasOwn(envelope, 'usage')) envelope.usage = null;
+    for (const [idx, st] of this._choices) {
+      if (st.sieve === null) continue;
+      const events = st.sieve.flush();
+      st.sieve = null;
+      for (const piece of this._pieces(st, events)) out.push(extra(envelope, idx, piece, null));
+    }
+    return out;
+  }
+}
+
+/**
+ * Rewrite a stream (sync or async iterable) of OpenAI `chat.completion.chunk` objects: DSML markup
+ * in `delta.content` becomes `delta.tool_calls`. Names rejected by `unknownTools: 'reject'` are
+ * appended to the `rejectedToolNames` array option when given.
+ */
+async function* rewriteChatCompletionStream(chunks, opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  try {
+    if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
+      for await (const chunk of chunks) yield* rw.feed(chunk);
+    } else {
+      if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
+        throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
+      }
+      for (const chunk of chunks) yield* rw.feed(chunk);
+    }
+    yield* rw.finish();
+  } finally {
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  }
+}
+
+/**
+ * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
+ * becomes `message.tool_calls`. The input is not modified; a response without `choices` is
+ * returned as it is.
+ */
+function rewriteChatCompletion(response, opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const options = new Options(o);
+  try {
+    return rewriteResponse(response, options);
+  } finally {
+    appendRejected(o.rejectedToolNames, options.rejected);
+  }
+}
+
+function rewriteResponse(response, opts) {
+  if (!isDict(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
+  if (!hasOwn(response, 'choices')) return response;
+  const choices = response.choices;
+  if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
+  const outChoices = [];
+  choices.forEach((choice, pos) => {
+    if (!isDict(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
+    indexOf(choice, pos, 'response');
+    const message = get(choice, 'message');
+    if (message === null) {
+      outChoices.push(choice);
+      return;
+    }
+    if (!isDict(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
+    const content = get(message, 'content');
+    if (content === null) {
+      outChoices.push(choice);
+      return;
+    }
+    if (typeof content !== 'string') {
+      throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
+    }
+    const sieve = opts.sieve();
+    const events = sieve.feed(content).concat(sieve.flush());
+    let text = '';
+    const calls = [];
+    for (const e of events) {
+      if (e.type === 'text') text += e.text;
+      else calls.push(...opts.policy(e.calls));
+    }
+    if (!calls.length && text === content) {
+      outChoices.push(choice);
+      return;
+    }
+    const newMessage = { ...message };
+    newMessage.content = text || !calls.length ? text : null;
+    if (calls.length) {
+      const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
+      const upstream = get(message, 'tool_calls');
+      newMessage.tool_calls = Array.isArray(upstream) ? [...upstream, ...newCalls] : newCalls;
+    }
+    const newChoice = { ...choice, message: newMessage };
+    if (calls.length && get(choice, 'finish_reason') === 'stop') newChoice.finish_reason = 'tool_calls';
+    outChoices.push(newChoice);
+  });
+  return { ...response, choices: outChoices };
+}
+
+function transformStream(spec) {
+  const TS = globalThis.TransformStream;
+  if (typeof TS !== 'function') throw new ToolsieveError('TransformStream is not available in this runtime');
+  return new TS(spec);
+}
+
+/**
+ * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
+ * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
+ * they appear.
+ */
+function createChatCompletionRewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const emit = (controller, out) => {
+    for (const c of out) controller.enqueue(c);
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      emit(controller, rw.feed(chunk));
+    },
+    flush(controller) {
+      emit(controller, rw.finish());
+    },
+  });
+}
+
+/**
+ * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
+ * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n`). Chunks read before a format
+ * error are still sent on before the stream errors.
+ */
+function createSSERewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const reader = new ChatChunkParser();
+  const pump = (controller, read, last) => {
+    const values = [];
+    let err = null;
+    try {
+      read(values);
+    } catch (e) {
+      err = e;
+    }
+    try {
+      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
+      if (err) throw err;
+      if (last) {
+        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
+        controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+      }
+    } finally {
+      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+    }
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      pump(controller, (out) => reader._feed(chunk, out), false);
+    },
+    flush(controller) {
+      pump(controller, (out) => reader._finish(out), true);
+    },
+  });
+}
+
+module.exports = {
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+};

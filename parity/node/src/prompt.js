@@ -1,0 +1,186 @@
+'use strict';
+/**
+ * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
+ * Port of python/toolsieve/prompt.py: see its docstring for the decisions (which tools, the
+ * parameter lines, how example values are chosen). The output is byte-identical to Python's;
+ * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
+ */
+
+const { InputTypeError } = require('./errors');
+const { isDict, jsKeys, jsonText, toolName, toolSchema } = require('./schema');
+
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const get = (o, k) => (hasOwn(o, k) ? o[k] : undefined);
+
+const HEADER = `# Tools
+
+You can call the tools listed below. To call tools, write one block in exactly this form,
+outside any code fence or inline code:
+
+<|DSML|tool_calls>
+<|DSML|invoke name="TOOL_NAME">
+<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>
+<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>
+</|DSML|invoke>
+</|DSML|tool_calls>
+
+Rules:
+- Use the tool names and parameter names exactly as listed below.
+- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
+- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
+- Give every required parameter; leave out optional parameters you do not need.
+- To call several tools at once, put several invoke elements in one tool_calls block.
+- A block inside a code fence or inline code is shown as text and never runs.
+- After the block, stop: the results come in the next message.`;
+
+// A loop, not Array#every: every() skips the holes of a sparse array.
+function allStrings(a) {
+  for (let i = 0; i < a.length; i++) if (typeof a[i] !== 'string') return false;
+  return true;
+}
+
+// D10 whitespace runs; JavaScript's \s is exactly the set String#trim removes.
+function oneLine(s) {
+  return typeof s === 'string' ? s.trim().replace(/\s+/g, ' ') : '';
+}
+
+function description(tool) {
+  const fn = get(tool, 'function');
+  if (isDict(fn) && typeof get(fn, 'description') === 'string') return fn.description.trim();
+  const d = get(tool, 'description');
+  return typeof d === 'string' ? d.trim() : '';
+}
+
+/** [name, schema] of the top-level properties, in property order; a non-object schema as {}. */
+function properties(schema) {
+  const props = schema === null ? undefined : get(schema, 'properties');
+  if (!isDict(props)) return [];
+  return jsKeys(props).map(([k, v]) => [k, isDict(v) ? v : {}]);
+}
+
+function required(schema) {
+  const req = schema === null ? undefined : get(schema, 'required');
+  return Array.isArray(req) ? req.filter((r) => typeof r === 'string') : [];
+}
+
+function typeText(p) {
+  const t = get(p, 'type');
+  if (typeof t === 'string') {
+    const items = get(p, 'items');
+    if (t === 'array' && isDict(items) && typeof get(items, 'type') === 'string') return `array of ${items.type}`;
+    return t;
+  }
+  if (Array.isArray(t) && t.length > 0 && allStrings(t)) return t.join(' | ');
+  const e = get(p, 'enum');
+  if (!hasOwn(p, 'type') && ((Array.isArray(e) && e.length > 0 && allStrings(e)) || typeof get(p, 'const') === 'string')) {
+    return 'string';
+  }
+  return 'any';
+}
+
+function paramLine(name, p, isRequired) {
+  const parts = [typeText(p), isRequired ? 'required' : 'optional'];
+  const e = get(p, 'enum');
+  if (Array.isArray(e) && e.length > 0) {
+    const texts = [];
+    for (let i = 0; i < e.length; i++) texts.push(jsonText(e[i]));
+    parts.push('one of ' + texts.join(', '));
+  }
+  const line = `- ${name} (${parts.join(', ')})`;
+  const desc = oneLine(get(p, 'description'));
+  return desc ? `${line}: ${desc}` : line;
+}
+
+const BY_TYPE = new Map([
+  ['string', '...'],
+  ['integer', 1],
+  ['number', 1],
+  ['boolean', true],
+  ['array', []],
+  ['object', {}],
+  ['null', null],
+]);
+
+function exampleValue(p) {
+  const e = get(p, 'enum');
+  if (Array.isArray(e) && e.length > 0) return e[0];
+  for (const k of ['const', 'default']) if (hasOwn(p, k)) return p[k];
+  const ex = get(p, 'examples');
+  if (Array.isArray(ex) && ex.length > 0) return ex[0];
+  let t = get(p, 'type');
+  if (Array.isArray(t)) {
+    const first = t.find((x) => typeof x === 'string' && x !== 'null');
+    t = first !== undefined ? first : t.length > 0 ? t[0] : null;
+  }
+  return typeof t === 'string' && BY_TYPE.has(t) ? BY_TYPE.get(t) : '...';
+}
+
+function valueText(v) {
+  // A string holding ']]>' would end the CDATA early: the example says '...' instead.
+  if (typeof v === 'string') return `<![CDATA[${v.includes(']]>') ? '...' : v}]]>`;
+  try {
+    return jsonText(v);
+  } catch (err) {
+    if (!(err instanceof InputTypeError)) throw err;
+    return '<![CDATA[...]]>';
+  }
+}
+
+function invoke(name, schema) {
+  const props = properties(schema);
+  const req = new Set(required(schema));
+  let chosen = props.filter(([k]) => req.has(k));
+  if (!chosen.length) chosen = props.slice(0, 1);
+  const lines = [`<|DSML|invoke name="${name}">`];
+  for (const [k, p] of chosen) {
+    lines.push(`<|DSML|parameter name="${k}">${valueText(exampleValue(p))}</|DSML|parameter>`);
+  }
+  lines.push('</|DSML|invoke>');
+  return lines;
+}
+
+function block(invokes) {
+  const lines = ['<|DSML|tool_calls>'];
+  for (const inv of invokes) lines.push(...inv);
+  lines.push('</|DSML|tool_calls>');
+  return lines.join('\n');
+}
+
+/**
+ * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
+ * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
+ */
+function buildToolInstructions(tools) {
+  const entries = [];
+  const seen = new Set();
+  for (const tool of Array.isArray(tools) ? tools : []) {
+    const n = toolName(tool);
+    if (n && !seen.has(n)) {
+      seen.add(n);
+      entries.push([n, tool]);
+    }
+  }
+  if (!entries.length) return '';
+  const out = [HEADER, '', '## Available tools'];
+  for (const [name, tool] of entries) {
+    const schema = toolSchema(tool);
+    out.push('', `### ${name}`);
+    const desc = description(tool);
+    if (desc) out.push(desc);
+    const props = properties(schema);
+    if (!props.length) {
+      out.push('Parameters: none.');
+      continue;
+    }
+    const req = new Set(required(schema));
+    out.push('Parameters:');
+    for (const [k, p] of props) out.push(paramLine(k, p, req.has(k)));
+  }
+  const first = entries[0];
+  const second = entries.length > 1 ? entries[1] : entries[0];
+  out.push('', '## Example: one call', '', block([invoke(first[0], toolSchema(first[1]))]));
+  out.push('', '## Example: two calls in one block', '', block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))));
+  return out.join('\n');
+}
+
+module.exports = { buildToolInstructions };

@@ -1,0 +1,405 @@
+'use strict';
+/**
+ * Server-sent events: a reader for byte streams cut anywhere, and a writer for chat chunks.
+ * Port of python/toolsieve/sse.py; its docstring lists every decision (line endings, BOM, strict
+ * UTF-8, dispatch at the end of input, `[DONE]` followed by data is an error).
+ *
+ * Everything is built on the synchronous, incremental `SSEParser` (bytes in, events out), so the
+ * async generators and the WHATWG TransformStreams behave the same. An unfinished line is kept as
+ * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
+ */
+
+const { InputTypeError, ToolsieveError } = require('./errors');
+const { jsonText } = require('./schema');
+
+const DONE = '[DONE]';
+const CR = 13;
+const LF = 10;
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
+class SSEFormatError extends ToolsieveError {}
+
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
+  return typeof v;
+}
+
+function concat(parts) {
+  if (parts.length === 1) return parts[0];
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function startsWithBOM(b) {
+  return b.length >= 3 && b[0] === BOM[0] && b[1] === BOM[1] && b[2] === BOM[2];
+}
+
+function isBOMPrefix(b) {
+  for (let i = 0; i < b.length; i++) if (b[i] !== BOM[i]) return false;
+  return true;
+}
+
+/** Offset of the first invalid UTF-8 sequence (as Python's UnicodeDecodeError.start); only for messages. */
+function invalidUTF8At(b) {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let n;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if (d === undefined || d < (k === 1 ? lo : 0x80) || d > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += n + 1;
+  }
+  return -1;
+}
+
+/**
+ * Incremental event-stream reader: `feed(bytes)` returns the events its complete lines
+ * dispatched, `finish()` the rest (an unfinished last line, an event without its blank line).
+ * Events are `{data, event, id, retry}` as Python's SSEEvent.
+ */
+class SSEParser {
+  constructor() {
+    // ignoreBOM: keep a U+FEFF inside a line, as Python's decode does (the stream's BOM is skipped as bytes).
+    this._decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    this._parts = [];
+    this._skipLF = false;
+    this._atStart = true;
+    this._data = [];
+    this._event = '';
+    this._lastId = null;
+    this._retry = null;
+    this._lineno = 0;
+    this._closed = false;
+  }
+
+  feed(bytes) {
+    const out = [];
+    this._feed(bytes, out);
+    return out;
+  }
+
+  finish() {
+    const out = [];
+    this._finish(out);
+    return out;
+  }
+
+  /** Like feed(), but events go to `out` as they are dispatched, so a caller keeps those that came before an error. */
+  _feed(chunk, out) {
+    if (this._closed) throw new SSEFormatError('feed() after finish()');
+    if (!(chunk instanceof Uint8Array)) {
+      throw new InputTypeError(`SSE input must be Uint8Array chunks, got ${typeName(chunk)}`);
+    }
+    let data = chunk;
+    if (!data.length) return;
+    if (this._skipLF) {
+      this._skipLF = false;
+      if (data[0] === LF) {
+        data = data.subarray(1);
+        if (!data.length) return;
+      }
+    }
+    if (this._atStart) {
+      const head = concat([...this._parts, data]);
+      this._parts = [];
+      if (head.length < 3 && isBOMPrefix(head)) {
+        this._parts.push(head === data ? data.slice() : head); // maybe a BOM cut in pieces
+        return;
+      }
+      this._atStart = false;
+      data = startsWithBOM(head) ? head.subarray(3) : head;
+      if (!data.length) return;
+    }
+    const n = data.length;
+    let start = 0;
+    let cr = data.indexOf(CR);
+    let lf = data.indexOf(LF);
+    // Each byte is looked at once: the next CR and the next LF are searched only past `start`.
+    while (cr >= 0 || lf >= 0) {
+      let pos;
+      let end;
+      if (lf < 0 || (cr >= 0 && cr < lf)) {
+        pos = cr;
+        end = lf === cr + 1 ? cr + 2 : cr + 1;
+      } else {
+        pos = lf;
+        end = lf + 1;
+      }
+      let line;
+      if (this._parts.length) {
+        this._parts.push(data.subarray(start, pos));
+        line = concat(this._parts);
+        this._parts = [];
+      } else {
+        line = data.subarray(start, pos);
+      }
+      this._line(line, out);
+      start = end;
+      if (cr >= 0 && cr < start) cr = data.indexOf(CR, start);
+      if (lf >= 0 && lf < start) lf = data.indexOf(LF, start);
+    }
+    if (start < n) this._parts.push(data.slice(start)); // a copy: the caller may reuse its buffer
+    else if (data[n - 1] === CR) this._skipLF = true;
+  }
+
+  _finish(out) {
+    if (this._closed) return;
+    this._closed = true;
+    if (this._parts.length) {
+      let line = concat(this._parts);
+      this._parts = [];
+      if (this._atStart && startsWithBOM(line)) line = line.subarray(3);
+      if (line.length) this._line(line, out);
+    }
+    if (this._data.length) out.push(this._dispatch());
+  }
+
+  _dispatch() {
+    return { data: this._data.join('\n'), event: this._event || 'message', id: this._lastId, retry: this._retry };
+  }
+
+  _line(raw, out) {
+    this._lineno += 1;
+    let line;
+    try {
+      line = this._decoder.decode(raw);
+    } catch {
+      throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+    }
+    if (!line) {
+      if (this._data.length) out.push(this._dispatch());
+      this._data = [];
+      this._event = '';
+      return;
+    }
+    if (line[0] === ':') return;
+    const colon = line.indexOf(':');
+    let field = line;
+    let value = '';
+    if (colon >= 0) {
+      field = line.slice(0, colon);
+      value = line.slice(colon + 1);
+      if (value[0] === ' ') value = value.slice(1);
+    }
+    if (field === 'data') this._data.push(value);
+    else if (field === 'event') this._event = value;
+    else if (field === 'id' && !value.includes('\0')) this._lastId = value;
+    else if (field === 'retry' && /^[0-9]+$/.test(value)) this._retry = Number(value);
+  }
+}
+
+function isDone(data) {
+  let i = 0;
+  let j = data.length;
+  const ws = (c) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+  while (i < j && ws(data[i])) i++;
+  while (j > i && ws(data[j - 1])) j--;
+  return j - i === DONE.length && data.slice(i, j) === DONE;
+}
+
+/**
+ * Incremental chat-chunk reader: the JSON values of the `data:` events, up to `data: [DONE]`;
+ * an event with data after `[DONE]` is an SSEFormatError.
+ */
+class ChatChunkParser {
+  constructor() {
+    this._sse = new SSEParser();
+    this._done = false;
+    this._n = 0;
+  }
+
+  feed(bytes) {
+    const out = [];
+    this._feed(bytes, out);
+    return out;
+  }
+
+  finish() {
+    const out = [];
+    this._finish(out);
+    return out;
+  }
+
+  _feed(bytes, out) {
+    this._run((evs) => this._sse._feed(bytes, evs), out);
+  }
+
+  _finish(out) {
+    this._run((evs) => this._sse._finish(evs), out);
+  }
+
+  // Events dispatched before a reader error are still turned into values (or their own error) first.
+  _run(read, out) {
+    const evs = [];
+    let err = null;
+    try {
+      read(evs);
+    } catch (e) {
+      err = e;
+    }
+    for (const ev of evs) this._take(ev, out);
+    if (err) throw err;
+  }
+
+  _take(ev, out) {
+    this._n += 1;
+    if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
+    if (isDone(ev.data)) {
+      this._done = true;
+      return;
+    }
+    let value;
+    try {
+      value = JSON.parse(ev.data);
+    } catch (e) {
+      throw new SSEFormatError(`event ${this._n}: data is not JSON (${e.message})`);
+    }
+    out.push(value);
+  }
+}
+
+/** Run `step(item, out)` over a sync or async iterable, yielding what it produced before any error. */
+async function* drive(iterable, step, end) {
+  const asyncIt = iterable != null && typeof iterable[Symbol.asyncIterator] === 'function';
+  if (!asyncIt && (iterable == null || typeof iterable[Symbol.iterator] !== 'function')) {
+    throw new InputTypeError(`expected an iterable of Uint8Array chunks, got ${typeName(iterable)}`);
+  }
+  const run = function* (fn) {
+    const out = [];
+    let err = null;
+    try {
+      fn(out);
+    } catch (e) {
+      err = e;
+    }
+    yield* out;
+    if (err) throw err;
+  };
+  if (asyncIt) {
+    for await (const chunk of iterable) yield* run((out) => step(chunk, out));
+  } else {
+    for (const chunk of iterable) yield* run((out) => step(chunk, out));
+  }
+  yield* run(end);
+}
+
+/** The events of an event stream given as Uint8Array chunks (sync or async iterable), cut anywhere. */
+async function* iterSSEEvents(byteChunks) {
+  const p = new SSEParser();
+  yield* drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out));
+}
+
+/** The JSON values of the `data:` events of an OpenAI stream, up to `data: [DONE]`. */
+async function* iterChatChunks(byteChunks) {
+  const p = new ChatChunkParser();
+  yield* drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out));
+}
+
+const encoder = new TextEncoder();
+
+/** One chunk as `data: <JSON>\n\n` bytes (jsonText escapes lone surrogates, so the UTF-8 is exact). */
+function encodeEvent(chunk) {
+  return encoder.encode('data: ' + jsonText(chunk) + '\n\n');
+}
+
+function doneBytes() {
+  return encoder.encode('data: [DONE]\n\n');
+}
+
+/** Each chunk as `data: <JSON>\n\n`, then `data: [DONE]\n\n` (unless `done: false`). */
+async function* writeSSE(chunks, { done = true } = {}) {
+  if (chunks != null && typeof chunks[Symbol.asyncIterator] === 'function') {
+    for await (const c of chunks) yield encodeEvent(c);
+  } else {
+    if (chunks == null || typeof chunks[Symbol.iterator] !== 'function') {
+      throw new InputTypeError(`writeSSE() takes an iterable of chunks, got ${typeName(chunks)}`);
+    }
+    for (const c of chunks) yield encodeEvent(c);
+  }
+  if (done) yield doneBytes();
+}
+
+function transformStream(spec) {
+  const TS = globalThis.TransformStream;
+  if (typeof TS !== 'function') throw new ToolsieveError('TransformStream is not available in this runtime');
+  return new TS(spec);
+}
+
+/** Enqueue what `fn(out)` produced, then rethrow its error (which errors the stream). */
+function emit(controller, fn) {
+  const out = [];
+  let err = null;
+  try {
+    fn(out);
+  } catch (e) {
+    err = e;
+  }
+  for (const v of out) controller.enqueue(v);
+  if (err) throw err;
+}
+
+/** TransformStream<Uint8Array, chat chunk>: SSE bytes in, the parsed `data:` JSON values out. */
+function createSSEDecoderStream() {
+  const p = new ChatChunkParser();
+  return transformStream({
+    transform(chunk, controller) {
+      emit(controller, (out) => p._feed(chunk, out));
+    },
+    flush(controller) {
+      emit(controller, (out) => p._finish(out));
+    },
+  });
+}
+
+/** TransformStream<object, Uint8Array>: `data: <JSON>\n\n` per chunk, then `data: [DONE]\n\n` unless `done: false`. */
+function createSSEEncoderStream({ done = true } = {}) {
+  return transformStream({
+    transform(chunk, controller) {
+      controller.enqueue(encodeEvent(chunk));
+    },
+    flush(controller) {
+      if (done) controller.enqueue(doneBytes());
+    },
+  });
+}
+
+module.exports = {
+  DONE,
+  SSEFormatError,
+  SSEParser,
+  ChatChunkParser,
+  iterSSEEvents,
+  iterChatChunks,
+  writeSSE,
+  createSSEDecoderStream,
+  createSSEEncoderStream,
+  encodeEvent,
+};
