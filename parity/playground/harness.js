@@ -87,6 +87,7 @@ function errorOf(e) {
 function eventDict(e, withRaw) {
   if (e.type === 'text') return { type: 'text', text: e.text };
   const d = { type: 'tool_calls', calls: e.calls.map((c) => ({ name: c.name, input: c.input })) };
+  if (e.rejectedToolNames) d.rejectedToolNames = e.rejectedToolNames;
   if (withRaw) d.raw = e.raw;
   return d;
 }

@@ -444,8 +444,9 @@ function createChatCompletionRewriteStream(opts) {
 
 /**
  * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
- * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n`). Chunks read before a format
- * error are still sent on before the stream errors.
+ * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n`). On a format error, the output
+ * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
+ * consumer has not read yet; the async generators yield it all, as Python does).
  */
 function createSSERewriteStream(opts) {
   const o = optionsOf(opts, REWRITE_OPTIONS);

@@ -353,7 +353,10 @@ function transformStream(spec) {
   return new TS(spec);
 }
 
-/** Enqueue what `fn(out)` produced, then rethrow its error (which errors the stream). */
+/**
+ * Enqueue what `fn(out)` produced, then rethrow its error, which errors the stream (WHATWG streams
+ * then discard queued chunks the consumer has not read; the async generators keep them).
+ */
 function emit(controller, fn) {
   const out = [];
   let err = null;

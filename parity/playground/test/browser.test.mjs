@@ -245,6 +245,53 @@ async function runPlayground(t) {
     // listed in parity/known-differences.json (engine 'pyodide' or 'node'), which the page marks.
     assert.equal(await page.locator('#fixtures-table tbody tr').count(), fx.total);
 
+    // The gateway as a WHATWG TransformStream in the page: SSE bytes cut every 7 bytes go through
+    // createSSERewriteStream; the DSML in delta.content comes out as delta.tool_calls.
+    const gw = await page.evaluate(async () => {
+      const { loadCommonJS } = await import('/playground/cjs-loader.js');
+      const [ts] = await loadCommonJS(['/node/index.js']);
+      const block =
+        '<|DSML|tool_calls><|DSML|invoke name="Read_File"><|DSML|parameter name="path"><![CDATA[7]]>' +
+        '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+      const text = 'Reading it. ' + block;
+      const chunk = (delta, finish) => ({
+        id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm',
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+      const upstream = [chunk({ role: 'assistant', content: '' }, null)];
+      for (let i = 0; i < text.length; i += 5) upstream.push(chunk({ content: text.slice(i, i + 5) }, null));
+      upstream.push(chunk({}, 'stop'));
+      const sse = upstream.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
+      const bytes = new TextEncoder().encode(sse);
+      const body = new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 7) c.enqueue(bytes.slice(i, i + 7));
+          c.close();
+        },
+      });
+      const tools = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+      const out = await new Response(body.pipeThrough(ts.createSSERewriteStream({ tools }))).text();
+      const datas = out.split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+      let content = '';
+      const calls = [];
+      let finish = null;
+      for (const d of datas.slice(0, -1)) {
+        for (const ch of JSON.parse(d).choices) {
+          content += ch.delta.content || '';
+          for (const tc of ch.delta.tool_calls || []) calls.push({ index: tc.index, name: tc.function.name, arguments: tc.function.arguments, id: tc.id });
+          if (ch.finish_reason) finish = ch.finish_reason;
+        }
+      }
+      return { content, calls, finish, last: datas[datas.length - 1] };
+    });
+    assert.equal(gw.content, 'Reading it. ');
+    assert.equal(gw.calls.length, 1);
+    assert.deepEqual([gw.calls[0].index, gw.calls[0].name, gw.calls[0].arguments], [0, 'read_file', '{"path":"7"}']);
+    assert.match(gw.calls[0].id, /^call_[0-9a-f]{24}$/);
+    assert.equal(gw.finish, 'tool_calls');
+    assert.equal(gw.last, '[DONE]');
+    t.diagnostic('gateway TransformStream in the page: content, one tool call, finish_reason tool_calls');
+
     // The README's "Use it in the browser" snippet, served as minimal.html, still works.
     const mini = await context.newPage();
     mini.on('console', (m) => {
