@@ -243,13 +243,45 @@ def run_fixtures(
     return passed, failed
 
 
+# Declared tools for the generated documents: renamed and undeclared calls, schemas that turn
+# values into strings, the reject policy and JSON calls in prose (R9, R10, R12).
+GEN_OPTIONS: dict[str, Any] = {
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "READ_FILE",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "n": {"type": "integer"},
+                        "items": {"type": "array", "items": {"type": "string"}},
+                    },
+                },
+            },
+        },
+        {"name": "bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}},
+        {"type": "function", "function": {"name": "search"}},
+    ],
+    "unknownTools": "reject",
+    "jsonToolCalls": True,
+}
+
+
 def gen_requests(text: str, seed: int) -> list[dict[str, Any]]:
+    chunks = docs.random_chunks(text, random.Random(seed))
     return [
         {"id": "parse", "op": "parse", "text": text},
         {"id": "whole", "op": "stream", "chunks": [text] if text else []},
         {"id": "chars", "op": "stream", "chunks": list(text)},
-        {"id": "random", "op": "stream", "chunks": docs.random_chunks(text, random.Random(seed))},
+        {"id": "random", "op": "stream", "chunks": chunks},
+        {"id": "parse+tools", "op": "parse", "text": text, "options": GEN_OPTIONS},
+        {"id": "random+tools", "op": "stream", "chunks": chunks, "options": GEN_OPTIONS},
     ]
+
+
+GEN_PER_DOC = len(gen_requests("", 0))
 
 
 def diverges(drivers: list[Driver], text: str, seed: int) -> str | None:
@@ -307,9 +339,9 @@ def run_generative(drivers: list[Driver], count: int, seed: int) -> int:
         ref = drivers[0].name
         for k, t in enumerate(texts):
             bad = any(
-                first_difference(answers[ref][4 * k + j], answers[d.name][4 * k + j])
+                first_difference(answers[ref][GEN_PER_DOC * k + j], answers[d.name][GEN_PER_DOC * k + j])
                 for d in drivers[1:]
-                for j in range(4)
+                for j in range(GEN_PER_DOC)
             )
             if bad:
                 found += 1
@@ -364,7 +396,8 @@ def main() -> int:
         if args.generate:
             found = run_generative(drivers, args.generate, args.seed)
             print(
-                f"generative: {args.generate} documents (seed {args.seed}) x 4 requests: {found} divergences"
+                f"generative: {args.generate} documents (seed {args.seed}) x {GEN_PER_DOC} requests: "
+                f"{found} divergences"
             )
             failed += found
             passed += args.generate - found

