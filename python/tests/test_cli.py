@@ -70,3 +70,40 @@ def test_invalid_utf8_exits_1_without_traceback(tmp_path: Path) -> None:
     assert p.returncode == 1
     assert b"not valid UTF-8" in p.stderr and b"Traceback" not in p.stderr
     assert run("stream", stdin=b"\xc3").returncode == 1
+
+
+def test_declared_tools_from_a_request_file(tmp_path: Path) -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "read_file", "parameters": {"properties": {"path": {"type": "string"}}}},
+        }
+    ]
+    req = tmp_path / "request.json"
+    req.write_text(json.dumps({"model": "m", "tools": tools}), encoding="utf-8")
+    block = (
+        '<|DSML|tool_calls><|DSML|invoke name="mcp.Read_File"><|DSML|parameter name="path">7'
+        '</|DSML|parameter></|DSML|invoke><|DSML|invoke name="fly"></|DSML|invoke></|DSML|tool_calls>'
+    )
+    flags = ("--tools-file", str(req), "--unknown-tools", "reject")
+    p = run("parse", *flags, stdin=("hi " + block).encode())
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {
+        "calls": [{"name": "read_file", "input": {"path": "7"}}],
+        "sawToolCallSyntax": True,
+        "rejectedByPolicy": False,
+        "rejectedToolNames": ["fly"],
+    }
+    p = run("stream", *flags, "--chunk-size", "3", stdin=("hi " + block).encode())
+    events = [json.loads(line) for line in p.stdout.decode().splitlines()]
+    assert events[-1] == {
+        "type": "tool_calls",
+        "calls": [{"name": "read_file", "input": {"path": "7"}}],
+        "rejectedToolNames": ["fly"],
+    }
+
+
+def test_json_calls_flag() -> None:
+    p = run("parse", "--json-calls", stdin=b'Run {"name": "ls", "arguments": "{}"} now')
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["calls"] == [{"name": "ls", "input": {}}]

@@ -1,5 +1,6 @@
 """Command line: `toolsieve parse [FILE]`, `toolsieve stream [FILE] [--chunk-size N]` and
-`toolsieve openai [FILE] [--tools-file tools.json]` (rewrite a captured OpenAI SSE stream).
+`toolsieve openai [FILE]` (rewrite a captured OpenAI SSE stream). All three take the declared
+tools: `--tools-file tools.json` (names and schemas), `--tools A,B`, `--unknown-tools reject`.
 
 Exit status: 0 on success, 1 when the input is not valid UTF-8 (for `openai`: not a readable
 chat-completion event stream), 2 for usage errors and files that cannot be read.
@@ -43,13 +44,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="toolsieve", description="Sieve tool calls out of raw LLM text.")
     p.add_argument("--version", action="version", version=f"toolsieve {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def declared(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--tools-file",
+            default=None,
+            metavar="FILE",
+            help="JSON tool definitions (names and schemas): a list, or a request body with a 'tools' list",
+        )
+        sp.add_argument("--tools", type=_tools, default=None, metavar="A,B", help="declared tool names")
+        sp.add_argument(
+            "--unknown-tools",
+            choices=("keep", "reject"),
+            default="keep",
+            help="calls to undeclared tools: keep them (default) or drop them",
+        )
+
     for name, help_ in (
         ("parse", "parse the whole input and print the JSON result"),
         ("stream", "stream the input through the sieve and print one JSON event per line"),
     ):
         sp = sub.add_parser(name, help=help_, description=help_)
         sp.add_argument("file", nargs="?", default="-", help="input file (default: standard input)")
-        sp.add_argument("--tools", type=_tools, default=None, metavar="A,B", help="declared tool names")
+        declared(sp)
+        sp.add_argument("--json-calls", action="store_true", help="also take JSON tool calls in prose (R9)")
         if name == "stream":
             sp.add_argument(
                 "--chunk-size",
@@ -62,19 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     help_ = "rewrite an OpenAI chat-completion SSE stream: DSML markup in content becomes tool_calls"
     sp = sub.add_parser("openai", help=help_, description=help_)
     sp.add_argument("file", nargs="?", default="-", help="captured SSE stream (default: standard input)")
-    sp.add_argument(
-        "--tools-file",
-        default=None,
-        metavar="FILE",
-        help="JSON tool definitions: a list, or a request body with a 'tools' list",
-    )
-    sp.add_argument("--tools", type=_tools, default=None, metavar="A,B", help="declared tool names")
-    sp.add_argument(
-        "--unknown-tools",
-        choices=("keep", "reject"),
-        default="keep",
-        help="calls to undeclared tools: keep them (default) or drop them",
-    )
+    declared(sp)
     return p
 
 
@@ -178,11 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "openai":
             return _openai(args, stream, name)
+        kw: dict[str, Any] = {
+            "tool_names": args.tools,
+            "tools": _read_tools(args.tools_file) if args.tools_file else None,
+            "unknown_tools": args.unknown_tools,
+            "json_tool_calls": args.json_calls,
+        }
         if args.command == "parse":
             text = "".join(_decoded(stream, name))
-            _print(parse(text, tool_names=args.tools).to_dict())
+            _print(parse(text, **kw).to_dict())
             return 0
-        sieve = Sieve(tool_names=args.tools)
+        sieve = Sieve(**kw)
         size = args.chunk_size
 
         def emit(events: list[Any]) -> None:
