@@ -3,8 +3,9 @@
 Declared tools (R10, R12) act on each recognized block after the scanner decided it, so they
 never change what is text and what is a block, nor chunk invariance:
 
-- Declared names are `tool_names`, or else the names of `tools`. With declared names, each call
-  name resolves through the R10.1 funnel to the declared spelling.
+- Declared names are `tool_names`, or else the names of `tools`. When `tools` are given or the
+  policy is `"reject"`, each call name resolves through the R10.1 funnel to the declared
+  spelling. `tool_names` alone (the R7 option) leaves names as written, as before R10.
 - `unknown_tools="reject"` leaves out the calls whose name resolves to no declared tool; the
   block still comes out as one ToolCallsEvent (its source is never text, R8.1), with the names in
   `rejected_tool_names` and `calls` empty when all of its calls were rejected. Without declared
@@ -77,8 +78,8 @@ class Sieve:
         return self._declared(self._scanner.finish())
 
     def _declared(self, events: list[Event]) -> list[Event]:
-        if not self.tool_names and self.tools is None:
-            return events
+        if self.tools is None and (not self.tool_names or self.unknown_tools == "keep"):
+            return events  # R1-R8 behavior: nothing declared that acts on calls
         return [self._apply(e) if isinstance(e, ToolCallsEvent) else e for e in events]
 
     def _apply(self, e: ToolCallsEvent) -> ToolCallsEvent:

@@ -77,7 +77,8 @@ class Sieve {
   }
 
   _declared(events) {
-    if (!this.toolNames.length && this.tools === null) return events;
+    // R1-R8 behavior unless tools or the reject policy act on calls (toolNames alone: names as written).
+    if (this.tools === null && (!this.toolNames.length || this.unknownTools === 'keep')) return events;
     return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
   }
 
