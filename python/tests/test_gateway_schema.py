@@ -147,6 +147,28 @@ def test_json_text_equals_javascript_json_stringify(values: list[Any]) -> None:
         assert g == w, f"value {v!r}"
 
 
+ODD_KEYS = st.sampled_from(["a", "0", "01", "12", "4294967295", "x\ud800", "é", ""])
+plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet=st.characters(codec=None)) | st.floats(),
+    lambda kids: (
+        st.lists(kids, max_size=4)
+        | st.tuples(kids, kids)
+        | st.dictionaries(
+            st.sampled_from(["a", "0", "01", "12", "4294967295", "x\ud800", "é", ""]), kids, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(plain_values)
+def test_json_text_fast_path_equals_the_general_writer(v: Any) -> None:
+    from toolsieve.schema import _json_text
+
+    assert json_text(v) == _json_text(v)
+
+
 TOOL = {
     "type": "function",
     "function": {

@@ -37,6 +37,7 @@ keep their order.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -116,11 +117,46 @@ def js_keys(obj: Mapping[Any, Any]) -> list[tuple[str, Any]]:
     return index + [(k, v) for k, v in pairs if not (_INDEX_KEY.fullmatch(k) and int(k) <= _MAX_INDEX)]
 
 
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _plain(value: Any) -> bool:
+    """True when json.dumps writes `value` exactly as JSON.stringify does (but for lone
+    surrogates, fixed afterwards): no floats, and only string keys that are not array indices."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is dict:
+            for k, x in v.items():
+                if type(k) is not str or (k[:1].isdigit() and _INDEX_KEY.fullmatch(k)):
+                    return False
+                stack.append(x)
+        elif t is list or t is tuple:
+            stack.extend(v)
+        elif not (t is str or t is int or t is bool or v is None):
+            return False  # floats, subclasses, anything else: the general path
+    return True
+
+
 def json_text(value: Any) -> str:
     """Compact JSON text of a JSON-like value, byte for byte as JavaScript's JSON.stringify writes it.
 
     Accepts dict (string keys), list, tuple, str, int, float, bool and None; iterative, so any
     depth works. Raises InputTypeError for other types."""
+    if _plain(value):
+        # The common case (chunks, arguments without floats) at C speed; any surprise (another
+        # type, a depth beyond the recursion limit) takes the general path below.
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            pass
+        else:
+            return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _json_text(value)
+
+
+def _json_text(value: Any) -> str:
     out: list[str] = []
     # Work items: a value to write, or a literal piece of text to append (a _Lit).
     stack: list[Any] = [value]
