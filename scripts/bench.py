@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark workloads W1-W5 on the Python reference (a script, not a timed test).
+"""Benchmark workloads W1-W8 on the Python reference and the Node sieve (a script, not a timed test).
 
     .venv/bin/python scripts/bench.py            # Markdown table
     .venv/bin/python scripts/bench.py --json out.json --runs 5
@@ -12,6 +12,9 @@ W4  one block with 200 invokes, 8-character chunks
 W5  256 KB of Markdown with fenced and inline tool-call examples, 8-character chunks
 W6  a plain-text parameter (no CDATA) of 256 KB and 1 MB, 16-character chunks; growth ratio
 W7  1,000 small separate blocks in prose, 8-character chunks
+W8  the gateway: W1 at 1 MB as an OpenAI chat-completion SSE stream (one 16-character
+    delta.content per event, 65,536 events) read from 64 KB byte pieces, rewritten
+    (DSML -> tool_calls) and written back as SSE; per-chunk cost is per event
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 from toolsieve import Sieve, ToolCallsEvent, parse
+from toolsieve.openai import rewrite_chat_completion_stream
+from toolsieve.schema import json_text
+from toolsieve.sse import iter_chat_chunks, write_sse
 
 KB = 1024
 
@@ -128,6 +134,50 @@ def w7_text() -> str:
     )
 
 
+W8_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            },
+        },
+    }
+]
+
+
+def w8_sse(text: str, size: int) -> str:
+    """The reply as an upstream chat-completion SSE stream, `size` characters per delta."""
+    head = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":'
+    events = [f'data: {head}{{"role":"assistant","content":""}},"finish_reason":null}}]}}\n\n']
+    for i in range(0, len(text), size):
+        events.append(
+            f'data: {head}{{"content":{json_text(text[i : i + size])}}},"finish_reason":null}}]}}\n\n'
+        )
+    events.append(f'data: {head}{{}},"finish_reason":"stop"}}]}}\n\ndata: [DONE]\n\n')
+    return "".join(events)
+
+
+def gateway(data: bytes) -> int:
+    pieces = (data[i : i + 64 * KB] for i in range(0, len(data), 64 * KB))
+    calls = 0
+
+    def counted(chunks: object) -> object:
+        nonlocal calls
+        for c in chunks:  # type: ignore[attr-defined]
+            for ch in c.get("choices") or []:
+                calls += len(ch.get("delta", {}).get("tool_calls") or [])
+            yield c
+
+    out = 0
+    for b in write_sse(counted(rewrite_chat_completion_stream(iter_chat_chunks(pieces), tools=W8_TOOLS))):  # type: ignore[arg-type]
+        out += len(b)
+    assert out > 0
+    return calls
+
+
 def stream(text: str, size: int) -> int:
     s = Sieve()
     calls = 0
@@ -173,6 +223,14 @@ def workloads() -> list[dict[str, object]]:
         {"name": "W6 256 KB plain", "text": w6_text(256 * KB), "chunk": 16, "calls": 1},
         {"name": "W6 1024 KB plain", "text": w6_text(1024 * KB), "chunk": 16, "calls": 1},
         {"name": "W7 1000 blocks", "text": w7_text(), "chunk": 8, "calls": 1000},
+        {
+            "name": "W8 gateway 1 MB",
+            "text": w8_sse(w1[1024 * KB], 16),
+            "chunk": 16,
+            "chunks": -(-len(w1[1024 * KB]) // 16),
+            "kind": "gateway",
+            "calls": 1,
+        },
     ]
     return out
 
@@ -180,7 +238,10 @@ def workloads() -> list[dict[str, object]]:
 def python_times(w: dict[str, object], runs: int) -> list[float]:
     text = str(w["text"])
     chunk = w["chunk"]
-    if isinstance(chunk, int):
+    if w.get("kind") == "gateway":
+        data = text.encode()
+        times, calls = timed(lambda: gateway(data), runs)
+    elif isinstance(chunk, int):
         times, calls = timed(lambda: stream(text, chunk), runs)
     else:
         times, calls = timed(lambda: len(parse(text).calls), runs)
@@ -211,7 +272,7 @@ def row(w: dict[str, object], times: list[float]) -> dict[str, object]:
     text = str(w["text"])
     size = len(text.encode())
     chunk = w["chunk"]
-    nchunks = -(-len(text) // chunk) if isinstance(chunk, int) else 1
+    nchunks = int(w.get("chunks") or (-(-len(text) // chunk) if isinstance(chunk, int) else 1))  # type: ignore[call-overload]
     med = statistics.median(times)
     return {
         "workload": w["name"],

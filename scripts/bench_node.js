@@ -4,7 +4,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { Sieve, parse } = require(path.join(__dirname, '..', 'parity', 'node'));
+const { Sieve, parse, iterChatChunks, rewriteChatCompletionStream, writeSSE } = require(path.join(__dirname, '..', 'parity', 'node'));
 
 const [file, runsArg] = process.argv.slice(2);
 const workloads = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -20,17 +20,60 @@ function stream(text, size) {
   return calls;
 }
 
-const out = {};
-for (const w of workloads) {
-  const fn = w.chunk ? () => stream(w.text, w.chunk) : () => parse(w.text).calls.length;
-  fn(); // warm up the JIT once
-  const times = [];
-  for (let r = 0; r < runs; r++) {
-    const t0 = process.hrtime.bigint();
-    const calls = fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e9);
-    if (calls !== w.calls) throw new Error(`${w.name}: expected ${w.calls} calls, got ${calls}`);
+const W8_TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'write_file',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } },
+    },
+  },
+];
+
+/** W8: SSE bytes in 64 KB pieces -> chat chunks -> rewrite -> SSE bytes (the async generators). */
+async function gateway(data) {
+  function* pieces() {
+    for (let i = 0; i < data.length; i += 65536) yield data.subarray(i, i + 65536);
   }
-  out[w.name] = times;
+  let calls = 0;
+  async function* counted(chunks) {
+    for await (const c of chunks) {
+      for (const ch of c.choices || []) calls += ((ch.delta && ch.delta.tool_calls) || []).length;
+      yield c;
+    }
+  }
+  let out = 0;
+  for await (const b of writeSSE(counted(rewriteChatCompletionStream(iterChatChunks(pieces()), { tools: W8_TOOLS })))) {
+    out += b.length;
+  }
+  if (!out) throw new Error('W8 wrote nothing');
+  return calls;
 }
-process.stdout.write(JSON.stringify(out) + '\n');
+
+async function main() {
+  const out = {};
+  for (const w of workloads) {
+    let fn;
+    if (w.kind === 'gateway') {
+      const data = Buffer.from(w.text, 'utf8');
+      fn = () => gateway(data);
+    } else {
+      fn = w.chunk ? () => stream(w.text, w.chunk) : () => parse(w.text).calls.length;
+    }
+    await fn(); // warm up the JIT once
+    const times = [];
+    for (let r = 0; r < runs; r++) {
+      const t0 = process.hrtime.bigint();
+      const calls = await fn();
+      times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+      if (calls !== w.calls) throw new Error(`${w.name}: expected ${w.calls} calls, got ${calls}`);
+    }
+    out[w.name] = times;
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(String(e && e.stack ? e.stack : e) + '\n');
+  process.exit(1);
+});
