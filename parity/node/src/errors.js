@@ -18,4 +18,12 @@ class SieveClosedError extends ToolsieveError {}
 /** An option was unknown or had an invalid value. */
 class OptionsError extends ToolsieveError {}
 
-module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError };
+/** The type of a value, for error messages. */
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
+  return typeof v;
+}
+
+module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError, typeName };

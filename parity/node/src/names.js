@@ -5,7 +5,7 @@
  * (first declared wins, ASCII-only case folding, only the parsed name loses its namespace).
  */
 
-const { InputTypeError, OptionsError } = require('./errors');
+const { InputTypeError, OptionsError, typeName } = require('./errors');
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
 
@@ -16,12 +16,6 @@ function lower(s) {
 
 function loose(s) {
   return lower(s).replace(/[^a-z0-9]+/g, '');
-}
-
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  return typeof v;
 }
 
 function isDict(v) {

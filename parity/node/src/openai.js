@@ -10,7 +10,7 @@
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, OptionsError, ToolsieveError } = require('./errors');
+const { InputTypeError, OptionsError, ToolsieveError, typeName } = require('./errors');
 const { UNKNOWN_TOOLS_POLICIES, checkToolNames, applyPolicy } = require('./names');
 const { jsonText, normalizeInput, toolNamesOf } = require('./schema');
 const { Sieve } = require('./sieve');
@@ -28,13 +28,6 @@ function get(o, k) {
 
 function isDict(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function typeName(v) {
-  if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
-  return typeof v;
 }
 
 function isInt(v) {

@@ -9,7 +9,7 @@
  * Keys are read as own properties only, so `constructor` or `__proto__` are ordinary keys.
  */
 
-const { InputTypeError } = require('./errors');
+const { InputTypeError, typeName } = require('./errors');
 
 const SCHEMA_KEYS = Object.freeze(['parameters', 'input_schema', 'inputSchema', 'schema']);
 
@@ -34,13 +34,6 @@ function setKey(obj, k, v) {
   } else {
     obj[k] = v;
   }
-}
-
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
-  return typeof v;
 }
 
 // ---- JSON text exactly as JSON.stringify writes it -------------------------------------------

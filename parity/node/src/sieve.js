@@ -5,20 +5,13 @@
  * recognized block (R10 name resolution and the reject policy, R12 schemas).
  */
 
-const { InputTypeError, OptionsError, SieveClosedError } = require('./errors');
+const { InputTypeError, OptionsError, SieveClosedError, typeName } = require('./errors');
 const { Scanner } = require('./scanner');
 const { UNKNOWN_TOOLS_POLICIES, checkToolNames, resolveName } = require('./names');
 const { normalizeInput, toolNamesOf } = require('./schema');
 
 const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
-
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
-  return typeof v;
-}
 
 function readOptions(options) {
   if (options === undefined || options === null) return {};

@@ -9,7 +9,7 @@
  * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
  */
 
-const { InputTypeError, ToolsieveError } = require('./errors');
+const { InputTypeError, ToolsieveError, typeName } = require('./errors');
 const { jsonText } = require('./schema');
 
 const DONE = '[DONE]';
@@ -19,13 +19,6 @@ const BOM = [0xef, 0xbb, 0xbf];
 
 /** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
 class SSEFormatError extends ToolsieveError {}
-
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
-  return typeof v;
-}
 
 function concat(parts) {
   if (parts.length === 1) return parts[0];

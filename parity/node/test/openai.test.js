@@ -17,6 +17,7 @@ const {
 } = require('../src/openai');
 const { SSEFormatError } = require('../src/sse');
 const { InputTypeError, OptionsError, ToolsieveError } = require('../src/errors');
+const { asyncOf, collect, readable } = require('./support');
 
 const BLOCK = (name = 'read_file', path = 'a.txt') =>
   `<|DSML|tool_calls><|DSML|invoke name="${name}"><|DSML|parameter name="path"><![CDATA[${path}]]>` +
@@ -40,25 +41,6 @@ const chunk = (choices, extra = {}) => ({ ...ENV, choices, ...extra });
 const delta = (content, finish = null, index = 0) => ({ index, delta: { content }, finish_reason: finish });
 const call = (index, id, name, args) => ({ index, id, type: 'function', function: { name, arguments: args } });
 
-async function collect(it) {
-  const out = [];
-  for await (const v of it) out.push(v);
-  return out;
-}
-
-async function* asyncOf(items) {
-  for (const x of items) yield x;
-}
-
-function readable(items) {
-  let i = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (i < items.length) controller.enqueue(items[i++]);
-      else controller.close();
-    },
-  });
-}
 
 /** The same chunks through the class, the async generator (sync and async input) and the TransformStream. */
 async function rewriteAll(chunks, opts = {}) {

@@ -14,6 +14,7 @@ const {
   createSSEDecoderStream,
   createSSEEncoderStream,
 } = require('../src/sse');
+const { asyncOf, collect, readable } = require('./support');
 const { InputTypeError, ToolsieveError } = require('../src/errors');
 
 const enc = (s) => new TextEncoder().encode(s);
@@ -24,12 +25,6 @@ function cuts(bytes) {
   const ways = [[bytes], Array.from(bytes, (b) => Uint8Array.of(b))];
   for (let i = 0; i <= bytes.length; i++) ways.push([bytes.subarray(0, i), bytes.subarray(i)]);
   return ways;
-}
-
-async function collect(it) {
-  const out = [];
-  for await (const v of it) out.push(v);
-  return out;
 }
 
 /** Values read before the error, and the error (or null). */
@@ -43,20 +38,6 @@ async function collectUntilError(it) {
   return [out, null];
 }
 
-async function* asyncOf(items) {
-  for (const x of items) yield x;
-}
-
-/** A pull source: one item per pull (enqueuing everything in start() is slow in Node for many items). */
-function readable(items) {
-  let i = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (i < items.length) controller.enqueue(items[i++]);
-      else controller.close();
-    },
-  });
-}
 
 const ev = (data, event = 'message', id = null, retry = null) => ({ data, event, id, retry });
 

@@ -121,7 +121,31 @@ function describe(p, want, got) {
   return `first difference at ${p}\n  want: ${show(want)}\n  got:  ${show(got)}`;
 }
 
+async function collect(it) {
+  const out = [];
+  for await (const v of it) out.push(v);
+  return out;
+}
+
+async function* asyncOf(items) {
+  for (const x of items) yield x;
+}
+
+/** A pull source: one item per pull (enqueuing everything in start() is slow in Node for many items). */
+function readable(items) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < items.length) controller.enqueue(items[i++]);
+      else controller.close();
+    },
+  });
+}
+
 module.exports = {
+  asyncOf,
+  collect,
+  readable,
   FIXTURES,
   allFixtureFiles,
   fixtureFiles,
