@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from typing import Any, TextIO
 
 from .errors import ToolsieveError
@@ -52,14 +52,9 @@ def jsonable(v: Any) -> Any:
 
 
 def _options(req: dict[str, Any]) -> dict[str, Any]:
-    opts = req.get("options")
-    if opts is None:
+    if req.get("options") is None:
         return {}
-    if not isinstance(opts, dict):
-        raise BadRequest("options must be an object")
-    unknown = sorted(set(opts) - KNOWN_OPTIONS)
-    if unknown:
-        raise BadRequest(f"unknown option(s): {', '.join(unknown)}")
+    opts = _options_arg(req["options"], KNOWN_OPTIONS)
     names = opts.get("toolNames")
     if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
         raise BadRequest("toolNames must be a list of strings")
@@ -93,7 +88,7 @@ def _calls_arg(v: Any) -> list[ToolCall]:
     return out
 
 
-def _options_arg(v: Any, known: set[str]) -> dict[str, Any]:
+def _options_arg(v: Any, known: Set[str]) -> dict[str, Any]:
     if v is None:
         return {}
     if not isinstance(v, dict):
