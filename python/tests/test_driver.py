@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT
@@ -13,7 +14,7 @@ from conftest import ROOT
 from toolsieve.driver import serve
 
 
-def run(*lines: str) -> list[dict[str, object]]:
+def run(*lines: str) -> list[dict[str, Any]]:
     out = io.StringIO()
     serve(io.StringIO("".join(line + "\n" for line in lines)), out)
     return [json.loads(x) for x in out.getvalue().splitlines()]
