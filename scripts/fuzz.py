@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "parity"))
 
 import docs  # noqa: E402
-from run import Driver, engine_commands, first_difference, normalize  # noqa: E402
+from run import GEN_OPTIONS, Driver, engine_commands, first_difference, normalize  # noqa: E402
 
 from toolsieve import Sieve, coalesce, parse  # noqa: E402
 
@@ -150,16 +150,18 @@ def main() -> int:
 
 
 def compare(drivers: list[Driver], texts: list[str], seed: int) -> tuple[str | None, str]:
-    reqs = []
+    reqs: list[dict[str, Any]] = []
     for k, t in enumerate(texts):
         chunks = docs.random_chunks(t, random.Random(seed + k))
         reqs.append({"id": f"{k}|p", "op": "parse", "text": t})
         reqs.append({"id": f"{k}|s", "op": "stream", "chunks": chunks})
+        reqs.append({"id": f"{k}|t", "op": "stream", "chunks": chunks, "options": GEN_OPTIONS})
     a, b = (d.ask(reqs) for d in drivers)
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
-        d = first_difference(normalize(x), normalize(y))
+        op = reqs[i]["op"]
+        d = first_difference(normalize(x, op), normalize(y, op))
         if d:
-            return f"python != node ({reqs[i]['op']}) at {d}", texts[i // 2]
+            return f"python != node ({reqs[i]['id']}) at {d}", texts[i // 3]
     return None, ""
 
 
