@@ -3,7 +3,7 @@
 // table over every fixture. `window.playground` exposes the state for the browser test.
 
 import { loadCommonJS } from './cjs-loader.js';
-import { checkFixture, firstDifference, fixedChunks, fixtureChunkings, jsFixture, jsRun } from './harness.js';
+import { checkFixture, comparable, firstDifference, fixedChunks, fixtureChunkings, jsFixture, jsRun } from './harness.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -172,8 +172,9 @@ async function startPython() {
 
 async function startJs() {
   try {
-    const [ts] = await loadCommonJS(['/node/index.js']);
+    const [ts, protocol] = await loadCommonJS(['/node/index.js', '/node/src/protocol.js']);
     state.ts = ts;
+    state.protocol = protocol;
     $('js-status').dataset.state = 'ready';
     $('js-stage').textContent = `ready: parity/node ${ts.version || ''}`;
   } catch (err) {
@@ -360,26 +361,30 @@ async function runFixtures() {
   try {
     if (!state.ts) throw new Error('the JS sieve is not loaded');
     const index = await fetchJson('/fixtures/index.json');
-    // Sieve fixtures (an `input`) run here; function fixtures (a `call` of another API function)
-    // are only counted here.
-    const sieveFixtures = index.fixtures.filter((f) => f.kind === 'sieve');
-    const otherFixtures = index.fixtures.length - sieveFixtures.length;
-    if (!sieveFixtures.length) throw new Error(`no sieve fixtures in /fixtures/index.json (${index.fixtures.length} listed)`);
+    // Sieve fixtures (an `input`) run through parse and the stream; function fixtures (a `call`,
+    // R10-R13) through each engine's driver `call` op.
+    const wanted = index.fixtures.filter((f) => f.kind === 'sieve' || f.kind === 'function');
+    const functionFixtures = wanted.filter((f) => f.kind === 'function').length;
+    if (!wanted.length) throw new Error(`no fixtures in /fixtures/index.json (${index.fixtures.length} listed)`);
     const files = [];
     let loaded = 0;
     await Promise.all(
-      sieveFixtures.map(async (f, i) => {
+      wanted.map(async (f, i) => {
         files[i] = { ...f, fixture: await fetchJson(f.url) };
         loaded += 1;
-        if (loaded % 20 === 0) setFixtureProgress(loaded, sieveFixtures.length, `loading fixtures ${loaded}/${sieveFixtures.length}`);
+        if (loaded % 20 === 0) setFixtureProgress(loaded, wanted.length, `loading fixtures ${loaded}/${wanted.length}`);
       }),
     );
-    const cases = files.map((f) => ({
-      id: f.id,
-      input: f.fixture.input,
-      options: f.fixture.options || {},
-      chunkings: fixtureChunkings(f.fixture, seed),
-    }));
+    const cases = files.map((f) =>
+      f.fixture.call
+        ? { id: f.id, call: f.fixture.call }
+        : {
+            id: f.id,
+            input: f.fixture.input,
+            options: f.fixture.options || {},
+            chunkings: fixtureChunkings(f.fixture, seed),
+          },
+    );
     const total = cases.length * 2;
     let done = 0;
     const report = () => setFixtureProgress(done, total, `running: ${done}/${total} fixture runs (Python + JS)`);
@@ -388,7 +393,7 @@ async function runFixtures() {
     const jsResults = [];
     const jsTask = (async () => {
       for (let i = 0; i < cases.length; i++) {
-        jsResults[i] = jsFixture(state.ts, cases[i]);
+        jsResults[i] = jsFixture(state.ts, cases[i], state.protocol);
         done += 1;
         if (i % 10 === 9) {
           report();
@@ -428,7 +433,7 @@ async function runFixtures() {
       const js = jsResults[i];
       const pyWhy = checkFixture(f.fixture, py);
       const jsWhy = checkFixture(f.fixture, js);
-      const diff = pyError ? '(no Python result)' : firstDifference(py, js);
+      const diff = pyError ? '(no Python result)' : firstDifference(comparable(py), comparable(js));
       const pyKnown = knownOf(f.id, 'pyodide');
       const jsKnown = knownOf(f.id, 'node');
       const status = (why, k) => (why === null ? 'ok' : k !== undefined ? 'known' : 'fail');
@@ -444,8 +449,8 @@ async function runFixtures() {
     const result = {
       seed,
       total: rows.length,
-      functionFixtures: otherFixtures,
-      streamRuns: cases.reduce((n, c) => n + Object.keys(c.chunkings).length, 0),
+      functionFixtures,
+      streamRuns: cases.reduce((n, c) => n + (c.chunkings ? Object.keys(c.chunkings).length : 0), 0),
       pythonOk: count((r) => r.pyOk),
       jsOk: count((r) => r.jsOk),
       equal: count((r) => r.equal),
@@ -463,14 +468,13 @@ async function runFixtures() {
     summary.dataset.state = 'done';
     summary.classList.add(result.allOk ? 'all-ok' : 'not-ok');
     summary.textContent =
-      `${result.allOk ? '✓' : '✗'} ${result.total} fixtures × (parse + stream whole, per char, random split seed ${seed}, ` +
-      `own chunks where given): ` +
+      `${result.allOk ? '✓' : '✗'} ${result.total - functionFixtures} sieve fixtures × (parse + stream whole, per char, ` +
+      `random split seed ${seed}, own chunks where given) and ${functionFixtures} function fixtures (R10–R13): ` +
       `Python ${result.pythonOk}/${result.total} ok · JS ${result.jsOk}/${result.total} ok · ` +
       `engines equal on ${result.equal}/${result.total}` +
       (result.known ? ` · ${result.known} known difference(s)` : '') +
       (result.allOk ? '' : ` · ${result.unexpected} unexpected`) +
       ` — Python ${pyMs === null ? 'failed' : Math.round(pyMs) + ' ms'}, JS ${Math.round(jsMs)} ms` +
-      (otherFixtures ? `\n${otherFixtures} function fixture(s) (a \`call\`, not an \`input\`) are not run here (they call other API functions)` : '') +
       (result.stale.length ? `\nlisted in parity/known-differences.json but passing: ${result.stale.join(', ')}` : '') +
       (pyError ? `\nPython engine: ${pyError.message}` : '');
     $('fixtures-progress').value = $('fixtures-progress').max;
@@ -523,6 +527,7 @@ function renderFixtureTable(rows) {
 async function openFixture(id) {
   try {
     const f = await fetchJson(`/fixtures/${id}`);
+    if (typeof f.input !== 'string') return; // a function fixture (R10-R13): nothing to type in
     $('example').value = '';
     $('input').value = f.input;
     $('tool-names').value = ((f.options && f.options.toolNames) || []).join(', ');

@@ -115,8 +115,22 @@ export function jsRun(ts, input, chunks, options) {
   }
 }
 
+/** A function fixture through the Node driver's own request handling (src/protocol.js). */
+function jsCall(protocol, c) {
+  const req = { id: c.id, op: 'call', function: c.call.function, args: c.call.args };
+  const ans = JSON.parse(protocol.respond(JSON.stringify(req)));
+  if (ans.error) return { id: c.id, call: { error: ans.error.type }, detail: ans.error.message };
+  return { id: c.id, call: { result: ans.result } };
+}
+
+/** What two engines must agree on: for a function fixture, not the wording of an error. */
+export function comparable(result) {
+  return result && result.call ? { id: result.id, call: result.call } : result;
+}
+
 /** The JS engine on one fixture case: same shape as pyside.py's 'fixtures' results. */
-export function jsFixture(ts, c) {
+export function jsFixture(ts, c, protocol) {
+  if (c.call) return jsCall(protocol, c);
   const out = { id: c.id };
   try {
     out.parse = jsonable(ts.parse(c.input, c.options));
@@ -139,6 +153,11 @@ export function jsFixture(ts, c) {
 export function checkFixture(fixture, result) {
   if (!result) return 'no result';
   if (result.error) return `${result.error.type}: ${result.error.message}`;
+  if (fixture.call) {
+    const want = fixture.expected.error !== undefined ? { error: fixture.expected.error } : { result: fixture.expected.result };
+    const d = firstDifference(want, result.call);
+    return d ? `call: first difference at ${d}${result.detail ? ` (${result.detail})` : ''}` : null;
+  }
   const wantParse = { rejectedByPolicy: false, rejectedToolNames: [], ...fixture.expected.parse };
   if (result.parse.error) return `parse: ${result.parse.error.type}: ${result.parse.error.message}`;
   const d = firstDifference(wantParse, result.parse);

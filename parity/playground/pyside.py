@@ -5,21 +5,23 @@ strings crosses the JS/Python boundary. Requests:
 
     {"op": "run", "input": str, "chunks": [str], "options": {camelCase options, e.g. "toolNames"}}
         -> {"parse": ParseResult, "events": [event with raw], "eventCount": n}
-    {"op": "fixtures", "cases": [{"id", "input", "options", "chunkings": {name: [str]}}]}
-        -> {"results": [{"id", "parse", "streams": {name: {"events", "rawOk"}}} | {"id", "error"}]}
+    {"op": "fixtures", "cases": [{"id", "input", "options", "chunkings": {name: [str]}} | {"id", "call"}]}
+        -> {"results": [{"id", "parse", "streams": {name: {"events", "rawOk"}}}
+                        | {"id", "call": {"result"} | {"error": type}, "detail"} | {"id", "error"}]}
 
 `parse` and the coalesced `events` are the driver protocol's JSON shapes (toolsieve.driver).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from typing import Any
 
 import toolsieve
 from toolsieve import Sieve, ToolsieveError, coalesce, parse
-from toolsieve.driver import jsonable
+from toolsieve.driver import jsonable, serve
 
 
 def _snake(name: str) -> str:
@@ -61,7 +63,21 @@ def _run(req: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _call(case: dict[str, Any]) -> dict[str, Any]:
+    """A function fixture through the driver's own `call` op (toolsieve.driver.serve)."""
+    call = case["call"]
+    req = {"id": case["id"], "op": "call", "function": call.get("function"), "args": call.get("args")}
+    out = io.StringIO()
+    serve(io.StringIO(json.dumps(req) + "\n"), out)
+    ans = json.loads(out.getvalue())
+    if "error" in ans:
+        return {"id": case["id"], "call": {"error": ans["error"]["type"]}, "detail": ans["error"]["message"]}
+    return {"id": case["id"], "call": {"result": ans["result"]}}
+
+
 def _fixture(case: dict[str, Any]) -> dict[str, Any]:
+    if "call" in case:
+        return _call(case)
     kw = _kw(case.get("options"))
     out: dict[str, Any] = {"id": case["id"]}
     try:

@@ -241,6 +241,7 @@ async function runPlayground(t) {
     assert.ok(fx, `fixture run failed: ${summaryText}`);
     t.diagnostic(summaryText.replace(/\n/g, ' | '));
     assert.ok(fx.total >= 150, `only ${fx.total} fixtures`);
+    assert.ok(fx.functionFixtures >= 80, `only ${fx.functionFixtures} function fixtures ran in the page`);
     // Every fixture passes in both engines and they agree, except the intentional differences
     // listed in parity/known-differences.json (engine 'pyodide' or 'node'), which the page marks.
     assert.equal(await page.locator('#fixtures-table tbody tr').count(), fx.total);
