@@ -269,8 +269,26 @@ GEN_OPTIONS: dict[str, Any] = {
 }
 
 
+def chat_chunks(pieces: list[str]) -> list[dict[str, Any]]:
+    """An upstream chat-completion stream whose `delta.content` pieces are `pieces`."""
+    env = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    out = [
+        {
+            **env,
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}],
+        }
+    ]
+    out += [
+        {**env, "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces
+    ]
+    out.append({**env, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    out.append({**env, "choices": [], "usage": {"total_tokens": 1}})
+    return out
+
+
 def gen_requests(text: str, seed: int) -> list[dict[str, Any]]:
     chunks = docs.random_chunks(text, random.Random(seed))
+    gateway = {"tools": GEN_OPTIONS["tools"], "unknownTools": "reject" if seed % 2 else "keep"}
     return [
         {"id": "parse", "op": "parse", "text": text},
         {"id": "whole", "op": "stream", "chunks": [text] if text else []},
@@ -278,6 +296,12 @@ def gen_requests(text: str, seed: int) -> list[dict[str, Any]]:
         {"id": "random", "op": "stream", "chunks": chunks},
         {"id": "parse+tools", "op": "parse", "text": text, "options": GEN_OPTIONS},
         {"id": "random+tools", "op": "stream", "chunks": chunks, "options": GEN_OPTIONS},
+        {
+            "id": "gateway",
+            "op": "call",
+            "function": "rewriteChatCompletionStream",
+            "args": [chat_chunks(chunks), gateway],
+        },
     ]
 
 
