@@ -1,0 +1,411 @@
+/**
+ * toolsieve: sieve tool calls (DSML / XML tool-call markup) out of raw LLM text, streaming, in
+ * linear time. Hand-written declarations for `index.js` (CommonJS); `index.d.mts` re-exports them
+ * for the ESM entry.
+ *
+ * The stream helpers use the WHATWG `TransformStream`, `TextEncoder` and `Uint8Array` globals:
+ * compile with `"lib": ["dom"]` or with `@types/node`.
+ */
+
+// ---- Events and results ----------------------------------------------------------------------
+
+/** One tool call: the tool `name` and its `input` object (always a plain object). */
+export interface ToolCall {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** Text that is not part of a tool call, in source order. */
+export interface TextEvent {
+  type: 'text';
+  text: string;
+  /**
+   * Why text that looked like a block was released: `'capture_limit'` when the block grew past
+   * `maxCaptureChars`. Absent otherwise.
+   */
+  note?: string;
+}
+
+/** The calls of one recognized block. */
+export interface ToolCallsEvent {
+  type: 'tool_calls';
+  /** Empty when `unknownTools: 'reject'` dropped every call of the block. */
+  calls: ToolCall[];
+  /** The block's exact source text. */
+  raw: string;
+  /** Names dropped by `unknownTools: 'reject'` (as written, once each); present only when some were. */
+  rejectedToolNames?: string[];
+}
+
+/** What `Sieve#feed` / `Sieve#flush` return: narrow on `type`. */
+export type SieveEvent = TextEvent | ToolCallsEvent;
+
+/** What `parse()` returns. */
+export interface ParseResult {
+  calls: ToolCall[];
+  /** True once a wrapper tag was recognized outside ignored regions (code fences, inline code). */
+  sawToolCallSyntax: boolean;
+  /** True when the reject policy dropped calls and none were left. */
+  rejectedByPolicy: boolean;
+  rejectedToolNames: string[];
+}
+
+// ---- Options ---------------------------------------------------------------------------------
+
+/** `'keep'` (the default) keeps calls to undeclared tools, `'reject'` drops them. */
+export type UnknownToolsPolicy = 'keep' | 'reject';
+
+/**
+ * Declared tool names: any iterable of strings (an array, a Set, ...) but not a single string,
+ * which throws an `InputTypeError`.
+ */
+export type ToolNames = Iterable<string> & object;
+
+/**
+ * The shapes of a tool definition toolsieve reads: OpenAI (`{type: 'function', function: {name,
+ * description, parameters}}`), or flat (`{name, description, input_schema | inputSchema |
+ * parameters | schema}`). Names are trimmed; entries without a name are skipped.
+ */
+export interface ToolDefinition {
+  type?: string;
+  function?: {
+    name?: string;
+    description?: string;
+    parameters?: Record<string, unknown>;
+    [key: string]: unknown;
+  };
+  name?: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  input_schema?: Record<string, unknown>;
+  inputSchema?: Record<string, unknown>;
+  schema?: Record<string, unknown>;
+}
+
+/**
+ * A list (array) of tool definitions. Any object is accepted (SDK types included); the ones
+ * without a usable name are skipped.
+ */
+export type ToolList = readonly (ToolDefinition | object)[];
+
+/** Options of `parse()` and `Sieve`. An unknown option throws an `OptionsError`. */
+export interface SieveOptions {
+  /** Declared tool names; default: the names of `tools`. */
+  toolNames?: ToolNames | null | undefined;
+  /** Tool definitions: their names are declared, their JSON schemas normalize call inputs. */
+  tools?: ToolList | null | undefined;
+  /** What to do with calls to undeclared tools (default `'keep'`). */
+  unknownTools?: UnknownToolsPolicy | undefined;
+  /** Also recognize JSON tool calls in prose (default `false`). */
+  jsonToolCalls?: boolean | undefined;
+  /** A block longer than this (UTF-16 code units, integer >= 1) is released as text. Default 8 Mi. */
+  maxCaptureChars?: number | undefined;
+}
+
+// ---- Core API --------------------------------------------------------------------------------
+
+/**
+ * Streaming sieve: `feed(chunk)` returns the events that chunk decided, `flush()` the rest.
+ * Text comes out as soon as it cannot become part of a tool call; a recognized block comes out
+ * once, as one `tool_calls` event.
+ */
+export class Sieve {
+  /** @throws {InputTypeError} @throws {OptionsError} for bad options. */
+  constructor(options?: SieveOptions | null);
+  /** The tools option, or null. */
+  readonly tools: ToolList | null;
+  readonly unknownTools: UnknownToolsPolicy;
+  /** The declared names (frozen). */
+  readonly toolNames: readonly string[];
+  /** @throws {SieveClosedError} after `flush()`. @throws {InputTypeError} for a non-string. */
+  feed(chunk: string): SieveEvent[];
+  /** End of stream: the events held back. @throws {SieveClosedError} when called twice. */
+  flush(): SieveEvent[];
+  /** Names rejected by `unknownTools: 'reject'` so far, once each, in order (a copy). */
+  get rejectedToolNames(): string[];
+  /** True once a wrapper tag was recognized outside ignored regions. */
+  get sawToolCallSyntax(): boolean;
+  /** Debug counter: UTF-16 code units the scanner has looked at so far. */
+  get work(): number;
+}
+
+/** One-shot parse: feed everything to a `Sieve`, flush, collect the calls. */
+export function parse(text: string, options?: SieveOptions | null): ParseResult;
+
+/** Join adjacent text events (dropping empty ones); other events pass through. */
+export function coalesce(events: Iterable<SieveEvent>): SieveEvent[];
+
+// ---- Errors ----------------------------------------------------------------------------------
+
+/** Base class of every error toolsieve throws. `name` is the class name. */
+export class ToolsieveError extends Error {
+  constructor(message?: string);
+}
+/** A chunk, text or option had the wrong type. */
+export class InputTypeError extends ToolsieveError {}
+/** `feed()` or `flush()` was called on a sieve that was already flushed. */
+export class SieveClosedError extends ToolsieveError {}
+/** An option was unknown or had an invalid value. */
+export class OptionsError extends ToolsieveError {}
+/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
+export class SSEFormatError extends ToolsieveError {}
+/** An OpenAI chunk or response has a shape the rewriter cannot carry through. */
+export class OpenAIFormatError extends ToolsieveError {}
+
+// ---- Names, roles, schemas, prompt -----------------------------------------------------------
+
+/** What `applyPolicy()` returns. */
+export interface PolicyResult {
+  calls: ToolCall[];
+  rejectedToolNames: string[];
+  /** True when there were calls and the policy dropped all of them. */
+  rejectedByPolicy: boolean;
+}
+
+/**
+ * Resolve call names against the declared names and apply the unknown-tool policy.
+ * With no declared names, every call is kept as it is.
+ * @throws {OptionsError} for another policy. @throws {InputTypeError} for bad names or calls.
+ */
+export function applyPolicy(
+  calls: Iterable<ToolCall>,
+  toolNames: ToolNames | null | undefined,
+  unknownTools?: UnknownToolsPolicy,
+): PolicyResult;
+
+/**
+ * The declared name that `name` resolves to (exact, case, namespace, loose match), or null
+ * (also when `name` is not a string).
+ * @throws {InputTypeError} when `toolNames` is a single string or holds a non-string.
+ */
+export function resolveToolName(name: unknown, toolNames: ToolNames | null | undefined): string | null;
+
+/** A prompt role. */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** The controlled role for `role` (`developer` -> system, `function` -> tool, unknown -> user). Never throws. */
+export function normalizeRole(role: unknown): Role;
+
+/**
+ * Compact JSON text as `JSON.stringify` writes it, for plain objects, arrays, strings, numbers,
+ * booleans and null, at any depth.
+ * @throws {InputTypeError} for other types, cycles, or undefined / functions / symbols at the top.
+ */
+export function jsonText(value: unknown): string;
+
+/**
+ * The input of a call to `name`, normalized by that tool's JSON schema (values the schema says
+ * are strings become JSON text); `input` itself when there is nothing to do. Never mutates.
+ */
+export function normalizeInput(
+  name: string,
+  input: Record<string, unknown>,
+  tools: ToolList | null | undefined,
+): Record<string, unknown>;
+
+/** The distinct declared names of `tools`, in order; `[]` when `tools` is not an array. */
+export function toolNamesOf(tools: ToolList | null | undefined): string[];
+
+/**
+ * The system-prompt text teaching the DSML tool-call format for `tools`; `''` when no tool has a
+ * name (or `tools` is not an array).
+ */
+export function buildToolInstructions(tools: ToolList | null | undefined): string;
+
+// ---- Server-sent events ----------------------------------------------------------------------
+
+/**
+ * The bytes the encoders produce: what `TextEncoder#encode` returns (`Uint8Array`, backed by a
+ * plain `ArrayBuffer`). Spelled through `typeof TextEncoder` so that it works with lib "dom" and
+ * with `@types/node` alike.
+ */
+export type EncodedBytes = ReturnType<InstanceType<typeof TextEncoder>['encode']>;
+
+/** Sync or async iterable. */
+export type AnyIterable<T> = Iterable<T> | AsyncIterable<T>;
+
+/** One dispatched server-sent event. */
+export interface SSEEvent {
+  data: string;
+  /** `'message'` unless an `event:` field set it. */
+  event: string;
+  /** The last event id seen, or null. */
+  id: string | null;
+  /** The last valid `retry:` value, or null. */
+  retry: number | null;
+}
+
+/**
+ * Incremental event-stream reader: `feed(bytes)` returns the events its complete lines
+ * dispatched, `finish()` the rest.
+ */
+export class SSEParser {
+  constructor();
+  /** @throws {SSEFormatError} for invalid UTF-8 or after `finish()`. @throws {InputTypeError} for a non-Uint8Array. */
+  feed(bytes: Uint8Array): SSEEvent[];
+  /** End of input; later calls return `[]`. */
+  finish(): SSEEvent[];
+}
+
+/** The events of an event stream given as Uint8Array chunks, cut anywhere. */
+export function iterSSEEvents(byteChunks: AnyIterable<Uint8Array>): AsyncGenerator<SSEEvent, void, unknown>;
+
+/**
+ * The JSON values of the `data:` events of an OpenAI stream, up to `data: [DONE]`.
+ * @throws {SSEFormatError} for data that is not JSON, or an event after `[DONE]`.
+ */
+export function iterChatChunks(byteChunks: AnyIterable<Uint8Array>): AsyncGenerator<unknown, void, unknown>;
+
+/** Options of `writeSSE()` and `createSSEEncoderStream()`. */
+export interface SSEWriteOptions {
+  /** End with `data: [DONE]\n\n` (default true). */
+  done?: boolean | undefined;
+}
+
+/**
+ * Each chunk as `data: <JSON>\n\n`, then `data: [DONE]\n\n` (unless `done: false`).
+ * @throws {InputTypeError} for a chunk that is not a JSON value.
+ */
+export function writeSSE(chunks: AnyIterable<unknown>, options?: SSEWriteOptions): AsyncGenerator<EncodedBytes, void, unknown>;
+
+/** SSE bytes in, the parsed `data:` JSON values out (up to `[DONE]`). */
+export function createSSEDecoderStream(): TransformStream<Uint8Array, unknown>;
+
+/** JSON values in, `data: <JSON>\n\n` out, then `data: [DONE]\n\n` unless `done: false`. */
+export function createSSEEncoderStream(options?: SSEWriteOptions): TransformStream<unknown, EncodedBytes>;
+
+// ---- OpenAI ----------------------------------------------------------------------------------
+
+/** An entry of `message.tool_calls`. */
+export interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: {
+    name: string;
+    /** The JSON text of the input, normalized by the tool's schema. */
+    arguments: string;
+  };
+}
+
+/** An entry of a streaming `delta.tool_calls`, complete in one piece. */
+export interface OpenAIToolCallDelta extends OpenAIToolCall {
+  index: number;
+}
+
+/** Options of `toOpenAIToolCalls()`. */
+export interface ToOpenAIToolCallsOptions {
+  /** Tool definitions whose schemas normalize the arguments. */
+  tools?: ToolList | null | undefined;
+  /** Makes each call id (default `newCallId`); must return a string. */
+  idFactory?: (() => string) | null | undefined;
+}
+
+/** Options of `toOpenAIStreamDeltas()`. */
+export interface ToOpenAIStreamDeltasOptions extends ToOpenAIToolCallsOptions {
+  /** The `index` of the first delta (an integer, default 0). */
+  startIndex?: number | undefined;
+}
+
+/** A fresh tool-call id: `call_` and 24 random hex digits. */
+export function newCallId(): string;
+
+/** Calls as an OpenAI `message.tool_calls` list. */
+export function toOpenAIToolCalls(calls: Iterable<ToolCall>, options?: ToOpenAIToolCallsOptions | null): OpenAIToolCall[];
+
+/** Calls as streaming `delta.tool_calls` entries, `index` counting from `startIndex`. */
+export function toOpenAIStreamDeltas(
+  calls: Iterable<ToolCall>,
+  options?: ToOpenAIStreamDeltasOptions | null,
+): OpenAIToolCallDelta[];
+
+/** Options of `ChatCompletionStreamRewriter`. An unknown option throws an `OptionsError`. */
+export interface RewriterOptions {
+  /** Tool definitions: declared names and argument schemas. */
+  tools?: ToolList | null | undefined;
+  /** Declared tool names; default: the names of `tools`. */
+  toolNames?: ToolNames | null | undefined;
+  /** Default `'keep'`. */
+  unknownTools?: UnknownToolsPolicy | undefined;
+  /** Makes each call id (default `newCallId`); must return a string. */
+  idFactory?: (() => string) | null | undefined;
+}
+
+/** Options of the rewrite functions and streams. */
+export interface RewriteOptions extends RewriterOptions {
+  /** Names rejected by `unknownTools: 'reject'` are appended to this array (once each). */
+  rejectedToolNames?: string[] | null | undefined;
+}
+
+/**
+ * A chat-completion chunk as the gateway passes it on: the input object itself when nothing
+ * changed, else a shallow copy. Only what the gateway checks is typed.
+ */
+export interface ChatCompletionChunkObject {
+  [key: string]: unknown;
+  choices?: ChatCompletionChunkChoice[];
+}
+
+export interface ChatCompletionChunkChoice {
+  [key: string]: unknown;
+  index?: number;
+  /** An object when present (`undefined` and `null` count as absent). */
+  delta?: { [key: string]: unknown; content?: string | null | undefined } | null | undefined;
+}
+
+/** A chat-completion response as `rewriteChatCompletion()` returns it. */
+export interface ChatCompletionObject {
+  [key: string]: unknown;
+  choices?: ChatCompletionChoice[];
+}
+
+export interface ChatCompletionChoice {
+  [key: string]: unknown;
+  index?: number;
+  /** An object when present (`undefined` and `null` count as absent). */
+  message?: { [key: string]: unknown; content?: string | null | undefined } | null | undefined;
+}
+
+/**
+ * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
+ * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
+ */
+export class ChatCompletionStreamRewriter {
+  /** @throws {InputTypeError} @throws {OptionsError} for bad options. */
+  constructor(options?: RewriterOptions | null);
+  /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order (a copy). */
+  get rejectedToolNames(): string[];
+  /**
+   * The output chunks for one input chunk, in order.
+   * @throws {OpenAIFormatError} for a chunk that is not an object or has malformed choices, or after `finish()`.
+   */
+  feed(chunk: unknown): ChatCompletionChunkObject[];
+  /** End of stream: the chunks still held; later calls return `[]`. */
+  finish(): ChatCompletionChunkObject[];
+}
+
+/**
+ * Rewrite a stream (sync or async iterable) of `chat.completion.chunk` objects: DSML markup in
+ * `delta.content` becomes `delta.tool_calls`, `finish_reason` `'stop'` becomes `'tool_calls'`.
+ */
+export function rewriteChatCompletionStream(
+  chunks: AnyIterable<unknown>,
+  options?: RewriteOptions | null,
+): AsyncGenerator<ChatCompletionChunkObject, void, unknown>;
+
+/**
+ * Rewrite a non-streaming `chat.completion` object: DSML markup in `message.content` becomes
+ * `message.tool_calls`. The input is not modified; a response without `choices` is returned as it is.
+ * @throws {OpenAIFormatError} for a response that is not an object or has malformed choices.
+ */
+export function rewriteChatCompletion(response: unknown, options?: RewriteOptions | null): ChatCompletionObject;
+
+/** The streaming gateway as a TransformStream of chunk objects. */
+export function createChatCompletionRewriteStream(
+  options?: RewriteOptions | null,
+): TransformStream<unknown, ChatCompletionChunkObject>;
+
+/** An OpenAI SSE byte stream in, the rewritten SSE byte stream out (ending with `data: [DONE]`). */
+export function createSSERewriteStream(options?: RewriteOptions | null): TransformStream<Uint8Array, EncodedBytes>;
+
+/** The package version. */
+export const version: string;

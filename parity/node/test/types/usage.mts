@@ -1,0 +1,53 @@
+// Type tests for the ESM entry (index.d.mts, resolved through the "import" condition).
+// As in usage.ts, the checks sit in functions that nothing calls: running this file executes no misuse.
+
+import toolsieve, { parse, Sieve, ToolsieveError, createSSERewriteStream, version } from 'toolsieve';
+import type { SieveEvent, ToolCall, ParseResult } from 'toolsieve';
+import * as ns from 'toolsieve';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function assertType<T extends true>(_: T): void {}
+
+function namedImports(): void {
+  const result: ParseResult = parse('<|DSML|tool_calls></|DSML|tool_calls>', { toolNames: ['ls'] });
+  const calls: ToolCall[] = result.calls;
+  void calls;
+
+  const sieve = new Sieve({ tools: [{ type: 'function', function: { name: 'ls' } }] });
+  const events: SieveEvent[] = [...sieve.feed('x'), ...sieve.flush()];
+  for (const e of events) {
+    if (e.type === 'tool_calls') void e.raw;
+    // @ts-expect-error narrow by e.type first
+    else void e.raw;
+  }
+  const v: string = version;
+  void v;
+
+  // @ts-expect-error parse() takes a string
+  parse(123);
+  // @ts-expect-error toolNames must not be a single string
+  new Sieve({ toolNames: 'x' });
+}
+
+// The default export is the CommonJS exports object: the same functions and classes.
+async function defaultImport(): Promise<void> {
+  assertType<Equal<typeof toolsieve.parse, typeof parse>>(true);
+  assertType<Equal<typeof toolsieve.Sieve, typeof Sieve>>(true);
+  assertType<Equal<typeof ns.createSSERewriteStream, typeof createSSERewriteStream>>(true);
+  const fromDefault: Sieve = new toolsieve.Sieve();
+  void fromDefault;
+  const err: ToolsieveError = new toolsieve.OptionsError('x');
+  void err;
+  for await (const chunk of toolsieve.rewriteChatCompletionStream([{ choices: [] }], { unknownTools: 'reject' })) {
+    void chunk.choices;
+  }
+
+  // @ts-expect-error unknownTools is 'keep' or 'reject'
+  toolsieve.parse('x', { unknownTools: 'drop' });
+  // @ts-expect-error there is no such export
+  void ns.Scanner;
+  // @ts-expect-error the default export has no `default`
+  void toolsieve.default;
+}
+
+void [namedImports, defaultImport];
