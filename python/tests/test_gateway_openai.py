@@ -320,3 +320,13 @@ def test_non_streaming_shapes() -> None:
 def test_stream_output_is_json_serializable() -> None:
     out = run([chunk("x " + BLOCK + " y"), chunk(None, "stop")])
     assert json.loads(json.dumps(out)) == out
+
+
+def test_formatting_checks_id_factory_and_start_index() -> None:
+    calls = [ToolCall("ls", {})]
+    with pytest.raises(InputTypeError):
+        to_openai_tool_calls(calls, id_factory="call_1")  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError):
+        to_openai_stream_deltas(calls, id_factory=5)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError):
+        to_openai_stream_deltas(calls, start_index="1")  # type: ignore[arg-type]

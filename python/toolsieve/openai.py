@@ -68,6 +68,12 @@ def new_call_id() -> str:
     return "call_" + secrets.token_hex(12)
 
 
+def _check_id_factory(id_factory: Any) -> IdFactory | None:
+    if id_factory is not None and not callable(id_factory):
+        raise InputTypeError("id_factory must be callable")
+    return id_factory  # type: ignore[no-any-return]
+
+
 def _next_id(id_factory: IdFactory | None) -> str:
     if id_factory is None:
         return new_call_id()
@@ -104,6 +110,7 @@ def to_openai_tool_calls(
 ) -> list[dict[str, Any]]:
     """Calls as an OpenAI `message.tool_calls` list (R13)."""
     tools = _check_tools(tools)
+    id_factory = _check_id_factory(id_factory)
     return [
         {
             "id": _next_id(id_factory),
@@ -124,6 +131,9 @@ def to_openai_stream_deltas(
     """Calls as OpenAI streaming `delta.tool_calls` entries, each complete in one delta, with
     `index` counting from `start_index` (R13)."""
     tools = _check_tools(tools)
+    id_factory = _check_id_factory(id_factory)
+    if isinstance(start_index, bool) or not isinstance(start_index, int):
+        raise InputTypeError(f"start_index must be an int, got {type(start_index).__name__}")
     return [
         {
             "index": start_index + i,
@@ -149,9 +159,7 @@ class _Options:
         if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
             raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
         self.unknown_tools = unknown_tools
-        if id_factory is not None and not callable(id_factory):
-            raise InputTypeError("id_factory must be callable")
-        self.id_factory = id_factory
+        self.id_factory = _check_id_factory(id_factory)
         self.rejected: list[str] = []
 
     def sieve(self) -> Sieve:

@@ -26,4 +26,15 @@ function typeName(v) {
   return typeof v;
 }
 
-module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError, typeName };
+/** An options object with only `known` keys (null or undefined: none); returns it or `{}`. */
+function checkOptions(opts, known) {
+  if (opts === undefined || opts === null) return {};
+  if (typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
+  }
+  const unknown = Object.keys(opts).filter((k) => !known.includes(k)).sort();
+  if (unknown.length) throw new OptionsError(`unknown option(s): ${unknown.join(', ')}`);
+  return opts;
+}
+
+module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError, typeName, checkOptions };

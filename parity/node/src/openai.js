@@ -49,6 +49,13 @@ function newCallId() {
   return 'call_' + randomHex(12);
 }
 
+function checkIdFactory(idFactory) {
+  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
+    throw new InputTypeError('idFactory must be a function');
+  }
+  return idFactory === undefined ? null : idFactory;
+}
+
 function nextId(idFactory) {
   if (idFactory === undefined || idFactory === null) return newCallId();
   const v = idFactory();
@@ -81,8 +88,9 @@ function args(call, tools) {
 
 /** Calls as an OpenAI `message.tool_calls` list (R13). */
 function toOpenAIToolCalls(calls, opts) {
-  const { tools: t = null, idFactory = null } = optionsOf(opts, ['tools', 'idFactory']);
+  const { tools: t = null, idFactory: f = null } = optionsOf(opts, ['tools', 'idFactory']);
   const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
   return checkCalls(calls).map((c) => ({
     id: nextId(idFactory),
     type: 'function',
@@ -92,8 +100,9 @@ function toOpenAIToolCalls(calls, opts) {
 
 /** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
 function toOpenAIStreamDeltas(calls, opts) {
-  const { tools: t = null, idFactory = null, startIndex = 0 } = optionsOf(opts, ['tools', 'idFactory', 'startIndex']);
+  const { tools: t = null, idFactory: f = null, startIndex = 0 } = optionsOf(opts, ['tools', 'idFactory', 'startIndex']);
   const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
   if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
   return checkCalls(calls).map((c, i) => ({
     index: startIndex + i,
@@ -112,10 +121,7 @@ class Options {
       throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
     }
     this.unknownTools = unknownTools;
-    if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
-      throw new InputTypeError('idFactory must be a function');
-    }
-    this.idFactory = idFactory;
+    this.idFactory = checkIdFactory(idFactory);
     this.rejected = [];
   }
 

@@ -9,7 +9,7 @@
  * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
  */
 
-const { InputTypeError, ToolsieveError, typeName } = require('./errors');
+const { InputTypeError, ToolsieveError, checkOptions, typeName } = require('./errors');
 const { jsonText } = require('./schema');
 
 const DONE = '[DONE]';
@@ -327,8 +327,15 @@ function doneBytes() {
   return encoder.encode('data: [DONE]\n\n');
 }
 
+function doneOption(opts) {
+  const { done = true } = checkOptions(opts, ['done']);
+  if (typeof done !== 'boolean') throw new InputTypeError(`done must be a boolean, got ${typeName(done)}`);
+  return done;
+}
+
 /** Each chunk as `data: <JSON>\n\n`, then `data: [DONE]\n\n` (unless `done: false`). */
-async function* writeSSE(chunks, { done = true } = {}) {
+async function* writeSSE(chunks, opts) {
+  const done = doneOption(opts);
   if (chunks != null && typeof chunks[Symbol.asyncIterator] === 'function') {
     for await (const c of chunks) yield encodeEvent(c);
   } else {
@@ -376,7 +383,8 @@ function createSSEDecoderStream() {
 }
 
 /** TransformStream<object, Uint8Array>: `data: <JSON>\n\n` per chunk, then `data: [DONE]\n\n` unless `done: false`. */
-function createSSEEncoderStream({ done = true } = {}) {
+function createSSEEncoderStream(opts) {
+  const done = doneOption(opts);
   return transformStream({
     transform(chunk, controller) {
       controller.enqueue(encodeEvent(chunk));

@@ -372,3 +372,10 @@ test('SSE rewrite stream: a 10 MB data: line through the gateway in linear time'
   const args = JSON.parse(second.choices[0].delta.tool_calls[0].function.arguments);
   assert.ok(args.path === body, 'the parameter comes through whole');
 });
+
+test('formatting checks idFactory and startIndex', () => {
+  const calls = [{ name: 'ls', input: {} }];
+  assert.throws(() => toOpenAIToolCalls(calls, { idFactory: 'call_1' }), InputTypeError);
+  assert.throws(() => toOpenAIStreamDeltas(calls, { idFactory: 5 }), InputTypeError);
+  assert.throws(() => toOpenAIStreamDeltas(calls, { startIndex: '1' }), InputTypeError);
+});
