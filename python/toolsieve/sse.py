@@ -171,6 +171,8 @@ def iter_chat_chunks(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[Any]:
 
 def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
     """Each chunk as `data: <JSON>\\n\\n`, then `data: [DONE]\\n\\n` (unless `done=False`)."""
+    if not isinstance(done, bool):
+        raise InputTypeError(f"done must be a bool, got {type(done).__name__}")
     for chunk in chunks:
         yield b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
     if done:
