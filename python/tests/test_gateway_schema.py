@@ -246,3 +246,12 @@ def test_string_schema_gives_a_string_or_null(value: Any) -> None:
     assert isinstance(out, str)
     if not isinstance(value, str):
         assert same(json.loads(out), value)
+
+
+def test_json_text_refuses_cycles() -> None:
+    d: dict[str, Any] = {}
+    d["a"] = d
+    with pytest.raises(InputTypeError):
+        json_text(d)
+    shared = [1, 2]
+    assert json_text([shared, shared, {"a": shared}]) == '[[1,2],[1,2],{"a":[1,2]}]'

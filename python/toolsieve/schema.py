@@ -124,8 +124,12 @@ def _plain(value: Any) -> bool:
     """True when json.dumps writes `value` exactly as JSON.stringify does (but for lone
     surrogates, fixed afterwards): no floats, and only string keys that are not array indices."""
     stack = [value]
+    seen = 0
     while stack:
         v = stack.pop()
+        seen += 1
+        if seen > 100_000:
+            return False  # large (or cyclic): the general path decides
         t = type(v)
         if t is dict:
             for k, x in v.items():
@@ -158,12 +162,17 @@ def json_text(value: Any) -> str:
 
 def _json_text(value: Any) -> str:
     out: list[str] = []
-    # Work items: a value to write, or a literal piece of text to append (a _Lit).
+    # Work items: a value to write, or a literal piece of text to append (a _Lit). A closing
+    # _Lit carries the id of its container, which is "open" until then: meeting an open
+    # container again is a cycle (JSON.stringify throws too).
     stack: list[Any] = [value]
+    open_ids: set[int] = set()
     while stack:
         v = stack.pop()
         if type(v) is _Lit:
             out.append(v.s)
+            if v.closes:
+                open_ids.discard(v.closes)
         elif isinstance(v, str):
             out.append(_quote(v))
         elif v is None:
@@ -174,21 +183,24 @@ def _json_text(value: Any) -> str:
             out.append("false")
         elif isinstance(v, int | float):
             out.append(js_number(v))
-        elif isinstance(v, dict):
-            pairs = js_keys(v)
-            items: list[Any] = [_Lit("{")]
-            for i, (k, x) in enumerate(pairs):
-                items.append(_Lit(("," if i else "") + _quote(k) + ":"))
-                items.append(x)
-            items.append(_Lit("}"))
-            stack.extend(reversed(items))
-        elif isinstance(v, list | tuple):
-            items = [_Lit("[")]
-            for i, x in enumerate(v):
-                if i:
-                    items.append(_Lit(","))
-                items.append(x)
-            items.append(_Lit("]"))
+        elif isinstance(v, dict | list | tuple):
+            if id(v) in open_ids:
+                raise InputTypeError("cyclic structure: not a JSON value")
+            open_ids.add(id(v))
+            items: list[Any]
+            if isinstance(v, dict):
+                items = [_Lit("{")]
+                for i, (k, x) in enumerate(js_keys(v)):
+                    items.append(_Lit(("," if i else "") + _quote(k) + ":"))
+                    items.append(x)
+                items.append(_Lit("}", id(v)))
+            else:
+                items = [_Lit("[")]
+                for i, x in enumerate(v):
+                    if i:
+                        items.append(_Lit(","))
+                    items.append(x)
+                items.append(_Lit("]", id(v)))
             stack.extend(reversed(items))
         else:
             raise InputTypeError(f"not a JSON value: {type(v).__name__}")
@@ -196,10 +208,11 @@ def _json_text(value: Any) -> str:
 
 
 class _Lit:
-    __slots__ = ("s",)
+    __slots__ = ("closes", "s")
 
-    def __init__(self, s: str) -> None:
+    def __init__(self, s: str, closes: int = 0) -> None:
         self.s = s
+        self.closes = closes
 
 
 # ---------------------------------------------------------------------------------------------
