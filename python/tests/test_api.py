@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
@@ -118,3 +119,28 @@ def test_text_is_released_as_soon_as_it_cannot_be_a_tag() -> None:
 def test_public_names() -> None:
     for name in toolsieve.__all__:
         assert hasattr(toolsieve, name)
+
+
+MISUSE: dict[str, Callable[[], object]] = {
+    "to_openai_tool_calls(None)": lambda: toolsieve.to_openai_tool_calls(None),  # type: ignore[arg-type]
+    "to_openai_stream_deltas(start_index=None)": lambda: toolsieve.to_openai_stream_deltas(
+        [],
+        start_index=None,  # type: ignore[arg-type]
+    ),
+    "rewrite_chat_completion_stream(None)": lambda: list(toolsieve.rewrite_chat_completion_stream(None)),  # type: ignore[arg-type]
+    "iter_sse_events(None)": lambda: list(toolsieve.iter_sse_events(None)),  # type: ignore[arg-type]
+    "write_sse(None)": lambda: list(toolsieve.write_sse(None)),  # type: ignore[arg-type]
+    "apply_policy(None)": lambda: toolsieve.apply_policy(None, ["a"]),  # type: ignore[arg-type]
+    "coalesce(None)": lambda: toolsieve.coalesce(None),  # type: ignore[arg-type]
+    "rejected_tool_names=()": lambda: toolsieve.rewrite_chat_completion(
+        {"choices": []},
+        rejected_tool_names=(),  # type: ignore[arg-type]
+    ),
+    "ToolCall(1, None)": lambda: ToolCall(1, None),  # type: ignore[arg-type]
+}
+
+
+@pytest.mark.parametrize("name", list(MISUSE))
+def test_public_functions_raise_typed_errors_on_misuse(name: str) -> None:
+    with pytest.raises(InputTypeError):
+        MISUSE[name]()

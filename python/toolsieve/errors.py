@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 
 class ToolsieveError(Exception):
     """Base class of every error toolsieve raises."""
@@ -17,3 +20,10 @@ class SieveClosedError(ToolsieveError, RuntimeError):
 
 class OptionsError(ToolsieveError, ValueError):
     """An option had an invalid value."""
+
+
+def check_iterable(value: Any, what: str) -> Iterable[Any]:
+    """`value` when it can be iterated (a str counts only when `what` allows it: never here)."""
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise InputTypeError(f"{what} must be an iterable, got {type(value).__name__}")
+    return value

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .errors import InputTypeError
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -12,6 +14,10 @@ class ToolCall:
 
     name: str
     input: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not isinstance(self.input, dict):
+            raise InputTypeError("ToolCall needs a str name and a dict input")
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "input": self.input}

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, NamedTuple
 
-from .errors import InputTypeError, OptionsError
+from .errors import InputTypeError, OptionsError, check_iterable
 from .events import ToolCall
 from .values import trim
 
@@ -132,7 +132,7 @@ def apply_policy(
     if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
         raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
     names = check_tool_names(tool_names)
-    calls = tuple(calls)
+    calls = tuple(check_iterable(calls, "calls"))
     for c in calls:
         if not isinstance(c, ToolCall):
             raise InputTypeError(f"calls must be ToolCall objects, got {type(c).__name__}")

@@ -50,7 +50,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import InputTypeError, OptionsError, ToolsieveError
+from .errors import InputTypeError, OptionsError, ToolsieveError, check_iterable
 from .events import Event, TextEvent, ToolCall
 from .names import UNKNOWN_TOOLS_POLICIES, apply_policy, check_tool_names
 from .schema import json_text, normalize_input, tool_names_of
@@ -91,10 +91,15 @@ def _check_tools(tools: Any) -> Sequence[Any] | None:
     return tools
 
 
+def _check_rejected_list(v: Any) -> None:
+    if v is not None and not isinstance(v, list):
+        raise InputTypeError(f"rejected_tool_names must be a list to append to, got {type(v).__name__}")
+
+
 def _check_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
     if isinstance(calls, ToolCall):
         raise InputTypeError("calls must be a sequence of ToolCall, not a single ToolCall")
-    out = tuple(calls)
+    out = tuple(check_iterable(calls, "calls"))
     for c in out:
         if not isinstance(c, ToolCall):
             raise InputTypeError(f"calls must hold ToolCall objects, got {type(c).__name__}")
@@ -373,8 +378,9 @@ def rewrite_chat_completion_stream(
     rw = ChatCompletionStreamRewriter(
         tools=tools, tool_names=tool_names, unknown_tools=unknown_tools, id_factory=id_factory
     )
+    _check_rejected_list(rejected_tool_names)
     try:
-        for chunk in chunks:
+        for chunk in check_iterable(chunks, "chunks"):
             yield from rw.feed(chunk)
         yield from rw.finish()
     finally:
@@ -397,6 +403,7 @@ def rewrite_chat_completion(
     becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
     without `choices` is returned as it is."""
     opts = _Options(tools, tool_names, unknown_tools, id_factory)
+    _check_rejected_list(rejected_tool_names)
     try:
         return _rewrite_response(response, opts)
     finally:

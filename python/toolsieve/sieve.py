@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .errors import InputTypeError, OptionsError, SieveClosedError
+from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
 from .names import UNKNOWN_TOOLS_POLICIES, check_tool_names, resolve_name
 from .scanner import Scanner
@@ -145,7 +145,7 @@ def parse(
 def coalesce(events: Sequence[Event]) -> list[Event]:
     """Join adjacent text events (the form fixtures and the driver protocol compare)."""
     out: list[Event] = []
-    for e in events:
+    for e in check_iterable(events, "events"):
         if isinstance(e, TextEvent):
             if not e.text:
                 continue

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .errors import InputTypeError, ToolsieveError
+from .errors import InputTypeError, ToolsieveError, check_iterable
 from .schema import json_text
 
 _EOL: Final = re.compile(rb"\r\n|\r|\n")
@@ -65,7 +65,7 @@ def _lines(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[bytes]:
     parts: list[bytes] = []
     skip_lf = False
     at_start = True
-    for chunk in byte_chunks:
+    for chunk in check_iterable(byte_chunks, "byte_chunks"):
         if not isinstance(chunk, bytes | bytearray):
             raise InputTypeError(f"SSE input must be bytes chunks, got {type(chunk).__name__}")
         data = bytes(chunk)
@@ -173,7 +173,7 @@ def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
     """Each chunk as `data: <JSON>\\n\\n`, then `data: [DONE]\\n\\n` (unless `done=False`)."""
     if not isinstance(done, bool):
         raise InputTypeError(f"done must be a bool, got {type(done).__name__}")
-    for chunk in chunks:
+    for chunk in check_iterable(chunks, "chunks"):
         yield b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
     if done:
         yield b"data: [DONE]\n\n"
