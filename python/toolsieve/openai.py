@@ -15,8 +15,10 @@ Gateway decisions (where R13 is silent):
 
 - Each choice (`choices[].index`, or its position when `index` is missing) has its own Sieve; its
   `delta.content` goes through it. Released text stays `delta.content`; calls become
-  `delta.tool_calls` with `index` counting the calls of that choice from 0 (after any index that
-  upstream itself used in native `tool_calls`, which pass through unchanged).
+  `delta.tool_calls` with `index` counting the calls of that choice from 0. Upstream's own native
+  `tool_calls` pass through; their index is kept unless a sieved call already took it, and then
+  moves (in every delta of that call) to the next free index, so indices never collide. Sieved
+  calls are never added to an upstream `tool_calls` that is not a list (`OpenAIFormatError`).
 - Output keeps the input chunks one for one: each input chunk gives one output chunk with all its
   fields (id, model, created, role, logprobs, usage, unknown fields) and the first piece of what
   its content released (`"content": ""` while the sieve holds it, `null` when
@@ -179,12 +181,32 @@ class _Options:
 
 
 class _Choice:
-    __slots__ = ("emitted", "next_index", "sieve")
+    __slots__ = ("emitted", "native", "next_index", "sieve")
 
     def __init__(self) -> None:
         self.sieve: Sieve | None = None
         self.next_index = 0
         self.emitted = False
+        self.native: dict[int, int] = {}  # upstream tool_calls index -> output index
+
+    def map_native(self, calls: list[Any]) -> list[Any]:
+        """Upstream's own `tool_calls` deltas with indices that never collide with ours: an index
+        keeps its value unless one of ours already took it (then it moves to the next free one,
+        for all of its deltas). The list itself when nothing changed."""
+        out: list[Any] | None = None
+        for k, tc in enumerate(calls):
+            i = tc.get("index") if isinstance(tc, dict) else None
+            if not isinstance(i, int) or isinstance(i, bool):
+                continue
+            j = self.native.get(i)
+            if j is None:
+                j = i if i >= self.next_index else self.next_index
+                self.native[i] = j
+                self.next_index = j + 1
+            if j != i:
+                out = list(calls) if out is None else out
+                out[k] = {**tc, "index": j}
+        return calls if out is None else out
 
 
 def _index_of(choice: dict[str, Any], pos: int, where: str) -> int:
@@ -288,11 +310,7 @@ class ChatCompletionStreamRewriter:
                 )
             st = self._choices.setdefault(idx, _Choice())
             upstream_calls = delta.get("tool_calls") if delta is not None else None
-            if isinstance(upstream_calls, list):
-                for tc in upstream_calls:
-                    i = tc.get("index") if isinstance(tc, dict) else None
-                    if isinstance(i, int) and not isinstance(i, bool) and i >= st.next_index:
-                        st.next_index = i + 1
+            native = st.map_native(upstream_calls) if isinstance(upstream_calls, list) else upstream_calls
             events: list[Event] = []
             if content:
                 if st.sieve is None:
@@ -305,12 +323,15 @@ class ChatCompletionStreamRewriter:
             pieces = self._pieces(st, events)
             if finish is not None:
                 finish = self._finish_reason(st, finish)
-            if not content and not pieces and finish == choice.get("finish_reason"):
+            remapped = native is not upstream_calls
+            if not content and not pieces and not remapped and finish == choice.get("finish_reason"):
                 out_choices.append(choice)
                 continue
             new_choice = dict(choice)
-            if content or pieces:
+            if content or pieces or remapped:
                 new_delta = dict(delta) if delta is not None else {}
+                if remapped:
+                    new_delta["tool_calls"] = native
                 if content:
                     new_delta["content"] = ""  # held by the sieve, unless a piece says otherwise
                 if pieces:
@@ -321,9 +342,11 @@ class ChatCompletionStreamRewriter:
                         if "content" in new_delta:
                             new_delta["content"] = None
                         mine = first["tool_calls"]
-                        new_delta["tool_calls"] = (
-                            [*upstream_calls, *mine] if isinstance(upstream_calls, list) else mine
-                        )
+                        if native is not None and not isinstance(native, list):
+                            raise OpenAIFormatError(
+                                f"{where}: choices[{pos}].delta.tool_calls must be a list to add calls to"
+                            )
+                        new_delta["tool_calls"] = [*native, *mine] if native is not None else mine
                 new_choice["delta"] = new_delta
             rest = pieces[1:]
             new_choice["finish_reason"] = None if rest else finish
@@ -452,7 +475,9 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
         if calls:
             new_calls = to_openai_tool_calls(calls, tools=opts.tools, id_factory=opts.id_factory)
             upstream = message.get("tool_calls")
-            new_message["tool_calls"] = [*upstream, *new_calls] if isinstance(upstream, list) else new_calls
+            if upstream is not None and not isinstance(upstream, list):
+                raise OpenAIFormatError(f"choices[{pos}].message.tool_calls must be a list to add calls to")
+            new_message["tool_calls"] = [*upstream, *new_calls] if upstream is not None else new_calls
         new_choice = dict(choice)
         new_choice["message"] = new_message
         if calls and choice.get("finish_reason") == "stop":

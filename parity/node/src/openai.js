@@ -175,6 +175,30 @@ function extra(envelope, index, delta, finish) {
 }
 
 /**
+ * Upstream's own `tool_calls` deltas with indices that never collide with ours: an index keeps
+ * its value unless one of ours already took it (then it moves to the next free one, for all of
+ * its deltas). The array itself when nothing changed. Port of `_Choice.map_native`.
+ */
+function mapNative(st, calls) {
+  let out = null;
+  calls.forEach((tc, k) => {
+    const i = isDict(tc) ? get(tc, 'index') : null;
+    if (!isInt(i)) return;
+    let j = st.native.get(i);
+    if (j === undefined) {
+      j = i >= st.nextIndex ? i : st.nextIndex;
+      st.native.set(i, j);
+      st.nextIndex = j + 1;
+    }
+    if (j !== i) {
+      if (out === null) out = calls.slice();
+      out[k] = { ...tc, index: j };
+    }
+  });
+  return out === null ? calls : out;
+}
+
+/**
  * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
  * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
  */
@@ -247,16 +271,11 @@ class ChatCompletionStreamRewriter {
       }
       let st = this._choices.get(idx);
       if (st === undefined) {
-        st = { sieve: null, nextIndex: 0, emitted: false };
+        st = { sieve: null, nextIndex: 0, emitted: false, native: new Map() };
         this._choices.set(idx, st);
       }
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
-      if (Array.isArray(upstreamCalls)) {
-        for (const tc of upstreamCalls) {
-          const i = isDict(tc) ? get(tc, 'index') : null;
-          if (isInt(i) && i >= st.nextIndex) st.nextIndex = i + 1;
-        }
-      }
+      const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
       let events = [];
       if (content) {
         if (st.sieve === null) st.sieve = this._opts.sieve();
@@ -270,13 +289,15 @@ class ChatCompletionStreamRewriter {
       }
       const pieces = this._pieces(st, events);
       if (finish === 'stop' && st.emitted) finish = 'tool_calls';
-      if (!content && !pieces.length && finish === reason) {
+      const remapped = native !== upstreamCalls;
+      if (!content && !pieces.length && !remapped && finish === reason) {
         outChoices.push(choice);
         return;
       }
       const newChoice = { ...choice };
-      if (content || pieces.length) {
+      if (content || pieces.length || remapped) {
         const newDelta = delta !== null ? { ...delta } : {};
+        if (remapped) newDelta.tool_calls = native;
         if (content) newDelta.content = ''; // held by the sieve, unless a piece says otherwise
         if (pieces.length) {
           const first = pieces[0];
@@ -285,7 +306,10 @@ class ChatCompletionStreamRewriter {
           } else {
             if (hasOwn(newDelta, 'content')) newDelta.content = null;
             const mine = first.tool_calls;
-            newDelta.tool_calls = Array.isArray(upstreamCalls) ? [...upstreamCalls, ...mine] : mine;
+            if (native !== null && !Array.isArray(native)) {
+              throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
+            }
+            newDelta.tool_calls = native !== null ? [...native, ...mine] : mine;
           }
         }
         newChoice.delta = newDelta;
@@ -404,7 +428,10 @@ function rewriteResponse(response, opts) {
     if (calls.length) {
       const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
       const upstream = get(message, 'tool_calls');
-      newMessage.tool_calls = Array.isArray(upstream) ? [...upstream, ...newCalls] : newCalls;
+      if (upstream !== null && !Array.isArray(upstream)) {
+        throw new OpenAIFormatError(`choices[${pos}].message.tool_calls must be a list to add calls to`);
+      }
+      newMessage.tool_calls = upstream !== null ? [...upstream, ...newCalls] : newCalls;
     }
     const newChoice = { ...choice, message: newMessage };
     if (calls.length && get(choice, 'finish_reason') === 'stop') newChoice.finish_reason = 'tool_calls';
