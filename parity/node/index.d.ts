@@ -404,7 +404,7 @@ export function createChatCompletionRewriteStream(
   options?: RewriteOptions | null,
 ): TransformStream<unknown, ChatCompletionChunkObject>;
 
-/** An OpenAI SSE byte stream in, the rewritten SSE byte stream out (ending with `data: [DONE]`). */
+/** An OpenAI SSE byte stream in, the rewritten SSE byte stream out (ending with `data: [DONE]` when upstream did). */
 export function createSSERewriteStream(options?: RewriteOptions | null): TransformStream<Uint8Array, EncodedBytes>;
 
 /** The package version. */

@@ -122,9 +122,14 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
         chunks, tools=tools, tool_names=args.tools, unknown_tools=args.unknown_tools
     )
     try:
-        for data in write_sse(rewritten):
+        for data in write_sse(rewritten, done=False):
             out.write(data)
             out.flush()
+        if chunks.saw_done:  # mirror upstream: a cut-off stream must not look finished
+            out.write(b"data: [DONE]\n\n")
+            out.flush()
+        else:
+            print(f"toolsieve: {name}: the stream ended without data: [DONE] (cut off?)", file=sys.stderr)
     except (SSEFormatError, OpenAIFormatError) as exc:
         print(f"toolsieve: {name}: {exc}", file=sys.stderr)
         return 1

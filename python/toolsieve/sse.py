@@ -149,24 +149,42 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def iter_chat_chunks(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[Any]:
+class ChatChunks(Iterator[Any]):
+    """What `iter_chat_chunks` returns: an iterator of the chunks whose `saw_done` tells whether
+    the stream said `data: [DONE]` (a stream that ends without it may have been cut off; a
+    gateway should then not write a `[DONE]` of its own)."""
+
+    def __init__(self, byte_chunks: Iterable[bytes | bytearray]) -> None:
+        self.saw_done = False
+        self._it = self._values(byte_chunks)
+
+    def __next__(self) -> Any:
+        return next(self._it)
+
+    def _values(self, byte_chunks: Iterable[bytes | bytearray]) -> Iterator[Any]:
+        n = 0
+        for ev in iter_sse_events(byte_chunks):
+            n += 1
+            if self.saw_done:
+                raise SSEFormatError(f"event {n} comes after data: [DONE]")
+            if ev.data.strip(" \t\r\n") == DONE:
+                self.saw_done = True
+                continue
+            yield _chunk_value(ev.data, n)
+
+
+def iter_chat_chunks(byte_chunks: Iterable[bytes | bytearray]) -> ChatChunks:
     """The JSON values of the `data:` events of an OpenAI stream, up to `data: [DONE]`."""
-    done = False
-    n = 0
-    for ev in iter_sse_events(byte_chunks):
-        n += 1
-        if done:
-            raise SSEFormatError(f"event {n} comes after data: [DONE]")
-        if ev.data.strip(" \t\r\n") == DONE:
-            done = True
-            continue
-        try:
-            value = json.loads(ev.data, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            raise SSEFormatError(f"event {n}: data is not JSON ({exc.msg} at char {exc.pos})") from None
-        except (ValueError, RecursionError) as exc:
-            raise SSEFormatError(f"event {n}: data is not JSON ({exc})") from None
-        yield value
+    return ChatChunks(byte_chunks)
+
+
+def _chunk_value(data: str, n: int) -> Any:
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise SSEFormatError(f"event {n}: data is not JSON ({exc.msg} at char {exc.pos})") from None
+    except (ValueError, RecursionError) as exc:
+        raise SSEFormatError(f"event {n}: data is not JSON ({exc})") from None
 
 
 def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
@@ -179,4 +197,12 @@ def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
         yield b"data: [DONE]\n\n"
 
 
-__all__ = ["DONE", "SSEEvent", "SSEFormatError", "iter_chat_chunks", "iter_sse_events", "write_sse"]
+__all__ = [
+    "DONE",
+    "ChatChunks",
+    "SSEEvent",
+    "SSEFormatError",
+    "iter_chat_chunks",
+    "iter_sse_events",
+    "write_sse",
+]

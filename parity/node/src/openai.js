@@ -470,7 +470,8 @@ function createChatCompletionRewriteStream(opts) {
 
 /**
  * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
- * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n`). On a format error, the output
+ * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
+ * stream must not look finished). On a format error, the output
  * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
  * consumer has not read yet; the async generators yield it all, as Python does).
  */
@@ -491,7 +492,8 @@ function createSSERewriteStream(opts) {
       if (err) throw err;
       if (last) {
         for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
-        controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+        // Mirror upstream: a cut-off stream must not look finished.
+        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
       }
     } finally {
       appendRejected(o.rejectedToolNames, rw.rejectedToolNames);

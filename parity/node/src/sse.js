@@ -241,6 +241,11 @@ class ChatChunkParser {
     return out;
   }
 
+  /** Whether the stream said `data: [DONE]` (one that ends without it may have been cut off). */
+  get sawDone() {
+    return this._done;
+  }
+
   _feed(bytes, out) {
     this._run((evs) => this._sse._feed(bytes, evs), out);
   }
