@@ -135,6 +135,9 @@ function parse(text, options) {
 
 /** Join adjacent text events (the form fixtures and the driver protocol compare). */
 function coalesce(events) {
+  if (events === null || typeof events !== 'object' || typeof events[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`coalesce() takes an iterable of events, got ${typeName(events)}`);
+  }
   const out = [];
   for (const e of events) {
     if (e.type === 'text') {
