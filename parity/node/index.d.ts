@@ -328,6 +328,8 @@ export interface RewriterOptions {
   unknownTools?: UnknownToolsPolicy | undefined;
   /** Makes each call id (default `newCallId`); must return a string. */
   idFactory?: (() => string) | null | undefined;
+  /** Also take JSON tool calls in prose (R9) out of the content; default false. */
+  jsonToolCalls?: boolean | undefined;
 }
 
 /** Options of the rewrite functions and streams. */

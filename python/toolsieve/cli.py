@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def declared(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--json-calls", action="store_true", help="also take JSON tool calls in prose (R9)")
         sp.add_argument(
             "--tools-file",
             default=None,
@@ -67,7 +68,6 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)
         sp.add_argument("file", nargs="?", default="-", help="input file (default: standard input)")
         declared(sp)
-        sp.add_argument("--json-calls", action="store_true", help="also take JSON tool calls in prose (R9)")
         if name == "stream":
             sp.add_argument(
                 "--chunk-size",
@@ -119,7 +119,11 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
     out = sys.stdout.buffer
     chunks = iter_chat_chunks(_byte_chunks(stream))
     rewritten = rewrite_chat_completion_stream(
-        chunks, tools=tools, tool_names=args.tools, unknown_tools=args.unknown_tools
+        chunks,
+        tools=tools,
+        tool_names=args.tools,
+        unknown_tools=args.unknown_tools,
+        json_tool_calls=args.json_calls,
     )
     try:
         for data in write_sse(rewritten, done=False):

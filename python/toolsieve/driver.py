@@ -105,7 +105,7 @@ def _ids() -> Callable[[], str]:
     return lambda: f"call_{next(counter)}"
 
 
-_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools"}
+_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools", "jsonToolCalls"}
 
 
 def call_function(function: Any, args: Any) -> Any:
@@ -149,6 +149,7 @@ def call_function(function: Any, args: Any) -> Any:
             "tools": o.get("tools"),
             "tool_names": o.get("toolNames"),
             "unknown_tools": o.get("unknownTools", "keep"),
+            "json_tool_calls": o.get("jsonToolCalls", False),
             "id_factory": _ids(),
         }
         if function == "rewriteChatCompletion":

@@ -32,7 +32,10 @@ Gateway decisions (where R13 is silent):
   its finish starts a new sieve.
 - `finish_reason` `"stop"` becomes `"tool_calls"` when the choice emitted at least one call;
   other reasons (`"length"`, `"content_filter"`, …) are kept.
-- Names resolve against the declared names (R10: `tool_names`, or else the names in `tools`);
+- `json_tool_calls=True` also takes JSON tool calls in prose (R9) out of the content.
+- Names resolve against the declared names (R10: `tool_names`, or else the names in `tools`),
+  also when only `tool_names` are given (unlike `parse`, D22: a gateway exists to hand clients
+  the declared names);
   with `unknown_tools="reject"`, calls to undeclared tools are dropped and their names collected
   (`ChatCompletionStreamRewriter.rejected_tool_names`, or the `rejected_tool_names` list argument).
 - Malformed input: a chunk (or response) that is a dict without `choices` (an upstream error
@@ -159,8 +162,12 @@ class _Options:
         tool_names: Iterable[str] | None,
         unknown_tools: str,
         id_factory: IdFactory | None,
+        json_tool_calls: bool = False,
     ) -> None:
         self.tools = _check_tools(tools)
+        if not isinstance(json_tool_calls, bool):
+            raise InputTypeError("json_tool_calls must be a bool")
+        self.json_tool_calls = json_tool_calls
         names = check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(self.tools))
         self.tool_names = names
         if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
@@ -170,7 +177,7 @@ class _Options:
         self.rejected: list[str] = []
 
     def sieve(self) -> Sieve:
-        return Sieve(tool_names=self.tool_names)
+        return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls)
 
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
@@ -230,8 +237,9 @@ class ChatCompletionStreamRewriter:
         tool_names: Iterable[str] | None = None,
         unknown_tools: str = "keep",
         id_factory: IdFactory | None = None,
+        json_tool_calls: bool = False,
     ) -> None:
-        self._opts = _Options(tools, tool_names, unknown_tools, id_factory)
+        self._opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls)
         self._choices: dict[int, _Choice] = {}
         self._envelope: dict[str, Any] | None = None
         self._count = 0
@@ -394,12 +402,17 @@ def rewrite_chat_completion_stream(
     unknown_tools: str = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
+    json_tool_calls: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
     DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring).
     Names rejected by `unknown_tools="reject"` are appended to `rejected_tool_names` when given."""
     rw = ChatCompletionStreamRewriter(
-        tools=tools, tool_names=tool_names, unknown_tools=unknown_tools, id_factory=id_factory
+        tools=tools,
+        tool_names=tool_names,
+        unknown_tools=unknown_tools,
+        id_factory=id_factory,
+        json_tool_calls=json_tool_calls,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -421,11 +434,12 @@ def rewrite_chat_completion(
     unknown_tools: str = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
+    json_tool_calls: bool = False,
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
     becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
     without `choices` is returned as it is."""
-    opts = _Options(tools, tool_names, unknown_tools, id_factory)
+    opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls)
     _check_rejected_list(rejected_tool_names)
     try:
         return _rewrite_response(response, opts)

@@ -113,8 +113,10 @@ function toOpenAIStreamDeltas(calls, opts) {
 }
 
 class Options {
-  constructor({ tools = null, toolNames = null, unknownTools = 'keep', idFactory = null } = {}) {
+  constructor({ tools = null, toolNames = null, unknownTools = 'keep', idFactory = null, jsonToolCalls = false } = {}) {
     this.tools = checkTools(tools);
+    if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
+    this.jsonToolCalls = jsonToolCalls;
     this.toolNames = toolNames === undefined || toolNames === null ? toolNamesOf(this.tools) : checkToolNames(toolNames);
     if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
       const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
@@ -126,7 +128,7 @@ class Options {
   }
 
   sieve() {
-    return new Sieve({ toolNames: this.toolNames });
+    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls });
   }
 
   policy(calls) {
@@ -136,7 +138,7 @@ class Options {
   }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory'];
+const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls'];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {

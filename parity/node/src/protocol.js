@@ -92,7 +92,7 @@ function ids() {
 }
 
 const orNull = (v) => (v === undefined ? null : v);
-const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools'];
+const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls'];
 
 /** The `call` op: one library function by its camelCase name, with JSON arguments. */
 function callFunction(fn, list) {
@@ -135,6 +135,7 @@ function callFunction(fn, list) {
         tools: orNull(o.tools),
         toolNames: orNull(o.toolNames),
         unknownTools: o.unknownTools === undefined ? 'keep' : o.unknownTools,
+        jsonToolCalls: o.jsonToolCalls === undefined ? false : o.jsonToolCalls,
         idFactory: ids(),
       };
       if (fn === 'rewriteChatCompletion') return rewriteChatCompletion(data, kw);
