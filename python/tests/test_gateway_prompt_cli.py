@@ -175,3 +175,14 @@ def test_cli_openai_usage_errors(tmp_path: Path) -> None:
     assert b"without data: [DONE]" in empty.stderr
     done = run("openai", stdin=b"data: [DONE]\n\n")
     assert done.returncode == 0 and done.stdout == b"data: [DONE]\n\n"
+
+
+def test_examples_parse_back_even_with_odd_names_and_values() -> None:
+    from toolsieve import build_tool_instructions, parse
+
+    odd = [
+        {"name": 'say"hi', "parameters": {"properties": {"a'b": {"type": "string"}}, "required": ["a'b"]}},
+        {"name": "t2", "parameters": {"properties": {"v": {"type": "array", "default": ["</x>", "]]>"]}}}},
+    ]
+    calls = parse(build_tool_instructions(odd)).calls
+    assert {c.name for c in calls} >= {'say"hi', "t2"}

@@ -18,7 +18,9 @@ Decisions:
   the first parameter when none is required. A value is the first of `enum`, `const`, `default`,
   `examples[0]`, else by type: `"..."` for strings, `1` for integers and numbers, `true`, `[]`,
   `{}`, `null`. Strings are written in CDATA, other values as JSON text (`schema.json_text`);
-  a string that contains `]]>` is replaced by `"..."` so that the example stays one CDATA.
+  a string that contains `]]>` is replaced by `"..."` so that the example stays one CDATA. JSON
+  text holding `<` goes in CDATA too (or becomes `"..."` when it holds `]]>`), and a name holding
+  `"` is written in single quotes: the examples always parse back into their calls.
 - The text ends without a newline.
 """
 
@@ -138,18 +140,27 @@ def _value_text(v: Any) -> str:
     if isinstance(v, str):
         return f"<![CDATA[{'...' if ']]>' in v else v}]]>"
     try:
-        return json_text(v)
+        text = json_text(v)
     except InputTypeError:
         return "<![CDATA[...]]>"
+    if "<" not in text:
+        return text
+    # JSON holding a tag would end the parameter early: in CDATA it stays the value (R6.3).
+    return "<![CDATA[...]]>" if "]]>" in text else f"<![CDATA[{text}]]>"
+
+
+def _attr(v: str) -> str:
+    """An attribute value in quotes that do not occur in it (the scanner takes both kinds)."""
+    return f"'{v}'" if '"' in v and "'" not in v else f'"{v}"'
 
 
 def _invoke(name: str, schema: dict[str, Any] | None) -> list[str]:
     props = _properties(schema)
     required = set(_required(schema))
     chosen = [(k, p) for k, p in props if k in required] or props[:1]
-    lines = [f'<|DSML|invoke name="{name}">']
+    lines = [f"<|DSML|invoke name={_attr(name)}>"]
     for k, p in chosen:
-        lines.append(f'<|DSML|parameter name="{k}">{_value_text(_example_value(p))}</|DSML|parameter>')
+        lines.append(f"<|DSML|parameter name={_attr(k)}>{_value_text(_example_value(p))}</|DSML|parameter>")
     lines.append("</|DSML|invoke>")
     return lines
 

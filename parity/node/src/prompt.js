@@ -118,12 +118,21 @@ function exampleValue(p) {
 function valueText(v) {
   // A string holding ']]>' would end the CDATA early: the example says '...' instead.
   if (typeof v === 'string') return `<![CDATA[${v.includes(']]>') ? '...' : v}]]>`;
+  let text;
   try {
-    return jsonText(v);
+    text = jsonText(v);
   } catch (err) {
     if (!(err instanceof InputTypeError)) throw err;
     return '<![CDATA[...]]>';
   }
+  if (!text.includes('<')) return text;
+  // JSON holding a tag would end the parameter early: in CDATA it stays the value (R6.3).
+  return text.includes(']]>') ? '<![CDATA[...]]>' : `<![CDATA[${text}]]>`;
+}
+
+/** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
+function attr(v) {
+  return v.includes('"') && !v.includes("'") ? `'${v}'` : `"${v}"`;
 }
 
 function invoke(name, schema) {
@@ -131,9 +140,9 @@ function invoke(name, schema) {
   const req = new Set(required(schema));
   let chosen = props.filter(([k]) => req.has(k));
   if (!chosen.length) chosen = props.slice(0, 1);
-  const lines = [`<|DSML|invoke name="${name}">`];
+  const lines = [`<|DSML|invoke name=${attr(name)}>`];
   for (const [k, p] of chosen) {
-    lines.push(`<|DSML|parameter name="${k}">${valueText(exampleValue(p))}</|DSML|parameter>`);
+    lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(exampleValue(p))}</|DSML|parameter>`);
   }
   lines.push('</|DSML|invoke>');
   return lines;
