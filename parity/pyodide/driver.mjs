@@ -14,7 +14,7 @@
 //   TOOLSIEVE_PYODIDE_ALLOW_STALE=1    run even if python/toolsieve is newer than the built wheel
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
+import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -96,6 +96,20 @@ def _toolsieve_answer(line):
   return py.globals.get("_toolsieve_answer");
 }
 
+/** Lines split at "\n" only, as the Python driver reads them (readline would also split at
+ * U+2028/U+2029, which JSON strings may hold unescaped). */
+async function* lines(stream) {
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  for await (const buf of stream) {
+    const parts = (pending + decoder.write(buf)).split("\n");
+    pending = parts.pop();
+    for (const line of parts) yield line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+  const rest = pending + decoder.end();
+  if (rest) yield rest;
+}
+
 async function main() {
   const build = await locateBuild();
   let answer;
@@ -105,8 +119,7 @@ async function main() {
   } catch (e) {
     die(`could not start Pyodide with toolsieve: ${e && e.stack ? e.stack : e}`);
   }
-  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of rl) {
+  for await (const line of lines(process.stdin)) {
     let out;
     try {
       out = answer(line); // "" for a blank line, as the Python driver
