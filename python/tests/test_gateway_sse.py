@@ -121,7 +121,14 @@ def test_data_after_done_raises() -> None:
     assert got == [{"a": 1}]
 
 
-@pytest.mark.parametrize("bad", [b"data: {oops\n\n", b"data: NaN\n\n", b"data: \n\n", b"data: [1,\n\n"])
+def test_keep_alives_and_comments_carry_no_chunk() -> None:
+    stream = b"data: 1\n\ndata: \n\ndata:\ndata:  \n\n: \xff\xfe not UTF-8\n\ndata: [DONE]\n\ndata:\n\n"
+    chunks = iter_chat_chunks([stream])
+    assert list(chunks) == [1]
+    assert chunks.saw_done
+
+
+@pytest.mark.parametrize("bad", [b"data: {oops\n\n", b"data: NaN\n\n", b"data: [1,\n\n"])
 def test_non_json_data_raises(bad: bytes) -> None:
     with pytest.raises(SSEFormatError, match="event 2"):
         list(iter_chat_chunks([chat({"a": 1}, done=False) + bad]))

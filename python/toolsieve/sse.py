@@ -7,10 +7,11 @@ Reader (`iter_sse_events`), per the WHATWG event-stream format:
   once, when its end arrives, so a 10 MB `data:` line costs linear time.
 - A leading UTF-8 BOM is skipped. Lines are decoded as UTF-8, strictly: invalid UTF-8 raises
   SSEFormatError (the spec would substitute U+FFFD; a gateway should not alter payload bytes).
-- `:` lines are comments and ignored. `field: value` (one space after the colon removed; a line
-  without a colon is a field with an empty value): `data` appends the value and a newline to the
-  data buffer, `event` sets the event type, `id` the last event id (unless it contains NUL),
-  `retry` the reconnection time (ASCII digits only); other fields are ignored.
+- `:` lines are comments and ignored (whatever bytes they hold). `field: value` (one space after
+  the colon removed; a line without a colon is a field with an empty value): `data` appends the
+  value and a newline to the data buffer, `event` sets the event type, `id` the last event id
+  (unless it contains NUL), `retry` the reconnection time (ASCII digits only); other fields are
+  ignored.
 - A blank line dispatches the event: when the data buffer is empty nothing is dispatched (and the
   event type is reset); otherwise its last newline is removed and `SSEEvent(data, event, id,
   retry)` is yielded with `event` defaulting to `"message"`.
@@ -18,7 +19,8 @@ Reader (`iter_sse_events`), per the WHATWG event-stream format:
   it) is dispatched too, rather than discarded as the spec says: a captured stream that lost its
   last blank line must not lose its last chunk.
 
-Chat chunks (`iter_chat_chunks`): the `data` of each event parsed as JSON, any value. `[DONE]`
+Chat chunks (`iter_chat_chunks`): the `data` of each event parsed as JSON, any value; an event
+whose data is empty or only whitespace (a keep-alive) carries no chunk. `[DONE]`
 (exactly, after trimming ASCII whitespace) ends the chunks; the rest of the input is still read
 to check that no data follows: comments and blank lines are fine, another event with data raises
 SSEFormatError (a stream that goes on after `[DONE]` is not dropped silently). A `data:` that is
@@ -118,6 +120,8 @@ def iter_sse_events(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[SSEEve
     lineno = 0
     for raw in _lines(byte_chunks):
         lineno += 1
+        if raw[:1] == b":":
+            continue  # a comment: ignored, whatever bytes it holds
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -165,6 +169,8 @@ class ChatChunks(Iterator[Any]):
         n = 0
         for ev in iter_sse_events(byte_chunks):
             n += 1
+            if not ev.data.strip(" \t\r\n"):
+                continue  # an empty data: event (a keep-alive) carries no chunk
             if self.saw_done:
                 raise SSEFormatError(f"event {n} comes after data: [DONE]")
             if ev.data.strip(" \t\r\n") == DONE:

@@ -181,6 +181,7 @@ class SSEParser {
 
   _line(raw, out) {
     this._lineno += 1;
+    if (raw.length && raw[0] === 0x3a) return; // a comment: ignored, whatever bytes it holds
     let line;
     try {
       line = this._decoder.decode(raw);
@@ -269,6 +270,7 @@ class ChatChunkParser {
 
   _take(ev, out) {
     this._n += 1;
+    if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
     if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
     if (isDone(ev.data)) {
       this._done = true;

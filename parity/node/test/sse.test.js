@@ -8,6 +8,7 @@ const {
   DONE,
   SSEFormatError,
   SSEParser,
+  ChatChunkParser,
   iterSSEEvents,
   iterChatChunks,
   writeSSE,
@@ -137,12 +138,20 @@ test('data after [DONE] is an SSEFormatError (not dropped)', async () => {
 });
 
 test('data that is not JSON is an SSEFormatError with the event number', async () => {
-  for (const bad of ['{oops', 'NaN', 'Infinity', '-Infinity', "{'a': 1}", '', '[1,]', '\ufeff{}']) {
+  for (const bad of ['{oops', 'NaN', 'Infinity', '-Infinity', "{'a': 1}", '[1,]', '\ufeff{}']) {
     const [got, err] = await collectUntilError(iterChatChunks([enc(`data: 1\n\ndata: ${bad}\n\ndata: 3\n\n`)]));
     assert.deepEqual(got, [1], bad);
     assert.ok(err instanceof SSEFormatError, bad);
     assert.match(err.message, /^event 2: data is not JSON/);
   }
+});
+
+test('keep-alives (empty data:) and comments (any bytes) carry no chunk', async () => {
+  const bytes = Buffer.concat([enc('data: 1\n\ndata: \n\ndata:\ndata:  \n\n: '), Buffer.from([0xff, 0xfe]), enc('\n\ndata: [DONE]\n\ndata:\n\n')]);
+  const parser = new ChatChunkParser();
+  const got = [...parser.feed(bytes), ...parser.finish()];
+  assert.deepEqual(got, [1]);
+  assert.equal(parser.sawDone, true);
 });
 
 test('a 10 MB data: line is read in linear time, whatever the chunking', async () => {
