@@ -155,13 +155,25 @@ class CountingPattern:
 def test_ten_megabyte_data_line_in_small_chunks_is_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     size = 10 * 1024 * 1024
     body = json.dumps({"content": "x" * size}).encode()
-    data = b"data: " + body + b"\n\ndata: [DONE]\n\n"
+    data = b"data: " + body + b"\r\n\r\ndata: [DONE]\r\n\r\n"
     counter = CountingPattern(sse._EOL)
     monkeypatch.setattr(sse, "_EOL", counter)
+    split_lf = sse._split_lf
+
+    def counted_split(chunk: bytes) -> list[bytes]:  # the LF-only fast path
+        counter.scanned += len(chunk)
+        return split_lf(chunk)
+
+    monkeypatch.setattr(sse, "_split_lf", counted_split)
     got = list(iter_chat_chunks(data[i : i + 4096] for i in range(0, len(data), 4096)))
     assert len(got) == 1 and len(got[0]["content"]) == size
     # linear: every byte is scanned for line ends once, however the line is cut (no rescans)
     assert counter.scanned == len(data)
+    lf = data.replace(b"\r\n", b"\n")
+    counter.scanned = 0
+    got = list(iter_chat_chunks(lf[i : i + 4096] for i in range(0, len(lf), 4096)))
+    assert len(got) == 1 and len(got[0]["content"]) == size
+    assert counter.scanned == len(lf)
 
 
 def test_writer() -> None:

@@ -62,6 +62,10 @@ class SSEEvent:
     retry: int | None = None
 
 
+def _split_lf(data: bytes) -> list[bytes]:
+    return data.split(b"\n")
+
+
 def _lines(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[bytes]:
     """Complete lines (without terminator); the unfinished last line is yielded at the end."""
     parts: list[bytes] = []
@@ -89,6 +93,19 @@ def _lines(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[bytes]:
             data = head[len(_BOM) :] if head.startswith(_BOM) else head
             if not data:
                 continue
+        if b"\r" not in data:  # the common case, split at C speed
+            pieces = _split_lf(data)
+            if len(pieces) > 1:
+                first = pieces[0]
+                if parts:
+                    parts.append(first)
+                    first = b"".join(parts)
+                    parts = []
+                yield first
+                yield from pieces[1:-1]
+            if pieces[-1]:
+                parts.append(pieces[-1])
+            continue
         start = 0
         for m in _EOL.finditer(data):
             if parts:
