@@ -247,6 +247,19 @@ export class SSEParser {
   finish(): SSEEvent[];
 }
 
+/**
+ * Incremental, synchronous chat-chunk reader: the JSON values of the `data:` events, up to
+ * `data: [DONE]` (empty `data:` keep-alives carry no chunk). `sawDone` tells whether the stream
+ * said `[DONE]`: one that ends without it may have been cut off.
+ */
+export class ChatChunkParser {
+  constructor();
+  /** @throws {SSEFormatError} for invalid UTF-8, data that is not JSON, or data after `[DONE]`. */
+  feed(bytes: Uint8Array): unknown[];
+  finish(): unknown[];
+  readonly sawDone: boolean;
+}
+
 /** The events of an event stream given as Uint8Array chunks, cut anywhere. */
 export function iterSSEEvents(byteChunks: AnyIterable<Uint8Array>): AsyncGenerator<SSEEvent, void, unknown>;
 

@@ -19,6 +19,7 @@ const { buildToolInstructions } = require('./src/prompt');
 const {
   SSEFormatError,
   SSEParser,
+  ChatChunkParser,
   iterSSEEvents,
   iterChatChunks,
   writeSSE,
@@ -56,6 +57,7 @@ module.exports = {
   buildToolInstructions,
   SSEFormatError,
   SSEParser,
+  ChatChunkParser,
   iterSSEEvents,
   iterChatChunks,
   writeSSE,

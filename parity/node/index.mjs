@@ -17,6 +17,7 @@ export const {
   buildToolInstructions,
   SSEFormatError,
   SSEParser,
+  ChatChunkParser,
   iterSSEEvents,
   iterChatChunks,
   writeSSE,

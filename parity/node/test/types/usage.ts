@@ -21,6 +21,7 @@ import {
   toolNamesOf,
   buildToolInstructions,
   SSEParser,
+  ChatChunkParser,
   iterSSEEvents,
   iterChatChunks,
   writeSSE,
@@ -301,6 +302,12 @@ function sseUsage(): void {
   }
   // @ts-expect-error SSEParser reads bytes, not strings
   parser.feed('data: x\n\n');
+  const chunks = new ChatChunkParser();
+  const values: unknown[] = chunks.feed(encoder.encode('data: 1\n\ndata: [DONE]\n\n')).concat(chunks.finish());
+  const ended: boolean = chunks.sawDone;
+  void [values, ended];
+  // @ts-expect-error sawDone is read-only
+  chunks.sawDone = true;
 
   async function sse(body: AsyncIterable<Uint8Array>, bytes: Uint8Array[]): Promise<void> {
     for await (const ev of iterSSEEvents(body)) {
