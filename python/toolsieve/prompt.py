@@ -20,7 +20,9 @@ Decisions:
   `{}`, `null`. Strings are written in CDATA, other values as JSON text (`schema.json_text`);
   a string that contains `]]>` is replaced by `"..."` so that the example stays one CDATA. JSON
   text holding `<` goes in CDATA too (or becomes `"..."` when it holds `]]>`), and a name holding
-  `"` is written in single quotes: the examples always parse back into their calls.
+  `"` is written in single quotes (names holding both kinds of quote are left out of the
+  examples; no example at all when no tool name can be written): the examples always parse back
+  into their calls.
 - The text ends without a newline.
 """
 
@@ -143,19 +145,25 @@ def _value_text(v: Any) -> str:
         text = json_text(v)
     except InputTypeError:
         return "<![CDATA[...]]>"
-    if "<" not in text:
+    if "<" not in text and "&" not in text:
         return text
-    # JSON holding a tag would end the parameter early: in CDATA it stays the value (R6.3).
+    # JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
+    # CDATA the text stays the value (R6.3).
     return "<![CDATA[...]]>" if "]]>" in text else f"<![CDATA[{text}]]>"
 
 
 def _attr(v: str) -> str:
     """An attribute value in quotes that do not occur in it (the scanner takes both kinds)."""
-    return f"'{v}'" if '"' in v and "'" not in v else f'"{v}"'
+    return f"'{v}'" if '"' in v else f'"{v}"'
+
+
+def _writable(name: str) -> bool:
+    """A name an example can write: not holding both kinds of quote."""
+    return not ('"' in name and "'" in name)
 
 
 def _invoke(name: str, schema: dict[str, Any] | None) -> list[str]:
-    props = _properties(schema)
+    props = [(k, p) for k, p in _properties(schema) if _writable(k)]
     required = set(_required(schema))
     chosen = [(k, p) for k, p in props if k in required] or props[:1]
     lines = [f"<|DSML|invoke name={_attr(name)}>"]
@@ -199,8 +207,11 @@ def build_tool_instructions(tools: Sequence[Any] | None) -> str:
         required = set(_required(schema))
         out.append("Parameters:")
         out += [_param_line(k, p, k in required) for k, p in props]
-    first = entries[0]
-    second = entries[1] if len(entries) > 1 else entries[0]
+    examples = [e for e in entries if _writable(e[0])]
+    if not examples:
+        return "\n".join(out)
+    first = examples[0]
+    second = examples[1] if len(examples) > 1 else examples[0]
     out += ["", "## Example: one call", "", _block([_invoke(first[0], tool_schema(first[1]))])]
     out += [
         "",

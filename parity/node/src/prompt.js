@@ -125,18 +125,24 @@ function valueText(v) {
     if (!(err instanceof InputTypeError)) throw err;
     return '<![CDATA[...]]>';
   }
-  if (!text.includes('<')) return text;
-  // JSON holding a tag would end the parameter early: in CDATA it stays the value (R6.3).
+  if (!text.includes('<') && !text.includes('&')) return text;
+  // JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
+  // CDATA the text stays the value (R6.3).
   return text.includes(']]>') ? '<![CDATA[...]]>' : `<![CDATA[${text}]]>`;
 }
 
 /** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
 function attr(v) {
-  return v.includes('"') && !v.includes("'") ? `'${v}'` : `"${v}"`;
+  return v.includes('"') ? `'${v}'` : `"${v}"`;
+}
+
+/** A name an example can write: not holding both kinds of quote. */
+function writable(name) {
+  return !(name.includes('"') && name.includes("'"));
 }
 
 function invoke(name, schema) {
-  const props = properties(schema);
+  const props = properties(schema).filter(([k]) => writable(k));
   const req = new Set(required(schema));
   let chosen = props.filter(([k]) => req.has(k));
   if (!chosen.length) chosen = props.slice(0, 1);
@@ -185,8 +191,10 @@ function buildToolInstructions(tools) {
     out.push('Parameters:');
     for (const [k, p] of props) out.push(paramLine(k, p, req.has(k)));
   }
-  const first = entries[0];
-  const second = entries.length > 1 ? entries[1] : entries[0];
+  const examples = entries.filter(([n]) => writable(n));
+  if (!examples.length) return out.join('\n');
+  const first = examples[0];
+  const second = examples.length > 1 ? examples[1] : examples[0];
   out.push('', '## Example: one call', '', block([invoke(first[0], toolSchema(first[1]))]));
   out.push('', '## Example: two calls in one block', '', block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))));
   return out.join('\n');
