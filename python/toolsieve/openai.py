@@ -15,10 +15,11 @@ Gateway decisions (where R13 is silent):
 
 - Each choice (`choices[].index`, or its position when `index` is missing) has its own Sieve; its
   `delta.content` goes through it. Released text stays `delta.content`; calls become
-  `delta.tool_calls` with `index` counting the calls of that choice from 0. Upstream's own native
-  `tool_calls` pass through; their index is kept unless a sieved call already took it, and then
-  moves (in every delta of that call) to the next free index, so indices never collide. Sieved
-  calls are never added to an upstream `tool_calls` that is not a list (`OpenAIFormatError`).
+  `delta.tool_calls` with `index` counting the calls of that choice from 0, above every index
+  already taken. Upstream's own native `tool_calls` pass through; their index is kept unless
+  another call already took it, and then moves (in every delta of that call) to the next free
+  index, so indices never collide. A chunk whose choice releases sieved calls while its upstream
+  `tool_calls` is not a list raises `OpenAIFormatError`.
 - Output keeps the input chunks one for one: each input chunk gives one output chunk with all its
   fields (id, model, created, role, logprobs, usage, unknown fields) and the first piece of what
   its content released (`"content": ""` while the sieve holds it, `null` when
@@ -53,7 +54,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Final
 
 from .errors import InputTypeError, OptionsError, ToolsieveError, check_iterable
 from .events import Event, TextEvent, ToolCall
@@ -187,29 +188,40 @@ class _Options:
         return result.calls
 
 
+_MAX_SAFE_INDEX: Final = 2**53 - 1  # beyond it JavaScript cannot count on
+
+
 class _Choice:
-    __slots__ = ("emitted", "native", "next_index", "sieve")
+    __slots__ = ("emitted", "native", "next_index", "sieve", "taken")
 
     def __init__(self) -> None:
         self.sieve: Sieve | None = None
-        self.next_index = 0
+        self.next_index = 0  # above every index taken so far: where sieved calls go
         self.emitted = False
         self.native: dict[int, int] = {}  # upstream tool_calls index -> output index
+        self.taken: set[int] = set()
+
+    def take(self, start: int, count: int) -> None:
+        """Sieved calls took `count` indices from `start` (= next_index)."""
+        self.taken.update(range(start, start + count))
+        self.next_index = max(self.next_index, start + count)
 
     def map_native(self, calls: list[Any]) -> list[Any]:
-        """Upstream's own `tool_calls` deltas with indices that never collide with ours: an index
-        keeps its value unless one of ours already took it (then it moves to the next free one,
-        for all of its deltas). The list itself when nothing changed."""
+        """Upstream's own `tool_calls` deltas with indices that never collide: an index keeps its
+        value unless another call already took it (then it moves to the next free one, for all of
+        its deltas). Indices that are not integers in 0..2**53-1 pass as they are. The list itself
+        when nothing changed."""
         out: list[Any] | None = None
         for k, tc in enumerate(calls):
             i = tc.get("index") if isinstance(tc, dict) else None
-            if not isinstance(i, int) or isinstance(i, bool):
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i <= _MAX_SAFE_INDEX:
                 continue
             j = self.native.get(i)
             if j is None:
-                j = i if i >= self.next_index else self.next_index
+                j = i if i not in self.taken else self.next_index
                 self.native[i] = j
-                self.next_index = j + 1
+                self.taken.add(j)
+                self.next_index = max(self.next_index, j + 1)
             if j != i:
                 out = list(calls) if out is None else out
                 out[k] = {**tc, "index": j}
@@ -267,7 +279,7 @@ class ChatCompletionStreamRewriter:
             deltas = to_openai_stream_deltas(
                 calls, tools=self._opts.tools, id_factory=self._opts.id_factory, start_index=st.next_index
             )
-            st.next_index += len(deltas)
+            st.take(st.next_index, len(deltas))
             st.emitted = True
             if out and "tool_calls" in out[-1]:
                 out[-1]["tool_calls"].extend(deltas)
@@ -329,6 +341,10 @@ class ChatCompletionStreamRewriter:
                 events += st.sieve.flush()
                 st.sieve = None
             pieces = self._pieces(st, events)
+            if native is not None and not isinstance(native, list) and any("tool_calls" in p for p in pieces):
+                raise OpenAIFormatError(
+                    f"{where}: choices[{pos}].delta.tool_calls must be a list to add calls to"
+                )
             if finish is not None:
                 finish = self._finish_reason(st, finish)
             remapped = native is not upstream_calls
@@ -350,10 +366,6 @@ class ChatCompletionStreamRewriter:
                         if "content" in new_delta:
                             new_delta["content"] = None
                         mine = first["tool_calls"]
-                        if native is not None and not isinstance(native, list):
-                            raise OpenAIFormatError(
-                                f"{where}: choices[{pos}].delta.tool_calls must be a list to add calls to"
-                            )
                         new_delta["tool_calls"] = [*native, *mine] if native is not None else mine
                 new_choice["delta"] = new_delta
             rest = pieces[1:]

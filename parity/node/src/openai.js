@@ -177,20 +177,22 @@ function extra(envelope, index, delta, finish) {
 }
 
 /**
- * Upstream's own `tool_calls` deltas with indices that never collide with ours: an index keeps
- * its value unless one of ours already took it (then it moves to the next free one, for all of
- * its deltas). The array itself when nothing changed. Port of `_Choice.map_native`.
+ * Upstream's own `tool_calls` deltas with indices that never collide: an index keeps its value
+ * unless another call already took it (then it moves to the next free one, for all of its
+ * deltas). Indices that are not integers in 0..2**53-1 pass as they are. The array itself when
+ * nothing changed. Port of `_Choice.map_native`.
  */
 function mapNative(st, calls) {
   let out = null;
   calls.forEach((tc, k) => {
     const i = isDict(tc) ? get(tc, 'index') : null;
-    if (!isInt(i)) return;
+    if (!Number.isSafeInteger(i) || i < 0) return;
     let j = st.native.get(i);
     if (j === undefined) {
-      j = i >= st.nextIndex ? i : st.nextIndex;
+      j = st.taken.has(i) ? st.nextIndex : i;
       st.native.set(i, j);
-      st.nextIndex = j + 1;
+      st.taken.add(j);
+      st.nextIndex = Math.max(st.nextIndex, j + 1);
     }
     if (j !== i) {
       if (out === null) out = calls.slice();
@@ -235,6 +237,7 @@ class ChatCompletionStreamRewriter {
         idFactory: this._opts.idFactory,
         startIndex: st.nextIndex,
       });
+      for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
       st.nextIndex += deltas.length;
       st.emitted = true;
       if (last !== undefined && hasOwn(last, 'tool_calls')) last.tool_calls.push(...deltas);
@@ -273,7 +276,7 @@ class ChatCompletionStreamRewriter {
       }
       let st = this._choices.get(idx);
       if (st === undefined) {
-        st = { sieve: null, nextIndex: 0, emitted: false, native: new Map() };
+        st = { sieve: null, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
         this._choices.set(idx, st);
       }
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
@@ -290,6 +293,9 @@ class ChatCompletionStreamRewriter {
         st.sieve = null;
       }
       const pieces = this._pieces(st, events);
+      if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
+        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
+      }
       if (finish === 'stop' && st.emitted) finish = 'tool_calls';
       const remapped = native !== upstreamCalls;
       if (!content && !pieces.length && !remapped && finish === reason) {
@@ -308,9 +314,6 @@ class ChatCompletionStreamRewriter {
           } else {
             if (hasOwn(newDelta, 'content')) newDelta.content = null;
             const mine = first.tool_calls;
-            if (native !== null && !Array.isArray(native)) {
-              throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
-            }
             newDelta.tool_calls = native !== null ? [...native, ...mine] : mine;
           }
         }
