@@ -171,7 +171,7 @@ def test_cli_openai_usage_errors(tmp_path: Path) -> None:
     assert run("openai", "--unknown-tools", "drop", stdin=b"").returncode == 2
     empty = run("openai", stdin=b"")
     # No [DONE] upstream, none downstream: a cut-off stream must not look finished.
-    assert empty.returncode == 0 and empty.stdout == b""
+    assert empty.returncode == 1 and empty.stdout == b""
     assert b"without data: [DONE]" in empty.stderr
     done = run("openai", stdin=b"data: [DONE]\n\n")
     assert done.returncode == 0 and done.stdout == b"data: [DONE]\n\n"

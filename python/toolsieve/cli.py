@@ -3,7 +3,8 @@
 tools: `--tools-file tools.json` (names and schemas), `--tools A,B`, `--unknown-tools reject`.
 
 Exit status: 0 on success, 1 when the input is not valid UTF-8 (for `openai`: not a readable
-chat-completion event stream), 2 for usage errors and files that cannot be read.
+chat-completion event stream, or one that ended without `data: [DONE]`), 2 for usage errors and
+files that cannot be read.
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
             out.flush()
         else:
             print(f"toolsieve: {name}: the stream ended without data: [DONE] (cut off?)", file=sys.stderr)
+            return 1
     except (SSEFormatError, OpenAIFormatError) as exc:
         print(f"toolsieve: {name}: {exc}", file=sys.stderr)
         return 1

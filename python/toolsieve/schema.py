@@ -69,7 +69,10 @@ def _quote(s: str) -> str:
 def js_number(x: int | float) -> str:
     """A number as JavaScript's Number#toString (and JSON.stringify) writes it; NaN/±Infinity → "null"."""
     if isinstance(x, int):
-        return str(x)
+        try:
+            return str(x)
+        except ValueError:  # beyond Python's int-to-str digit limit
+            raise InputTypeError("integer too large to write as JSON text") from None
     if math.isnan(x) or math.isinf(x):
         return "null"
     if x == 0:
