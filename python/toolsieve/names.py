@@ -28,18 +28,21 @@ from typing import Final, NamedTuple
 
 from .errors import InputTypeError, OptionsError, check_iterable
 from .events import ToolCall
-from .values import trim
+from .values import ascii_lower, trim
 
 UNKNOWN_TOOLS_POLICIES: Final = ("keep", "reject")
 _NOT_LOOSE: Final = re.compile(r"[^a-z0-9]+")
 
 
-def _lower(s: str) -> str:
-    return s.lower() if s.isascii() else "".join(c.lower() if "A" <= c <= "Z" else c for c in s)
-
-
 def _loose(s: str) -> str:
-    return _NOT_LOOSE.sub("", _lower(s))
+    return _NOT_LOOSE.sub("", ascii_lower(s))
+
+
+def check_policy(unknown_tools: object) -> str:
+    """`unknown_tools` when it is a policy of UNKNOWN_TOOLS_POLICIES, else an OptionsError."""
+    if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
+        raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
+    return unknown_tools
 
 
 def check_tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
@@ -69,18 +72,18 @@ def resolve_name(name: str, names: tuple[str, ...]) -> str | None:
     if name in names:
         return name
     t = trim(name)
-    tl = _lower(t)
+    tl = ascii_lower(t)
     for d in names:
-        if _lower(trim(d)) == tl:
+        if ascii_lower(trim(d)) == tl:
             return d
     tail = _namespace_tail(t)
     if tail is not None:
         for d in names:
             if trim(d) == tail:
                 return d
-        tail_lower = _lower(tail)
+        tail_lower = ascii_lower(tail)
         for d in names:
-            if _lower(trim(d)) == tail_lower:
+            if ascii_lower(trim(d)) == tail_lower:
                 return d
     for key in (_loose(t), _loose(tail) if tail is not None else ""):
         if key:
@@ -129,8 +132,7 @@ def apply_policy(
     - `rejected_by_policy` is true when there was at least one call and all were rejected.
 
     Raises OptionsError for another policy, InputTypeError for bad `tool_names` or calls."""
-    if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
-        raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
+    check_policy(unknown_tools)
     names = check_tool_names(tool_names)
     calls = tuple(check_iterable(calls, "calls"))
     for c in calls:
@@ -139,13 +141,12 @@ def apply_policy(
     if not names:
         return PolicyResult(calls, (), False)
     kept: list[ToolCall] = []
-    rejected: list[str] = []
+    rejected: dict[str, None] = {}  # insertion-ordered set
     for c in calls:
         resolved = resolve_name(c.name, names)
         if resolved is None:
             if unknown_tools == "reject":
-                if c.name not in rejected:
-                    rejected.append(c.name)
+                rejected[c.name] = None
                 continue
             kept.append(c)
         elif resolved == c.name:
@@ -159,6 +160,7 @@ __all__ = [
     "UNKNOWN_TOOLS_POLICIES",
     "PolicyResult",
     "apply_policy",
+    "check_policy",
     "check_tool_names",
     "resolve_name",
     "resolve_tool_name",

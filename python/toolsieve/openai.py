@@ -56,10 +56,10 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from .errors import InputTypeError, OptionsError, ToolsieveError, check_iterable
+from .errors import InputTypeError, ToolsieveError, check_iterable
 from .events import Event, TextEvent, ToolCall
-from .names import UNKNOWN_TOOLS_POLICIES, apply_policy, check_tool_names
-from .schema import json_text, normalize_input, tool_names_of
+from .names import apply_policy, check_policy, check_tool_names
+from .schema import check_tools, json_text, normalize_input, tool_names_of
 from .sieve import Sieve
 
 IdFactory = Callable[[], str]
@@ -89,14 +89,6 @@ def _next_id(id_factory: IdFactory | None) -> str:
     return v
 
 
-def _check_tools(tools: Any) -> Sequence[Any] | None:
-    if tools is None:
-        return None
-    if not isinstance(tools, list | tuple):
-        raise InputTypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
-    return tools
-
-
 def _check_rejected_list(v: Any) -> None:
     if v is not None and not isinstance(v, list):
         raise InputTypeError(f"rejected_tool_names must be a list to append to, got {type(v).__name__}")
@@ -120,7 +112,7 @@ def to_openai_tool_calls(
     calls: Iterable[ToolCall], *, tools: Sequence[Any] | None = None, id_factory: IdFactory | None = None
 ) -> list[dict[str, Any]]:
     """Calls as an OpenAI `message.tool_calls` list (R13)."""
-    tools = _check_tools(tools)
+    tools = check_tools(tools)
     id_factory = _check_id_factory(id_factory)
     return [
         {
@@ -141,7 +133,7 @@ def to_openai_stream_deltas(
 ) -> list[dict[str, Any]]:
     """Calls as OpenAI streaming `delta.tool_calls` entries, each complete in one delta, with
     `index` counting from `start_index` (R13)."""
-    tools = _check_tools(tools)
+    tools = check_tools(tools)
     id_factory = _check_id_factory(id_factory)
     if isinstance(start_index, bool) or not isinstance(start_index, int):
         raise InputTypeError(f"start_index must be an int, got {type(start_index).__name__}")
@@ -165,26 +157,22 @@ class _Options:
         id_factory: IdFactory | None,
         json_tool_calls: bool = False,
     ) -> None:
-        self.tools = _check_tools(tools)
+        self.tools = check_tools(tools)
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
         self.json_tool_calls = json_tool_calls
         names = check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(self.tools))
         self.tool_names = names
-        if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
-            raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
-        self.unknown_tools = unknown_tools
+        self.unknown_tools = check_policy(unknown_tools)
         self.id_factory = _check_id_factory(id_factory)
-        self.rejected: list[str] = []
+        self.rejected: dict[str, None] = {}  # insertion-ordered set
 
     def sieve(self) -> Sieve:
         return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls)
 
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
-        for n in result.rejected_tool_names:
-            if n not in self.rejected:
-                self.rejected.append(n)
+        self.rejected.update(dict.fromkeys(result.rejected_tool_names))
         return result.calls
 
 

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from .errors import InputTypeError
-from .values import trim
+from .values import ascii_lower, trim
 
 SCHEMA_KEYS: Final = ("parameters", "input_schema", "inputSchema", "schema")
 
@@ -222,6 +222,13 @@ class _Lit:
 # Tool definitions.
 
 
+def check_tools(tools: Any) -> list[Any] | tuple[Any, ...] | None:
+    """`tools` when it is None or a list (or tuple) of tool definitions, else an InputTypeError."""
+    if tools is not None and not isinstance(tools, list | tuple):
+        raise InputTypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
+    return tools
+
+
 def tool_name(tool: Any) -> str:
     """The declared name of a tool entry (`{"function": {"name"}}` or `{"name"}`), trimmed, or ''."""
     if not isinstance(tool, dict):
@@ -278,17 +285,13 @@ def tool_schemas(tools: Iterable[Any] | None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _ascii_lower(s: str) -> str:
-    return s.lower() if s.isascii() else "".join(c.lower() if "A" <= c <= "Z" else c for c in s)
-
-
 def find_tool_schema(tools: Iterable[Any] | None, name: Any) -> dict[str, Any] | None:
     """The schema of the tool called `name` (trimmed): the first tool of exactly that name that has
     a schema; else the schema (or None) of the first tool whose name matches ignoring ASCII case."""
     if not isinstance(tools, list | tuple) or not isinstance(name, str):
         return None
     want = trim(name)
-    want_lower = _ascii_lower(want)
+    want_lower = ascii_lower(want)
     loose: dict[str, Any] | None = None
     loose_seen = False
     for tool in tools:
@@ -299,7 +302,7 @@ def find_tool_schema(tools: Iterable[Any] | None, name: Any) -> dict[str, Any] |
             s = tool_schema(tool)
             if s is not None:
                 return s
-        elif not loose_seen and _ascii_lower(n) == want_lower:
+        elif not loose_seen and ascii_lower(n) == want_lower:
             loose_seen = True
             loose = tool_schema(tool)
     return loose

@@ -20,9 +20,9 @@ from typing import Any
 
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
-from .names import UNKNOWN_TOOLS_POLICIES, check_tool_names, resolve_name
+from .names import apply_policy, check_policy, check_tool_names
 from .scanner import Scanner
-from .schema import normalize_input, tool_names_of
+from .schema import check_tools, normalize_input, tool_names_of
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 
@@ -43,12 +43,8 @@ class Sieve:
         json_tool_calls: bool = False,
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     ) -> None:
-        if tools is not None and not isinstance(tools, list | tuple):
-            raise InputTypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
-        if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
-            raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
-        self.tools = tools
-        self.unknown_tools = unknown_tools
+        self.tools = check_tools(tools)
+        self.unknown_tools = check_policy(unknown_tools)
         self.tool_names = (
             check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(tools))
         )
@@ -83,20 +79,14 @@ class Sieve:
         return [self._apply(e) if isinstance(e, ToolCallsEvent) else e for e in events]
 
     def _apply(self, e: ToolCallsEvent) -> ToolCallsEvent:
-        calls: list[ToolCall] = []
-        rejected: dict[str, None] = {}
-        for c in e.calls:
-            name = c.name
-            if self.tool_names:
-                resolved = resolve_name(name, self.tool_names)
-                if resolved is None and self.unknown_tools == "reject":
-                    rejected[name] = None
-                    continue
-                name = resolved if resolved is not None else name
-            inp = normalize_input(name, c.input, self.tools) if self.tools is not None else c.input
-            calls.append(c if name == c.name and inp is c.input else ToolCall(name, inp))
-        self._rejected.update(rejected)
-        return ToolCallsEvent(tuple(calls), e.raw, tuple(rejected))
+        r = apply_policy(e.calls, self.tool_names, self.unknown_tools)
+        calls = r.calls if self.tools is None else tuple(self._normalized(c) for c in r.calls)
+        self._rejected.update(dict.fromkeys(r.rejected_tool_names))
+        return ToolCallsEvent(calls, e.raw, r.rejected_tool_names)
+
+    def _normalized(self, c: ToolCall) -> ToolCall:
+        inp = normalize_input(c.name, c.input, self.tools)
+        return c if inp is c.input else ToolCall(c.name, inp)
 
     @property
     def rejected_tool_names(self) -> tuple[str, ...]:

@@ -46,6 +46,11 @@ def trim(s: str) -> str:
     return s.strip(JS_SPACE)
 
 
+def ascii_lower(s: str) -> str:
+    """Lowercase A-Z only, identically in every implementation (str.lower also folds 'İ', 'K')."""
+    return s.lower() if s.isascii() else "".join(c.lower() if "A" <= c <= "Z" else c for c in s)
+
+
 def is_blank(s: str) -> bool:
     return not s.strip(JS_SPACE)
 

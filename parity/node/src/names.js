@@ -6,20 +6,21 @@
  */
 
 const { InputTypeError, OptionsError, typeName } = require('./errors');
+const { asciiLower: lower, isDict } = require('./values');
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
 
-// Python folds A-Z only; String#toLowerCase would also fold 'İ', 'K' (Kelvin) and others.
-function lower(s) {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+/** `unknownTools` when it is a policy of UNKNOWN_TOOLS_POLICIES, else an OptionsError. */
+function checkPolicy(unknownTools) {
+  if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
+    const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
+    throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
+  }
+  return unknownTools;
 }
 
 function loose(s) {
   return lower(s).replace(/[^a-z0-9]+/g, '');
-}
-
-function isDict(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Declared tool names as an array; a single string or a non-string name is an InputTypeError. */
@@ -80,10 +81,7 @@ function resolveToolName(name, toolNames) {
  * OptionsError for another policy, InputTypeError for bad `toolNames` or calls.
  */
 function applyPolicy(calls, toolNames, unknownTools = 'keep') {
-  if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
-    const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
-    throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
-  }
+  checkPolicy(unknownTools);
   const names = checkToolNames(toolNames);
   if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
     throw new InputTypeError(`calls must be a list of calls, got ${typeName(calls)}`);
@@ -96,12 +94,12 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   }
   if (!names.length) return { calls: list, rejectedToolNames: [], rejectedByPolicy: false };
   const kept = [];
-  const rejected = [];
+  const rejected = new Set();
   for (const c of list) {
     const resolved = resolveName(c.name, names);
     if (resolved === null) {
       if (unknownTools === 'reject') {
-        if (!rejected.includes(c.name)) rejected.push(c.name);
+        rejected.add(c.name);
         continue;
       }
       kept.push(c);
@@ -111,7 +109,7 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
       kept.push({ name: resolved, input: c.input });
     }
   }
-  return { calls: kept, rejectedToolNames: rejected, rejectedByPolicy: list.length > 0 && kept.length === 0 };
+  return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
 }
 
-module.exports = { UNKNOWN_TOOLS_POLICIES, checkToolNames, resolveName, resolveToolName, applyPolicy };
+module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, resolveName, resolveToolName, applyPolicy };

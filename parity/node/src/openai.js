@@ -10,9 +10,10 @@
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, OptionsError, ToolsieveError, typeName } = require('./errors');
-const { UNKNOWN_TOOLS_POLICIES, checkToolNames, applyPolicy } = require('./names');
-const { jsonText, normalizeInput, toolNamesOf } = require('./schema');
+const { InputTypeError, ToolsieveError, checkOptions, typeName } = require('./errors');
+const { checkPolicy, checkToolNames, applyPolicy } = require('./names');
+const { checkTools, jsonText, normalizeInput, toolNamesOf } = require('./schema');
+const { isDict } = require('./values');
 const { Sieve } = require('./sieve');
 const { ChatChunkParser, encodeEvent } = require('./sse');
 
@@ -24,10 +25,6 @@ const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 /** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
 function get(o, k) {
   return hasOwn(o, k) && o[k] !== undefined ? o[k] : null;
-}
-
-function isDict(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function isInt(v) {
@@ -61,12 +58,6 @@ function nextId(idFactory) {
   const v = idFactory();
   if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
   return v;
-}
-
-function checkTools(tools) {
-  if (tools === undefined || tools === null) return null;
-  if (!Array.isArray(tools)) throw new InputTypeError(`tools must be a list of tool definitions, got ${typeName(tools)}`);
-  return tools;
 }
 
 function checkCalls(calls) {
@@ -118,13 +109,9 @@ class Options {
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this.jsonToolCalls = jsonToolCalls;
     this.toolNames = toolNames === undefined || toolNames === null ? toolNamesOf(this.tools) : checkToolNames(toolNames);
-    if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
-      const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
-      throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
-    }
-    this.unknownTools = unknownTools;
+    this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
-    this.rejected = [];
+    this.rejected = new Set();
   }
 
   sieve() {
@@ -133,7 +120,7 @@ class Options {
 
   policy(calls) {
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
-    for (const n of r.rejectedToolNames) if (!this.rejected.includes(n)) this.rejected.push(n);
+    for (const n of r.rejectedToolNames) this.rejected.add(n);
     return r.calls;
   }
 }
@@ -142,10 +129,11 @@ const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'js
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
+  if (opts !== undefined && opts !== null && !isDict(opts)) {
+    throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
+  }
+  checkOptions(opts, known);
   if (opts === undefined || opts === null) return {};
-  if (!isDict(opts)) throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
-  const unknown = Object.keys(opts).filter((k) => !known.includes(k)).sort();
-  if (unknown.length) throw new OptionsError(`unknown option(s): ${unknown.join(', ')}`);
   const list = opts.rejectedToolNames;
   if (list !== undefined && list !== null && !Array.isArray(list)) {
     throw new InputTypeError(`rejectedToolNames must be an array, got ${typeName(list)}`);

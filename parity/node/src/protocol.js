@@ -9,6 +9,7 @@
 
 const { Sieve, coalesce, parse } = require('./sieve');
 const { ToolsieveError } = require('./errors');
+const { isDict: isObject } = require('./values');
 const { applyPolicy, resolveToolName } = require('./names');
 const { normalizeRole } = require('./roles');
 const { normalizeInput } = require('./schema');
@@ -27,10 +28,6 @@ class BadRequest extends Error {
     super(message);
     this.name = 'BadRequest';
   }
-}
-
-function isObject(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function options(req) {

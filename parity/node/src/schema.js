@@ -10,6 +10,7 @@
  */
 
 const { InputTypeError, typeName } = require('./errors');
+const { asciiLower } = require('./values');
 
 const SCHEMA_KEYS = Object.freeze(['parameters', 'input_schema', 'inputSchema', 'schema']);
 
@@ -120,6 +121,13 @@ function jsonText(value) {
 // ---- Tool definitions ------------------------------------------------------------------------
 
 /** The declared name of a tool entry (`{function: {name}}` or `{name}`), trimmed, or ''. */
+/** `tools` when it is null/undefined (-> null) or an array of tool definitions, else an InputTypeError. */
+function checkTools(tools) {
+  if (tools === undefined || tools === null) return null;
+  if (!Array.isArray(tools)) throw new InputTypeError(`tools must be a list of tool definitions, got ${typeName(tools)}`);
+  return tools;
+}
+
 function toolName(tool) {
   if (!isDict(tool)) return '';
   const fn = get(tool, 'function');
@@ -173,11 +181,6 @@ function toolSchemas(tools) {
     if (n && s !== null && !out.has(n)) out.set(n, s);
   }
   return out;
-}
-
-// ASCII only, as Python: String#toLowerCase would also fold 'İ', 'K' (Kelvin sign) and others.
-function asciiLower(s) {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
 /**
@@ -303,6 +306,7 @@ function normalizeInput(name, input, tools) {
 }
 
 module.exports = {
+  checkTools,
   SCHEMA_KEYS,
   isDict,
   jsNumber,

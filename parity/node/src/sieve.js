@@ -5,23 +5,13 @@
  * recognized block (R10 name resolution and the reject policy, R12 schemas).
  */
 
-const { InputTypeError, OptionsError, SieveClosedError, typeName } = require('./errors');
+const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = require('./errors');
 const { Scanner } = require('./scanner');
-const { UNKNOWN_TOOLS_POLICIES, checkToolNames, resolveName } = require('./names');
-const { normalizeInput, toolNamesOf } = require('./schema');
+const { applyPolicy, checkPolicy, checkToolNames } = require('./names');
+const { checkTools, normalizeInput, toolNamesOf } = require('./schema');
 
 const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
-
-function readOptions(options) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new InputTypeError(`options must be an object, got ${typeName(options)}`);
-  }
-  const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.includes(k)).sort();
-  if (unknown.length) throw new OptionsError(`unknown option(s): ${unknown.join(', ')}`);
-  return options;
-}
 
 /**
  * Streaming sieve: `feed(chunk)` returns the events that chunk decided, `flush()` the rest.
@@ -31,17 +21,10 @@ function readOptions(options) {
  */
 class Sieve {
   constructor(options) {
-    const opts = readOptions(options);
-    const tools = opts.tools === undefined ? null : opts.tools;
-    if (tools !== null && !Array.isArray(tools)) {
-      throw new InputTypeError(`tools must be a list of tool definitions, got ${typeName(tools)}`);
-    }
-    const policy = opts.unknownTools === undefined ? 'keep' : opts.unknownTools;
-    if (!UNKNOWN_TOOLS_POLICIES.includes(policy)) {
-      throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${JSON.stringify(policy)}`);
-    }
+    const opts = checkOptions(options, KNOWN_OPTIONS);
+    const tools = checkTools(opts.tools);
     this.tools = tools;
-    this.unknownTools = policy;
+    this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     const declared = opts.toolNames === undefined || opts.toolNames === null ? toolNamesOf(tools) : checkToolNames(opts.toolNames);
     this.toolNames = Object.freeze(declared);
     this._rejected = new Set();
@@ -76,25 +59,17 @@ class Sieve {
   }
 
   _apply(e) {
-    const calls = [];
-    const rejected = new Set();
-    for (const c of e.calls) {
-      let name = c.name;
-      if (this.toolNames.length) {
-        const resolved = resolveName(name, this.toolNames);
-        if (resolved === null && this.unknownTools === 'reject') {
-          rejected.add(name);
-          continue;
-        }
-        if (resolved !== null) name = resolved;
-      }
-      const input = this.tools !== null ? normalizeInput(name, c.input, this.tools) : c.input;
-      calls.push(name === c.name && input === c.input ? c : { name, input });
-    }
-    for (const n of rejected) this._rejected.add(n);
+    const r = applyPolicy(e.calls, this.toolNames, this.unknownTools);
+    const calls = this.tools === null ? r.calls : r.calls.map((c) => this._normalized(c));
+    for (const n of r.rejectedToolNames) this._rejected.add(n);
     const out = { type: 'tool_calls', calls, raw: e.raw };
-    if (rejected.size) out.rejectedToolNames = [...rejected];
+    if (r.rejectedToolNames.length) out.rejectedToolNames = r.rejectedToolNames;
     return out;
+  }
+
+  _normalized(c) {
+    const input = normalizeInput(c.name, c.input, this.tools);
+    return input === c.input ? c : { name: c.name, input };
   }
 
   /** Names rejected by `unknownTools: 'reject'` so far, once each, in order of appearance. */

@@ -24,6 +24,11 @@ function trim(s) {
   return s.trim();
 }
 
+// Lowercase A-Z only, as Python: String#toLowerCase would also fold 'İ', 'K' (Kelvin) and others.
+function asciiLower(s) {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
 function isBlank(s) {
   return !s.trim();
 }
@@ -359,6 +364,7 @@ module.exports = {
   RAW_TEXT_NAMES,
   JS_SPACE,
   trim,
+  asciiLower,
   isBlank,
   decodeEntities,
   jsonValue,
