@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .errors import InputTypeError, OptionsError, check_iterable
 from .events import ToolCall
+from .schema import tool_names_of
 from .values import ascii_lower, trim
 
 UNKNOWN_TOOLS_POLICIES: Final = ("keep", "reject")
@@ -58,6 +59,11 @@ def check_tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
         if not isinstance(n, str):
             raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
     return names
+
+
+def declared_names(tool_names: Iterable[str] | None, tools: Any) -> tuple[str, ...]:
+    """The declared names (R10): `tool_names` when given, else the names of `tools`."""
+    return check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(tools))
 
 
 def _namespace_tail(name: str) -> str | None:
@@ -162,6 +168,7 @@ __all__ = [
     "apply_policy",
     "check_policy",
     "check_tool_names",
+    "declared_names",
     "resolve_name",
     "resolve_tool_name",
 ]

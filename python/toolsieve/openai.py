@@ -58,8 +58,8 @@ from typing import Any, Final
 
 from .errors import InputTypeError, ToolsieveError, check_iterable
 from .events import Event, TextEvent, ToolCall
-from .names import apply_policy, check_policy, check_tool_names
-from .schema import check_tools, json_text, normalize_input, tool_names_of
+from .names import apply_policy, check_policy, declared_names
+from .schema import check_tools, json_text, normalize_input
 from .sieve import Sieve
 
 IdFactory = Callable[[], str]
@@ -161,8 +161,7 @@ class _Options:
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
         self.json_tool_calls = json_tool_calls
-        names = check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(self.tools))
-        self.tool_names = names
+        self.tool_names = declared_names(tool_names, self.tools)
         self.unknown_tools = check_policy(unknown_tools)
         self.id_factory = _check_id_factory(id_factory)
         self.rejected: dict[str, None] = {}  # insertion-ordered set

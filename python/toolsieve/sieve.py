@@ -20,9 +20,9 @@ from typing import Any
 
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
-from .names import apply_policy, check_policy, check_tool_names
+from .names import apply_policy, check_policy, declared_names
 from .scanner import Scanner
-from .schema import check_tools, normalize_input, tool_names_of
+from .schema import check_tools, normalize_input
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 
@@ -45,9 +45,7 @@ class Sieve:
     ) -> None:
         self.tools = check_tools(tools)
         self.unknown_tools = check_policy(unknown_tools)
-        self.tool_names = (
-            check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(tools))
-        )
+        self.tool_names = declared_names(tool_names, tools)
         self._rejected: dict[str, None] = {}
         if isinstance(max_capture_chars, bool) or not isinstance(max_capture_chars, int):
             raise InputTypeError("max_capture_chars must be an int")

@@ -7,6 +7,7 @@
 
 const { InputTypeError, OptionsError, typeName } = require('./errors');
 const { asciiLower: lower, isDict } = require('./values');
+const { toolNamesOf } = require('./schema');
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
 
@@ -21,6 +22,11 @@ function checkPolicy(unknownTools) {
 
 function loose(s) {
   return lower(s).replace(/[^a-z0-9]+/g, '');
+}
+
+/** The declared names (R10): `toolNames` when given, else the names of `tools`. */
+function declaredNames(toolNames, tools) {
+  return toolNames === undefined || toolNames === null ? toolNamesOf(tools) : checkToolNames(toolNames);
 }
 
 /** Declared tool names as an array; a single string or a non-string name is an InputTypeError. */
@@ -112,4 +118,4 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
 }
 
-module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, resolveName, resolveToolName, applyPolicy };
+module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declaredNames, resolveName, resolveToolName, applyPolicy };

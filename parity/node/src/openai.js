@@ -11,8 +11,8 @@
  */
 
 const { InputTypeError, ToolsieveError, checkOptions, typeName } = require('./errors');
-const { checkPolicy, checkToolNames, applyPolicy } = require('./names');
-const { checkTools, jsonText, normalizeInput, toolNamesOf } = require('./schema');
+const { checkPolicy, declaredNames, applyPolicy } = require('./names');
+const { checkTools, jsonText, normalizeInput } = require('./schema');
 const { isDict } = require('./values');
 const { Sieve } = require('./sieve');
 const { ChatChunkParser, encodeEvent } = require('./sse');
@@ -108,7 +108,7 @@ class Options {
     this.tools = checkTools(tools);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this.jsonToolCalls = jsonToolCalls;
-    this.toolNames = toolNames === undefined || toolNames === null ? toolNamesOf(this.tools) : checkToolNames(toolNames);
+    this.toolNames = declaredNames(toolNames, this.tools);
     this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
     this.rejected = new Set();

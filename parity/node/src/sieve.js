@@ -7,8 +7,8 @@
 
 const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = require('./errors');
 const { Scanner } = require('./scanner');
-const { applyPolicy, checkPolicy, checkToolNames } = require('./names');
-const { checkTools, normalizeInput, toolNamesOf } = require('./schema');
+const { applyPolicy, checkPolicy, declaredNames } = require('./names');
+const { checkTools, normalizeInput } = require('./schema');
 
 const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
@@ -25,8 +25,7 @@ class Sieve {
     const tools = checkTools(opts.tools);
     this.tools = tools;
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
-    const declared = opts.toolNames === undefined || opts.toolNames === null ? toolNamesOf(tools) : checkToolNames(opts.toolNames);
-    this.toolNames = Object.freeze(declared);
+    this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
     const maxCapture = opts.maxCaptureChars === undefined ? DEFAULT_MAX_CAPTURE : opts.maxCaptureChars;
     if (typeof maxCapture !== 'number' || !Number.isInteger(maxCapture)) {
