@@ -10,24 +10,37 @@ follows. Nothing is ever decided by where a chunk ended: a step that cannot deci
 input, and at end of input (`final`) every step decides. So every split of the input gives the same
 events (R8.6), and `parse()` is simply "feed everything, finish".
 
-Modes:
+Modes (`Mode`), one method each (`_m_<mode>`), each with its own small state object:
 - TEXT: prose. Plain runs are skipped with one regex search to the next special character
-  (newline, backtick, open angle). An open angle is tried as a tool tag (shell.match_tag, bounded
-  lookahead). An opening wrapper, or a bare `invoke` with a name (R3), starts a CAPTURE.
-- RUN: counting a run of backticks / tildes: at a line start a run of 3+ opens a FENCE (R5.1);
-  a backtick run elsewhere opens an inline code span, resolved in PENDING.
-- FENCE: everything is text until a closing fence line.
-- PENDING: an inline code span is open (R5.2, D1). Text after the opener is emitted until the
-  first thing whose meaning depends on the span (a backtick run, a wrapper tag, a named invoke);
-  from there it is held. If the closing run comes, everything held is text. If the paragraph ends
-  first, the opener was literal: the held part is scanned again as TEXT, with the backtick runs
-  seen during the hold indexed, so no opener inside it has to look ahead again. Each character is
-  scanned at most twice.
-- CAPTURE: a block is parsed incrementally: wrapper level, invoke, parameter body, CDATA (with
-  fences tracked inside it, R5.3, D7). The block's raw text and parameter values accumulate in
-  lists; only a bounded lookahead stays in `buf`. A structure a real block never has ends the
-  capture (D3, D5): the captured text is released as text and TEXT resumes at that point, so
-  nothing is rescanned. At end of input an unclosed CDATA gets one narrow repair (R5.6, D8).
+  (newline, backtick, open angle). An open angle is tried as the opener of a format (see below).
+  At a line start the `FenceLine` recognizer looks for a fence run.
+- RUN (`_Run`): counting a run of backticks / tildes: at a line start a run of 3+ opens a FENCE
+  (R5.1); a backtick run elsewhere opens an inline code span, resolved in PENDING.
+- FENCE (`_Fence`): everything is text until a closing fence line (`FenceLine` again).
+- PENDING (`_Pending`): an inline code span is open (R5.2, D1). Text after the opener is emitted
+  until the first thing whose meaning depends on the span (a backtick run, a wrapper tag, a
+  named invoke); from there it is held. If the closing run comes, everything held is text. If the
+  paragraph ends first, the opener was literal: the held part is scanned again as TEXT, with the
+  backtick runs seen during the hold indexed, so no opener inside it has to look ahead again. Each
+  character is scanned at most twice.
+- CAPTURE (`_Capture`, with `_Invoke`, `_Param`, `_Cdata`): a block is parsed incrementally, at
+  a `Level`: wrapper, invoke, parameter body, CDATA (with fences tracked inside it by a
+  `FenceLine`, R5.3, D7). The block's raw text and parameter values accumulate in lists; only a
+  bounded lookahead stays in `buf`. A structure a real block never has ends the capture (D3, D5):
+  the captured text is released as text and TEXT resumes at that point, so nothing is rescanned.
+  At end of input an unclosed CDATA gets one narrow repair (R5.6, D8).
+- JSON (`_Json`): a JSON tool call in prose (R9, an option): braces and strings are counted to
+  the end of the object, which is then decoded once.
+
+The fence-line recognizer (D2: up to 3 spaces of indent, a run of backticks or tildes, then only
+blanks for a closing line) exists once, as `FenceLine`; TEXT, FENCE and CDATA feed it line starts
+and decide what a run means in their mode, and PENDING asks it whether a fence line starts.
+
+The format layer: a format is the shape of one family of tool-call markup. Each format adds a
+recognizer of its opener, tried at an open angle in TEXT (and in PENDING, where an opener makes
+the span's meaning matter), and a capture that parses its block. The formats are listed once,
+in one table, with the opener each contributes; the capture modes above are shared where the
+shells are (DSML and XML wrappers share CAPTURE).
 
 Per chunk the work is proportional to the chunk plus a bounded lookahead (R8.7); the only
 rescans are the PENDING one above and the one-time loose-CDATA repair at end of input.
@@ -37,6 +50,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from enum import IntEnum
 from typing import Any, Final
 
 from . import values
@@ -57,8 +71,27 @@ from .shell import (
     skip_no_tag,
 )
 
-TEXT, RUN, FENCE, PENDING, CAPTURE, JSON = range(6)
-TOP, INV, PAR, CDATA, AFTER = range(5)
+
+class Mode(IntEnum):
+    """What the scanner is doing at `pos`."""
+
+    TEXT = 0
+    RUN = 1
+    FENCE = 2
+    PENDING = 3
+    CAPTURE = 4
+    JSON = 5
+
+
+class Level(IntEnum):
+    """Where a CAPTURE is inside its block."""
+
+    TOP = 0  # directly inside the wrapper
+    INVOKE = 1
+    PARAM = 2  # a parameter body
+    CDATA = 3  # a CDATA section inside a parameter body
+    AFTER_CDATA = 4  # after a `]]>`: closes the CDATA only if a closing tag follows (D7)
+
 
 _SPECIAL: Final = re.compile(r"[\n`<＜〈《]")
 _SPECIAL_JSON: Final = re.compile(r"[\n`<＜〈《{]")
@@ -70,10 +103,203 @@ _JSON_IN: Final = re.compile(r'["\\]')
 _ANGLE: Final = re.compile(r"[<＜〈《]")
 _WS: Final = re.compile("[" + values.JS_SPACE + "]+")
 _RUNS: Final = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
+_BLANKS: Final = re.compile(r"[ \t\r]*")
 _CD_SPECIAL: Final = re.compile(r"\]\]|\n {0,3}[`~]|[<＜〈《][!！、]")
 _CD_FENCE_LINE: Final = re.compile(r"\n {0,3}[`~]")
 _CD_TAIL: Final = re.compile(r"(?:\n {0,3}|\]|[<＜〈《])\Z")
 _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
+
+# FenceLine.step results
+WAIT: Final = 0  # consumed to the end of the buffer; still deciding
+PLAIN: Final = 1  # not (or no longer) a fence line start: the rest of the line is the mode's
+RUN_END: Final = 2  # a run ended: `char` and `run` say which and how long
+TAIL_END: Final = 3  # the blanks after a closing run ended (at a newline: the line closes)
+
+
+class FenceLine:
+    """The fence-line recognizer (D2), written once: at a line start up to 3 spaces of indent,
+    then a run of backticks or tildes; after a closing run only blanks to the end of the line.
+    It consumes incrementally (a run or a tail of any length, across chunks) and reports what it
+    found; the calling mode owns the consumed characters and decides what a run means."""
+
+    __slots__ = ("char", "indent", "run", "tail")
+
+    def __init__(self) -> None:
+        self.indent = 0  # spaces seen at this line start; -1: past the line start
+        self.char = ""  # the character of the run being counted
+        self.run = 0  # length of that run (0: none)
+        self.tail = False  # after a closing run: only blanks may follow
+
+    def line_start(self) -> None:
+        self.indent, self.run, self.tail = 0, 0, False
+
+    def mid_line(self) -> None:
+        self.indent, self.run, self.tail = -1, 0, False
+
+    def start_run(self, buf: str, pos: int) -> int:
+        """Count a run that starts at `buf[pos]` (not at a line start); returns its end so far."""
+        self.char = buf[pos]
+        end = _RUNS[self.char].match(buf, pos).end()  # type: ignore[union-attr]
+        self.run = end - pos
+        return end
+
+    def step(self, buf: str, pos: int, chars: str) -> tuple[int, int]:
+        """Consume line-start characters of `buf[pos:]`; `chars` are the run characters this
+        mode accepts. Returns (result, end): `buf[pos:end]` was consumed."""
+        n = len(buf)
+        if self.tail:
+            k = _BLANKS.match(buf, pos).end()  # type: ignore[union-attr]
+            if k >= n:
+                return WAIT, k
+            self.tail = False
+            self.indent = -1
+            return TAIL_END, k
+        if not self.run:
+            if self.indent < 0:
+                return PLAIN, pos
+            while pos < n and buf[pos] == " " and self.indent < 3:
+                self.indent += 1
+                pos += 1
+            if pos >= n:
+                return WAIT, pos
+            c = buf[pos]
+            if c not in chars:
+                self.indent = -1
+                return PLAIN, pos
+            self.char = c
+        elif pos >= n:
+            return WAIT, pos
+        m = _RUNS[self.char].match(buf, pos)
+        if m:
+            self.run += m.end() - pos
+            pos = m.end()
+            if pos >= n:
+                return WAIT, pos
+        self.indent = -1
+        return RUN_END, pos
+
+    @staticmethod
+    def opens_at(buf: str, pos: int, final: bool) -> bool | None:
+        """Does a fence run (3 of the same backtick or tilde) start at `buf[pos]`? None: wait."""
+        c = buf[pos]
+        k = pos
+        n = len(buf)
+        while k < n and k < pos + 3 and buf[k] == c:
+            k += 1
+        if k - pos < 3 and k == n and not final:
+            return None
+        return k - pos >= 3
+
+
+class _Run:
+    """RUN: a backtick or tilde run being counted (its characters are text either way)."""
+
+    __slots__ = ("line", "start")
+
+    def __init__(self) -> None:
+        self.start = 0  # absolute offset of the run
+        self.line = False  # it started at a line start (a fence may open)
+
+
+class _Fence:
+    """FENCE: the open fence and the recognizer of its closing line."""
+
+    __slots__ = ("char", "length", "line")
+
+    def __init__(self) -> None:
+        self.char = ""
+        self.length = 0
+        self.line = FenceLine()
+
+
+class _Pending:
+    """PENDING: an open inline code span of `n` backticks (D1)."""
+
+    __slots__ = (
+        "blank",
+        "hold",
+        "hold_start",
+        "indent",
+        "line_start",
+        "n",
+        "run_len",
+        "run_start",
+        "runs",
+    )
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.hold: list[str] | None = None  # held text, from the first span-dependent thing
+        self.hold_start = 0  # absolute offset where the hold began
+        self.runs: dict[int, list[int]] = {}  # backtick runs seen while holding: length -> offsets
+        self.blank = False  # at a line start that may still be blank
+        self.indent = 0  # indent of that line (tab = 4)
+        self.line_start = 0  # absolute offset of that line
+        self.run_len = 0  # a backtick run being counted
+        self.run_start = 0
+
+
+class _Invoke:
+    """The invoke being captured."""
+
+    __slots__ = ("name", "params", "text")
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.params: list[tuple[str, Any]] = []
+        self.text: list[str] = []  # body text that is not a parameter (a JSON body, D5)
+
+
+class _Param:
+    """The parameter body being captured: segments of text and CDATA."""
+
+    __slots__ = ("name", "segs", "text")
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.segs: list[tuple[str, str]] = []
+        self.text: list[str] = []
+
+
+class _Cdata:
+    """A CDATA section inside a parameter body, with the fences inside it (R5.3, D7)."""
+
+    __slots__ = ("after", "depth", "fence", "fence_len", "line", "parts", "start")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.after: list[str] = []  # `]]>` and blanks that may close it (AFTER_CDATA)
+        self.start = 0  # absolute offset of the content
+        self.depth = 1  # nested CDATA openers
+        self.fence = ""  # the open fence character inside the CDATA, or ""
+        self.fence_len = 0
+        self.line = FenceLine()
+
+
+class _Capture:
+    """CAPTURE: the block being parsed."""
+
+    __slots__ = ("calls", "level", "loose_ok", "over", "raw", "start")
+
+    def __init__(self) -> None:
+        self.level = Level.TOP
+        self.raw: list[str] = []  # the block's source text so far
+        self.calls: list[ToolCall] = []
+        self.start = 0  # absolute offset of the block
+        self.over = False  # grew past max_capture: released as text as it goes
+        self.loose_ok = True  # the one loose-CDATA repair (R5.6) is still available
+
+
+class _Json:
+    """JSON: a JSON tool-call candidate in prose (R9)."""
+
+    __slots__ = ("depth", "in_str", "parts", "start")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.depth = 0
+        self.in_str = False
+        self.start = 0
 
 
 class Scanner:
@@ -83,11 +309,6 @@ class Scanner:
         self.max_capture = max_capture
         self.json_calls = json_calls
         self._special = _SPECIAL_JSON if json_calls else _SPECIAL
-        # JSON (R9)
-        self.j_parts: list[str] = []
-        self.j_depth = 0
-        self.j_in_str = False
-        self.j_start = 0
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
         self._memo: Tag | str = NO
@@ -95,59 +316,23 @@ class Scanner:
         self.buf = ""
         self.pos = 0
         self.base = 0  # absolute offset of buf[0]
-        self.mode = TEXT
+        self.mode = Mode.TEXT
         self.saw = False
         self.out: list[Event] = []
         self._text: list[str] = []
-        # TEXT: line state: -1 mid-line, 0..3 spaces seen at a line start
-        self.ls = 0
+        self.line = FenceLine()  # TEXT's line state
         # rescan index after a failed inline span: run length -> absolute offsets
         self.idx: dict[int, list[int]] = {}
         self.idx_end = -1
-        # RUN
-        self.run_char = ""
-        self.run_len = 0
-        self.run_start = 0
-        self.run_line = False
-        # FENCE
-        self.f_char = ""
-        self.f_len = 0
-        self.f_ls = -1
-        self.f_run = 0
-        self.f_tail = False
-        # PENDING
-        self.p_n = 0
-        self.p_hold: list[str] | None = None
-        self.p_hold_start = 0
-        self.p_runs: dict[int, list[int]] = {}
-        self.p_blank = False
-        self.p_indent = 0
-        self.p_line_start = 0
-        self.p_run_len = 0
-        self.p_run_start = 0
-        # CAPTURE
-        self.c_kind = WRAPPER
-        self.c_level = TOP
-        self.c_raw: list[str] = []
-        self.c_calls: list[ToolCall] = []
-        self.inv_name = ""
-        self.inv_params: list[tuple[str, Any]] = []
-        self.inv_text: list[str] = []
-        self.par_name = ""
-        self.par_segs: list[tuple[str, str]] = []
-        self.par_text: list[str] = []
-        self.cd_parts: list[str] = []
-        self.cd_start = 0
-        self.cd_depth = 1
-        self.cd_fence = ""
-        self.cd_fence_len = 0
-        self.cd_ls = 0
-        self.cd_run_char = ""
-        self.cd_run = 0
-        self.cd_tail = False
-        self.cd_loose_ok = True
-        self.ac_parts: list[str] = []
-        self._steps = (
+        self.run = _Run()
+        self.fence = _Fence()
+        self.pend = _Pending()
+        self.cap = _Capture()
+        self.inv = _Invoke()
+        self.par = _Param()
+        self.cd = _Cdata()
+        self.json = _Json()
+        self._steps = (  # indexed by Mode
             self._m_text,
             self._m_run,
             self._m_fence,
@@ -162,9 +347,9 @@ class Scanner:
         pos = self.pos
         if (
             chunk
-            and self.mode == TEXT
+            and self.mode is Mode.TEXT
             and pos == len(self.buf)
-            and (self.ls < 0 or chunk[0] not in " ~")
+            and (self.line.indent < 0 or chunk[0] not in " ~")
             and self._special.search(chunk) is None
         ):
             # Fast path: plain prose with nothing held decides itself.
@@ -172,7 +357,7 @@ class Scanner:
             self.base += pos
             self.buf = chunk
             self.pos = len(chunk)
-            self.ls = -1
+            self.line.indent = -1
             return [TextEvent(chunk)]
         if pos:
             self.base += pos
@@ -233,25 +418,29 @@ class Scanner:
         n = len(buf)
         if pos >= n:
             return False
+        line = self.line
+        if line.indent >= 0:
+            r, end = line.step(buf, pos, "`~")
+            self._emit(buf[pos:end])
+            self.pos = end
+            if r == WAIT and line.run == 0:
+                return final and self._text_line_end()
+            if r != PLAIN:  # a run at a line start
+                self._start_run(line=True, at=end - line.run)
+                return True
+            pos = end
         c = buf[pos]
-        if self.ls >= 0:
-            if c == " " and self.ls < 3:
-                self._emit(c)
-                self.ls += 1
-                self.pos = pos + 1
-                return True
-            if c == "`" or c == "~":
-                self._start_run(c, line=True)
-                return True
-            if c != "\n":
-                self.ls = -1
         if c == "\n":
             self._emit(c)
-            self.ls = 0
+            line.line_start()
             self.pos = pos + 1
             return True
         if c == "`":
-            self._start_run(c, line=False)
+            line.mid_line()
+            end = line.start_run(buf, pos)
+            self._emit(buf[pos:end])
+            self.pos = end
+            self._start_run(line=False, at=pos)
             return True
         if c in OPEN_ANGLES:
             return self._text_tag(final)
@@ -260,25 +449,30 @@ class Scanner:
         m = self._special.search(buf, pos + 1)
         end = m.start() if m else n
         self._emit(buf[pos:end])
-        self.ls = -1
+        line.indent = -1
         self.pos = end
         return True
+
+    def _text_line_end(self) -> bool:
+        """End of input while only line-start spaces were seen: nothing more to decide."""
+        self.line.indent = -1
+        return False
 
     def _text_tag(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
         r = self._tag(buf, pos, final)
         if r is MORE:
             return False
-        self.ls = -1
+        self.line.indent = -1
         if isinstance(r, Tag):
             if r.local == WRAPPER:
                 self.saw = True
                 if not r.closing:
-                    self._start_capture(WRAPPER, TOP, r.end)
+                    self._start_capture(Level.TOP, r.end)
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
-                self._start_capture(INVOKE, INV, r.end)
-                self.inv_name = values.trim(r.name or "")
+                self._start_capture(Level.INVOKE, r.end)
+                self.inv.name = values.trim(r.name or "")
                 return True
             self._emit(buf[pos : r.end])
             self.pos = r.end
@@ -290,40 +484,40 @@ class Scanner:
 
     # ---- RUN (backticks / tildes) -------------------------------------------------------
 
-    def _start_run(self, c: str, *, line: bool) -> None:
-        self.mode = RUN
-        self.run_char = c
-        self.run_len = 0
-        self.run_start = self._abs(self.pos)
-        self.run_line = line
+    def _start_run(self, *, line: bool, at: int) -> None:
+        self.mode = Mode.RUN
+        self.run.start = self._abs(at)
+        self.run.line = line
 
     def _m_run(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
-        m = _RUNS[self.run_char].match(buf, pos)
-        if m:
-            self._emit(m.group(0))
-            self.run_len += m.end() - pos
-            self.pos = pos = m.end()
-        if pos >= len(buf) and not final:
+        line = self.line
+        r, end = line.step(buf, pos, "")
+        self._emit(buf[pos:end])
+        self.pos = pos = end
+        if r == WAIT and not final:
             return False
-        self.ls = -1
-        if self.run_line and self.run_len >= 3:
-            self.mode = FENCE
-            self.f_char, self.f_len = self.run_char, self.run_len
-            self.f_ls, self.f_run, self.f_tail = -1, 0, False
+        line.indent = -1
+        char, length = line.char, line.run
+        line.run = 0
+        if self.run.line and length >= 3:
+            self.mode = Mode.FENCE
+            fence = self.fence
+            fence.char, fence.length = char, length
+            fence.line.mid_line()
             return True
-        self.mode = TEXT
-        if self.run_char == "`":
-            start, n = self.run_start, self.run_len
+        self.mode = Mode.TEXT
+        if char == "`":
+            start = self.run.start
             if start < self.idx_end:
-                offs = self.idx.get(n, [])
+                offs = self.idx.get(length, [])
                 k = bisect_right(offs, start)
                 if k < len(offs):
-                    end = offs[k] + n - self.base
+                    end = offs[k] + length - self.base
                     self._emit(buf[pos:end])
                     self.pos = end
             else:
-                self._start_pending(n)
+                self._start_pending(length)
         return True
 
     # ---- FENCE --------------------------------------------------------------------------
@@ -333,48 +527,23 @@ class Scanner:
         n = len(buf)
         if pos >= n:
             return False
-        c = buf[pos]
-        if self.f_tail:
-            if c == " " or c == "\t" or c == "\r":
-                self._emit(c)
-                self.pos = pos + 1
-                return True
-            self.f_tail = False
-            if c == "\n":
-                self._emit(c)
-                self.pos = pos + 1
-                self.mode = TEXT
-                self.ls = 0
-                return True
-            self.f_ls = -1
-        if self.f_run:
-            m = _RUNS[self.f_char].match(buf, pos)
-            if m:
-                self._emit(m.group(0))
-                self.f_run += m.end() - pos
-                self.pos = m.end()
-                return True
-            if self.f_run >= self.f_len:
-                self.f_tail = True
-            else:
-                self.f_ls = -1
-            self.f_run = 0
+        fence = self.fence
+        line = fence.line
+        r, end = line.step(buf, pos, fence.char)
+        self._emit(buf[pos:end])
+        self.pos = pos = end
+        if r == WAIT:
+            return False
+        if r == RUN_END:
+            line.tail = line.run >= fence.length
+            line.run = 0
             return True
-        if self.f_ls >= 0:
-            if c == " " and self.f_ls < 3:
-                self._emit(c)
-                self.f_ls += 1
-                self.pos = pos + 1
-                return True
-            if c == self.f_char:
-                self.f_run = 0
-                m = _RUNS[c].match(buf, pos)
-                assert m is not None
-                self._emit(m.group(0))
-                self.f_run = m.end() - pos
-                self.pos = m.end()
-                return True
-            self.f_ls = -1
+        if r == TAIL_END and buf[pos] == "\n":  # a closing fence line
+            self._emit("\n")
+            self.pos = pos + 1
+            self.mode = Mode.TEXT
+            self.line.line_start()
+            return True
         k = buf.find("\n", pos)
         if k < 0:
             self._emit(buf[pos:])
@@ -382,100 +551,82 @@ class Scanner:
             return False
         self._emit(buf[pos : k + 1])
         self.pos = k + 1
-        self.f_ls = 0
+        line.line_start()
         return True
 
     # ---- PENDING (inline code span) -----------------------------------------------------
 
     def _start_pending(self, n: int) -> None:
-        self.mode = PENDING
-        self.p_n = n
-        self.p_hold = None
-        self.p_runs = {}
-        self.p_blank = False
-        self.p_indent = 0
-        self.p_run_len = 0
+        self.mode = Mode.PENDING
+        p = self.pend
+        p.n = n
+        p.hold = None
+        p.runs = {}
+        p.blank = False
+        p.indent = 0
+        p.run_len = 0
 
     def _p_put(self, s: str) -> None:
-        if self.p_hold is None:
+        hold = self.pend.hold
+        if hold is None:
             self._emit(s)
         else:
-            self.p_hold.append(s)
+            hold.append(s)
 
     def _p_hold_here(self, at: int) -> None:
-        if self.p_hold is None:
-            self.p_hold = []
-            self.p_hold_start = at
+        p = self.pend
+        if p.hold is None:
+            p.hold = []
+            p.hold_start = at
 
     def _m_pending(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
         n = len(buf)
-        if self.p_run_len:
-            m = _RUNS["`"].match(buf, pos)
-            if m:
-                self.p_run_len += m.end() - pos
-                self.pos = pos = m.end()
-            if pos >= n and not final:
-                return False
-            length, start = self.p_run_len, self.p_run_start
-            self.p_run_len = 0
-            if length == self.p_n:  # the closing run: the whole span is text
-                self._p_put("`" * length)
-                if self.p_hold is not None:
-                    self._emit("".join(self.p_hold))
-                self.p_hold = None
-                self.mode = TEXT
-                self.ls = -1
-                return True
-            self._p_hold_here(start)
-            assert self.p_hold is not None
-            self.p_hold.append("`" * length)
-            self.p_runs.setdefault(length, []).append(start)
-            return True
+        p = self.pend
+        if p.run_len:
+            return self._p_run(final)
         if pos >= n:
             if final:
                 self._pending_literal(self._abs(pos))
                 return True
             return False
         c = buf[pos]
-        if self.p_blank:
+        if p.blank:
             if c == " " or c == "\t":
                 self._p_put(c)
-                self.p_indent += 1 if c == " " else 4
+                p.indent += 1 if c == " " else 4
                 self.pos = pos + 1
                 return True
             if c == "\n":  # blank line: the paragraph ended
-                self._pending_literal(self.p_line_start)
+                self._pending_literal(p.line_start)
                 return True
-            if (c == "`" or c == "~") and self.p_indent <= 3:
-                k = pos
-                while k < n and k < pos + 3 and buf[k] == c:
-                    k += 1
-                if k - pos < 3 and k == n and not final:
+            if (c == "`" or c == "~") and p.indent <= 3:
+                opens = FenceLine.opens_at(buf, pos, final)
+                if opens is None:
                     return False
-                if k - pos >= 3:  # a fence line ends the paragraph
-                    self._pending_literal(self.p_line_start)
+                if opens:  # a fence line ends the paragraph
+                    self._pending_literal(p.line_start)
                     return True
             elif c in OPEN_ANGLES:
                 r = self._tag(buf, pos, final)
                 if r is MORE:
                     return False
                 if isinstance(r, Tag) and r.local == WRAPPER and not r.closing:
-                    self._pending_literal(self.p_line_start)
+                    self._pending_literal(p.line_start)
                     return True
-            self.p_blank = False
+            p.blank = False
         if c == "\n":
             self._p_put(c)
             self.pos = pos + 1
-            self.p_blank = True
-            self.p_indent = 0
-            self.p_line_start = self._abs(pos + 1)
+            p.blank = True
+            p.indent = 0
+            p.line_start = self._abs(pos + 1)
             return True
         if c == "`":
-            self.p_run_start = self._abs(pos)
+            p.run_start = self._abs(pos)
             m = _RUNS["`"].match(buf, pos)
             assert m is not None
-            self.p_run_len = m.end() - pos
+            p.run_len = m.end() - pos
             self.pos = m.end()
             return True
         if c == "{" and self.json_calls:
@@ -505,89 +656,118 @@ class Scanner:
         self.pos = end
         return True
 
+    def _p_run(self, final: bool) -> bool:
+        """A backtick run inside the span: the closing run, or one more run to remember."""
+        buf, pos = self.buf, self.pos
+        p = self.pend
+        m = _RUNS["`"].match(buf, pos)
+        if m:
+            p.run_len += m.end() - pos
+            self.pos = pos = m.end()
+        if pos >= len(buf) and not final:
+            return False
+        length, start = p.run_len, p.run_start
+        p.run_len = 0
+        if length == p.n:  # the closing run: the whole span is text
+            self._p_put("`" * length)
+            if p.hold is not None:
+                self._emit("".join(p.hold))
+            p.hold = None
+            self.mode = Mode.TEXT
+            self.line.indent = -1
+            return True
+        self._p_hold_here(start)
+        assert p.hold is not None
+        p.hold.append("`" * length)
+        p.runs.setdefault(length, []).append(start)
+        return True
+
     def _pending_literal(self, region_end: int) -> None:
         """The open inline span has no closer in its paragraph: its opener is literal."""
-        self.mode = TEXT
-        if self.p_hold is None:
-            self.ls = self.p_indent if self.p_blank and self.p_indent <= 3 else -1
+        self.mode = Mode.TEXT
+        p = self.pend
+        if p.hold is None:
+            self.line.indent = p.indent if p.blank and p.indent <= 3 else -1
             return
-        held = "".join(self.p_hold)
+        held = "".join(p.hold)
         self.work += len(held)
-        self.p_hold = None
-        self.idx = self.p_runs
+        p.hold = None
+        self.idx = p.runs
         self.idx_end = region_end
         self.buf = held + self.buf[self.pos :]
-        self.base = self.p_hold_start
+        self.base = p.hold_start
         self.pos = 0
-        self.ls = -1
+        self.line.indent = -1
 
     # ---- JSON tool calls in prose (R9) -------------------------------------------------
 
     def _text_json(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
         m = _JSON_START.match(buf, pos)
-        self.ls = -1
+        self.line.indent = -1
         if m is None:
             if not final and _JSON_START_PREFIX.match(buf, pos):
                 return False
             self._emit("{")
             self.pos = pos + 1
             return True
-        self.mode = JSON
-        self.j_parts = [m.group(0)]
-        self.j_depth = 1
-        self.j_in_str = False
-        self.j_start = self._abs(pos)
+        self.mode = Mode.JSON
+        j = self.json
+        j.parts = [m.group(0)]
+        j.depth = 1
+        j.in_str = False
+        j.start = self._abs(pos)
         self.pos = m.end()
         return True
 
     def _m_json(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
         n = len(buf)
-        if self.base + pos - self.j_start > self.max_capture:
+        j = self.json
+        if self.base + pos - j.start > self.max_capture:
             return self._json_release()
         if pos >= n:
             return self._json_release() if final else False
-        if self.j_in_str:
+        if j.in_str:
             m = _JSON_IN.search(buf, pos)
             if m is None:
-                self.j_parts.append(buf[pos:])
+                j.parts.append(buf[pos:])
                 self.pos = n
                 return True
             k = m.start()
             if buf[k] == "\\":
                 if k + 1 >= n:
                     if not final:
-                        self.j_parts.append(buf[pos:k])
+                        j.parts.append(buf[pos:k])
                         self.pos = k
                         return False
-                    self.j_parts.append(buf[pos:])
+                    j.parts.append(buf[pos:])
                     self.pos = n
                     return True
-                self.j_parts.append(buf[pos : k + 2])
+                j.parts.append(buf[pos : k + 2])
                 self.pos = k + 2
                 return True
-            self.j_parts.append(buf[pos : k + 1])
+            j.parts.append(buf[pos : k + 1])
             self.pos = k + 1
-            self.j_in_str = False
+            j.in_str = False
             return True
         m = _JSON_OUT.search(buf, pos)
         if m is None:
-            self.j_parts.append(buf[pos:])
+            j.parts.append(buf[pos:])
             self.pos = n
             return True
         k = m.start()
-        self.j_parts.append(buf[pos : k + 1])
+        j.parts.append(buf[pos : k + 1])
         self.pos = k + 1
         ch = buf[k]
         if ch == '"':
-            self.j_in_str = True
+            j.in_str = True
         elif ch == "{" or ch == "[":
-            self.j_depth += 1
+            j.depth += 1
         else:
-            self.j_depth -= 1
-            if self.j_depth == 0:
-                text = "".join(self.j_parts)
+            j.depth -= 1
+            if j.depth == 0:
+                text = "".join(j.parts)
                 self.work += len(text)
                 calls = values.json_calls(text)
                 if calls is None:
@@ -595,80 +775,85 @@ class Scanner:
                 self.saw = True
                 self._flush_text()
                 self.out.append(ToolCallsEvent(tuple(calls), text))
-                self.mode = TEXT
+                self.mode = Mode.TEXT
         return True
 
     def _json_release(self) -> bool:
         """Not a JSON tool call: the candidate is text (R9.2)."""
-        self._emit("".join(self.j_parts))
-        self.j_parts = []
-        self.mode = TEXT
-        self.ls = -1
+        self._emit("".join(self.json.parts))
+        self.json.parts = []
+        self.mode = Mode.TEXT
+        self.line.indent = -1
         return True
 
     # ---- CAPTURE ------------------------------------------------------------------------
 
-    def _start_capture(self, kind: str, level: int, end: int) -> None:
-        self.mode = CAPTURE
-        self.c_kind = kind
-        self.c_level = level
-        self.c_raw = [self.buf[self.pos : end]]
-        self.c_start = self._abs(self.pos)
-        self.c_over = False
-        self.c_calls = []
-        self.inv_params = []
-        self.inv_text = []
-        self.cd_loose_ok = True
+    def _start_capture(self, level: Level, end: int) -> None:
+        self.mode = Mode.CAPTURE
+        cap = self.cap
+        cap.level = level
+        cap.raw = [self.buf[self.pos : end]]
+        cap.start = self._abs(self.pos)
+        cap.over = False
+        cap.calls = []
+        cap.loose_ok = True
+        self.inv.params = []
+        self.inv.text = []
         self.pos = end
 
     def _consumed(self) -> str:
-        parts = self.c_raw
-        if self.c_level in (CDATA, AFTER):
-            parts = parts + self.cd_parts + self.ac_parts
+        parts = self.cap.raw
+        if self.cap.level in (Level.CDATA, Level.AFTER_CDATA):
+            parts = parts + self.cd.parts + self.cd.after
         return "".join(parts)
 
     def _fail(self) -> bool:
         """Not a block: what was captured is text; TEXT resumes at the current position."""
         text = self._consumed()
         self._emit(text)
-        self.mode = TEXT
+        self.mode = Mode.TEXT
         nl = text.rfind("\n")
         tail = text[nl + 1 :] if nl >= 0 else "x"
-        self.ls = len(tail) if len(tail) <= 3 and not tail.strip(" ") else -1
+        self.line.mid_line()
+        if len(tail) <= 3 and not tail.strip(" "):
+            self.line.indent = len(tail)
         return True
 
     def _succeed(self, end: int) -> bool:
-        self.c_raw.append(self.buf[self.pos : end])
+        cap = self.cap
+        cap.raw.append(self.buf[self.pos : end])
         self.pos = end
-        if self.c_over:
+        if cap.over:
             return self._fail()
         self._flush_text()
-        self.out.append(ToolCallsEvent(tuple(self.c_calls), "".join(self.c_raw)))
-        self.mode = TEXT
-        self.ls = -1
+        self.out.append(ToolCallsEvent(tuple(cap.calls), "".join(cap.raw)))
+        self.mode = Mode.TEXT
+        self.line.mid_line()
         return True
 
     def _overflow(self) -> None:
         """The block grew past max_capture: what was captured is released as text (with a note),
         and the rest of the block is still parsed (so its content is not read as prose) but
         released as text as it goes."""
-        if not self.c_over:
-            self.c_over = True
+        cap = self.cap
+        if not cap.over:
+            cap.over = True
             self._flush_text()
             self.out.append(TextEvent(self._consumed(), "capture_limit"))
         else:
             self._emit(self._consumed())
-        self.c_raw, self.cd_parts, self.ac_parts = [], [], []
-        self.inv_text = ["x"] if self.inv_text else []  # keep "a JSON body is in progress"
-        self.par_text, self.par_segs = [], []
+        cap.raw, self.cd.parts, self.cd.after = [], [], []
+        self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
+        self.par.text, self.par.segs = [], []
 
     def _m_capture(self, final: bool) -> bool:
-        if self.c_over or self.base + self.pos - self.c_start > self.max_capture:
+        cap = self.cap
+        if cap.over or self.base + self.pos - cap.start > self.max_capture:
             self._overflow()
-        level = self.c_level
-        if level == CDATA:
+        level = cap.level
+        if level == Level.CDATA:
             return self._c_cdata(final)
-        if level == AFTER:
+        if level == Level.AFTER_CDATA:
             return self._c_after(final)
         buf, pos = self.buf, self.pos
         n = len(buf)
@@ -677,104 +862,108 @@ class Scanner:
                 return False
             return self._fail()  # end of input inside a block
         c = buf[pos]
-        if level == PAR:
+        if level == Level.PARAM:
             return self._c_param(final, c)
         m = _WS.match(buf, pos)
         if m:
-            self.c_raw.append(m.group(0))
-            if level == INV and self.inv_text:
-                self.inv_text.append(m.group(0))
+            cap.raw.append(m.group(0))
+            if level == Level.INVOKE and self.inv.text:
+                self.inv.text.append(m.group(0))
             self.pos = m.end()
             return True
-        if level == TOP:
-            if c not in OPEN_ANGLES:
-                return self._fail()
-            r = self._tag(buf, pos, final)
-            if r is MORE:
-                return False
-            if not isinstance(r, Tag):
-                return self._fail()
-            if r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
-                self.c_raw.append(buf[pos : r.end])
-                self.pos = r.end
-                self.c_level = INV
-                self.inv_name = values.trim(r.name or "")
-                self.inv_params = []
-                self.inv_text = []
-                return True
-            if r.local == WRAPPER and r.closing and self.c_calls:
-                self.saw = True
-                return self._succeed(r.end)
+        if level == Level.TOP:
+            return self._c_top(final, c)
+        return self._c_invoke(final, c)
+
+    def _c_top(self, final: bool, c: str) -> bool:
+        """Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3)."""
+        buf, pos = self.buf, self.pos
+        if c not in OPEN_ANGLES:
             return self._fail()
-        # INV
+        r = self._tag(buf, pos, final)
+        if r is MORE:
+            return False
+        if not isinstance(r, Tag):
+            return self._fail()
+        if r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
+            self.cap.raw.append(buf[pos : r.end])
+            self.pos = r.end
+            self.cap.level = Level.INVOKE
+            self.inv.name = values.trim(r.name or "")
+            self.inv.params = []
+            self.inv.text = []
+            return True
+        if r.local == WRAPPER and r.closing and self.cap.calls:
+            self.saw = True
+            return self._succeed(r.end)
+        return self._fail()
+
+    def _c_invoke(self, final: bool, c: str) -> bool:
+        """Inside an invoke: parameters, or a JSON object body (D5), then the closing invoke."""
+        buf, pos = self.buf, self.pos
+        cap, inv = self.cap, self.inv
         if c in OPEN_ANGLES:
             r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
             if isinstance(r, Tag):
                 if r.local == PARAMETER and not r.closing:
-                    if r.self_closing or not _named(r) or not values.is_blank("".join(self.inv_text)):
+                    if r.self_closing or not _named(r) or not values.is_blank("".join(inv.text)):
                         return self._fail()
-                    self.c_raw.append(buf[pos : r.end])
+                    cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
-                    self.c_level = PAR
-                    self.par_name = values.trim(r.name or "")
-                    self.par_segs = []
-                    self.par_text = []
+                    cap.level = Level.PARAM
+                    self.par.name = values.trim(r.name or "")
+                    self.par.segs = []
+                    self.par.text = []
                     return True
                 if r.local == INVOKE and r.closing:
-                    inp = {} if self.c_over else self._invoke_input()
+                    inp = {} if cap.over else self._invoke_input()
                     if inp is None:
                         return self._fail()
-                    self.c_calls.append(ToolCall(self.inv_name, inp))
-                    self.c_raw.append(buf[pos : r.end])
+                    cap.calls.append(ToolCall(inv.name, inp))
+                    cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
-                    self.c_level = TOP
+                    cap.level = Level.TOP
                     return True
                 return self._fail()
-            if not self.inv_text:
+            if not inv.text:
                 return self._fail()
             end = skip_no_tag(buf, pos)
-            self.c_raw.append(buf[pos:end])
-            self.inv_text.append(buf[pos:end])
+            cap.raw.append(buf[pos:end])
+            inv.text.append(buf[pos:end])
             self.pos = end
             return True
-        if self.inv_params:
+        if inv.params:
             return self._fail()
         m = _ANGLE.search(buf, pos + 1)
-        end = m.start() if m else n
-        self.c_raw.append(buf[pos:end])
-        self.inv_text.append(buf[pos:end])
+        end = m.start() if m else len(buf)
+        cap.raw.append(buf[pos:end])
+        inv.text.append(buf[pos:end])
         self.pos = end
         return True
 
     def _invoke_input(self) -> dict[str, Any] | None:
-        body = "".join(self.inv_text)
-        if self.inv_params:
-            return values.invoke_input(self.inv_params) if values.is_blank(body) else None
+        body = "".join(self.inv.text)
+        if self.inv.params:
+            return values.invoke_input(self.inv.params) if values.is_blank(body) else None
         if values.is_blank(body):
             return {}
         return values.json_body_input(body)
 
     def _c_param(self, final: bool, c: str) -> bool:
         buf, pos = self.buf, self.pos
+        cap, par = self.cap, self.par
         if c in OPEN_ANGLES:
             cd = match_cdata_open(buf, pos, final)
             if cd is MORE:
                 return False
             if isinstance(cd, int):
                 self._par_flush_text()
-                self.c_raw.append(buf[pos:cd])
+                cap.raw.append(buf[pos:cd])
                 self.pos = cd
-                self.c_level = CDATA
-                self.cd_parts = []
-                self.ac_parts = []
-                self.cd_start = self._abs(cd)
-                self.cd_depth = 1
-                self.cd_fence = ""
-                self.cd_ls = 0
-                self.cd_run = 0
-                self.cd_tail = False
+                cap.level = Level.CDATA
+                self._start_cdata(cd)
                 return True
             r = self._tag(buf, pos, final)
             if r is MORE:
@@ -782,28 +971,38 @@ class Scanner:
             if isinstance(r, Tag):
                 if r.local == PARAMETER and r.closing:
                     self._par_flush_text()
-                    self.work += sum(len(x) for _, x in self.par_segs)
-                    self.inv_params.append((self.par_name, values.param_value(self.par_name, self.par_segs)))
-                    self.c_raw.append(buf[pos : r.end])
+                    self.work += sum(len(x) for _, x in par.segs)
+                    self.inv.params.append((par.name, values.param_value(par.name, par.segs)))
+                    cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
-                    self.c_level = INV
+                    cap.level = Level.INVOKE
                     return True
                 return self._fail()
             end = skip_no_tag(buf, pos)
         else:
             m = _ANGLE.search(buf, pos + 1)
             end = m.start() if m else len(buf)
-        self.c_raw.append(buf[pos:end])
-        self.par_text.append(buf[pos:end])
+        cap.raw.append(buf[pos:end])
+        par.text.append(buf[pos:end])
         self.pos = end
         return True
 
     def _par_flush_text(self) -> None:
-        if self.par_text:
-            self.par_segs.append(("text", "".join(self.par_text)))
-            self.par_text = []
+        par = self.par
+        if par.text:
+            par.segs.append(("text", "".join(par.text)))
+            par.text = []
 
     # ---- CDATA inside a parameter ---------------------------------------------------------
+
+    def _start_cdata(self, at: int) -> None:
+        cd = self.cd
+        cd.parts = []
+        cd.after = []
+        cd.start = self._abs(at)
+        cd.depth = 1
+        cd.fence = ""
+        cd.line.line_start()
 
     def _c_cdata(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
@@ -812,104 +1011,83 @@ class Scanner:
             if final:
                 return self._eof_in_cdata()
             return False
-        c = buf[pos]
-        put = self.cd_parts.append
-        if self.cd_tail:  # after a possible closing fence run: only blanks may follow
-            if c == " " or c == "\t" or c == "\r":
-                put(c)
-                self.pos = pos + 1
+        cd = self.cd
+        line = cd.line
+        if line.tail or line.run or line.indent >= 0:
+            r, end = line.step(buf, pos, cd.fence or "`~")
+            if end > pos:
+                cd.parts.append(buf[pos:end])
+                self.pos = pos = end
+            if r == WAIT:
                 return True
-            self.cd_tail = False
-            if c == "\n" or c == "]":
-                self.cd_fence = ""
-            self.cd_ls = -1
-            if c == "\n":
-                put(c)
-                self.pos = pos + 1
-                self.cd_ls = 0
+            if r == RUN_END:
+                run, ch = line.run, line.char
+                line.run = 0
+                if not cd.fence:
+                    if run >= 3:
+                        cd.fence, cd.fence_len = ch, run
+                elif ch == cd.fence and run >= cd.fence_len:
+                    line.tail = True
                 return True
-            return True
-        if self.cd_run:
-            m = _RUNS[self.cd_run_char].match(buf, pos)
-            if m:
-                put(m.group(0))
-                self.cd_run += m.end() - pos
-                self.pos = m.end()
+            if r == TAIL_END:
+                c = buf[pos]
+                if c == "\n" or c == "]":  # the closing fence line ended
+                    cd.fence = ""
+                if c == "\n":
+                    cd.parts.append(c)
+                    self.pos = pos + 1
+                    line.line_start()
                 return True
-            run, ch = self.cd_run, self.cd_run_char
-            self.cd_run = 0
-            self.cd_ls = -1
-            if not self.cd_fence:
-                if run >= 3:
-                    self.cd_fence, self.cd_fence_len = ch, run
-            elif ch == self.cd_fence and run >= self.cd_fence_len:
-                self.cd_tail = True
-            return True
-        if self.cd_ls >= 0:
-            if c == " " and self.cd_ls < 3:
-                put(c)
-                self.cd_ls += 1
-                self.pos = pos + 1
-                return True
-            if (c == "`" or c == "~") and (not self.cd_fence or c == self.cd_fence):
-                self.cd_run_char = c
-                m = _RUNS[c].match(buf, pos)
-                assert m is not None
-                put(m.group(0))
-                self.cd_run = m.end() - pos
-                self.pos = m.end()
-                return True
-            self.cd_ls = -1
         # Only line starts that begin with a fence character matter (R5.3), so plain lines are
         # skipped in bulk; a possible partial match at the end of the buffer waits.
-        m = (_CD_FENCE_LINE if self.cd_fence else _CD_SPECIAL).search(buf, pos)
+        m = (_CD_FENCE_LINE if cd.fence else _CD_SPECIAL).search(buf, pos)
         if m is None:
             end = n
             if not final:
                 t = _CD_TAIL.search(buf, max(pos, n - 4))
                 if t is not None:
                     end = t.start()
-            put(buf[pos:end])
+            cd.parts.append(buf[pos:end])
             self.pos = end
             return final
         k = m.start()
         if k > pos:
-            put(buf[pos:k])
+            cd.parts.append(buf[pos:k])
             self.pos = pos = k
         ch = buf[k]
         if ch == "\n":
-            put(ch)
+            cd.parts.append(ch)
             self.pos = k + 1
-            self.cd_ls = 0
+            line.line_start()
             return True
         if ch == "]":
             if k + 2 >= n:
                 if not final:
                     return False
-                put(buf[k:])
+                cd.parts.append(buf[k:])
                 self.pos = n
                 return True
             if cdata_close_at(buf, k):
-                if self.cd_depth > 1:
-                    self.cd_depth -= 1
-                    put(buf[k : k + 3])
+                if cd.depth > 1:
+                    cd.depth -= 1
+                    cd.parts.append(buf[k : k + 3])
                 else:
-                    self.ac_parts = [buf[k : k + 3]]
-                    self.c_level = AFTER
+                    cd.after = [buf[k : k + 3]]
+                    self.cap.level = Level.AFTER_CDATA
                 self.pos = k + 3
                 return True
-            put("]")
+            cd.parts.append("]")
             self.pos = k + 1
             return True
-        cd = match_cdata_open(buf, k, final)
-        if cd is MORE:
+        opener = match_cdata_open(buf, k, final)
+        if opener is MORE:
             return False
-        if isinstance(cd, int):
-            self.cd_depth += 1
-            put(buf[k:cd])
-            self.pos = cd
+        if isinstance(opener, int):
+            cd.depth += 1
+            cd.parts.append(buf[k:opener])
+            self.pos = opener
             return True
-        put(ch)
+        cd.parts.append(ch)
         self.pos = k + 1
         return True
 
@@ -921,17 +1099,20 @@ class Scanner:
             if final:
                 return self._eof_in_cdata()
             return False
+        cd = self.cd
         c = buf[pos]
         if c in " \t\r\n":
             k = pos
             while k < n and buf[k] in " \t\r\n":
                 k += 1
             ws = buf[pos:k]
-            self.ac_parts.append(ws)
+            cd.after.append(ws)
             nl = ws.rfind("\n")
             if nl >= 0:
                 tail = len(ws) - nl - 1
-                self.cd_ls = tail if tail <= 3 and " " * tail == ws[nl + 1 :] else -1
+                cd.line.mid_line()
+                if tail <= 3 and " " * tail == ws[nl + 1 :]:
+                    cd.line.indent = tail
             self.pos = k
             return True
         closed: bool | str = False
@@ -940,26 +1121,27 @@ class Scanner:
             if closed is MORE:
                 return False
         if closed is True:
-            self.par_segs.append(("cdata", "".join(self.cd_parts)))
-            self.c_raw.extend(self.cd_parts)
-            self.c_raw.extend(self.ac_parts)
-            self.cd_parts, self.ac_parts = [], []
-            self.c_level = PAR
+            self.par.segs.append(("cdata", "".join(cd.parts)))
+            self.cap.raw.extend(cd.parts)
+            self.cap.raw.extend(cd.after)
+            cd.parts, cd.after = [], []
+            self.cap.level = Level.PARAM
             return True
-        if not any("\n" in p for p in self.ac_parts):
-            self.cd_ls = -1
-        self.cd_parts.extend(self.ac_parts)
-        self.ac_parts = []
-        self.c_level = CDATA
+        if not any("\n" in p for p in cd.after):
+            cd.line.mid_line()
+        cd.parts.extend(cd.after)
+        cd.after = []
+        self.cap.level = Level.CDATA
         return True
 
     def _eof_in_cdata(self) -> bool:
         """R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter
         closing tag; the rest of the block is then parsed as usual (once)."""
-        content = "".join(self.cd_parts) + "".join(self.ac_parts) + self.buf[self.pos :]
-        if not self.cd_loose_ok or self.c_over:
+        cd, cap = self.cd, self.cap
+        content = "".join(cd.parts) + "".join(cd.after) + self.buf[self.pos :]
+        if not cap.loose_ok or cap.over:
             return self._fail()
-        self.cd_loose_ok = False
+        cap.loose_ok = False
         self.work += len(content)
         i = 0
         close = -1
@@ -978,12 +1160,12 @@ class Scanner:
         t = _LOOSE_CLOSE_TAIL.search(value)
         if t:
             value = value[: t.start()]
-        self.par_segs.append(("cdata", value))
-        self.c_raw.append(content[:close])
-        self.cd_parts, self.ac_parts = [], []
-        self.c_level = PAR
+        self.par.segs.append(("cdata", value))
+        cap.raw.append(content[:close])
+        cd.parts, cd.after = [], []
+        cap.level = Level.PARAM
         self.buf = content[close:]
-        self.base = self.cd_start + close
+        self.base = cd.start + close
         self.pos = 0
         return True
 
@@ -992,4 +1174,4 @@ def _named(tag: Tag) -> bool:
     return tag.name is not None and not values.is_blank(tag.name)
 
 
-__all__ = ["CLOSE_ANGLES", "Scanner"]
+__all__ = ["CLOSE_ANGLES", "FenceLine", "Level", "Mode", "Scanner"]
