@@ -41,6 +41,7 @@ def options(case: dict[str, Any]) -> dict[str, Any]:
         "tools": opts.get("tools"),
         "unknown_tools": opts.get("unknownTools", "keep"),
         "json_tool_calls": opts.get("jsonToolCalls", False),
+        "formats": opts.get("formats"),
     }
 
 

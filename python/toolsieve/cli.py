@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
 from .driver import dumps, jsonable
-from .sieve import Sieve, parse
+from .sieve import FORMATS, Sieve, parse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +41,14 @@ def _tools(v: str) -> list[str]:
     return [t.strip() for t in v.split(",") if t.strip()]
 
 
+def _formats(v: str) -> list[str]:
+    names = [t.strip() for t in v.split(",") if t.strip()]
+    for n in names:
+        if n not in FORMATS:
+            raise argparse.ArgumentTypeError(f"unknown format {n!r} (known: {', '.join(FORMATS)})")
+    return names
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="toolsieve", description="Sieve tool calls out of raw LLM text.")
     p.add_argument("--version", action="version", version=f"toolsieve {__version__}")
@@ -48,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     def declared(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--json-calls", action="store_true", help="also take JSON tool calls in prose (R9)")
+        sp.add_argument(
+            "--formats",
+            type=_formats,
+            default=None,
+            metavar="A,B",
+            help=f"recognize only these markup formats (default: all of {', '.join(FORMATS)})",
+        )
         sp.add_argument(
             "--tools-file",
             default=None,
@@ -125,6 +140,7 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
         tool_names=args.tools,
         unknown_tools=args.unknown_tools,
         json_tool_calls=args.json_calls,
+        formats=args.formats,
     )
     try:
         for data in write_sse(rewritten, done=False):
@@ -200,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             "tools": _read_tools(args.tools_file) if args.tools_file else None,
             "unknown_tools": args.unknown_tools,
             "json_tool_calls": args.json_calls,
+            "formats": args.formats,
         }
         if args.command == "parse":
             text = "".join(_decoded(stream, name))

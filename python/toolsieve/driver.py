@@ -29,7 +29,7 @@ from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
 from .values import number_int
 
-KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls"})
+KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats"})
 
 
 class BadRequest(Exception):
@@ -67,7 +67,18 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
     json_calls = opts.get("jsonToolCalls", False)
     if not isinstance(json_calls, bool):
         raise BadRequest("jsonToolCalls must be a boolean")
-    return {"tool_names": names, "tools": tools, "unknown_tools": policy, "json_tool_calls": json_calls}
+    formats = opts.get("formats")
+    if formats is not None and (
+        not isinstance(formats, list) or not all(isinstance(f, str) for f in formats)
+    ):
+        raise BadRequest("formats must be a list of strings")
+    return {
+        "tool_names": names,
+        "tools": tools,
+        "unknown_tools": policy,
+        "json_tool_calls": json_calls,
+        "formats": formats,
+    }
 
 
 def _args(args: list[Any], lo: int, hi: int) -> list[Any]:
@@ -105,7 +116,7 @@ def _ids() -> Callable[[], str]:
     return lambda: f"call_{next(counter)}"
 
 
-_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools", "jsonToolCalls"}
+_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools", "jsonToolCalls", "formats"}
 
 
 def call_function(function: Any, args: Any) -> Any:
@@ -150,6 +161,7 @@ def call_function(function: Any, args: Any) -> Any:
             "tool_names": o.get("toolNames"),
             "unknown_tools": o.get("unknownTools", "keep"),
             "json_tool_calls": o.get("jsonToolCalls", False),
+            "formats": o.get("formats"),
             "id_factory": _ids(),
         }
         if function == "rewriteChatCompletion":

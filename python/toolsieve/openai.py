@@ -60,7 +60,7 @@ from .errors import InputTypeError, ToolsieveError, check_iterable
 from .events import Event, TextEvent, ToolCall
 from .names import apply_policy, check_policy, declared_names
 from .schema import check_tools, json_text, normalize_input
-from .sieve import Sieve
+from .sieve import Sieve, check_formats
 
 IdFactory = Callable[[], str]
 
@@ -156,8 +156,10 @@ class _Options:
         unknown_tools: str,
         id_factory: IdFactory | None,
         json_tool_calls: bool = False,
+        formats: Iterable[str] | None = None,
     ) -> None:
         self.tools = check_tools(tools)
+        self.formats = check_formats(formats)
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
         self.json_tool_calls = json_tool_calls
@@ -167,7 +169,7 @@ class _Options:
         self.rejected: dict[str, None] = {}  # insertion-ordered set
 
     def sieve(self) -> Sieve:
-        return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls)
+        return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls, formats=self.formats)
 
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
@@ -237,8 +239,9 @@ class ChatCompletionStreamRewriter:
         unknown_tools: str = "keep",
         id_factory: IdFactory | None = None,
         json_tool_calls: bool = False,
+        formats: Iterable[str] | None = None,
     ) -> None:
-        self._opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls)
+        self._opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
         self._choices: dict[int, _Choice] = {}
         self._envelope: dict[str, Any] | None = None
         self._count = 0
@@ -402,6 +405,7 @@ def rewrite_chat_completion_stream(
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
+    formats: Iterable[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
     DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring).
@@ -412,6 +416,7 @@ def rewrite_chat_completion_stream(
         unknown_tools=unknown_tools,
         id_factory=id_factory,
         json_tool_calls=json_tool_calls,
+        formats=formats,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -434,11 +439,12 @@ def rewrite_chat_completion(
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
+    formats: Iterable[str] | None = None,
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
     becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
     without `choices` is returned as it is."""
-    opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls)
+    opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
     _check_rejected_list(rejected_tool_names)
     try:
         return _rewrite_response(response, opts)

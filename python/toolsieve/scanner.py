@@ -53,11 +53,15 @@ from bisect import bisect_right
 from enum import IntEnum
 from typing import Any, Final
 
-from . import values
+from . import sections, values
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
+from .sections import match_marker
 from .shell import (
     CLOSE_ANGLES,
     INVOKE,
+    KEYWORDS_ALL,
+    KEYWORDS_NATIVE,
+    KEYWORDS_SEED,
     MORE,
     NO,
     OPEN_ANGLES,
@@ -71,6 +75,18 @@ from .shell import (
     skip_no_tag,
 )
 
+# The format layer (R14.9): every format the scanner recognizes, in one table, with what it adds.
+# A format is its recognizer (an opener tried at an open angle in TEXT), a capture, and fixtures.
+FORMATS: Final = {
+    "dsml": "R1-R3: <|DSML|tool_calls> and <tool_calls> blocks (match_tag, CAPTURE); the seed's dialect",
+    "function_calls": (
+        "R14.1-R14.3: <｜DSML｜function_calls> blocks and the `string` parameter attribute "
+        "(match_tag with the native keywords, CAPTURE)"
+    ),
+    "tokens": "R14.4-R14.5: <｜tool▁calls▁begin｜> token sections (sections.match_marker, TOKENS)",
+}
+ALL_FORMATS: Final = frozenset(FORMATS)
+
 
 class Mode(IntEnum):
     """What the scanner is doing at `pos`."""
@@ -81,6 +97,7 @@ class Mode(IntEnum):
     PENDING = 3
     CAPTURE = 4
     JSON = 5
+    TOKENS = 6
 
 
 class Level(IntEnum):
@@ -253,10 +270,11 @@ class _Invoke:
 class _Param:
     """The parameter body being captured: segments of text and CDATA."""
 
-    __slots__ = ("name", "segs", "text")
+    __slots__ = ("name", "segs", "string", "text")
 
     def __init__(self) -> None:
         self.name = ""
+        self.string: str | None = None  # the `string` attribute (R14.2), when honored
         self.segs: list[tuple[str, str]] = []
         self.text: list[str] = []
 
@@ -290,6 +308,30 @@ class _Capture:
         self.loose_ok = True  # the one loose-CDATA repair (R5.6) is still available
 
 
+class Stage(IntEnum):
+    """Where a TOKENS capture is inside its section."""
+
+    BETWEEN = 0  # between calls: whitespace, a call, or the section end
+    HEAD = 1  # after a call begin: the name (or `function`) up to the separator
+    BODY = 2  # after the separator: the arguments up to the call end
+
+
+class _Section:
+    """TOKENS: the token section being parsed (R14.4, R14.5)."""
+
+    __slots__ = ("body", "calls", "head", "head_len", "over", "raw", "stage", "start")
+
+    def __init__(self) -> None:
+        self.stage = Stage.BETWEEN
+        self.raw: list[str] = []
+        self.calls: list[ToolCall] = []
+        self.head: list[str] = []
+        self.head_len = 0
+        self.body: list[str] = []
+        self.start = 0
+        self.over = False
+
+
 class _Json:
     """JSON: a JSON tool-call candidate in prose (R9)."""
 
@@ -305,9 +347,21 @@ class _Json:
 class Scanner:
     """Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest."""
 
-    def __init__(self, max_capture: int = 8 * 1024 * 1024, json_calls: bool = False) -> None:
+    def __init__(
+        self,
+        max_capture: int = 8 * 1024 * 1024,
+        json_calls: bool = False,
+        formats: frozenset[str] = ALL_FORMATS,
+    ) -> None:
         self.max_capture = max_capture
         self.json_calls = json_calls
+        dsml, native = "dsml" in formats, "function_calls" in formats
+        self._keywords = (
+            (KEYWORDS_ALL if native else KEYWORDS_SEED) if dsml else (KEYWORDS_NATIVE if native else None)
+        )
+        self.native = native  # the `string` attribute (R14.2)
+        self.tokens = "tokens" in formats
+        self.eos = native or self.tokens  # R14.6: the end-of-sentence token is not content
         self._special = _SPECIAL_JSON if json_calls else _SPECIAL
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
@@ -332,6 +386,7 @@ class Scanner:
         self.par = _Param()
         self.cd = _Cdata()
         self.json = _Json()
+        self.sec = _Section()
         self._steps = (  # indexed by Mode
             self._m_text,
             self._m_run,
@@ -339,6 +394,7 @@ class Scanner:
             self._m_pending,
             self._m_capture,
             self._m_json,
+            self._m_tokens,
         )
 
     # ---- driving ------------------------------------------------------------------------
@@ -404,9 +460,12 @@ class Scanner:
         if at == self._memo_at:
             r = self._memo
             if isinstance(r, Tag):  # `end` was relative to the buffer of that time
-                return Tag(r.local, r.closing, r.name, r.self_closing, r.end + self._memo_base - self.base)
+                end = r.end + self._memo_base - self.base
+                return Tag(r.local, r.closing, r.name, r.self_closing, end, r.string)
             return r
-        r = match_tag(buf, pos, final)
+        if self._keywords is None:
+            return NO
+        r = match_tag(buf, pos, final, self._keywords)
         if r is not MORE:
             self._memo_at, self._memo, self._memo_base = at, r, self.base
         return r
@@ -458,8 +517,33 @@ class Scanner:
         self.line.indent = -1
         return False
 
+    def _marker(self, buf: str, pos: int, final: bool) -> tuple[str, int] | str:
+        """A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
+        (kind, end) for a section opener (tokens) or the end-of-sentence token."""
+        if not self.eos or buf[pos] != "<":
+            return NO
+        r = match_marker(buf, pos, final)
+        if isinstance(r, tuple):
+            kind = r[0]
+            if (kind == sections.SECTION_BEGIN and self.tokens) or kind == sections.EOS:
+                return r
+            return NO
+        return r
+
     def _text_tag(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
+        mk = self._marker(buf, pos, final)
+        if mk is MORE:
+            return False
+        if isinstance(mk, tuple):
+            self.line.indent = -1
+            kind, end = mk
+            if kind == sections.EOS:  # R14.6: dropped
+                self.pos = end
+                return True
+            self.saw = True
+            self._start_section(end)
+            return True
         r = self._tag(buf, pos, final)
         if r is MORE:
             return False
@@ -608,6 +692,12 @@ class Scanner:
                     self._pending_literal(p.line_start)
                     return True
             elif c in OPEN_ANGLES:
+                mk = self._marker(buf, pos, final)
+                if mk is MORE:
+                    return False
+                if isinstance(mk, tuple) and mk[0] == sections.SECTION_BEGIN:
+                    self._pending_literal(p.line_start)
+                    return True
                 r = self._tag(buf, pos, final)
                 if r is MORE:
                     return False
@@ -635,6 +725,14 @@ class Scanner:
             self.pos = pos + 1
             return True
         if c in OPEN_ANGLES:
+            mk = self._marker(buf, pos, final)
+            if mk is MORE:
+                return False
+            if isinstance(mk, tuple):  # a section or an end-of-sentence token: meaning depends
+                self._p_hold_here(self._abs(pos))
+                self._p_put(buf[pos : mk[1]])
+                self.pos = mk[1]
+                return True
             r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
@@ -802,6 +900,8 @@ class Scanner:
         self.pos = end
 
     def _consumed(self) -> str:
+        if self.mode == Mode.TOKENS:
+            return "".join(self.sec.raw)
         parts = self.cap.raw
         if self.cap.level in (Level.CDATA, Level.AFTER_CDATA):
             parts = parts + self.cd.parts + self.cd.after
@@ -860,7 +960,7 @@ class Scanner:
         if pos >= n:
             if not final:
                 return False
-            return self._fail()  # end of input inside a block
+            return self._fail()  # end of input inside a block (R8.5, D27)
         c = buf[pos]
         if level == Level.PARAM:
             return self._c_param(final, c)
@@ -875,10 +975,22 @@ class Scanner:
             return self._c_top(final, c)
         return self._c_invoke(final, c)
 
+    def _eos_at(self, buf: str, pos: int, final: bool) -> bool | str:
+        """Is there an end-of-sentence token at `buf[pos]`? True, False or MORE."""
+        mk = self._marker(buf, pos, final)
+        if mk is MORE:
+            return MORE
+        return isinstance(mk, tuple) and mk[0] == sections.EOS
+
     def _c_top(self, final: bool, c: str) -> bool:
         """Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3)."""
         buf, pos = self.buf, self.pos
         if c not in OPEN_ANGLES:
+            return self._fail()
+        eos = self._eos_at(buf, pos, final)
+        if eos is MORE:
+            return False
+        if eos is True:  # the output ended inside the block: as at end of input (D27)
             return self._fail()
         r = self._tag(buf, pos, final)
         if r is MORE:
@@ -903,6 +1015,11 @@ class Scanner:
         buf, pos = self.buf, self.pos
         cap, inv = self.cap, self.inv
         if c in OPEN_ANGLES:
+            eos = self._eos_at(buf, pos, final)
+            if eos is MORE:
+                return False
+            if eos is True:
+                return self._fail()
             r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
@@ -914,6 +1031,7 @@ class Scanner:
                     self.pos = r.end
                     cap.level = Level.PARAM
                     self.par.name = values.trim(r.name or "")
+                    self.par.string = r.string if self.native else None
                     self.par.segs = []
                     self.par.text = []
                     return True
@@ -965,6 +1083,11 @@ class Scanner:
                 cap.level = Level.CDATA
                 self._start_cdata(cd)
                 return True
+            eos = self._eos_at(buf, pos, final)
+            if eos is MORE:
+                return False
+            if eos is True:
+                return self._fail()
             r = self._tag(buf, pos, final)
             if r is MORE:
                 return False
@@ -972,7 +1095,8 @@ class Scanner:
                 if r.local == PARAMETER and r.closing:
                     self._par_flush_text()
                     self.work += sum(len(x) for _, x in par.segs)
-                    self.inv.params.append((par.name, values.param_value(par.name, par.segs)))
+                    value = values.param_value(par.name, par.segs, par.string)
+                    self.inv.params.append((par.name, value))
                     cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
                     cap.level = Level.INVOKE
@@ -1169,9 +1293,127 @@ class Scanner:
         self.pos = 0
         return True
 
+    # ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
+
+    def _start_section(self, end: int) -> None:
+        self.mode = Mode.TOKENS
+        sec = self.sec
+        sec.stage = Stage.BETWEEN
+        sec.raw = [self.buf[self.pos : end]]
+        sec.calls = []
+        sec.start = self._abs(self.pos)
+        sec.over = False
+        self.pos = end
+
+    def _sec_succeed(self, end: int) -> bool:
+        sec = self.sec
+        sec.raw.append(self.buf[self.pos : end])
+        self.pos = end
+        if sec.over:
+            return self._fail()
+        self._flush_text()
+        self.out.append(ToolCallsEvent(tuple(sec.calls), "".join(sec.raw)))
+        self.mode = Mode.TEXT
+        self.line.mid_line()
+        return True
+
+    def _sec_overflow(self) -> None:
+        """As `_overflow`: past max_capture the section is released as text as it goes."""
+        sec = self.sec
+        if not sec.over:
+            sec.over = True
+            self._flush_text()
+            self.out.append(TextEvent("".join(sec.raw), "capture_limit"))
+        else:
+            self._emit("".join(sec.raw))
+        sec.raw, sec.head, sec.body = [], [], []
+
+    def _m_tokens(self, final: bool) -> bool:
+        sec = self.sec
+        if sec.over or self.base + self.pos - sec.start > self.max_capture:
+            self._sec_overflow()
+        buf, pos = self.buf, self.pos
+        n = len(buf)
+        if pos >= n:
+            if not final:
+                return False
+            # D26: a section whose calls are all complete survives a missing section end.
+            if sec.stage == Stage.BETWEEN and sec.calls:
+                return self._sec_succeed(pos)
+            return self._fail()
+        if sec.stage == Stage.BETWEEN:
+            m = _WS.match(buf, pos)
+            if m:
+                sec.raw.append(m.group(0))
+                self.pos = m.end()
+                return True
+            mk = match_marker(buf, pos, final) if buf[pos] == "<" else NO
+            if mk is MORE:
+                return False
+            if not isinstance(mk, tuple):
+                return self._fail()  # D3: nothing else stands between calls
+            kind, end = mk
+            if kind == sections.CALL_BEGIN:
+                sec.raw.append(buf[pos:end])
+                self.pos = end
+                sec.stage = Stage.HEAD
+                sec.head, sec.head_len, sec.body = [], 0, []
+                return True
+            if kind == sections.SECTION_END and sec.calls:
+                return self._sec_succeed(end)
+            if kind == sections.EOS and sec.calls:  # the output ended: as at end of input
+                return self._sec_succeed(pos)
+            return self._fail()
+        k = buf.find("<", pos)
+        if k != pos:
+            end = n if k < 0 else k
+            piece = buf[pos:end]
+            sec.raw.append(piece)
+            if sec.stage == Stage.HEAD:
+                sec.head_len += end - pos
+                if sec.head_len > sections.MAX_HEAD:
+                    self.pos = end
+                    return self._fail()
+                sec.head.append(piece)
+            elif not sec.over:
+                sec.body.append(piece)
+            self.pos = end
+            return True
+        mk = match_marker(buf, pos, final)
+        if mk is MORE:
+            return False
+        if not isinstance(mk, tuple):
+            sec.raw.append("<")
+            if sec.stage == Stage.HEAD:
+                sec.head.append("<")
+                sec.head_len += 1
+            elif not sec.over:
+                sec.body.append("<")
+            self.pos = pos + 1
+            return True
+        kind, end = mk
+        if sec.stage == Stage.HEAD and kind == sections.SEP:
+            sec.raw.append(buf[pos:end])
+            self.pos = end
+            sec.stage = Stage.BODY
+            return True
+        if sec.stage == Stage.BODY and kind == sections.CALL_END:
+            if not sec.over:
+                head, body = "".join(sec.head), "".join(sec.body)
+                self.work += len(body)
+                call = sections.decode_call(head, body)
+                if call is None:
+                    return self._fail()  # D4: one invalid call makes the section text
+                sec.calls.append(ToolCall(*call))
+            sec.raw.append(buf[pos:end])
+            self.pos = end
+            sec.stage = Stage.BETWEEN
+            return True
+        return self._fail()
+
 
 def _named(tag: Tag) -> bool:
     return tag.name is not None and not values.is_blank(tag.name)
 
 
-__all__ = ["CLOSE_ANGLES", "FenceLine", "Level", "Mode", "Scanner"]
+__all__ = ["ALL_FORMATS", "CLOSE_ANGLES", "FORMATS", "FenceLine", "Level", "Mode", "Scanner"]

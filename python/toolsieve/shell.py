@@ -81,6 +81,14 @@ CLOSE_ANGLES: Final = ">＞〉》"
 _STOP = "\n\r<>=\"'`,.;()[]{}*&^%$#@?+\\~＜＞〈〉《》＝“”‘’＂＇"
 _HEAD_RE: Final = re.compile("[^" + re.escape(_STOP) + "]{0," + str(MAX_HEAD + 1) + "}")
 _KEYWORD_RE: Final = re.compile(r"(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])")
+# R14.1: the native DSML wrapper (`function_calls`) too.
+_KEYWORD_NATIVE_RE: Final = re.compile(
+    r"(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)"
+    r"(?![a-z0-9_-])"
+)
+_KEYWORD_ONLY_NATIVE_RE: Final = re.compile(
+    r"(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])"
+)
 _ATTR_NAME_RE: Final = re.compile(r"[a-z_][a-z0-9_:.-]*")
 _SPACE: Final = frozenset(" \t\n\r\f\v")
 
@@ -98,6 +106,7 @@ class Tag:
     name: str | None  # the value of the `name` attribute, as written
     self_closing: bool
     end: int  # index just past the tag
+    string: str | None = None  # the value of the `string` attribute (R14.2), as written
 
 
 def fold(s: str) -> str:
@@ -126,14 +135,37 @@ def _is_trailing_sep(f: str) -> bool:
     return not f.isalnum() and f not in CLOSE_ANGLES and f not in OPEN_ANGLES
 
 
-def match_tag(s: str, i: int, final: bool) -> Tag | str:
-    """Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO."""
+KEYWORDS_SEED: Final = _KEYWORD_RE
+KEYWORDS_ALL: Final = _KEYWORD_NATIVE_RE
+KEYWORDS_NATIVE: Final = _KEYWORD_ONLY_NATIVE_RE
+
+
+def match_tag(s: str, i: int, final: bool, keywords: re.Pattern[str] = _KEYWORD_RE) -> Tag | str:
+    """Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO.
+    `keywords` says which local names are tags (the formats in use, R14.9)."""
     n = len(s)
     j = _ANGLES_RUN.match(s, i).end()  # type: ignore[union-attr]
     if j - i > MAX_LEAD:
         return NO
     if j == n:
         return NO if final else MORE
+    if FOLD.get(ord(s[j]), s[j]) == "/" and j + 1 < n and s[j + 1] in OPEN_ANGLES:
+        # D15: a closing tag may repeat its open angles after the slash (`</<|DSML|parameter>`).
+        k = _ANGLES_RUN.match(s, j + 1).end()  # type: ignore[union-attr]
+        if k - j - 1 > MAX_LEAD:
+            return NO
+        if k == n:
+            return NO if final else MORE
+        r = _match_head(s, k, final, keywords)
+        if isinstance(r, Tag) and not r.closing:
+            return Tag(r.local, True, r.name, r.self_closing, r.end, r.string)
+        return NO if isinstance(r, Tag) else r
+    return _match_head(s, j, final, keywords)
+
+
+def _match_head(s: str, j: int, final: bool, keywords: re.Pattern[str]) -> Tag | str:
+    """The head of a tag after its open angles: prefix noise, local name, then attributes."""
+    n = len(s)
     m = _HEAD_RE.match(s, j)
     assert m is not None
     head_end = m.end()
@@ -145,7 +177,7 @@ def match_tag(s: str, i: int, final: bool) -> Tag | str:
     folded = head.translate(FOLD)
     if not folded or folded[0] in _SPACE:
         return NO
-    km = _KEYWORD_RE.search(folded)
+    km = keywords.search(folded)
     if km is None:
         return NO
     idx = range(len(head)) if len(folded) == len(head) else _fold_map(head)[1]
@@ -155,9 +187,9 @@ def match_tag(s: str, i: int, final: bool) -> Tag | str:
     closing = "/" in prefix
     prefix_noslash = prefix.replace("/", "")
     word = km.group(1)
-    if word == "tool-calls" and not prefix_noslash.strip():
+    if word.endswith("-calls") and not prefix_noslash.strip():
         return NO
-    local = WRAPPER if word.startswith("tool") else word
+    local = WRAPPER if word.endswith("calls") else word
     # Original index just past the keyword.
     k = j + idx[km.end() - 1] + 1
     return _match_attrs(s, k, local, closing, final)
@@ -175,6 +207,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
     n = len(s)
     start = k
     name: str | None = None
+    string: str | None = None
     saw_space = False
     while True:
         if k - start > MAX_TAG:
@@ -187,7 +220,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
             k += 1
             continue
         if f == ">":
-            return Tag(local, closing, name, False, k + 1)
+            return Tag(local, closing, name, False, k + 1, string)
         if f in _SPACE:
             saw_space = True
             k += 1
@@ -197,7 +230,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
                 return NO if final else MORE
             nf = FOLD.get(ord(s[k + 1]), s[k + 1])
             if nf == ">":
-                return Tag(local, closing, name, True, k + 2)
+                return Tag(local, closing, name, True, k + 2, string)
             return NO
         if saw_space and (f.isascii() and (f.isalpha() or f == "_")):
             # attribute: name [ws] = [ws] value
@@ -251,6 +284,8 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
                 k = e
             if attr == "name" and name is None:
                 name = value
+            elif attr == "string" and string is None:
+                string = value
             saw_space = True  # the next attribute may follow a value directly
             continue
         if _is_trailing_sep(f):
@@ -259,8 +294,8 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
                 return NO if final else MORE
             nf = FOLD.get(ord(s[k + 1]), s[k + 1])
             if nf == ">":
-                return Tag(local, closing, name, False, k + 2)
-            return Tag(local, closing, name, False, k + 1)
+                return Tag(local, closing, name, False, k + 2, string)
+            return Tag(local, closing, name, False, k + 1, string)
         return NO
 
 

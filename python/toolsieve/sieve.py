@@ -21,7 +21,7 @@ from typing import Any
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
 from .names import apply_policy, check_policy, declared_names
-from .scanner import Scanner
+from .scanner import ALL_FORMATS, FORMATS, Scanner
 from .schema import check_tools, normalize_input
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
@@ -42,8 +42,10 @@ class Sieve:
         unknown_tools: str = "keep",
         json_tool_calls: bool = False,
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
+        formats: Iterable[str] | None = None,
     ) -> None:
         self.tools = check_tools(tools)
+        self.formats = check_formats(formats)
         self.unknown_tools = check_policy(unknown_tools)
         self.tool_names = declared_names(tool_names, tools)
         self._rejected: dict[str, None] = {}
@@ -53,7 +55,9 @@ class Sieve:
             raise OptionsError("max_capture_chars must be at least 1")
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
-        self._scanner = Scanner(max_capture=max_capture_chars, json_calls=json_tool_calls)
+        self._scanner = Scanner(
+            max_capture=max_capture_chars, json_calls=json_tool_calls, formats=self.formats
+        )
         self._closed = False
 
     def feed(self, chunk: str) -> list[Event]:
@@ -104,6 +108,21 @@ class Sieve:
         return self._scanner.work
 
 
+def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
+    """The `formats` option (R14.9): None means every format; else names from FORMATS."""
+    if formats is None:
+        return ALL_FORMATS
+    if isinstance(formats, str) or not isinstance(formats, Iterable):
+        raise InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']")
+    out = frozenset(formats)
+    for f in out:
+        if not isinstance(f, str):
+            raise InputTypeError("formats must be a list of strings")
+        if f not in FORMATS:
+            raise OptionsError(f"unknown format {f!r}; known: {', '.join(FORMATS)}")
+    return out
+
+
 def parse(
     text: str,
     *,
@@ -112,6 +131,7 @@ def parse(
     unknown_tools: str = "keep",
     json_tool_calls: bool = False,
     max_capture_chars: int = DEFAULT_MAX_CAPTURE,
+    formats: Iterable[str] | None = None,
 ) -> ParseResult:
     """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls.
     `rejected_by_policy` is true when calls were found and `unknown_tools="reject"` left none."""
@@ -123,6 +143,7 @@ def parse(
         unknown_tools=unknown_tools,
         json_tool_calls=json_tool_calls,
         max_capture_chars=max_capture_chars,
+        formats=formats,
     )
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
@@ -145,4 +166,4 @@ def coalesce(events: Sequence[Event]) -> list[Event]:
     return out
 
 
-__all__ = ["Sieve", "ToolCall", "coalesce", "parse"]
+__all__ = ["FORMATS", "Sieve", "ToolCall", "check_formats", "coalesce", "parse"]

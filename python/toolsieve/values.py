@@ -286,8 +286,16 @@ def structured(segments: list[Segment], *, clearly: bool) -> tuple[bool, Any]:
         return False, None
 
 
-def param_value(name: str, segments: list[Segment]) -> Any:
-    """The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9)."""
+def param_value(name: str, segments: list[Segment], string: str | None = None) -> Any:
+    """The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9), or by its
+    `string` attribute (R14.2, D24) when it says "true" or "false"."""
+    typed = ascii_lower(trim(string)) if string is not None else ""
+    if typed == "true":
+        return _as_written(segments)
+    if typed == "false":
+        raw = trim(_as_written(segments))
+        ok, v = json_value(raw)
+        return v if ok else raw
     key = trim(name).lower()
     cdatas = [s for k, s in segments if k == "cdata"]
     texts_blank = all(is_blank(s) for k, s in segments if k == "text")
@@ -312,6 +320,14 @@ def param_value(name: str, segments: list[Segment]) -> Any:
             return v
     parts = [decode_entities(s) if k == "text" else s for k, s in segments]
     return literal(key, trim("".join(parts)))
+
+
+def _as_written(segments: list[Segment]) -> str:
+    """D24: the body as written: no entity decoding, no trimming; CDATA sections are unwrapped,
+    and a body that is one CDATA between blanks is its content."""
+    if any(k == "cdata" for k, _ in segments) and all(is_blank(s) for k, s in segments if k == "text"):
+        return "".join(s for k, s in segments if k == "cdata")
+    return "".join(s for _, s in segments)
 
 
 def invoke_input(params: list[tuple[str, Any]]) -> dict[str, Any]:

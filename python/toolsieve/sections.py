@@ -1,0 +1,99 @@
+"""Token sections of DeepSeek-V3, R1 and V3.1 (R14.4-R14.6): the marker recognizer and the call
+grammar. The scanner's TOKENS mode drives them; see the theory of operation in scanner.py.
+
+A section is `<｜tool▁calls▁begin｜>` (or `<｜tool▁calls｜>`), one or more calls, then
+`<｜tool▁calls▁end｜>`. A call is `<｜tool▁call▁begin｜>HEAD<｜tool▁sep｜>BODY<｜tool▁call▁end｜>`:
+- V3.1: HEAD is the tool name and BODY a JSON object (it may span lines);
+- V3 / R1: HEAD is the word `function` and BODY the tool name, a newline, and the arguments as a
+  JSON object in a fenced block (```` ```json ```` … ```` ``` ````); the fence is syntax here.
+Each marker is one tokenizer token, so the recognizer is exact: a bar `｜` (U+FF5C, also ASCII `|`)
+on each side and `▁` (U+2581) between the words. Nothing else is folded: these markers are never
+typed by hand, and a looser form would collide with the DSML shell of R2 (`<|tool_calls|>`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from . import values
+from .shell import MORE, NO
+
+SECTION_BEGIN: Final = "section_begin"
+SECTION_END: Final = "section_end"
+CALL_BEGIN: Final = "call_begin"
+CALL_END: Final = "call_end"
+SEP: Final = "sep"
+EOS: Final = "eos"
+
+_MARKERS: Final = (
+    ("<｜tool▁calls▁begin｜>", SECTION_BEGIN),
+    ("<｜tool▁calls▁end｜>", SECTION_END),
+    ("<｜tool▁call▁begin｜>", CALL_BEGIN),
+    ("<｜tool▁call▁end｜>", CALL_END),
+    ("<｜tool▁sep｜>", SEP),
+    ("<｜end▁of▁sentence｜>", EOS),
+    # Seen in some runtimes' templates as the section opener (decision D26).
+    ("<｜tool▁calls｜>", SECTION_BEGIN),
+)
+MAX_MARKER: Final = max(len(m) for m, _ in _MARKERS)
+BARS: Final = "｜|"
+MAX_HEAD: Final = 512  # a call head (the name, or `function`) longer than this is not a call
+
+
+def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
+    """Recognize a token marker at `s[i]` (`<`). Returns (kind, end), MORE or NO."""
+    n = len(s)
+    if i + 1 >= n:
+        return NO if final else MORE
+    if s[i + 1] not in BARS:
+        return NO
+    w = s[i : i + MAX_MARKER].replace("|", "｜")
+    for marker, kind in _MARKERS:
+        if w.startswith(marker):
+            return kind, i + len(marker)
+    if not final and i + len(w) == n and any(m.startswith(w) for m, _ in _MARKERS):
+        return MORE
+    return NO
+
+
+def decode_call(head: str, body: str) -> tuple[str, dict[str, Any]] | None:
+    """One call from the text between its markers (R14.4, R14.5); None when it is not a valid
+    call (the section then follows D4: all or nothing)."""
+    h = values.trim(head)
+    b = values.trim(body)
+    if not b or b[0] == "{":  # V3.1: NAME<｜tool▁sep｜>{json}; no arguments at all is {}
+        name, args = h, b
+    elif h == "function":  # V3 / R1: function<｜tool▁sep｜>NAME\n```json\n{json}\n```
+        nl = b.find("\n")
+        if nl < 0:
+            return None
+        name = values.trim(b[:nl])
+        fenced = _fenced(b[nl + 1 :])
+        if fenced is None:
+            return None
+        args = fenced
+    else:
+        return None
+    if not name or "\n" in name or "\r" in name:
+        return None
+    if not args:
+        return name, {}
+    ok, v = values.json_value(args)
+    if not ok or not isinstance(v, dict):
+        return None
+    return name, v
+
+
+def _fenced(s: str) -> str | None:
+    """The inside of one fenced block that is all of `s` (```` ```json ```` or bare ```` ``` ````)."""
+    s = values.trim(s)
+    if not s.startswith("```") or not s.endswith("```") or len(s) < 6:
+        return None
+    nl = s.find("\n")
+    if nl < 0:
+        return None
+    info = values.trim(s[3:nl])
+    if info not in ("", "json", "JSON"):
+        return None
+    inner = s[nl + 1 : -3]
+    return values.trim(inner)
