@@ -1,5 +1,7 @@
 """Seeded random model replies for the parity runner's generative mode: prose, fences, inline
-code, valid, noisy, truncated and malformed blocks. Standard library only; same seed, same docs."""
+code, valid, noisy, truncated and malformed blocks in every format (DSML, native DSML with `string`
+attributes, V3/V3.1 token sections, end-of-sentence tokens). Standard library only; same seed,
+same docs."""
 
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ PROSE = [
     "emoji 💥 and ｜fullwidth｜ ",
     "<br/>",
     "<<EOF\n",
+    "<｜end▁of▁sentence｜>",
+    "the <｜tool▁sep｜> token ",
+    "<｜tool▁call▁begin｜> alone ",
+    "<|tool_calls_begin|> ",
 ]
 SHELLS = [
     ("<|DSML|", "</|DSML|"),
@@ -54,6 +60,9 @@ WRAPPERS = [
     "tool_calls_extra",
     "tool-calls",
     "toοl_calls",
+    "function_calls",
+    "function_calls",
+    "FunctionCalls",
 ]
 INVOKES = ["invoke", "invoke", "invoke", "Invoke", "invokes", "invοke"]
 PARAMS = ["parameter", "parameter", "parameter", "Parameter", "param"]
@@ -91,6 +100,24 @@ VALUES = [
     "<br>x<br/>",
 ]
 OPEN_ENDS = [">", ">", ">\n", "|", "|>", ' id="1">']
+STRING_ATTRS = ["", "", "", ' string="true"', ' string="false"', " string='true'", ' string="TRUE"']
+MARKERS = {
+    "calls_begin": "<｜tool▁calls▁begin｜>",
+    "calls_end": "<｜tool▁calls▁end｜>",
+    "call_begin": "<｜tool▁call▁begin｜>",
+    "call_end": "<｜tool▁call▁end｜>",
+    "sep": "<｜tool▁sep｜>",
+    "eos": "<｜end▁of▁sentence｜>",
+}
+ARGS = [
+    '{"city": "Paris"}',
+    "{}",
+    "",
+    '{\n  "a": [1, 2],\n  "b": {"c": null}\n}',
+    '{"q": "x<y"}',
+    "{bad",
+    "[1]",
+]
 MUTATIONS = ["<", ">", "`", "\n", "]]>", "\u200b", " ", "/", '"', "```\n", "~~~\n"]
 
 
@@ -107,7 +134,8 @@ def block(rng: random.Random) -> str:
             parts.append('{"input": {"a": 1}}')
         for _ in range(rng.randint(0, 3)):
             p = rng.choice(PARAMS)
-            parts.append(f'{o}{p} name="{rng.choice(PNAMES)}">{rng.choice(VALUES)}{c}{p}>')
+            attr = rng.choice(STRING_ATTRS)
+            parts.append(f'{o}{p} name="{rng.choice(PNAMES)}"{attr}>{rng.choice(VALUES)}{c}{p}>')
         parts.append(f"{c}{inv}>\n")
     if rng.random() < 0.85:
         parts.append(f"{c}{w}>")
@@ -126,17 +154,52 @@ def block(rng: random.Random) -> str:
     return text
 
 
+def section(rng: random.Random) -> str:
+    """A V3.1 or V3/R1 token section (R14.4, R14.5), sometimes broken."""
+    m = MARKERS
+    parts = [rng.choice([m["calls_begin"], m["calls_begin"], "<｜tool▁calls｜>", "<|tool▁calls▁begin|>"])]
+    for _ in range(rng.randint(0, 3)):
+        name = rng.choice(NAMES)
+        args = rng.choice(ARGS)
+        if rng.random() < 0.5:
+            parts.append(f"{m['call_begin']}{name}{m['sep']}{args}{m['call_end']}")
+        else:
+            parts.append(f"{m['call_begin']}function{m['sep']}{name}\n```json\n{args}\n```{m['call_end']}")
+        parts.append(rng.choice(["", "", "\n", " "]))
+    r = rng.random()
+    if r < 0.75:
+        parts.append(m["calls_end"])
+    elif r < 0.85:
+        parts.append(m["eos"])
+    text = "".join(parts)
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):
+        if not text:
+            break
+        i = rng.randrange(len(text))
+        kind = rng.random()
+        if kind < 0.3:
+            text = text[:i]
+        elif kind < 0.6:
+            text = text[:i] + text[i + 1 :]
+        else:
+            text = text[:i] + rng.choice([*MUTATIONS, *MARKERS.values()]) + text[i:]
+    return text
+
+
 def document(rng: random.Random) -> str:
     out = []
     for _ in range(rng.randint(0, 7)):
         r = rng.random()
         if r < 0.45:
             out.append(rng.choice(PROSE))
-        elif r < 0.8:
+        elif r < 0.68:
             out.append(block(rng))
+        elif r < 0.8:
+            out.append(section(rng))
         elif r < 0.92:
             fence = rng.choice(["```", "~~~", "````", "  ```"])
-            out.append(f"{fence}xml\n{block(rng)}\n" + (f"{fence.strip()}\n" if rng.random() < 0.8 else ""))
+            inner = block(rng) if rng.random() < 0.7 else section(rng)
+            out.append(f"{fence}xml\n{inner}\n" + (f"{fence.strip()}\n" if rng.random() < 0.8 else ""))
         else:
             ticks = rng.choice(["`", "``"])
             out.append(f"{ticks}{block(rng)}{ticks}")

@@ -55,7 +55,7 @@ from typing import Any, Final
 
 from . import sections, values
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
-from .sections import match_marker
+from .sections import BARS, match_marker
 from .shell import (
     CLOSE_ANGLES,
     INVOKE,
@@ -470,6 +470,14 @@ class Scanner:
             self._memo_at, self._memo, self._memo_base = at, r, self.base
         return r
 
+    def _skip(self, buf: str, pos: int) -> int:
+        """Where to resume after no tag started at `pos`: past the open angles, but not past the
+        last one when a token marker may start there (`<<｜end▁of▁sentence｜>`)."""
+        end = skip_no_tag(buf, pos)
+        if self.eos and end - pos > 1 and end < len(buf) and buf[end] in BARS and buf[end - 1] == "<":
+            return end - 1
+        return end
+
     # ---- TEXT ---------------------------------------------------------------------------
 
     def _m_text(self, final: bool) -> bool:
@@ -561,7 +569,7 @@ class Scanner:
             self._emit(buf[pos : r.end])
             self.pos = r.end
             return True
-        end = skip_no_tag(buf, pos)
+        end = self._skip(buf, pos)
         self._emit(buf[pos:end])
         self.pos = end
         return True
@@ -744,7 +752,7 @@ class Scanner:
                 self._p_put(buf[pos : r.end])
                 self.pos = r.end
                 return True
-            end = skip_no_tag(buf, pos)
+            end = self._skip(buf, pos)
             self._p_put(buf[pos:end])
             self.pos = end
             return True
@@ -1047,7 +1055,7 @@ class Scanner:
                 return self._fail()
             if not inv.text:
                 return self._fail()
-            end = skip_no_tag(buf, pos)
+            end = self._skip(buf, pos)
             cap.raw.append(buf[pos:end])
             inv.text.append(buf[pos:end])
             self.pos = end
@@ -1102,7 +1110,7 @@ class Scanner:
                     cap.level = Level.INVOKE
                     return True
                 return self._fail()
-            end = skip_no_tag(buf, pos)
+            end = self._skip(buf, pos)
         else:
             m = _ANGLE.search(buf, pos + 1)
             end = m.start() if m else len(buf)
