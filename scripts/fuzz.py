@@ -77,6 +77,14 @@ def mutate(text: str, rng: random.Random) -> str:
     return text
 
 
+EOS = "<｜end▁of▁sentence｜>"
+
+
+def lost(raw: str, text: str) -> bool:
+    """No loss (R8.2) but for end-of-sentence tokens, which are dropped outside ignored regions (D29)."""
+    return raw.replace(EOS, "") != text.replace(EOS, "") or raw.count(EOS) > text.count(EOS)
+
+
 def check_python(text: str, rng: random.Random) -> str | None:
     def run(chunks: list[str]) -> tuple[list[dict[str, Any]], str]:
         s = Sieve()
@@ -85,11 +93,11 @@ def check_python(text: str, rng: random.Random) -> str | None:
 
     try:
         whole, raw = run([text] if text else [])
-        if raw != text:
+        if lost(raw, text):
             return "loss (whole)"
         for name, chunks in (("chars", list(text)), ("random", docs.random_chunks(text, rng))):
             got, raw = run(chunks)
-            if raw != text:
+            if lost(raw, text):
                 return f"loss ({name})"
             d = first_difference(whole, got)
             if d:

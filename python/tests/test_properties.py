@@ -9,6 +9,15 @@ from strategies import DOCUMENTS, split
 from toolsieve import Sieve, TextEvent, ToolCallsEvent, coalesce, parse
 
 
+EOS = "<｜end▁of▁sentence｜>"
+
+
+def kept(rebuilt: str, text: str) -> bool:
+    """No loss (R8.2): the events rebuild the input, but for end-of-sentence tokens dropped
+    outside ignored regions (D29)."""
+    return rebuilt.replace(EOS, "") == text.replace(EOS, "") and rebuilt.count(EOS) <= text.count(EOS)
+
+
 def stream(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
     sieve = Sieve()
     events = [e for c in chunks for e in sieve.feed(c)]
@@ -32,7 +41,7 @@ def test_chunk_invariance(text: str, data: st.DataObject) -> None:
 def test_no_loss(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
     rebuilt = "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events)
-    assert rebuilt == text
+    assert kept(rebuilt, text)
 
 
 @settings(max_examples=400, deadline=None)
@@ -46,7 +55,7 @@ def test_stream_calls_equal_parse_calls(text: str) -> None:
 @given(st.text(max_size=200), st.data())
 def test_arbitrary_text_never_raises(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
-    assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events) == text
+    assert kept("".join(e.text if isinstance(e, TextEvent) else e.raw for e in events), text)
 
 
 JSON_PIECES = st.sampled_from(
@@ -76,9 +85,9 @@ def test_json_tool_calls_chunk_invariance_and_no_loss(text: str, data: st.DataOb
         return shape(ev), raw
 
     whole, raw = run([text])
-    assert raw == text
+    assert kept(raw, text)
     split_events, raw = run(data.draw(split(text)))
-    assert raw == text and split_events == whole
+    assert kept(raw, text) and split_events == whole
     assert run(list(text))[0] == whole
     calls = [c for e in whole if e["type"] == "tool_calls" for c in e["calls"]]  # type: ignore[attr-defined]
     assert calls == [c.to_dict() for c in parse(text, json_tool_calls=True).calls]
@@ -96,6 +105,6 @@ def test_declared_tools_keep_chunk_invariance_and_no_loss(text: str, data: st.Da
 
     whole = run([text])
     assert shape(run(data.draw(split(text)))) == shape(whole)
-    assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in whole) == text
+    assert kept("".join(e.text if isinstance(e, TextEvent) else e.raw for e in whole), text)
     calls = [c for e in whole if isinstance(e, ToolCallsEvent) for c in e.calls]
     assert calls == list(parse(text, **DECLARED).calls)  # type: ignore[arg-type]

@@ -61,9 +61,9 @@ def fenced(draw: st.DrawFn) -> str:
     return f"\n{fence}\n{inner}\n{fence}\n"
 
 
-DOCUMENTS = st.lists(
-    st.one_of(PROSE, native_block(), section(), fenced(), st.just(EOS)), max_size=6
-).map("".join)
+DOCUMENTS = st.lists(st.one_of(PROSE, native_block(), section(), fenced(), st.just(EOS)), max_size=6).map(
+    "".join
+)
 
 
 def stream(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
