@@ -8,7 +8,6 @@ from strategies import DOCUMENTS, split
 
 from toolsieve import Sieve, TextEvent, ToolCallsEvent, coalesce, parse
 
-
 EOS = "<｜end▁of▁sentence｜>"
 
 
