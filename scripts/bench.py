@@ -15,6 +15,9 @@ W7  1,000 small separate blocks in prose, 8-character chunks
 W8  the gateway: W1 at 1 MB as an OpenAI chat-completion SSE stream (one 16-character
     delta.content per event, 65,536 events) read from 64 KB byte pieces, rewritten
     (DSML -> tool_calls) and written back as SSE; per-chunk cost is per event
+W9  W1's file body as a native DSML (V3.2) string="true" parameter, 16-character chunks
+    (256 KB and 1 MB); growth ratio
+W10 200 calls in one V3.1 token section, 8-character chunks
 """
 
 from __future__ import annotations
@@ -134,6 +137,28 @@ def w7_text() -> str:
     )
 
 
+def w9_text(size: int) -> str:
+    """W1's file body as a native DSML (V3.2) `string="true"` parameter, written raw (R14.2)."""
+    return (
+        "I'll write the file now.\n<｜DSML｜function_calls>\n"
+        '<｜DSML｜invoke name="write_file">\n'
+        '<｜DSML｜parameter name="path" string="true">src/app.js</｜DSML｜parameter>\n'
+        '<｜DSML｜parameter name="content" string="true">'
+        + code_lines(size)
+        + "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+    )
+
+
+def w10_text() -> str:
+    """200 calls in one V3.1 token section (R14.4)."""
+    calls = "".join(
+        f'<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{{"path": "src/file_{i}.py", "limit": {i}}}'
+        "<｜tool▁call▁end｜>\n"
+        for i in range(200)
+    )
+    return "Reading all files.\n<｜tool▁calls▁begin｜>" + calls + "<｜tool▁calls▁end｜>Done."
+
+
 W8_TOOLS = [
     {
         "type": "function",
@@ -223,6 +248,9 @@ def workloads() -> list[dict[str, object]]:
         {"name": "W6 256 KB plain", "text": w6_text(256 * KB), "chunk": 16, "calls": 1},
         {"name": "W6 1024 KB plain", "text": w6_text(1024 * KB), "chunk": 16, "calls": 1},
         {"name": "W7 1000 blocks", "text": w7_text(), "chunk": 8, "calls": 1000},
+        {"name": "W9 256 KB native", "text": w9_text(256 * KB), "chunk": 16, "calls": 1},
+        {"name": "W9 1024 KB native", "text": w9_text(1024 * KB), "chunk": 16, "calls": 1},
+        {"name": "W10 200 V3.1 calls", "text": w10_text(), "chunk": 8, "calls": 200},
         {
             "name": "W8 gateway 1 MB",
             "text": w8_sse(w1[1024 * KB], 16),
@@ -308,6 +336,8 @@ def main() -> int:
         by = {r["workload"]: float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
         if w == "W6":
             return by["W6 1024 KB plain"] / by["W6 256 KB plain"]
+        if w == "W9":
+            return by["W9 1024 KB native"] / by["W9 256 KB native"]
         return by["W1 1024 KB"] / by["W1 256 KB"]
 
     print(
@@ -337,7 +367,7 @@ def main() -> int:
             )
         print(line)
     print()
-    for w in ("W1", "W6"):
+    for w in ("W1", "W6", "W9"):
         print(
             f"{w} growth time(1 MB) / time(256 KB): Python {growth(py, w):.2f}"
             + (f", Node {growth(nd, w):.2f}" if nd else "")
@@ -348,6 +378,7 @@ def main() -> int:
             "node": nd,
             "w1_growth": {"python": growth(py), "node": growth(nd) if nd else None},
             "w6_growth": {"python": growth(py, "W6"), "node": growth(nd, "W6") if nd else None},
+            "w9_growth": {"python": growth(py, "W9"), "node": growth(nd, "W9") if nd else None},
         }
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
