@@ -1078,46 +1078,65 @@ class Scanner:
         return values.json_body_input(body)
 
     def _c_param(self, final: bool, c: str) -> bool:
+        """A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that
+        start nothing are part of the text and skipped in the same step (code is full of them)."""
         buf, pos = self.buf, self.pos
-        cap, par = self.cap, self.par
-        if c in OPEN_ANGLES:
-            cd = match_cdata_open(buf, pos, final)
-            if cd is MORE:
-                return False
-            if isinstance(cd, int):
-                self._par_flush_text()
-                cap.raw.append(buf[pos:cd])
-                self.pos = cd
-                cap.level = Level.CDATA
-                self._start_cdata(cd)
-                return True
-            eos = self._eos_at(buf, pos, final)
-            if eos is MORE:
-                return False
-            if eos is True:
-                return self._fail()
-            r = self._tag(buf, pos, final)
-            if r is MORE:
-                return False
-            if isinstance(r, Tag):
-                if r.local == PARAMETER and r.closing:
-                    self._par_flush_text()
-                    self.work += sum(len(x) for _, x in par.segs)
-                    value = values.param_value(par.name, par.segs, par.string)
-                    self.inv.params.append((par.name, value))
-                    cap.raw.append(buf[pos : r.end])
-                    self.pos = r.end
-                    cap.level = Level.INVOKE
-                    return True
-                return self._fail()
-            end = self._skip(buf, pos)
-        else:
-            m = _ANGLE.search(buf, pos + 1)
-            end = m.start() if m else len(buf)
-        cap.raw.append(buf[pos:end])
-        par.text.append(buf[pos:end])
-        self.pos = end
+        n = len(buf)
+        start = pos
+        while True:
+            if c in OPEN_ANGLES:
+                r = self._param_angle(buf, pos, final, start)
+                if r is not None:
+                    return r
+                pos = self._skip(buf, pos)
+            m = _ANGLE.search(buf, pos)
+            if m is None:
+                pos = n
+                break
+            pos = m.start()
+            c = buf[pos]
+        if pos > start:
+            self.cap.raw.append(buf[start:pos])
+            self.par.text.append(buf[start:pos])
+        self.pos = pos
         return True
+
+    def _param_angle(self, buf: str, pos: int, final: bool, start: int) -> bool | None:
+        """An open angle in a parameter body: None when it starts nothing (it is text), else
+        the step's answer after taking the text before it (`buf[start:pos]`)."""
+        cd = match_cdata_open(buf, pos, final)
+        eos: bool | str = False
+        r: Tag | str = NO
+        if cd is NO:
+            eos = self._eos_at(buf, pos, final)
+            if eos is False:
+                r = self._tag(buf, pos, final)
+                if r is NO:
+                    return None
+        cap, par = self.cap, self.par
+        if pos > start:
+            cap.raw.append(buf[start:pos])
+            par.text.append(buf[start:pos])
+        self.pos = pos
+        if cd is MORE or eos is MORE or r is MORE:
+            return False
+        if isinstance(cd, int):
+            self._par_flush_text()
+            cap.raw.append(buf[pos:cd])
+            self.pos = cd
+            cap.level = Level.CDATA
+            self._start_cdata(cd)
+            return True
+        if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
+            self._par_flush_text()
+            self.work += sum(len(x) for _, x in par.segs)
+            value = values.param_value(par.name, par.segs, par.string)
+            self.inv.params.append((par.name, value))
+            cap.raw.append(buf[pos : r.end])
+            self.pos = r.end
+            cap.level = Level.INVOKE
+            return True
+        return self._fail()  # the end-of-sentence token, or another tag inside a value
 
     def _par_flush_text(self) -> None:
         par = self.par
