@@ -4029,6 +4029,11 @@ module.exports = {
   },
 };
 
+/** Adds modules that are not part of the package (the playground's dist/protocol.mjs). */
+export function define(more) {
+  for (const id of Object.keys(more)) if (!(id in definitions)) definitions[id] = more[id];
+}
+
 const cache = new Map();
 
 /** The exports of module `id` (e.g. "index.js"), evaluating it on first use. */

@@ -44,6 +44,7 @@ test('index.mjs and compat.mjs are the CommonJS modules themselves (one instance
 test('dist/*.mjs (browsers, bundlers) export the same names and work without CommonJS', async () => {
   await assertSameExports('../index.js', '../dist/index.mjs', { sameValues: false });
   await assertSameExports('../compat.js', '../dist/compat.mjs', { sameValues: false });
+  await assertSameExports('../src/protocol.js', '../dist/protocol.mjs', { sameValues: false });
   const esm = await import('../dist/index.mjs');
   const compat = await import('../dist/compat.mjs');
   const block = '<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>';
@@ -55,7 +56,7 @@ test('dist/*.mjs (browsers, bundlers) export the same names and work without Com
   compat.processToolSieveChunk(state, 'x', []);
   assert.ok(state.sieve instanceof esm.Sieve);
   // Nothing CommonJS is left for a browser or bundler to trip on.
-  for (const f of ['index.mjs', 'compat.mjs', 'modules.mjs']) {
+  for (const f of ['index.mjs', 'compat.mjs', 'modules.mjs', 'protocol.mjs']) {
     const src = fs.readFileSync(path.join(PKG, 'dist', f), 'utf8');
     assert.doesNotMatch(src, /\brequire\s*\(/, `dist/${f} calls require`);
   }
@@ -94,7 +95,8 @@ test('npm pack, installed in a fresh folder: require, import, compat, package.js
     for (const f of ['LICENSE', 'package.json', 'index.js', 'index.mjs', 'compat.mjs', 'compat.d.mts', 'dist/index.mjs', 'dist/modules.mjs']) {
       assert.ok(files.includes(f), `the tarball lacks ${f}`);
     }
-    assert.ok(!files.some((f) => f.startsWith('test/') || f.startsWith('node_modules/') || f.startsWith('scripts/')), files.join(' '));
+    const unwanted = (f) => /^(test|node_modules|scripts)\//.test(f) || f === 'dist/protocol.mjs';
+    assert.deepEqual(files.filter(unwanted), [], 'the tarball holds files only the repository needs');
     const tarball = path.join(tmp, packed[0].filename);
 
     const app = path.join(tmp, 'app');
