@@ -1172,8 +1172,12 @@ module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
 'use strict';
 /**
  * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
- * Port of python/toolsieve/scanner.py, mode by mode and step by step; read the "theory of
- * operation" there. Indices are UTF-16 code units; the scanner only slices and compares.
+ * Port of python/toolsieve/scanner.py, file for file, mode by mode and step by step; read the
+ * "theory of operation" there. The same shape: named modes and levels (`Mode`, `Level`), one
+ * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
+ * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer
+ * written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices and
+ * compares, and counts code points (as Python does) only where maxCapture is checked.
  */
 
 const values = __require("src/values.js");
@@ -1191,18 +1195,24 @@ const {
   skipNoTag,
 } = __require("src/shell.js");
 
-const TEXT = 0;
-const RUN = 1;
-const FENCE = 2;
-const PENDING = 3;
-const CAPTURE = 4;
-const JSON_MODE = 5;
+/** What the scanner is doing at `pos`. */
+const Mode = Object.freeze({
+  TEXT: 0,
+  RUN: 1,
+  FENCE: 2,
+  PENDING: 3,
+  CAPTURE: 4,
+  JSON: 5,
+});
 
-const TOP = 0;
-const INV = 1;
-const PAR = 2;
-const CDATA = 3;
-const AFTER = 4;
+/** Where a CAPTURE is inside its block. */
+const Level = Object.freeze({
+  TOP: 0, // directly inside the wrapper
+  INVOKE: 1,
+  PARAM: 2, // a parameter body
+  CDATA: 3, // a CDATA section inside a parameter body
+  AFTER_CDATA: 4, // after a `]]>`: closes the CDATA only if a closing tag follows (D7)
+});
 
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
@@ -1215,6 +1225,7 @@ const JSON_IN = /["\\]/g;
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
 const WS = new RegExp('[' + values.JS_SPACE + ']+', 'y');
 const RUNS = { '`': /`+/y, '~': /~+/y };
+const BLANKS = /[ \t\r]*/y;
 const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
 const SPECIAL_JSON_ANY = /[\n`<\uff1c\u3008\u300a{]/;
 const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
@@ -1224,6 +1235,12 @@ const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
+// FenceLine.step results
+const WAIT = 0; // consumed to the end of the buffer; still deciding
+const PLAIN = 1; // not (or no longer) a fence line start: the rest of the line is the mode's
+const RUN_END = 2; // a run ended: `char` and `run` say which and how long
+const TAIL_END = 3; // the blanks after a closing run ended (at a newline: the line closes)
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -1262,6 +1279,186 @@ function toolCallsEvent(calls, raw) {
   return { type: 'tool_calls', calls, raw };
 }
 
+/**
+ * The fence-line recognizer (D2), written once: at a line start up to 3 spaces of indent, then a
+ * run of backticks or tildes; after a closing run only blanks to the end of the line. It consumes
+ * incrementally (a run or a tail of any length, across chunks) and reports what it found; the
+ * calling mode owns the consumed characters and decides what a run means.
+ */
+class FenceLine {
+  constructor() {
+    this.indent = 0; // spaces seen at this line start; -1: past the line start
+    this.char = ''; // the character of the run being counted
+    this.run = 0; // length of that run (0: none)
+    this.tail = false; // after a closing run: only blanks may follow
+    this.end = 0; // where the last `step` stopped (Python returns it with the result)
+  }
+
+  lineStart() {
+    this.indent = 0;
+    this.run = 0;
+    this.tail = false;
+  }
+
+  midLine() {
+    this.indent = -1;
+    this.run = 0;
+    this.tail = false;
+  }
+
+  /** Count a run that starts at `buf[pos]` (not at a line start); returns its end so far. */
+  startRun(buf, pos) {
+    this.char = buf[pos];
+    const end = pos + matchAt(RUNS[this.char], buf, pos)[0].length;
+    this.run = end - pos;
+    return end;
+  }
+
+  /**
+   * Consume line-start characters of `buf[pos:]`; `chars` are the run characters this mode
+   * accepts. Returns the result; `buf[pos:this.end]` was consumed.
+   */
+  step(buf, pos, chars) {
+    const n = buf.length;
+    if (this.tail) {
+      const k = pos + matchAt(BLANKS, buf, pos)[0].length;
+      this.end = k;
+      if (k >= n) return WAIT;
+      this.tail = false;
+      this.indent = -1;
+      return TAIL_END;
+    }
+    if (!this.run) {
+      if (this.indent < 0) {
+        this.end = pos;
+        return PLAIN;
+      }
+      while (pos < n && buf[pos] === ' ' && this.indent < 3) {
+        this.indent += 1;
+        pos += 1;
+      }
+      this.end = pos;
+      if (pos >= n) return WAIT;
+      const c = buf[pos];
+      if (!chars.includes(c)) {
+        this.indent = -1;
+        return PLAIN;
+      }
+      this.char = c;
+    } else if (pos >= n) {
+      this.end = pos;
+      return WAIT;
+    }
+    const m = matchAt(RUNS[this.char], buf, pos);
+    if (m) {
+      this.run += m[0].length;
+      pos += m[0].length;
+      if (pos >= n) {
+        this.end = pos;
+        return WAIT;
+      }
+    }
+    this.end = pos;
+    this.indent = -1;
+    return RUN_END;
+  }
+
+  /** Does a fence run (3 of the same backtick or tilde) start at `buf[pos]`? null: wait. */
+  static opensAt(buf, pos, final) {
+    const c = buf[pos];
+    let k = pos;
+    const n = buf.length;
+    while (k < n && k < pos + 3 && buf[k] === c) k++;
+    if (k - pos < 3 && k === n && !final) return null;
+    return k - pos >= 3;
+  }
+}
+
+/** RUN: a backtick or tilde run being counted (its characters are text either way). */
+class _Run {
+  constructor() {
+    this.start = 0; // absolute offset of the run
+    this.line = false; // it started at a line start (a fence may open)
+  }
+}
+
+/** FENCE: the open fence and the recognizer of its closing line. */
+class _Fence {
+  constructor() {
+    this.char = '';
+    this.length = 0;
+    this.line = new FenceLine();
+  }
+}
+
+/** PENDING: an open inline code span of `n` backticks (D1). */
+class _Pending {
+  constructor() {
+    this.n = 0;
+    this.hold = null; // held text, from the first span-dependent thing
+    this.holdStart = 0; // absolute offset where the hold began
+    this.runs = new Map(); // backtick runs seen while holding: length -> offsets
+    this.blank = false; // at a line start that may still be blank
+    this.indent = 0; // indent of that line (tab = 4)
+    this.lineStart = 0; // absolute offset of that line
+    this.runLen = 0; // a backtick run being counted
+    this.runStart = 0;
+  }
+}
+
+/** The invoke being captured. */
+class _Invoke {
+  constructor() {
+    this.name = '';
+    this.params = [];
+    this.text = []; // body text that is not a parameter (a JSON body, D5)
+  }
+}
+
+/** The parameter body being captured: segments of text and CDATA. */
+class _Param {
+  constructor() {
+    this.name = '';
+    this.segs = [];
+    this.text = [];
+  }
+}
+
+/** A CDATA section inside a parameter body, with the fences inside it (R5.3, D7). */
+class _Cdata {
+  constructor() {
+    this.parts = [];
+    this.after = []; // `]]>` and blanks that may close it (AFTER_CDATA)
+    this.start = 0; // absolute offset of the content
+    this.depth = 1; // nested CDATA openers
+    this.fence = ''; // the open fence character inside the CDATA, or ''
+    this.fenceLen = 0;
+    this.line = new FenceLine();
+  }
+}
+
+/** CAPTURE: the block being parsed. */
+class _Capture {
+  constructor() {
+    this.level = Level.TOP;
+    this.raw = []; // the block's source text so far
+    this.calls = [];
+    this.start = 0; // absolute offset of the block
+    this.over = false; // grew past maxCapture: released as text as it goes
+    this.looseOk = true; // the one loose-CDATA repair (R5.6) is still available
+  }
+}
+
+/** JSON: a JSON tool-call candidate in prose (R9). */
+class _Json {
+  constructor() {
+    this.parts = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.start = 0;
+  }
+}
+
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
   constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false) {
@@ -1269,11 +1466,6 @@ class Scanner {
     this.jsonCalls = jsonCalls;
     this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
     this._specialAny = jsonCalls ? SPECIAL_JSON_ANY : SPECIAL_ANY;
-    // JSON (R9)
-    this.jParts = [];
-    this.jDepth = 0;
-    this.jInStr = false;
-    this.jStart = 0;
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
     this._memoAt = -1;
     this._memo = NO;
@@ -1287,61 +1479,24 @@ class Scanner {
     this.buf = '';
     this.pos = 0;
     this.base = 0; // absolute offset of buf[0]
-    this.mode = TEXT;
+    this.mode = Mode.TEXT;
     this.saw = false;
     this.out = [];
     this._text = [];
-    // TEXT: line state: -1 mid-line, 0..3 spaces seen at a line start
-    this.ls = 0;
+    this.line = new FenceLine(); // TEXT's line state
     // rescan index after a failed inline span: run length -> absolute offsets
     this.idx = new Map();
     this.idxEnd = -1;
-    // RUN
-    this.runChar = '';
-    this.runLen = 0;
-    this.runStart = 0;
-    this.runLine = false;
-    // FENCE
-    this.fChar = '';
-    this.fLen = 0;
-    this.fLs = -1;
-    this.fRun = 0;
-    this.fTail = false;
-    // PENDING
-    this.pN = 0;
-    this.pHold = null;
-    this.pHoldStart = 0;
-    this.pRuns = new Map();
-    this.pBlank = false;
-    this.pIndent = 0;
-    this.pLineStart = 0;
-    this.pRunLen = 0;
-    this.pRunStart = 0;
-    // CAPTURE
-    this.cKind = WRAPPER;
-    this.cLevel = TOP;
-    this.cRaw = [];
-    this.cStart = 0;
-    this.cOver = false;
-    this.cCalls = [];
-    this.invName = '';
-    this.invParams = [];
-    this.invText = [];
-    this.parName = '';
-    this.parSegs = [];
-    this.parText = [];
-    this.cdParts = [];
-    this.cdStart = 0;
-    this.cdDepth = 1;
-    this.cdFence = '';
-    this.cdFenceLen = 0;
-    this.cdLs = 0;
-    this.cdRunChar = '';
-    this.cdRun = 0;
-    this.cdTail = false;
-    this.cdLooseOk = true;
-    this.acParts = [];
+    this.run = new _Run();
+    this.fence = new _Fence();
+    this.pend = new _Pending();
+    this.cap = new _Capture();
+    this.inv = new _Invoke();
+    this.par = new _Param();
+    this.cd = new _Cdata();
+    this.json = new _Json();
     this._steps = [
+      // indexed by Mode
       (f) => this._mText(f),
       (f) => this._mRun(f),
       (f) => this._mFence(f),
@@ -1358,9 +1513,9 @@ class Scanner {
     const pos = this.pos;
     if (
       chunk &&
-      this.mode === TEXT &&
+      this.mode === Mode.TEXT &&
       pos === this.buf.length &&
-      (this.ls < 0 || (chunk[0] !== ' ' && chunk[0] !== '~')) &&
+      (this.line.indent < 0 || (chunk[0] !== ' ' && chunk[0] !== '~')) &&
       !this._specialAny.test(chunk)
     ) {
       // Fast path: plain prose with nothing held decides itself.
@@ -1368,7 +1523,7 @@ class Scanner {
       this.base += pos;
       this.buf = chunk;
       this.pos = chunk.length;
-      this.ls = -1;
+      this.line.indent = -1;
       this._prunePairs();
       return [textEvent(chunk)];
     }
@@ -1390,6 +1545,20 @@ class Scanner {
     return this._take();
   }
 
+  _take() {
+    this._flushText();
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  _run(final) {
+    const steps = this._steps;
+    while (steps[this.mode](final)) {
+      /* step */
+    }
+  }
+
   // ---- code point distances (Python's string indices are code points) -------------------
 
   _notePairs(chunk) {
@@ -1407,9 +1576,9 @@ class Scanner {
   /** Forget the pairs before the earliest position a capture may still start from. */
   _prunePairs() {
     let keep = this.base + this.pos;
-    if (this.mode === CAPTURE) keep = this.cStart;
-    else if (this.mode === JSON_MODE) keep = this.jStart;
-    else if (this.mode === PENDING && this.pHold !== null) keep = this.pHoldStart;
+    if (this.mode === Mode.CAPTURE) keep = this.cap.start;
+    else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;
     let h = this._pairsHead;
     while (h < pairs.length && pairs[h] < keep) h++;
@@ -1437,24 +1606,10 @@ class Scanner {
     return b - a - (this._pairsBefore(b - 1) - this._pairsBefore(a));
   }
 
-  /** Python's `at - start > max_capture`, in code points. */
+  /** Python's `base + pos - start > max_capture`, in code points. */
   _over(start) {
     const at = this.base + this.pos;
     return at - start > this.maxCapture && this._cpDist(start, at) > this.maxCapture;
-  }
-
-  _take() {
-    this._flushText();
-    const out = this.out;
-    this.out = [];
-    return out;
-  }
-
-  _run(final) {
-    const steps = this._steps;
-    while (steps[this.mode](final)) {
-      /* step */
-    }
   }
 
   // ---- output -------------------------------------------------------------------------
@@ -1501,31 +1656,36 @@ class Scanner {
 
   _mText(final) {
     const buf = this.buf;
-    const pos = this.pos;
+    let pos = this.pos;
     const n = buf.length;
     if (pos >= n) return false;
-    const c = buf[pos];
-    if (this.ls >= 0) {
-      if (c === ' ' && this.ls < 3) {
-        this._emit(c);
-        this.ls += 1;
-        this.pos = pos + 1;
+    const line = this.line;
+    if (line.indent >= 0) {
+      const r = line.step(buf, pos, '`~');
+      const end = line.end;
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      if (r === WAIT && line.run === 0) return final && this._textLineEnd();
+      if (r !== PLAIN) {
+        // a run at a line start
+        this._startRun(true, end - line.run);
         return true;
       }
-      if (c === '`' || c === '~') {
-        this._startRun(c, true);
-        return true;
-      }
-      if (c !== '\n') this.ls = -1;
+      pos = end;
     }
+    const c = buf[pos];
     if (c === '\n') {
       this._emit(c);
-      this.ls = 0;
+      line.lineStart();
       this.pos = pos + 1;
       return true;
     }
     if (c === '`') {
-      this._startRun(c, false);
+      line.midLine();
+      const end = line.startRun(buf, pos);
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      this._startRun(false, pos);
       return true;
     }
     if (OPEN_ANGLES.includes(c)) return this._textTag(final);
@@ -1533,9 +1693,15 @@ class Scanner {
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
     this._emit(buf.slice(pos, end));
-    this.ls = -1;
+    line.indent = -1;
     this.pos = end;
     return true;
+  }
+
+  /** End of input while only line-start spaces were seen: nothing more to decide. */
+  _textLineEnd() {
+    this.line.indent = -1;
+    return false;
   }
 
   _textTag(final) {
@@ -1543,17 +1709,17 @@ class Scanner {
     const pos = this.pos;
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
-    this.ls = -1;
+    this.line.indent = -1;
     if (isTag(r)) {
       if (r.local === WRAPPER) {
         this.saw = true;
         if (!r.closing) {
-          this._startCapture(WRAPPER, TOP, r.end);
+          this._startCapture(Level.TOP, r.end);
           return true;
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-        this._startCapture(INVOKE, INV, r.end);
-        this.invName = values.trim(r.name || '');
+        this._startCapture(Level.INVOKE, r.end);
+        this.inv.name = values.trim(r.name || '');
         return true;
       }
       this._emit(buf.slice(pos, r.end));
@@ -1568,48 +1734,46 @@ class Scanner {
 
   // ---- RUN (backticks / tildes) -------------------------------------------------------
 
-  _startRun(c, line) {
-    this.mode = RUN;
-    this.runChar = c;
-    this.runLen = 0;
-    this.runStart = this._abs(this.pos);
-    this.runLine = line;
+  _startRun(line, at) {
+    this.mode = Mode.RUN;
+    this.run.start = this._abs(at);
+    this.run.line = line;
   }
 
   _mRun(final) {
     const buf = this.buf;
     let pos = this.pos;
-    const m = matchAt(RUNS[this.runChar], buf, pos);
-    if (m) {
-      this._emit(m[0]);
-      this.runLen += m[0].length;
-      this.pos = pos = pos + m[0].length;
-    }
-    if (pos >= buf.length && !final) return false;
-    this.ls = -1;
-    if (this.runLine && this.runLen >= 3) {
-      this.mode = FENCE;
-      this.fChar = this.runChar;
-      this.fLen = this.runLen;
-      this.fLs = -1;
-      this.fRun = 0;
-      this.fTail = false;
+    const line = this.line;
+    const r = line.step(buf, pos, '');
+    const end = line.end;
+    this._emit(buf.slice(pos, end));
+    this.pos = pos = end;
+    if (r === WAIT && !final) return false;
+    line.indent = -1;
+    const char = line.char;
+    const length = line.run;
+    line.run = 0;
+    if (this.run.line && length >= 3) {
+      this.mode = Mode.FENCE;
+      const fence = this.fence;
+      fence.char = char;
+      fence.length = length;
+      fence.line.midLine();
       return true;
     }
-    this.mode = TEXT;
-    if (this.runChar === '`') {
-      const start = this.runStart;
-      const n = this.runLen;
+    this.mode = Mode.TEXT;
+    if (char === '`') {
+      const start = this.run.start;
       if (start < this.idxEnd) {
-        const offs = this.idx.get(n) || [];
+        const offs = this.idx.get(length) || [];
         const k = bisectRight(offs, start);
         if (k < offs.length) {
-          const end = offs[k] + n - this.base;
-          this._emit(buf.slice(pos, end));
-          this.pos = end;
+          const to = offs[k] + length - this.base;
+          this._emit(buf.slice(pos, to));
+          this.pos = to;
         }
       } else {
-        this._startPending(n);
+        this._startPending(length);
       }
     }
     return true;
@@ -1619,55 +1783,28 @@ class Scanner {
 
   _mFence(final) {
     const buf = this.buf;
-    const pos = this.pos;
+    let pos = this.pos;
     const n = buf.length;
     if (pos >= n) return false;
-    const c = buf[pos];
-    if (this.fTail) {
-      if (c === ' ' || c === '\t' || c === '\r') {
-        this._emit(c);
-        this.pos = pos + 1;
-        return true;
-      }
-      this.fTail = false;
-      if (c === '\n') {
-        this._emit(c);
-        this.pos = pos + 1;
-        this.mode = TEXT;
-        this.ls = 0;
-        return true;
-      }
-      this.fLs = -1;
-    }
-    if (this.fRun) {
-      const m = matchAt(RUNS[this.fChar], buf, pos);
-      if (m) {
-        this._emit(m[0]);
-        this.fRun += m[0].length;
-        this.pos = pos + m[0].length;
-        return true;
-      }
-      if (this.fRun >= this.fLen) this.fTail = true;
-      else this.fLs = -1;
-      this.fRun = 0;
+    const fence = this.fence;
+    const line = fence.line;
+    const r = line.step(buf, pos, fence.char);
+    const end = line.end;
+    this._emit(buf.slice(pos, end));
+    this.pos = pos = end;
+    if (r === WAIT) return false;
+    if (r === RUN_END) {
+      line.tail = line.run >= fence.length;
+      line.run = 0;
       return true;
     }
-    if (this.fLs >= 0) {
-      if (c === ' ' && this.fLs < 3) {
-        this._emit(c);
-        this.fLs += 1;
-        this.pos = pos + 1;
-        return true;
-      }
-      if (c === this.fChar) {
-        this.fRun = 0;
-        const m = matchAt(RUNS[c], buf, pos);
-        this._emit(m[0]);
-        this.fRun = m[0].length;
-        this.pos = pos + m[0].length;
-        return true;
-      }
-      this.fLs = -1;
+    if (r === TAIL_END && buf[pos] === '\n') {
+      // a closing fence line
+      this._emit('\n');
+      this.pos = pos + 1;
+      this.mode = Mode.TEXT;
+      this.line.lineStart();
+      return true;
     }
     const k = buf.indexOf('\n', pos);
     if (k < 0) {
@@ -1677,67 +1814,43 @@ class Scanner {
     }
     this._emit(buf.slice(pos, k + 1));
     this.pos = k + 1;
-    this.fLs = 0;
+    line.lineStart();
     return true;
   }
 
   // ---- PENDING (inline code span) -----------------------------------------------------
 
   _startPending(n) {
-    this.mode = PENDING;
-    this.pN = n;
-    this.pHold = null;
-    this.pRuns = new Map();
-    this.pBlank = false;
-    this.pIndent = 0;
-    this.pRunLen = 0;
+    this.mode = Mode.PENDING;
+    const p = this.pend;
+    p.n = n;
+    p.hold = null;
+    p.runs = new Map();
+    p.blank = false;
+    p.indent = 0;
+    p.runLen = 0;
   }
 
   _pPut(s) {
-    if (this.pHold === null) this._emit(s);
-    else this.pHold.push(s);
+    const hold = this.pend.hold;
+    if (hold === null) this._emit(s);
+    else hold.push(s);
   }
 
   _pHoldHere(at) {
-    if (this.pHold === null) {
-      this.pHold = [];
-      this.pHoldStart = at;
+    const p = this.pend;
+    if (p.hold === null) {
+      p.hold = [];
+      p.holdStart = at;
     }
   }
 
   _mPending(final) {
     const buf = this.buf;
-    let pos = this.pos;
+    const pos = this.pos;
     const n = buf.length;
-    if (this.pRunLen) {
-      const m = matchAt(RUNS['`'], buf, pos);
-      if (m) {
-        this.pRunLen += m[0].length;
-        this.pos = pos = pos + m[0].length;
-      }
-      if (pos >= n && !final) return false;
-      const length = this.pRunLen;
-      const start = this.pRunStart;
-      this.pRunLen = 0;
-      if (length === this.pN) {
-        // the closing run: the whole span is text
-        this._pPut('`'.repeat(length));
-        if (this.pHold !== null) this._emit(this.pHold.join(''));
-        this.pHold = null;
-        this.mode = TEXT;
-        this.ls = -1;
-        return true;
-      }
-      this._pHoldHere(start);
-      this.pHold.push('`'.repeat(length));
-      let offs = this.pRuns.get(length);
-      if (offs === undefined) {
-        offs = [];
-        this.pRuns.set(length, offs);
-      }
-      offs.push(start);
-      return true;
-    }
+    const p = this.pend;
+    if (p.runLen) return this._pRun(final);
     if (pos >= n) {
       if (final) {
         this._pendingLiteral(this._abs(pos));
@@ -1746,49 +1859,48 @@ class Scanner {
       return false;
     }
     const c = buf[pos];
-    if (this.pBlank) {
+    if (p.blank) {
       if (c === ' ' || c === '\t') {
         this._pPut(c);
-        this.pIndent += c === ' ' ? 1 : 4;
+        p.indent += c === ' ' ? 1 : 4;
         this.pos = pos + 1;
         return true;
       }
       if (c === '\n') {
         // blank line: the paragraph ended
-        this._pendingLiteral(this.pLineStart);
+        this._pendingLiteral(p.lineStart);
         return true;
       }
-      if ((c === '`' || c === '~') && this.pIndent <= 3) {
-        let k = pos;
-        while (k < n && k < pos + 3 && buf[k] === c) k++;
-        if (k - pos < 3 && k === n && !final) return false;
-        if (k - pos >= 3) {
+      if ((c === '`' || c === '~') && p.indent <= 3) {
+        const opens = FenceLine.opensAt(buf, pos, final);
+        if (opens === null) return false;
+        if (opens) {
           // a fence line ends the paragraph
-          this._pendingLiteral(this.pLineStart);
+          this._pendingLiteral(p.lineStart);
           return true;
         }
       } else if (OPEN_ANGLES.includes(c)) {
         const r = this._tag(buf, pos, final);
         if (r === MORE) return false;
         if (isTag(r) && r.local === WRAPPER && !r.closing) {
-          this._pendingLiteral(this.pLineStart);
+          this._pendingLiteral(p.lineStart);
           return true;
         }
       }
-      this.pBlank = false;
+      p.blank = false;
     }
     if (c === '\n') {
       this._pPut(c);
       this.pos = pos + 1;
-      this.pBlank = true;
-      this.pIndent = 0;
-      this.pLineStart = this._abs(pos + 1);
+      p.blank = true;
+      p.indent = 0;
+      p.lineStart = this._abs(pos + 1);
       return true;
     }
     if (c === '`') {
-      this.pRunStart = this._abs(pos);
+      p.runStart = this._abs(pos);
       const m = matchAt(RUNS['`'], buf, pos);
-      this.pRunLen = m[0].length;
+      p.runLen = m[0].length;
       this.pos = pos + m[0].length;
       return true;
     }
@@ -1821,22 +1933,57 @@ class Scanner {
     return true;
   }
 
+  /** A backtick run inside the span: the closing run, or one more run to remember. */
+  _pRun(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const p = this.pend;
+    const m = matchAt(RUNS['`'], buf, pos);
+    if (m) {
+      p.runLen += m[0].length;
+      this.pos = pos = pos + m[0].length;
+    }
+    if (pos >= buf.length && !final) return false;
+    const length = p.runLen;
+    const start = p.runStart;
+    p.runLen = 0;
+    if (length === p.n) {
+      // the closing run: the whole span is text
+      this._pPut('`'.repeat(length));
+      if (p.hold !== null) this._emit(p.hold.join(''));
+      p.hold = null;
+      this.mode = Mode.TEXT;
+      this.line.indent = -1;
+      return true;
+    }
+    this._pHoldHere(start);
+    p.hold.push('`'.repeat(length));
+    let offs = p.runs.get(length);
+    if (offs === undefined) {
+      offs = [];
+      p.runs.set(length, offs);
+    }
+    offs.push(start);
+    return true;
+  }
+
   /** The open inline span has no closer in its paragraph: its opener is literal. */
   _pendingLiteral(regionEnd) {
-    this.mode = TEXT;
-    if (this.pHold === null) {
-      this.ls = this.pBlank && this.pIndent <= 3 ? this.pIndent : -1;
+    this.mode = Mode.TEXT;
+    const p = this.pend;
+    if (p.hold === null) {
+      this.line.indent = p.blank && p.indent <= 3 ? p.indent : -1;
       return;
     }
-    const held = this.pHold.join('');
+    const held = p.hold.join('');
     this.work += held.length;
-    this.pHold = null;
-    this.idx = this.pRuns;
+    p.hold = null;
+    this.idx = p.runs;
     this.idxEnd = regionEnd;
     this.buf = held + this.buf.slice(this.pos);
-    this.base = this.pHoldStart;
+    this.base = p.holdStart;
     this.pos = 0;
-    this.ls = -1;
+    this.line.indent = -1;
   }
 
   // ---- JSON tool calls in prose (R9) -------------------------------------------------
@@ -1845,18 +1992,19 @@ class Scanner {
     const buf = this.buf;
     const pos = this.pos;
     const m = matchAt(JSON_START, buf, pos);
-    this.ls = -1;
+    this.line.indent = -1;
     if (m === null) {
       if (!final && matchAt(JSON_START_PREFIX, buf, pos)) return false;
       this._emit('{');
       this.pos = pos + 1;
       return true;
     }
-    this.mode = JSON_MODE;
-    this.jParts = [m[0]];
-    this.jDepth = 1;
-    this.jInStr = false;
-    this.jStart = this._abs(pos);
+    this.mode = Mode.JSON;
+    const j = this.json;
+    j.parts = [m[0]];
+    j.depth = 1;
+    j.inStr = false;
+    j.start = this._abs(pos);
     this.pos = pos + m[0].length;
     return true;
   }
@@ -1865,12 +2013,13 @@ class Scanner {
     const buf = this.buf;
     const pos = this.pos;
     const n = buf.length;
-    if (this._over(this.jStart)) return this._jsonRelease();
+    const j = this.json;
+    if (this._over(j.start)) return this._jsonRelease();
     if (pos >= n) return final ? this._jsonRelease() : false;
-    if (this.jInStr) {
+    if (j.inStr) {
       const m = search(JSON_IN, buf, pos);
       if (m === null) {
-        this.jParts.push(buf.slice(pos));
+        j.parts.push(buf.slice(pos));
         this.pos = n;
         return true;
       }
@@ -1878,48 +2027,48 @@ class Scanner {
       if (buf[k] === '\\') {
         if (k + 1 >= n) {
           if (!final) {
-            this.jParts.push(buf.slice(pos, k));
+            j.parts.push(buf.slice(pos, k));
             this.pos = k;
             return false;
           }
-          this.jParts.push(buf.slice(pos));
+          j.parts.push(buf.slice(pos));
           this.pos = n;
           return true;
         }
-        this.jParts.push(buf.slice(pos, k + 2));
+        j.parts.push(buf.slice(pos, k + 2));
         this.pos = k + 2;
         return true;
       }
-      this.jParts.push(buf.slice(pos, k + 1));
+      j.parts.push(buf.slice(pos, k + 1));
       this.pos = k + 1;
-      this.jInStr = false;
+      j.inStr = false;
       return true;
     }
     const m = search(JSON_OUT, buf, pos);
     if (m === null) {
-      this.jParts.push(buf.slice(pos));
+      j.parts.push(buf.slice(pos));
       this.pos = n;
       return true;
     }
     const k = m.index;
-    this.jParts.push(buf.slice(pos, k + 1));
+    j.parts.push(buf.slice(pos, k + 1));
     this.pos = k + 1;
     const ch = buf[k];
     if (ch === '"') {
-      this.jInStr = true;
+      j.inStr = true;
     } else if (ch === '{' || ch === '[') {
-      this.jDepth += 1;
+      j.depth += 1;
     } else {
-      this.jDepth -= 1;
-      if (this.jDepth === 0) {
-        const text = this.jParts.join('');
+      j.depth -= 1;
+      if (j.depth === 0) {
+        const text = j.parts.join('');
         this.work += text.length;
         const calls = values.jsonCalls(text);
         if (calls === null) return this._jsonRelease();
         this.saw = true;
         this._flushText();
         this.out.push(toolCallsEvent(calls, text));
-        this.mode = TEXT;
+        this.mode = Mode.TEXT;
       }
     }
     return true;
@@ -1927,32 +2076,33 @@ class Scanner {
 
   /** Not a JSON tool call: the candidate is text (R9.2). */
   _jsonRelease() {
-    this._emit(this.jParts.join(''));
-    this.jParts = [];
-    this.mode = TEXT;
-    this.ls = -1;
+    this._emit(this.json.parts.join(''));
+    this.json.parts = [];
+    this.mode = Mode.TEXT;
+    this.line.indent = -1;
     return true;
   }
 
   // ---- CAPTURE ------------------------------------------------------------------------
 
-  _startCapture(kind, level, end) {
-    this.mode = CAPTURE;
-    this.cKind = kind;
-    this.cLevel = level;
-    this.cRaw = [this.buf.slice(this.pos, end)];
-    this.cStart = this._abs(this.pos);
-    this.cOver = false;
-    this.cCalls = [];
-    this.invParams = [];
-    this.invText = [];
-    this.cdLooseOk = true;
+  _startCapture(level, end) {
+    this.mode = Mode.CAPTURE;
+    const cap = this.cap;
+    cap.level = level;
+    cap.raw = [this.buf.slice(this.pos, end)];
+    cap.start = this._abs(this.pos);
+    cap.over = false;
+    cap.calls = [];
+    cap.looseOk = true;
+    this.inv.params = [];
+    this.inv.text = [];
     this.pos = end;
   }
 
   _consumed() {
-    let parts = this.cRaw;
-    if (this.cLevel === CDATA || this.cLevel === AFTER) parts = parts.concat(this.cdParts, this.acParts);
+    let parts = this.cap.raw;
+    const level = this.cap.level;
+    if (level === Level.CDATA || level === Level.AFTER_CDATA) parts = parts.concat(this.cd.parts, this.cd.after);
     return parts.join('');
   }
 
@@ -1960,21 +2110,23 @@ class Scanner {
   _fail() {
     const text = this._consumed();
     this._emit(text);
-    this.mode = TEXT;
+    this.mode = Mode.TEXT;
     const nl = text.lastIndexOf('\n');
     const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
-    this.ls = tail.length <= 3 && /^ *$/.test(tail) ? tail.length : -1;
+    this.line.midLine();
+    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
     return true;
   }
 
   _succeed(end) {
-    this.cRaw.push(this.buf.slice(this.pos, end));
+    const cap = this.cap;
+    cap.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
-    if (this.cOver) return this._fail();
+    if (cap.over) return this._fail();
     this._flushText();
-    this.out.push(toolCallsEvent(this.cCalls.slice(), this.cRaw.join('')));
-    this.mode = TEXT;
-    this.ls = -1;
+    this.out.push(toolCallsEvent(cap.calls.slice(), cap.raw.join('')));
+    this.mode = Mode.TEXT;
+    this.line.midLine();
     return true;
   }
 
@@ -1984,26 +2136,28 @@ class Scanner {
    * text as it goes.
    */
   _overflow() {
-    if (!this.cOver) {
-      this.cOver = true;
+    const cap = this.cap;
+    if (!cap.over) {
+      cap.over = true;
       this._flushText();
       this.out.push(textEvent(this._consumed(), 'capture_limit'));
     } else {
       this._emit(this._consumed());
     }
-    this.cRaw = [];
-    this.cdParts = [];
-    this.acParts = [];
-    this.invText = this.invText.length ? ['x'] : []; // keep "a JSON body is in progress"
-    this.parText = [];
-    this.parSegs = [];
+    cap.raw = [];
+    this.cd.parts = [];
+    this.cd.after = [];
+    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
+    this.par.text = [];
+    this.par.segs = [];
   }
 
   _mCapture(final) {
-    if (this.cOver || this._over(this.cStart)) this._overflow();
-    const level = this.cLevel;
-    if (level === CDATA) return this._cCdata(final);
-    if (level === AFTER) return this._cAfter(final);
+    const cap = this.cap;
+    if (cap.over || this._over(cap.start)) this._overflow();
+    const level = cap.level;
+    if (level === Level.CDATA) return this._cCdata(final);
+    if (level === Level.AFTER_CDATA) return this._cAfter(final);
     const buf = this.buf;
     const pos = this.pos;
     const n = buf.length;
@@ -2012,79 +2166,92 @@ class Scanner {
       return this._fail(); // end of input inside a block
     }
     const c = buf[pos];
-    if (level === PAR) return this._cParam(final, c);
-    const ws = matchAt(WS, buf, pos);
-    if (ws) {
-      this.cRaw.push(ws[0]);
-      if (level === INV && this.invText.length) this.invText.push(ws[0]);
-      this.pos = pos + ws[0].length;
+    if (level === Level.PARAM) return this._cParam(final, c);
+    const m = matchAt(WS, buf, pos);
+    if (m) {
+      cap.raw.push(m[0]);
+      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(m[0]);
+      this.pos = pos + m[0].length;
       return true;
     }
-    if (level === TOP) {
-      if (!OPEN_ANGLES.includes(c)) return this._fail();
-      const r = this._tag(buf, pos, final);
-      if (r === MORE) return false;
-      if (!isTag(r)) return this._fail();
-      if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-        this.cRaw.push(buf.slice(pos, r.end));
-        this.pos = r.end;
-        this.cLevel = INV;
-        this.invName = values.trim(r.name || '');
-        this.invParams = [];
-        this.invText = [];
-        return true;
-      }
-      if (r.local === WRAPPER && r.closing && this.cCalls.length) {
-        this.saw = true;
-        return this._succeed(r.end);
-      }
-      return this._fail();
+    if (level === Level.TOP) return this._cTop(final, c);
+    return this._cInvoke(final, c);
+  }
+
+  /** Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3). */
+  _cTop(final, c) {
+    const buf = this.buf;
+    const pos = this.pos;
+    if (!OPEN_ANGLES.includes(c)) return this._fail();
+    const r = this._tag(buf, pos, final);
+    if (r === MORE) return false;
+    if (!isTag(r)) return this._fail();
+    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+      this.cap.raw.push(buf.slice(pos, r.end));
+      this.pos = r.end;
+      this.cap.level = Level.INVOKE;
+      this.inv.name = values.trim(r.name || '');
+      this.inv.params = [];
+      this.inv.text = [];
+      return true;
     }
-    // INV
+    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
+      this.saw = true;
+      return this._succeed(r.end);
+    }
+    return this._fail();
+  }
+
+  /** Inside an invoke: parameters, or a JSON object body (D5), then the closing invoke. */
+  _cInvoke(final, c) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const cap = this.cap;
+    const inv = this.inv;
     if (OPEN_ANGLES.includes(c)) {
       const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !values.isBlank(this.invText.join(''))) return this._fail();
-          this.cRaw.push(buf.slice(pos, r.end));
+          if (r.selfClosing || !named(r) || !values.isBlank(inv.text.join(''))) return this._fail();
+          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
-          this.cLevel = PAR;
-          this.parName = values.trim(r.name || '');
-          this.parSegs = [];
-          this.parText = [];
+          cap.level = Level.PARAM;
+          this.par.name = values.trim(r.name || '');
+          this.par.segs = [];
+          this.par.text = [];
           return true;
         }
         if (r.local === INVOKE && r.closing) {
-          const inp = this.cOver ? {} : this._invokeInput();
+          const inp = cap.over ? {} : this._invokeInput();
           if (inp === null) return this._fail();
-          this.cCalls.push({ name: this.invName, input: inp });
-          this.cRaw.push(buf.slice(pos, r.end));
+          cap.calls.push({ name: inv.name, input: inp });
+          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
-          this.cLevel = TOP;
+          cap.level = Level.TOP;
           return true;
         }
         return this._fail();
       }
-      if (!this.invText.length) return this._fail();
+      if (!inv.text.length) return this._fail();
       const end = skipNoTag(buf, pos);
-      this.cRaw.push(buf.slice(pos, end));
-      this.invText.push(buf.slice(pos, end));
+      cap.raw.push(buf.slice(pos, end));
+      inv.text.push(buf.slice(pos, end));
       this.pos = end;
       return true;
     }
-    if (this.invParams.length) return this._fail();
+    if (inv.params.length) return this._fail();
     const m = search(ANGLE, buf, pos + 1);
-    const end = m ? m.index : n;
-    this.cRaw.push(buf.slice(pos, end));
-    this.invText.push(buf.slice(pos, end));
+    const end = m ? m.index : buf.length;
+    cap.raw.push(buf.slice(pos, end));
+    inv.text.push(buf.slice(pos, end));
     this.pos = end;
     return true;
   }
 
   _invokeInput() {
-    const body = this.invText.join('');
-    if (this.invParams.length) return values.isBlank(body) ? values.invokeInput(this.invParams) : null;
+    const body = this.inv.text.join('');
+    if (this.inv.params.length) return values.isBlank(body) ? values.invokeInput(this.inv.params) : null;
     if (values.isBlank(body)) return {};
     return values.jsonBodyInput(body);
   }
@@ -2092,23 +2259,18 @@ class Scanner {
   _cParam(final, c) {
     const buf = this.buf;
     const pos = this.pos;
+    const cap = this.cap;
+    const par = this.par;
     let end;
     if (OPEN_ANGLES.includes(c)) {
       const cd = matchCdataOpen(buf, pos, final);
       if (cd === MORE) return false;
       if (typeof cd === 'number') {
         this._parFlushText();
-        this.cRaw.push(buf.slice(pos, cd));
+        cap.raw.push(buf.slice(pos, cd));
         this.pos = cd;
-        this.cLevel = CDATA;
-        this.cdParts = [];
-        this.acParts = [];
-        this.cdStart = this._abs(cd);
-        this.cdDepth = 1;
-        this.cdFence = '';
-        this.cdLs = 0;
-        this.cdRun = 0;
-        this.cdTail = false;
+        cap.level = Level.CDATA;
+        this._startCdata(cd);
         return true;
       }
       const r = this._tag(buf, pos, final);
@@ -2116,11 +2278,11 @@ class Scanner {
       if (isTag(r)) {
         if (r.local === PARAMETER && r.closing) {
           this._parFlushText();
-          for (const seg of this.parSegs) this.work += seg[1].length;
-          this.invParams.push([this.parName, values.paramValue(this.parName, this.parSegs)]);
-          this.cRaw.push(buf.slice(pos, r.end));
+          for (const seg of par.segs) this.work += seg[1].length;
+          this.inv.params.push([par.name, values.paramValue(par.name, par.segs)]);
+          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
-          this.cLevel = INV;
+          cap.level = Level.INVOKE;
           return true;
         }
         return this._fail();
@@ -2130,20 +2292,31 @@ class Scanner {
       const m = search(ANGLE, buf, pos + 1);
       end = m ? m.index : buf.length;
     }
-    this.cRaw.push(buf.slice(pos, end));
-    this.parText.push(buf.slice(pos, end));
+    cap.raw.push(buf.slice(pos, end));
+    par.text.push(buf.slice(pos, end));
     this.pos = end;
     return true;
   }
 
   _parFlushText() {
-    if (this.parText.length) {
-      this.parSegs.push(['text', this.parText.join('')]);
-      this.parText = [];
+    const par = this.par;
+    if (par.text.length) {
+      par.segs.push(['text', par.text.join('')]);
+      par.text = [];
     }
   }
 
   // ---- CDATA inside a parameter ---------------------------------------------------------
+
+  _startCdata(at) {
+    const cd = this.cd;
+    cd.parts = [];
+    cd.after = [];
+    cd.start = this._abs(at);
+    cd.depth = 1;
+    cd.fence = '';
+    cd.line.lineStart();
+  }
 
   _cCdata(final) {
     const buf = this.buf;
@@ -2153,121 +2326,97 @@ class Scanner {
       if (final) return this._eofInCdata();
       return false;
     }
-    const c = buf[pos];
-    const parts = this.cdParts;
-    if (this.cdTail) {
-      // after a possible closing fence run: only blanks may follow
-      if (c === ' ' || c === '\t' || c === '\r') {
-        parts.push(c);
-        this.pos = pos + 1;
-        return true;
+    const cd = this.cd;
+    const line = cd.line;
+    if (line.tail || line.run || line.indent >= 0) {
+      const r = line.step(buf, pos, cd.fence || '`~');
+      const end = line.end;
+      if (end > pos) {
+        cd.parts.push(buf.slice(pos, end));
+        this.pos = pos = end;
       }
-      this.cdTail = false;
-      if (c === '\n' || c === ']') this.cdFence = '';
-      this.cdLs = -1;
-      if (c === '\n') {
-        parts.push(c);
-        this.pos = pos + 1;
-        this.cdLs = 0;
-        return true;
-      }
-      return true;
-    }
-    if (this.cdRun) {
-      const m = matchAt(RUNS[this.cdRunChar], buf, pos);
-      if (m) {
-        parts.push(m[0]);
-        this.cdRun += m[0].length;
-        this.pos = pos + m[0].length;
-        return true;
-      }
-      const run = this.cdRun;
-      const ch = this.cdRunChar;
-      this.cdRun = 0;
-      this.cdLs = -1;
-      if (!this.cdFence) {
-        if (run >= 3) {
-          this.cdFence = ch;
-          this.cdFenceLen = run;
+      if (r === WAIT) return true;
+      if (r === RUN_END) {
+        const run = line.run;
+        const ch = line.char;
+        line.run = 0;
+        if (!cd.fence) {
+          if (run >= 3) {
+            cd.fence = ch;
+            cd.fenceLen = run;
+          }
+        } else if (ch === cd.fence && run >= cd.fenceLen) {
+          line.tail = true;
         }
-      } else if (ch === this.cdFence && run >= this.cdFenceLen) {
-        this.cdTail = true;
-      }
-      return true;
-    }
-    if (this.cdLs >= 0) {
-      if (c === ' ' && this.cdLs < 3) {
-        parts.push(c);
-        this.cdLs += 1;
-        this.pos = pos + 1;
         return true;
       }
-      if ((c === '`' || c === '~') && (!this.cdFence || c === this.cdFence)) {
-        this.cdRunChar = c;
-        const m = matchAt(RUNS[c], buf, pos);
-        parts.push(m[0]);
-        this.cdRun = m[0].length;
-        this.pos = pos + m[0].length;
+      if (r === TAIL_END) {
+        const c = buf[pos];
+        if (c === '\n' || c === ']') cd.fence = ''; // the closing fence line ended
+        if (c === '\n') {
+          cd.parts.push(c);
+          this.pos = pos + 1;
+          line.lineStart();
+        }
         return true;
       }
-      this.cdLs = -1;
     }
     // Only line starts that begin with a fence character matter (R5.3), so plain lines are
     // skipped in bulk; a possible partial match at the end of the buffer waits.
-    const m = search(this.cdFence ? CD_FENCE_LINE : CD_SPECIAL, buf, pos);
+    const m = search(cd.fence ? CD_FENCE_LINE : CD_SPECIAL, buf, pos);
     if (m === null) {
       let end = n;
       if (!final) {
         const t = search(CD_TAIL, buf, Math.max(pos, n - 4));
         if (t !== null) end = t.index;
       }
-      parts.push(buf.slice(pos, end));
+      cd.parts.push(buf.slice(pos, end));
       this.pos = end;
       return final;
     }
     const k = m.index;
     if (k > pos) {
-      parts.push(buf.slice(pos, k));
+      cd.parts.push(buf.slice(pos, k));
       this.pos = pos = k;
     }
     const ch = buf[k];
     if (ch === '\n') {
-      parts.push(ch);
+      cd.parts.push(ch);
       this.pos = k + 1;
-      this.cdLs = 0;
+      line.lineStart();
       return true;
     }
     if (ch === ']') {
       if (k + 2 >= n) {
         if (!final) return false;
-        parts.push(buf.slice(k));
+        cd.parts.push(buf.slice(k));
         this.pos = n;
         return true;
       }
       if (cdataCloseAt(buf, k)) {
-        if (this.cdDepth > 1) {
-          this.cdDepth -= 1;
-          parts.push(buf.slice(k, k + 3));
+        if (cd.depth > 1) {
+          cd.depth -= 1;
+          cd.parts.push(buf.slice(k, k + 3));
         } else {
-          this.acParts = [buf.slice(k, k + 3)];
-          this.cLevel = AFTER;
+          cd.after = [buf.slice(k, k + 3)];
+          this.cap.level = Level.AFTER_CDATA;
         }
         this.pos = k + 3;
         return true;
       }
-      parts.push(']');
+      cd.parts.push(']');
       this.pos = k + 1;
       return true;
     }
-    const cd = matchCdataOpen(buf, k, final);
-    if (cd === MORE) return false;
-    if (typeof cd === 'number') {
-      this.cdDepth += 1;
-      parts.push(buf.slice(k, cd));
-      this.pos = cd;
+    const opener = matchCdataOpen(buf, k, final);
+    if (opener === MORE) return false;
+    if (typeof opener === 'number') {
+      cd.depth += 1;
+      cd.parts.push(buf.slice(k, opener));
+      this.pos = opener;
       return true;
     }
-    parts.push(ch);
+    cd.parts.push(ch);
     this.pos = k + 1;
     return true;
   }
@@ -2281,16 +2430,18 @@ class Scanner {
       if (final) return this._eofInCdata();
       return false;
     }
+    const cd = this.cd;
     const c = buf[pos];
     if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
       let k = pos;
       while (k < n && (buf[k] === ' ' || buf[k] === '\t' || buf[k] === '\r' || buf[k] === '\n')) k++;
       const ws = buf.slice(pos, k);
-      this.acParts.push(ws);
+      cd.after.push(ws);
       const nl = ws.lastIndexOf('\n');
       if (nl >= 0) {
         const tail = ws.length - nl - 1;
-        this.cdLs = tail <= 3 && ' '.repeat(tail) === ws.slice(nl + 1) ? tail : -1;
+        cd.line.midLine();
+        if (tail <= 3 && ' '.repeat(tail) === ws.slice(nl + 1)) cd.line.indent = tail;
       }
       this.pos = k;
       return true;
@@ -2301,18 +2452,18 @@ class Scanner {
       if (closed === MORE) return false;
     }
     if (closed === true) {
-      this.parSegs.push(['cdata', this.cdParts.join('')]);
-      for (const p of this.cdParts) this.cRaw.push(p);
-      for (const p of this.acParts) this.cRaw.push(p);
-      this.cdParts = [];
-      this.acParts = [];
-      this.cLevel = PAR;
+      this.par.segs.push(['cdata', cd.parts.join('')]);
+      for (const p of cd.parts) this.cap.raw.push(p);
+      for (const p of cd.after) this.cap.raw.push(p);
+      cd.parts = [];
+      cd.after = [];
+      this.cap.level = Level.PARAM;
       return true;
     }
-    if (!this.acParts.some((p) => p.includes('\n'))) this.cdLs = -1;
-    for (const p of this.acParts) this.cdParts.push(p);
-    this.acParts = [];
-    this.cLevel = CDATA;
+    if (!cd.after.some((p) => p.includes('\n'))) cd.line.midLine();
+    for (const p of cd.after) cd.parts.push(p);
+    cd.after = [];
+    this.cap.level = Level.CDATA;
     return true;
   }
 
@@ -2321,9 +2472,11 @@ class Scanner {
    * tag; the rest of the block is then parsed as usual (once).
    */
   _eofInCdata() {
-    const content = this.cdParts.join('') + this.acParts.join('') + this.buf.slice(this.pos);
-    if (!this.cdLooseOk || this.cOver) return this._fail();
-    this.cdLooseOk = false;
+    const cd = this.cd;
+    const cap = this.cap;
+    const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
+    if (!cap.looseOk || cap.over) return this._fail();
+    cap.looseOk = false;
     this.work += content.length;
     let i = 0;
     let close = -1;
@@ -2341,19 +2494,19 @@ class Scanner {
     let value = content.slice(0, close);
     const t = LOOSE_CLOSE_TAIL.exec(value);
     if (t) value = value.slice(0, t.index);
-    this.parSegs.push(['cdata', value]);
-    this.cRaw.push(content.slice(0, close));
-    this.cdParts = [];
-    this.acParts = [];
-    this.cLevel = PAR;
+    this.par.segs.push(['cdata', value]);
+    cap.raw.push(content.slice(0, close));
+    cd.parts = [];
+    cd.after = [];
+    cap.level = Level.PARAM;
     this.buf = content.slice(close);
-    this.base = this.cdStart + close;
+    this.base = cd.start + close;
     this.pos = 0;
     return true;
   }
 }
 
-module.exports = { Scanner };
+module.exports = { FenceLine, Level, Mode, Scanner };
   },
   "src/schema.js": function (module, exports, __require) {
 'use strict';
