@@ -1,8 +1,8 @@
 /**
- * Declarations for `toolsieve/compat` (CommonJS only): a drop-in for the seed system's
- * `stream-tool-sieve` API. Inputs are taken leniently: `toolNames` may be undefined, null, a
- * single string or an iterable (non-string entries are ignored); a null/undefined chunk or text
- * counts as empty.
+ * Declarations for `toolsieve/compat` (`compat.js`; `compat.d.mts` re-exports them for import):
+ * a drop-in for the seed system's `stream-tool-sieve` API. Inputs are taken leniently:
+ * `toolNames` may be undefined, null, a single string or an iterable (non-string entries are
+ * ignored); a null/undefined chunk or text counts as empty.
  */
 
 import type { Sieve } from './index.js';

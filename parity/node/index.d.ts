@@ -353,7 +353,11 @@ export interface RewriteOptions extends RewriterOptions {
 
 /**
  * A chat-completion chunk as the gateway passes it on: the input object itself when nothing
- * changed, else a shallow copy. Only what the gateway checks is typed.
+ * changed, else a shallow copy. Only what the gateway checks is typed. The rewrite functions
+ * return the caller's own chunk type intersected with this (`T & ChatCompletionChunkObject`), so
+ * the `openai` SDK's `ChatCompletionChunk` stays a `ChatCompletionChunk`: the output has the
+ * input's shape, with `delta.content`, `delta.tool_calls` and `finish_reason: 'tool_calls'`
+ * rewritten, and extra chunks that copy the input's envelope.
  */
 export interface ChatCompletionChunkObject {
   [key: string]: unknown;
@@ -367,7 +371,7 @@ export interface ChatCompletionChunkChoice {
   delta?: { [key: string]: unknown; content?: string | null | undefined } | null | undefined;
 }
 
-/** A chat-completion response as `rewriteChatCompletion()` returns it. */
+/** A chat-completion response as `rewriteChatCompletion()` returns it (intersected with the input's type). */
 export interface ChatCompletionObject {
   [key: string]: unknown;
   choices?: ChatCompletionChoice[];
@@ -383,8 +387,9 @@ export interface ChatCompletionChoice {
 /**
  * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
  * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
+ * `Chunk` is the caller's chunk type (e.g. the `openai` SDK's `ChatCompletionChunk`).
  */
-export class ChatCompletionStreamRewriter {
+export class ChatCompletionStreamRewriter<Chunk = unknown> {
   /** @throws {InputTypeError} @throws {OptionsError} for bad options. */
   constructor(options?: RewriterOptions | null);
   /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order (a copy). */
@@ -393,31 +398,40 @@ export class ChatCompletionStreamRewriter {
    * The output chunks for one input chunk, in order.
    * @throws {OpenAIFormatError} for a chunk that is not an object or has malformed choices, or after `finish()`.
    */
-  feed(chunk: unknown): ChatCompletionChunkObject[];
+  feed(chunk: Chunk): (Chunk & ChatCompletionChunkObject)[];
   /** End of stream: the chunks still held; later calls return `[]`. */
-  finish(): ChatCompletionChunkObject[];
+  finish(): (Chunk & ChatCompletionChunkObject)[];
 }
 
 /**
  * Rewrite a stream (sync or async iterable) of `chat.completion.chunk` objects: DSML markup in
  * `delta.content` becomes `delta.tool_calls`, `finish_reason` `'stop'` becomes `'tool_calls'`.
+ * The chunks keep the input's type (an `openai` SDK `Stream<ChatCompletionChunk>` in,
+ * `ChatCompletionChunk`s out).
  */
-export function rewriteChatCompletionStream(
-  chunks: AnyIterable<unknown>,
+export function rewriteChatCompletionStream<Chunk = unknown>(
+  chunks: AnyIterable<Chunk>,
   options?: RewriteOptions | null,
-): AsyncGenerator<ChatCompletionChunkObject, void, unknown>;
+): AsyncGenerator<Chunk & ChatCompletionChunkObject, void, unknown>;
 
 /**
  * Rewrite a non-streaming `chat.completion` object: DSML markup in `message.content` becomes
- * `message.tool_calls`. The input is not modified; a response without `choices` is returned as it is.
+ * `message.tool_calls`. The input is not modified; a response without `choices` is returned as it
+ * is. The result keeps the input's type (e.g. the `openai` SDK's `ChatCompletion`).
  * @throws {OpenAIFormatError} for a response that is not an object or has malformed choices.
  */
-export function rewriteChatCompletion(response: unknown, options?: RewriteOptions | null): ChatCompletionObject;
-
-/** The streaming gateway as a TransformStream of chunk objects. */
-export function createChatCompletionRewriteStream(
+export function rewriteChatCompletion<Response = unknown>(
+  response: Response,
   options?: RewriteOptions | null,
-): TransformStream<unknown, ChatCompletionChunkObject>;
+): Response & ChatCompletionObject;
+
+/**
+ * The streaming gateway as a TransformStream of chunk objects; `Chunk` is the caller's chunk
+ * type (`createChatCompletionRewriteStream<ChatCompletionChunk>()`).
+ */
+export function createChatCompletionRewriteStream<Chunk = unknown>(
+  options?: RewriteOptions | null,
+): TransformStream<Chunk, Chunk & ChatCompletionChunkObject>;
 
 /** An OpenAI SSE byte stream in, the rewritten SSE byte stream out (ending with `data: [DONE]` when upstream did). */
 export function createSSERewriteStream(options?: RewriteOptions | null): TransformStream<Uint8Array, EncodedBytes>;

@@ -1,8 +1,7 @@
-// The playground page: the JS sieve (parity/node, loaded as is by cjs-loader.js) on the main thread,
+// The playground page: the JS sieve (parity/node's ES-module build, dist/) on the main thread,
 // the Python parser (Pyodide, worker.js) in a Web Worker, their events side by side, and a parity
 // table over every fixture. `window.playground` exposes the state for the browser test.
 
-import { loadCommonJS } from './cjs-loader.js';
 import { checkFixture, comparable, firstDifference, fixedChunks, fixtureChunkings, jsFixture, jsRun } from './harness.js';
 
 const $ = (id) => document.getElementById(id);
@@ -168,11 +167,12 @@ async function startPython() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// JS engine: parity/node's CommonJS sources, evaluated in the page.
+// JS engine: parity/node/dist, the package's build for browsers (as a bundler or an import map
+// would load it), and the driver's request handling built the same way.
 
 async function startJs() {
   try {
-    const [ts, protocol] = await loadCommonJS(['/node/index.js', '/node/src/protocol.js']);
+    const [ts, protocol] = await Promise.all([import('/node/dist/index.mjs'), import('/node/dist/protocol.mjs')]);
     state.ts = ts;
     state.protocol = protocol;
     $('js-status').dataset.state = 'ready';
@@ -185,7 +185,7 @@ async function startJs() {
     return;
   }
   try {
-    const [compat] = await loadCommonJS(['/node/compat.js']);
+    const compat = await import('/node/dist/compat.mjs');
     if (typeof compat.formatOpenAIStreamToolCalls !== 'function') throw new Error('no formatOpenAIStreamToolCalls');
     state.compat = compat;
     $('js-detail').textContent = 'OpenAI tool_calls via compat.js formatOpenAIStreamToolCalls';

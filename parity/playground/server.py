@@ -4,7 +4,7 @@ A small `http.server` bound to 127.0.0.1 that serves only what the page needs, u
 
     /                      -> redirect to /playground/
     /playground/...        parity/playground/ (the page, the worker, the short examples)
-    /node/...              parity/node/ (index.js, compat.js, src/*.js: the JS sieve, loaded as is)
+    /node/...              parity/node/ (dist/*.mjs: the JS sieve's ES-module build, as browsers get it)
     /pyodide/...           the Pyodide runtime (parity/pyodide/node_modules/pyodide/)
     /pyodide-dist/...      the toolsieve wheels and lockfiles (parity/pyodide/dist/: pyodide-lock.json
                            lists the plain wheel, pyodide-lock-pyc.json the py-compiled one)

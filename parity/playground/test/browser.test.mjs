@@ -4,7 +4,9 @@
 // It starts the playground server on a free 127.0.0.1 port, opens the page, checks that both
 // engines agree on the DeepSeek example (text plus a tool call), runs every fixture in the page
 // through both engines, checks that the console had no errors and that no request left
-// 127.0.0.1, reports the Pyodide cold start measured in the page, and saves docs/playground.png.
+// 127.0.0.1, reports the Pyodide cold start measured in the page, and saves a screenshot to
+// build/playground.png (ignored by git, so a test run leaves the tree clean); set
+// TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
 //
 // Without Chromium, without `npm ci` in parity/playground or without the Pyodide runtime of
 // scripts/build_pyodide, the test is skipped with the reason, unless CI=true, where it must run.
@@ -24,7 +26,7 @@ const ROOT = path.resolve(HERE, '../../..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CI = process.env.CI === 'true';
 const PYODIDE = path.join(ROOT, 'parity', 'pyodide', 'node_modules', 'pyodide', 'pyodide.js');
-const SCREENSHOT = path.join(ROOT, 'docs', 'playground.png');
+const SCREENSHOT = path.resolve(ROOT, process.env.TOOLSIEVE_SCREENSHOT || path.join('build', 'playground.png'));
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -249,8 +251,7 @@ async function runPlayground(t) {
     // The gateway as a WHATWG TransformStream in the page: SSE bytes cut every 7 bytes go through
     // createSSERewriteStream; the DSML in delta.content comes out as delta.tool_calls.
     const gw = await page.evaluate(async () => {
-      const { loadCommonJS } = await import('/playground/cjs-loader.js');
-      const [ts] = await loadCommonJS(['/node/index.js']);
+      const ts = await import('/node/dist/index.mjs');
       const block =
         '<|DSML|tool_calls><|DSML|invoke name="Read_File"><|DSML|parameter name="path"><![CDATA[7]]>' +
         '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';

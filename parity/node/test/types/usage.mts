@@ -4,6 +4,8 @@
 import toolsieve, { parse, Sieve, ToolsieveError, createSSERewriteStream, version } from 'toolsieve';
 import type { SieveEvent, ToolCall, ParseResult } from 'toolsieve';
 import * as ns from 'toolsieve';
+import compat, { parseToolCalls, createToolSieveState } from 'toolsieve/compat';
+import type { CompatToolCall } from 'toolsieve/compat';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(_: T): void {}
@@ -50,4 +52,14 @@ async function defaultImport(): Promise<void> {
   void toolsieve.default;
 }
 
-void [namedImports, defaultImport];
+// toolsieve/compat has an ESM entry too (compat.d.mts): named imports and the default export.
+function compatImports(): void {
+  const calls: CompatToolCall[] = parseToolCalls('x', ['ls']);
+  assertType<Equal<typeof compat.parseToolCalls, typeof parseToolCalls>>(true);
+  const state = createToolSieveState();
+  void [calls, compat.processToolSieveChunk(state, 'x')];
+  // @ts-expect-error compat has no parse
+  void compat.parse;
+}
+
+void [namedImports, defaultImport, compatImports];

@@ -55,8 +55,8 @@ import type {
   PolicyResult,
 } from 'toolsieve';
 
-// `toolsieve/compat` is CommonJS-only (no "import" condition), and Node may run this file as ESM:
-// type it without importing it at run time.
+// Node may run this file as ESM: type `toolsieve/compat` here without importing it at run time
+// (usage.mts imports it).
 declare const compat: typeof import('toolsieve/compat');
 import type { CompatEvent, CompatToolCall } from 'toolsieve/compat';
 // The module as `require('toolsieve')` gives it.
@@ -398,7 +398,7 @@ function openaiUsage(): void {
     // @ts-expect-error a read-only array cannot receive the rejected names
     rewriteChatCompletion(response, { rejectedToolNames: frozen });
     // @ts-expect-error the rewritten chunk's delta content is a string or null, never a number
-    const n: number | undefined = (await rewriteChatCompletionStream([]).next()).value?.choices?.[0]?.delta?.content;
+    const n: number | undefined = (await rewriteChatCompletionStream([] as unknown[]).next()).value?.choices?.[0]?.delta?.content;
     void n;
   }
   void gateway;
