@@ -11,6 +11,9 @@ const EXAMPLES = [
   { id: 'fullwidth-noise', label: 'Fullwidth ｜DSML｜ noise', url: 'examples/fullwidth-noise.txt', toolNames: 'get_weather' },
   { id: 'missing-opening-wrapper', label: 'Missing opening wrapper (repaired)', url: 'examples/missing-opening-wrapper.txt', toolNames: '' },
   { id: 'mention-stays-text', label: 'Tag mentions in prose stay text', url: 'examples/mention-stays-text.txt', toolNames: '' },
+  { id: 'native-dsml-v3-2', label: 'DeepSeek-V3.2 native DSML (function_calls, string attributes)', url: 'examples/native-dsml-v3-2.txt', toolNames: '' },
+  { id: 'token-section-v3-1', label: 'DeepSeek-V3.1 token section', url: 'examples/token-section-v3-1.txt', toolNames: '' },
+  { id: 'token-section-v3-r1', label: 'DeepSeek-V3 / R1 token section (fenced JSON)', url: 'examples/token-section-v3-r1.txt', toolNames: '' },
 ];
 
 const state = {
