@@ -47,3 +47,31 @@ def test_limit_must_be_positive(bad: int) -> None:
 def test_limit_must_be_an_int() -> None:
     with pytest.raises(InputTypeError):
         Sieve(max_capture_chars="10")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", [1, 5, 4096])
+def test_an_unmatched_code_span_holds_at_most_the_limit(size: int) -> None:
+    """R8.3, issue 14: a backtick run that never closes held the rest of its paragraph, however
+    long; now a span longer than max_capture_chars is not a span and its text comes out."""
+    s = Sieve(max_capture_chars=1000)
+    first = s.feed("`x`` ")
+    out = []
+    words = "word " * 20_000
+    biggest_hold = 0
+    fed = 5
+    emitted = sum(len(e.text) for e in first if isinstance(e, TextEvent))
+    for i in range(0, len(words), size):
+        new = s.feed(words[i : i + size])
+        out += new
+        fed += len(words[i : i + size])
+        emitted += sum(len(e.text) for e in new if isinstance(e, TextEvent))
+        biggest_hold = max(biggest_hold, fed - emitted)
+    out += s.flush()
+    assert "".join(e.text for e in first + out if isinstance(e, TextEvent)) == "`x`` " + words
+    assert biggest_hold <= 1000 + size + 8
+
+
+def test_a_code_span_within_the_limit_still_hides_a_block() -> None:
+    text = "`x `` " + "pad " * 50 + EVIL + " `"
+    assert parse(text, max_capture_chars=1000).calls == ()
+    assert [c.name for c in parse(text, max_capture_chars=120).calls] == ["evil"]

@@ -675,6 +675,11 @@ class Scanner:
         buf, pos = self.buf, self.pos
         n = len(buf)
         p = self.pend
+        if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
+            # R8.3: a code span that would hold more than a block may is not a code span. The
+            # length is content, so every chunking decides at the same place.
+            self._pending_literal(self._abs(pos))
+            return True
         if p.run_len:
             return self._p_run(final)
         if pos >= n:
