@@ -211,6 +211,10 @@ export function toolNamesOf(tools: ToolList | null | undefined): string[];
  * name (or `tools` is not an array).
  */
 export function buildToolInstructions(tools: ToolList | null | undefined): string;
+/** The request for an upstream without native tools (`prompt` mode): tools become DSML instructions, tool history becomes text. */
+export function preparePromptRequest(body: Record<string, unknown>): Record<string, unknown>;
+/** False when the request said `tool_choice: "none"`: the reply is then not rewritten. */
+export function rewritesResponse(body: unknown): boolean;
 
 // ---- Server-sent events ----------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from .openai import (
     to_openai_tool_calls,
 )
 from .prompt import build_tool_instructions
+from .request import prepare_prompt_request, rewrites_response
 from .roles import normalize_role
 from .schema import json_text, normalize_input, tool_names_of
 from .sieve import Sieve, coalesce, parse
@@ -49,9 +50,11 @@ __all__ = [
     "normalize_input",
     "normalize_role",
     "parse",
+    "prepare_prompt_request",
     "resolve_tool_name",
     "rewrite_chat_completion",
     "rewrite_chat_completion_stream",
+    "rewrites_response",
     "to_openai_stream_deltas",
     "to_openai_tool_calls",
     "tool_names_of",
