@@ -96,7 +96,8 @@ def _invoke(call: Any) -> list[str]:
     fn = call.get("function") if isinstance(call, dict) else None
     if not isinstance(fn, dict):
         fn = {}
-    name = fn.get("name") if isinstance(fn.get("name"), str) else ""
+    raw_name = fn.get("name")
+    name = raw_name if isinstance(raw_name, str) else ""
     args = fn.get("arguments")
     lines = [f"<|DSML|invoke name={_attr(name)}>"]
     ok, obj = json_value(args) if isinstance(args, str) else (True, args if isinstance(args, dict) else {})
