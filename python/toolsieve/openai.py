@@ -45,6 +45,11 @@ Gateway decisions (where R13 is silent):
   raises `OpenAIFormatError`: a chunk that is not a dict, `choices` that is not a list, a choice
   that is not a dict, an `index` that is not an integer, a `delta` / `message` that is not a dict,
   a content that is not a string.
+- The chunks and responses may be the `openai` SDK's own objects (`ChatCompletionChunk`,
+  `ChatCompletion`; anything with a pydantic-style `model_dump`): they are read as
+  `model_dump(exclude_unset=True)` (the fields the server sent) and the output is dicts.
+- `arewrite_chat_completion_stream` is the same rewriter for `async for` (chunks from an async
+  iterable, or a plain one).
 - In a non-streaming response, `message.content` becomes the text left around the calls, or null
   when calls were found and no text is left; `message.tool_calls` is upstream's list (if any)
   followed by the new calls.
@@ -53,7 +58,7 @@ Gateway decisions (where R13 is silent):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from .errors import InputTypeError, ToolsieveError, check_iterable
@@ -61,12 +66,27 @@ from .events import Event, TextEvent, ToolCall
 from .names import apply_policy, check_policy, declared_names
 from .schema import check_tools, json_text, normalize_input
 from .sieve import Sieve, check_formats
+from .sse import aiter_any
 
 IdFactory = Callable[[], str]
 
 
 class OpenAIFormatError(ToolsieveError, ValueError):
     """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
+
+
+def as_json_object(obj: Any) -> Any:
+    """A dict for an SDK object (anything with `model_dump`: the fields that were set, as JSON
+    types); anything else as it is."""
+    if isinstance(obj, dict):
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    if dump is None or not callable(dump):
+        return obj
+    try:
+        return dump(exclude_unset=True, mode="json")
+    except TypeError:  # a model_dump without pydantic's keywords
+        return dump()
 
 
 def new_call_id() -> str:
@@ -293,6 +313,8 @@ class ChatCompletionStreamRewriter:
         self._count += 1
         where = f"chunk {self._count}"
         if not isinstance(chunk, dict):
+            chunk = as_json_object(chunk)
+        if not isinstance(chunk, dict):
             raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
         if "choices" not in chunk:
             return [chunk]
@@ -430,6 +452,39 @@ def rewrite_chat_completion_stream(
                     rejected_tool_names.append(n)
 
 
+async def arewrite_chat_completion_stream(
+    chunks: AsyncIterable[Any] | Iterable[Any],
+    *,
+    tools: Sequence[Any] | None = None,
+    tool_names: Iterable[str] | None = None,
+    unknown_tools: str = "keep",
+    id_factory: IdFactory | None = None,
+    rejected_tool_names: list[str] | None = None,
+    json_tool_calls: bool = False,
+) -> AsyncIterator[dict[str, Any]]:
+    """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
+    may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
+    rw = ChatCompletionStreamRewriter(
+        tools=tools,
+        tool_names=tool_names,
+        unknown_tools=unknown_tools,
+        id_factory=id_factory,
+        json_tool_calls=json_tool_calls,
+    )
+    _check_rejected_list(rejected_tool_names)
+    try:
+        async for chunk in aiter_any(chunks, "chunks"):
+            for out in rw.feed(chunk):
+                yield out
+        for out in rw.finish():
+            yield out
+    finally:
+        if rejected_tool_names is not None:
+            for n in rw.rejected_tool_names:
+                if n not in rejected_tool_names:
+                    rejected_tool_names.append(n)
+
+
 def rewrite_chat_completion(
     response: Any,
     *,
@@ -456,6 +511,7 @@ def rewrite_chat_completion(
 
 
 def _rewrite_response(response: Any, opts: _Options) -> Any:
+    response = as_json_object(response)
     if not isinstance(response, dict):
         raise OpenAIFormatError(f"the response is a {type(response).__name__}, not a JSON object")
     if "choices" not in response:
@@ -511,6 +567,8 @@ __all__ = [
     "ChatCompletionStreamRewriter",
     "IdFactory",
     "OpenAIFormatError",
+    "arewrite_chat_completion_stream",
+    "as_json_object",
     "new_call_id",
     "rewrite_chat_completion",
     "rewrite_chat_completion_stream",
