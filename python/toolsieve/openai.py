@@ -187,6 +187,7 @@ class _Options:
         self.unknown_tools = check_policy(unknown_tools)
         self.id_factory = _check_id_factory(id_factory)
         self.rejected: dict[str, None] = {}  # insertion-ordered set
+        self.stats = {"blocks": 0, "calls": 0, "rejected_calls": 0, "capture_limit_releases": 0}
 
     def sieve(self) -> Sieve:
         return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls, formats=self.formats)
@@ -194,7 +195,15 @@ class _Options:
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
         self.rejected.update(dict.fromkeys(result.rejected_tool_names))
+        st = self.stats
+        st["blocks"] += 1
+        st["calls"] += len(result.calls)
+        st["rejected_calls"] += len(calls) - len(result.calls)
         return result.calls
+
+    def released(self, e: TextEvent) -> None:
+        if e.note == "capture_limit":
+            self.stats["capture_limit_releases"] += 1
 
 
 _MAX_SAFE_INDEX: Final = 2**53 - 1  # beyond it JavaScript cannot count on
@@ -272,10 +281,19 @@ class ChatCompletionStreamRewriter:
         """Names of calls dropped by `unknown_tools="reject"` so far, once each, in order."""
         return list(self._opts.rejected)
 
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counts so far: `blocks` (tool-call blocks recognized), `calls` (calls emitted),
+        `rejected_calls` (dropped by the reject policy), `capture_limit_releases` (blocks longer
+        than `max_capture_chars`, released as text)."""
+        return dict(self._opts.stats)
+
     def _pieces(self, st: _Choice, events: list[Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for e in events:
             if isinstance(e, TextEvent):
+                if e.note is not None:
+                    self._opts.released(e)
                 if not e.text:
                     continue
                 if out and "content" in out[-1]:
@@ -495,15 +513,19 @@ def rewrite_chat_completion(
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
+    stats: dict[str, int] | None = None,
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
     becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
-    without `choices` is returned as it is."""
+    without `choices` is returned as it is. `stats`, when given, is updated with the counts of
+    `ChatCompletionStreamRewriter.stats`."""
     opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
     _check_rejected_list(rejected_tool_names)
     try:
         return _rewrite_response(response, opts)
     finally:
+        if stats is not None:
+            stats.update(opts.stats)
         if rejected_tool_names is not None:
             for n in opts.rejected:
                 if n not in rejected_tool_names:
@@ -540,6 +562,9 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
             )
         sieve = opts.sieve()
         events = sieve.feed(content) + sieve.flush()
+        for e in events:
+            if isinstance(e, TextEvent) and e.note is not None:
+                opts.released(e)
         text = "".join(e.text for e in events if isinstance(e, TextEvent))
         calls = [c for e in events if not isinstance(e, TextEvent) for c in opts.policy(e.calls)]
         if not calls and text == content:
