@@ -213,6 +213,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import logging
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # toolsieve.server logs each request once
     config = GatewayConfig(
         upstream=values["upstream"],
         api_key=values["api_key"],

@@ -434,7 +434,9 @@ class _SSEResponse(Response):
         status = self.status_code
         try:
             finished, _ = await asyncio.wait([consumer, watcher], return_when=asyncio.FIRST_COMPLETED)
-            if watcher in finished or consumer.exception() is not None:
+            # uvicorn reports http.disconnect once the response is complete: only a consumer that did
+            # not finish cleanly means the client left.
+            if not (consumer in finished and consumer.exception() is None):
                 self._out.end = "client-left"
                 gw.metrics.disconnects.inc()
                 status = 499
