@@ -46,7 +46,8 @@ class Gateway:
     def __init__(self, kind: str, upstream: str, args: tuple[str, ...]) -> None:
         cmd = command(kind, "--upstream", upstream, "--port", "0", *args)
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
-        self.log = tempfile.TemporaryFile(mode="w+")  # a pipe nobody reads would fill up and block
+        # a pipe nobody reads would fill up and block the server: its log goes to a file
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
