@@ -79,7 +79,9 @@ function invalidUTF8At(b) {
  * Events are `{data, event, id, retry}` as Python's SSEEvent.
  */
 class SSEParser {
-  constructor() {
+  /** `{comments: true}`: comment lines come out too, as `{comment: Uint8Array}` (the whole line from its `:`), in order. */
+  constructor(options) {
+    this._comments = Boolean(options && options.comments);
     // ignoreBOM: keep a U+FEFF inside a line, as Python's decode does (the stream's BOM is skipped as bytes).
     this._decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     this._parts = [];
@@ -181,7 +183,10 @@ class SSEParser {
 
   _line(raw, out) {
     this._lineno += 1;
-    if (raw.length && raw[0] === 0x3a) return; // a comment: ignored, whatever bytes it holds
+    if (raw.length && raw[0] === 0x3a) {
+      if (this._comments) out.push({ comment: raw.slice() });
+      return; // a comment: ignored, whatever bytes it holds
+    }
     let line;
     try {
       line = this._decoder.decode(raw);
