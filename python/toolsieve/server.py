@@ -60,7 +60,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .openai import ChatCompletionStreamRewriter, OpenAIFormatError, rewrite_chat_completion
 from .request import prepare_prompt_request, rewrites_response
 from .schema import json_text
-from .sse import DONE, SSEComment, SSEFormatError, SSEParser
+from .sse import DONE, SSEComment, SSEEvent, SSEFormatError, SSEParser
 
 log = logging.getLogger("toolsieve.server")
 
@@ -331,50 +331,59 @@ class _SSEResponse(Response):
         self._rw = rw
         self._out = out
         self._done = done
+        self._saw_done = False
 
-    async def _events(self) -> AsyncIterator[bytes]:
-        """The bytes to write, one rewritten event (or comment) at a time."""
+    def _convert(self, items: list[SSEEvent | SSEComment], out: list[bytes]) -> None:
+        """Append the bytes to write for parsed upstream events and comments to `out`."""
+        rw = self._rw
+        for item in items:
+            if isinstance(item, SSEComment):
+                out.append(item.raw + b"\n\n")
+                continue
+            data = item.data.strip(" \t\r\n")
+            if not data:
+                out.append(_KEEPALIVE)  # an empty data: keep-alive, as a comment
+                continue
+            if self._saw_done:
+                raise SSEFormatError("an event comes after data: [DONE]")
+            if data == DONE:
+                self._saw_done = True
+                if rw is not None:
+                    out += [_chunk_bytes(c) for c in rw.finish()]
+                out.append(_DONE_BYTES)
+                continue
+            if rw is None:
+                out.append(b"data: " + item.data.encode("utf-8") + b"\n\n")
+                continue
+            try:
+                value = json.loads(item.data)
+            except (ValueError, RecursionError):
+                raise SSEFormatError("an upstream event is not JSON") from None
+            out += [_chunk_bytes(c) for c in rw.feed(value)]
+
+    async def _batches(self) -> AsyncIterator[bytes]:
+        """The bytes to write, one batch per piece read from upstream (all the events it
+        completed), so a fast upstream costs one write per read, not one per event."""
         rw, out = self._rw, self._out
         parser = SSEParser(comments=True)
-        saw_done = False
         try:
-            async for chunk in self._up.aiter_bytes():
-                for item in parser.feed(chunk):
-                    if isinstance(item, SSEComment):
-                        yield item.raw + b"\n\n"
-                        continue
-                    data = item.data.strip(" \t\r\n")
-                    if not data:
-                        yield _KEEPALIVE  # an empty data: keep-alive, as a comment
-                        continue
-                    if saw_done:
-                        raise SSEFormatError("an event comes after data: [DONE]")
-                    if data == DONE:
-                        saw_done = True
-                        if rw is not None:
-                            for c in rw.finish():
-                                yield b"data: " + json_text(c).encode("utf-8") + b"\n\n"
-                        yield _DONE_BYTES
-                        continue
-                    if rw is None:
-                        yield b"data: " + item.data.encode("utf-8") + b"\n\n"
-                        continue
-                    try:
-                        value = json.loads(item.data)
-                    except (ValueError, RecursionError):
-                        raise SSEFormatError("an upstream event is not JSON") from None
-                    for c in rw.feed(value):
-                        yield b"data: " + json_text(c).encode("utf-8") + b"\n\n"
-            for item in parser.finish():
-                if isinstance(item, SSEComment):
-                    yield item.raw + b"\n\n"
-            if not saw_done:
+            async for piece in self._up.aiter_bytes():
+                batch: list[bytes] = []
+                try:
+                    self._convert(parser.feed(piece), batch)
+                finally:
+                    if batch:
+                        yield b"".join(batch)
+            batch = []
+            self._convert(parser.finish(), batch)
+            if not self._saw_done:
                 out.end = "cut"
                 if rw is not None:
-                    for c in rw.finish():
-                        yield b"data: " + json_text(c).encode("utf-8") + b"\n\n"
+                    batch += [_chunk_bytes(c) for c in rw.finish()]
             else:
                 out.end = "done"
+            if batch:
+                yield b"".join(batch)
         except httpx.TimeoutException:
             out.end = "timeout"
             self._gw.metrics.upstream_errors.labels("timeout").inc()
@@ -386,8 +395,9 @@ class _SSEResponse(Response):
             self._gw.metrics.upstream_errors.labels("read").inc()
             log.warning("upstream stream broke: %s: %s", type(exc).__name__, exc)
             if rw is not None:
-                for c in rw.finish():
-                    yield b"data: " + json_text(c).encode("utf-8") + b"\n\n"
+                tail = [_chunk_bytes(c) for c in rw.finish()]
+                if tail:
+                    yield b"".join(tail)
         except (SSEFormatError, OpenAIFormatError) as exc:
             out.end = "bad-upstream"
             self._gw.metrics.upstream_errors.labels("format").inc()
@@ -396,32 +406,30 @@ class _SSEResponse(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         gw = self._gw
         gw.metrics.active.inc()
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=1)  # backpressure: one event ahead
+        lock = asyncio.Lock()  # the pump and the keep-alive both write
+        last = [time.monotonic()]
 
-        async def produce() -> None:
-            try:
-                async for data in self._events():
-                    await queue.put(data)
-            except Exception:
-                log.exception("the stream failed")
-                raise
-            finally:
-                await queue.put(None)
+        async def write(data: bytes) -> None:
+            async with lock:
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+                last[0] = time.monotonic()
 
-        async def consume() -> None:
+        async def pump() -> None:
             await send(
                 {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
             )
-            keepalive = gw.config.keepalive
+            # Backpressure: the next upstream read waits until the client took this batch.
+            async for data in self._batches():
+                await write(data)
+            async with lock:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        async def keepalive() -> None:
+            every = gw.config.keepalive
             while True:
-                try:
-                    data = await asyncio.wait_for(queue.get(), keepalive)
-                except TimeoutError:
-                    data = _KEEPALIVE
-                if data is None:
-                    break
-                await send({"type": "http.response.body", "body": data, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await asyncio.sleep(max(0.01, every - (time.monotonic() - last[0])))
+                if time.monotonic() - last[0] >= every and not lock.locked():
+                    await write(_KEEPALIVE)
 
         async def watch() -> None:
             while True:
@@ -429,14 +437,16 @@ class _SSEResponse(Response):
                 if msg["type"] == "http.disconnect":
                     return
 
-        tasks = [asyncio.ensure_future(c) for c in (produce(), consume(), watch())]
-        _producer, consumer, watcher = tasks
+        tasks = [asyncio.ensure_future(c) for c in (pump(), watch(), keepalive())]
+        pumper, _watcher, _keeper = tasks
         status = self.status_code
         try:
-            finished, _ = await asyncio.wait([consumer, watcher], return_when=asyncio.FIRST_COMPLETED)
-            # uvicorn reports http.disconnect once the response is complete: only a consumer that did
+            finished, _ = await asyncio.wait([pumper, _watcher], return_when=asyncio.FIRST_COMPLETED)
+            # uvicorn reports http.disconnect once the response is complete: only a pump that did
             # not finish cleanly means the client left.
-            if not (consumer in finished and consumer.exception() is None):
+            if not (pumper in finished and pumper.exception() is None):
+                if pumper in finished and not isinstance(pumper.exception(), OSError):
+                    log.error("the stream failed", exc_info=pumper.exception())
                 self._out.end = "client-left"
                 gw.metrics.disconnects.inc()
                 status = 499
@@ -448,6 +458,10 @@ class _SSEResponse(Response):
                 await self._up.aclose()  # closes the upstream connection: the upstream sees the cancel
             gw.metrics.active.dec()
             self._done(status)
+
+
+def _chunk_bytes(chunk: Any) -> bytes:
+    return b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
 
 
 def create_app(

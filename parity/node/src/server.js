@@ -139,6 +139,7 @@ function upstreamRequest(cfg, method, path, headers, body) {
   const h = { ...headers };
   if (body) h['content-length'] = body.length;
   const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
+  req.setNoDelay(true); // small SSE requests and events: no Nagle delay
   const state = { timedOut: false };
   const promise = new Promise((resolve, reject) => {
     let connected = false;
