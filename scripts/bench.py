@@ -37,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
@@ -387,7 +388,7 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
             if proc is not None:
                 proc.terminate()
         up.terminate()
-    d = results["direct"]["paced"]
+    d: Any = results["direct"]["paced"]
     print(f"W11: {clients} clients x {seconds:g} s, 3-character deltas every 20 ms")
     print(f"unpaced: {unpaced_clients} clients\n")
     print(
@@ -396,8 +397,8 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
-        p, u = r["paced"], r["unpaced"]
-        assert isinstance(p, dict) and isinstance(u, dict)
+        p: Any = r["paced"]
+        u: Any = r["unpaced"]
         added = (
             "" if name == "direct"
             else f"+{p['latencyP50'] - d['latencyP50']:.2f} / +{p['latencyP99'] - d['latencyP99']:.2f} ms"
