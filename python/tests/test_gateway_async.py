@@ -118,3 +118,24 @@ def test_sse_parser_reports_comments_in_order() -> None:
             SSEComment(b": three"),
         ], cut
     assert SSEParser().feed(data) == [SSEEvent("a"), SSEEvent("b")]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 1, "b": [True, None, "x"]},
+        {"a": 1.0, "b": 1e21, "c": 1e-7, "d": 0.5},
+        {"2": "x", "1": "y", "a": {"10": 1, "b": 2}},
+        {"s": "lone \ud800 surrogate", "t": "pair 😀"},
+        {"v": "1.5 and 2e3 in text", "w": '"3": not a key'},
+        {"x": float("nan")},
+        {"n": -0.0, "m": 2**60, "k": -(2**53)},
+        {"true": 1, "null": 2, "-1": 3},
+        {"nested": [{"deep": [1, 2.5, {"3": 4}]}]},
+    ],
+)
+def test_sse_event_is_json_text(value: dict[str, Any]) -> None:
+    from toolsieve.schema import json_text
+    from toolsieve.sse import sse_event
+
+    assert sse_event(value) == b"data: " + json_text(value).encode("utf-8") + b"\n\n"

@@ -246,6 +246,14 @@ class _Choice:
         return calls if out is None else out
 
 
+_MISSING: Final = object()
+
+
+def _envelope(chunk: dict[str, Any]) -> dict[str, Any]:
+    """Every top-level field of a chunk but `choices`."""
+    return {k: v for k, v in chunk.items() if k != "choices"}
+
+
 def _index_of(choice: dict[str, Any], pos: int, where: str) -> int:
     if "index" not in choice:
         return pos
@@ -272,7 +280,7 @@ class ChatCompletionStreamRewriter:
     ) -> None:
         self._opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
         self._choices: dict[int, _Choice] = {}
-        self._envelope: dict[str, Any] | None = None
+        self._last: dict[str, Any] | None = None  # the last chunk with choices: its envelope
         self._count = 0
         self._finished = False
 
@@ -329,20 +337,20 @@ class ChatCompletionStreamRewriter:
         if self._finished:
             raise OpenAIFormatError("feed() after finish()")
         self._count += 1
-        where = f"chunk {self._count}"
-        if not isinstance(chunk, dict):
+        where = f"chunk {self._count}"  # for error messages
+        if type(chunk) is not dict:
             chunk = as_json_object(chunk)
-        if not isinstance(chunk, dict):
-            raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
-        if "choices" not in chunk:
+            if not isinstance(chunk, dict):
+                raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
+        choices = chunk.get("choices", _MISSING)
+        if choices is _MISSING:
             return [chunk]
-        choices = chunk["choices"]
-        if not isinstance(choices, list):
+        if type(choices) is not list and not isinstance(choices, list):
             raise OpenAIFormatError(f"{where}: choices must be a list, got {type(choices).__name__}")
         if not choices:
             return [chunk]
-        envelope = {k: v for k, v in chunk.items() if k != "choices"}
-        self._envelope = envelope
+        self._last = chunk
+        envelope: dict[str, Any] | None = None
         out_choices: list[Any] = []
         extras: list[dict[str, Any]] = []
         for pos, choice in enumerate(choices):
@@ -401,8 +409,10 @@ class ChatCompletionStreamRewriter:
             rest = pieces[1:]
             new_choice["finish_reason"] = None if rest else finish
             out_choices.append(new_choice)
+            if rest and envelope is None:
+                envelope = _envelope(chunk)
             for i, piece in enumerate(rest):
-                extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))
+                extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))  # type: ignore[arg-type]
         if not extras and all(a is b for a, b in zip(out_choices, choices, strict=True)):
             return [chunk]
         main = dict(chunk)
@@ -423,7 +433,7 @@ class ChatCompletionStreamRewriter:
             return []
         self._finished = True
         out: list[dict[str, Any]] = []
-        envelope = dict(self._envelope or {})
+        envelope = _envelope(self._last) if self._last is not None else {}
         if "usage" in envelope:
             envelope["usage"] = None
         for idx, st in self._choices.items():

@@ -38,7 +38,7 @@ import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 from .errors import InputTypeError, ToolsieveError, check_iterable
 from .schema import json_text
@@ -181,6 +181,13 @@ class SSEParser:
             self._data = []
         return out
 
+    def _bad_utf8(self, raw: bytes) -> NoReturn:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SSEFormatError(f"line {self._lineno} is not valid UTF-8 (byte {exc.start})") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def _handle(self, lines: list[bytes]) -> list[SSEEvent | SSEComment]:
         out: list[SSEEvent | SSEComment] = []
         for raw in lines:
@@ -189,10 +196,17 @@ class SSEParser:
                 if self._comments:
                     out.append(SSEComment(raw))
                 continue  # a comment: ignored, whatever bytes it holds
+            if raw[:5] == b"data:":  # the common line, without the general field parsing
+                payload = raw[6:] if raw[5:6] == b" " else raw[5:]
+                try:
+                    self._data.append(payload.decode("utf-8"))
+                except UnicodeDecodeError:
+                    self._bad_utf8(raw)
+                continue
             try:
                 line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SSEFormatError(f"line {self._lineno} is not valid UTF-8 (byte {exc.start})") from None
+            except UnicodeDecodeError:
+                self._bad_utf8(raw)
             if not line:
                 if self._data:
                     out.append(
@@ -239,14 +253,16 @@ class _Done:
     def value(self, ev: SSEEvent) -> tuple[bool, Any]:
         """(True, chunk) for an event that carries a chunk, (False, None) for one that does not."""
         self.n += 1
-        data = ev.data.strip(" \t\r\n")
-        if not data:
-            return False, None  # an empty data: event (a keep-alive) carries no chunk
-        if self.saw_done:
-            raise SSEFormatError(f"event {self.n} comes after data: [DONE]")
-        if data == DONE:
-            self.saw_done = True
-            return False, None
+        data = ev.data
+        if data[:1] != "{" or self.saw_done:  # not the common case: a JSON object, before [DONE]
+            data = data.strip(" \t\r\n")
+            if not data:
+                return False, None  # an empty data: event (a keep-alive) carries no chunk
+            if self.saw_done:
+                raise SSEFormatError(f"event {self.n} comes after data: [DONE]")
+            if data == DONE:
+                self.saw_done = True
+                return False, None
         return True, _chunk_value(ev.data, self.n)
 
 
@@ -332,13 +348,42 @@ def aiter_chat_chunks(
     return AsyncChatChunks(byte_chunks)
 
 
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _chunk_value(data: str, n: int) -> Any:
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return _DECODER.decode(data)
     except json.JSONDecodeError as exc:
         raise SSEFormatError(f"event {n}: data is not JSON ({exc.msg} at char {exc.pos})") from None
     except (ValueError, RecursionError) as exc:
         raise SSEFormatError(f"event {n}: data is not JSON ({exc})") from None
+
+
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# Text in which json.dumps may differ from JSON.stringify: a float (a digit then `.`, `e` or
+# `E`: every float json.dumps writes has one), or a key that is a number or a literal (integer
+# keys, array-index keys, which JavaScript orders first). Strings only ever make this match more
+# often than needed; then `json_text` decides.
+_UNSURE: Final = re.compile(r'\d[.eE]|"(?:-?\d[^"]*|true|false|null)":')
+
+
+def sse_event(chunk: Any) -> bytes:
+    """One chunk as `data: <JSON>\\n\\n` bytes: JSON exactly as `json_text` (JavaScript's
+    JSON.stringify) writes it, at json.dumps speed when no float or numeric key can make them
+    differ."""
+    if type(chunk) is dict:
+        try:
+            text = _ENCODER.encode(chunk)
+        except (TypeError, ValueError, RecursionError):
+            pass
+        else:
+            if _UNSURE.search(text) is None:
+                try:
+                    return b"data: " + text.encode("utf-8") + b"\n\n"
+                except UnicodeEncodeError:  # a lone surrogate: json_text escapes it
+                    pass
+    return b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
 
 
 def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
@@ -346,7 +391,7 @@ def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
     if not isinstance(done, bool):
         raise InputTypeError(f"done must be a bool, got {type(done).__name__}")
     for chunk in check_iterable(chunks, "chunks"):
-        yield b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
+        yield sse_event(chunk)
     if done:
         yield b"data: [DONE]\n\n"
 
@@ -358,7 +403,7 @@ async def awrite_sse(
     if not isinstance(done, bool):
         raise InputTypeError(f"done must be a bool, got {type(done).__name__}")
     async for chunk in aiter_any(chunks, "chunks"):
-        yield b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
+        yield sse_event(chunk)
     if done:
         yield b"data: [DONE]\n\n"
 
@@ -375,5 +420,6 @@ __all__ = [
     "awrite_sse",
     "iter_chat_chunks",
     "iter_sse_events",
+    "sse_event",
     "write_sse",
 ]
