@@ -17,7 +17,7 @@
 const http = require('node:http');
 const https = require('node:https');
 const { parseArgs } = require('node:util');
-const { SSEParser } = require('./sse');
+const { SSEParser, chunkJSON } = require('./sse');
 const { ChatCompletionStreamRewriter, rewriteChatCompletion } = require('./openai');
 const { preparePromptRequest, rewritesResponse } = require('./request');
 const { jsonText } = require('./schema');
@@ -26,7 +26,6 @@ const MODES = ['passthrough', 'prompt'];
 const POLICIES = ['keep', 'reject'];
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 const DONE_BYTES = Buffer.from('data: [DONE]\n\n');
-const DATA = Buffer.from('data: ');
 const END = Buffer.from('\n\n');
 const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding']);
 
@@ -123,7 +122,7 @@ function errorEvent(message, type) {
 }
 
 function chunkBytes(obj) {
-  return Buffer.concat([DATA, Buffer.from(jsonText(obj)), END]);
+  return Buffer.from(`data: ${chunkJSON(obj)}\n\n`);
 }
 
 async function readBody(req) {

@@ -330,9 +330,34 @@ async function* iterChatChunks(byteChunks) {
 
 const encoder = new TextEncoder();
 
-/** One chunk as `data: <JSON>\n\n` bytes (jsonText escapes lone surrogates, so the UTF-8 is exact). */
+/**
+ * Is `v` made only of what JSON.stringify writes exactly as jsonText does: plain objects and
+ * arrays (not too deep), strings, finite numbers, booleans, null? Then the native one is used.
+ */
+function plainJSON(v, depth) {
+  if (v === null) return true;
+  const t = typeof v;
+  if (t === 'string' || t === 'boolean') return true;
+  if (t === 'number') return Number.isFinite(v);
+  if (t !== 'object' || depth > 200) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!plainJSON(v[i], depth + 1)) return false;
+    return true;
+  }
+  const p = Object.getPrototypeOf(v);
+  if (p !== Object.prototype && p !== null) return false;
+  for (const k in v) if (!plainJSON(v[k], depth + 1)) return false;
+  return true;
+}
+
+/** The JSON text of a chunk, as jsonText writes it (JSON.stringify's own speed for plain values). */
+function chunkJSON(chunk) {
+  return plainJSON(chunk, 0) ? JSON.stringify(chunk) : jsonText(chunk);
+}
+
+/** One chunk as `data: <JSON>\n\n` bytes (lone surrogates are escaped, so the UTF-8 is exact). */
 function encodeEvent(chunk) {
-  return encoder.encode('data: ' + jsonText(chunk) + '\n\n');
+  return encoder.encode('data: ' + chunkJSON(chunk) + '\n\n');
 }
 
 function doneBytes() {
@@ -418,4 +443,5 @@ module.exports = {
   createSSEDecoderStream,
   createSSEEncoderStream,
   encodeEvent,
+  chunkJSON,
 };

@@ -142,3 +142,27 @@ test('flags: defaults, environment, usage errors', () => {
     assert.throws(() => parseGatewayArgs(argv, e), UsageError, JSON.stringify(argv));
   }
 });
+
+test('chunkJSON writes what jsonText writes', () => {
+  const { chunkJSON } = require('../src/sse');
+  const { jsonText } = require('../src/schema');
+  const values = [
+    { a: 1, b: [true, null, 'x'] },
+    { a: 1.0, b: 1e21, c: 1e-7, d: -0 },
+    { 2: 'x', 1: 'y', a: { 10: 1, b: 2 } },
+    { s: 'lone \ud800 surrogate', t: 'pair 😀' },
+    { x: NaN, y: [undefined, 1], z: undefined },
+    JSON.parse('{"__proto__": {"a": 1}, "b": 2}'),
+    { d: new Date(0), m: new Map([[1, 2]]) },
+  ];
+  for (const v of values) {
+    let want;
+    try {
+      want = jsonText(v);
+    } catch (e) {
+      assert.throws(() => chunkJSON(v), e.constructor);
+      continue;
+    }
+    assert.equal(chunkJSON(v), want);
+  }
+});
