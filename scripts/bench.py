@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -334,6 +335,12 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _start(cmd: list[str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
@@ -379,10 +386,21 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
         results: dict[str, dict[str, object]] = {}
         for name, (proc, url) in servers.items():
             rss0 = _rss_mb(proc.pid) if proc else None
+            cpu0 = _cpu_s(proc.pid) if proc else 0.0
             paced = load(url, clients, seconds, 20)
+            cpu1 = _cpu_s(proc.pid) if proc else 0.0
             rss1 = _rss_mb(proc.pid) if proc else None
             unpaced = load(url, unpaced_clients, min(seconds, 5.0), 0)
-            results[name] = {"paced": paced, "unpaced": unpaced, "rss_before_mb": rss0, "rss_after_mb": rss1}
+            cpu2 = _cpu_s(proc.pid) if proc else 0.0
+            results[name] = {
+                "paced": paced,
+                "unpaced": unpaced,
+                "rss_before_mb": rss0,
+                "rss_after_mb": rss1,
+                # the server's CPU per event: robust to a busy machine, unlike latencies
+                "cpu_us_per_event_paced": (cpu1 - cpu0) / max(paced["events"], 1) * 1e6 if proc else None,
+                "cpu_us_per_event_unpaced": (cpu2 - cpu1) / max(unpaced["events"], 1) * 1e6 if proc else None,
+            }
     finally:
         for proc, _ in servers.values():
             if proc is not None:
@@ -393,9 +411,9 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
     print(f"unpaced: {unpaced_clients} clients\n")
     print(
         "| target | p50 / p99 per event | added p50 / p99 | first byte p50 / p99 | errors "
-        "| RSS before -> after | unpaced events/s |"
+        "| RSS before -> after | unpaced events/s | server CPU per event (paced / unpaced) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         p: Any = r["paced"]
         u: Any = r["unpaced"]
@@ -404,10 +422,15 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
             else f"+{p['latencyP50'] - d['latencyP50']:.2f} / +{p['latencyP99'] - d['latencyP99']:.2f} ms"
         )  # fmt: skip
         rss = "" if r["rss_before_mb"] is None else f"{r['rss_before_mb']:.0f} -> {r['rss_after_mb']:.0f} MB"
+        cpu = (
+            ""
+            if r["cpu_us_per_event_paced"] is None
+            else f"{r['cpu_us_per_event_paced']:.0f} / {r['cpu_us_per_event_unpaced']:.0f} µs"
+        )
         print(
             f"| {name} | {p['latencyP50']:.2f} / {p['latencyP99']:.2f} ms | {added} "
             f"| {p['ttfbP50']:.2f} / {p['ttfbP99']:.2f} ms | {p['errors'] + u['errors']:.0f} | {rss} "
-            f"| {u['eventsPerSecond']:,.0f} |"
+            f"| {u['eventsPerSecond']:,.0f} | {cpu} |"
         )
     if json_out:
         Path(json_out).write_text(json.dumps(results, indent=2) + "\n")

@@ -367,7 +367,9 @@ class _SSEResponse(Response):
         rw, out = self._rw, self._out
         parser = SSEParser(comments=True)
         try:
-            async for piece in self._up.aiter_bytes():
+            # Without a content-encoding the raw body is the body: one layer of generators less.
+            body = self._up.aiter_bytes() if "content-encoding" in self._up.headers else self._up.aiter_raw()
+            async for piece in body:
                 batch: list[bytes] = []
                 try:
                     self._convert(parser.feed(piece), batch)
