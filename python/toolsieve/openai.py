@@ -489,6 +489,7 @@ async def arewrite_chat_completion_stream(
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
+    formats: Iterable[str] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
     may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
@@ -498,6 +499,7 @@ async def arewrite_chat_completion_stream(
         unknown_tools=unknown_tools,
         id_factory=id_factory,
         json_tool_calls=json_tool_calls,
+        formats=formats,
     )
     _check_rejected_list(rejected_tool_names)
     try:
