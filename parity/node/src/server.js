@@ -131,39 +131,58 @@ async function readBody(req) {
   return Buffer.concat(parts);
 }
 
-/** One upstream request; resolves with the response (headers received) or rejects with `{kind}`. */
+/**
+ * One upstream request; resolves with the response (headers received) or rejects with `{kind}`.
+ * `handle.destroy()` cancels it. A kept-alive connection that the upstream closed just before it
+ * was reused (ECONNRESET before any answer) is retried once on a new connection.
+ */
 function upstreamRequest(cfg, method, path, headers, body) {
   const url = new URL(cfg.upstream + path);
   const mod = url.protocol === 'https:' ? https : http;
   const h = { ...headers };
   if (body) h['content-length'] = body.length;
-  const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
-  req.setNoDelay(true); // small SSE requests and events: no Nagle delay
-  const state = { timedOut: false };
-  const promise = new Promise((resolve, reject) => {
-    let connected = false;
-    const connectTimer = setTimeout(() => {
-      if (!connected) req.destroy(Object.assign(new Error('connect timeout'), { kind: 'timeout' }));
-    }, cfg.connectTimeout * 1000);
-    req.on('socket', (sock) => {
-      if (!sock.connecting) connected = true;
-      else sock.once('connect', () => (connected = true));
+  const handle = {
+    req: null,
+    state: { timedOut: false },
+    destroyed: false,
+    destroy() {
+      this.destroyed = true;
+      if (this.req) this.req.destroy();
+    },
+  };
+  const attempt = (retry) =>
+    new Promise((resolve, reject) => {
+      const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
+      handle.req = req;
+      req.setNoDelay(true); // small SSE requests and events: no Nagle delay
+      let connected = false;
+      const connectTimer = setTimeout(() => {
+        if (!connected) req.destroy(Object.assign(new Error('connect timeout'), { kind: 'timeout' }));
+      }, cfg.connectTimeout * 1000);
+      req.on('socket', (sock) => {
+        if (!sock.connecting) connected = true;
+        else sock.once('connect', () => (connected = true));
+      });
+      req.setTimeout(cfg.timeout * 1000, () => {
+        handle.state.timedOut = true;
+        req.destroy(Object.assign(new Error('upstream silent'), { kind: 'timeout' }));
+      });
+      req.on('response', (res) => {
+        clearTimeout(connectTimer);
+        resolve(res);
+      });
+      req.on('error', (e) => {
+        clearTimeout(connectTimer);
+        if (retry && req.reusedSocket && !handle.destroyed && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
+          resolve(attempt(false));
+          return;
+        }
+        reject(e.kind ? e : Object.assign(e, { kind: 'connect' }));
+      });
+      req.end(body || undefined);
     });
-    req.setTimeout(cfg.timeout * 1000, () => {
-      state.timedOut = true;
-      req.destroy(Object.assign(new Error('upstream silent'), { kind: 'timeout' }));
-    });
-    req.on('response', (res) => {
-      clearTimeout(connectTimer);
-      resolve(res);
-    });
-    req.on('error', (e) => {
-      clearTimeout(connectTimer);
-      reject(e.kind ? e : Object.assign(e, { kind: 'connect' }));
-    });
-  });
-  req.end(body || undefined);
-  return { req, promise, state };
+  handle.promise = attempt(true);
+  return handle;
 }
 
 const AGENT = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -230,8 +249,11 @@ function gatewayHandler(config) {
 
   async function models(req, res) {
     const t0 = performance.now();
-    const { req: upReq, promise } = upstreamRequest(cfg, 'GET', '/models', upstreamHeaders(cfg, req), null);
-    res.on('close', () => upReq.destroy());
+    const upReq = upstreamRequest(cfg, 'GET', '/models', upstreamHeaders(cfg, req), null);
+    const promise = upReq.promise;
+    res.on('close', () => {
+      if (!res.writableFinished) upReq.destroy();
+    });
     let up;
     try {
       up = await promise;
@@ -271,7 +293,8 @@ function gatewayHandler(config) {
       rewrite = rewritesResponse(body);
     }
     const headers = { ...upstreamHeaders(cfg, req), 'content-type': 'application/json' };
-    const { req: upReq, promise, state } = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
+    const upReq = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
+    const { promise, state } = upReq;
     let clientGone = false;
     res.on('close', () => {
       if (!res.writableFinished) {
@@ -422,7 +445,7 @@ function gatewayHandler(config) {
       }
     } finally {
       clearInterval(timer);
-      upReq.destroy();
+      if (!up.complete) upReq.destroy(); // a finished answer keeps its connection for the next request
       metrics.active -= 1;
       if (left) {
         metrics.disconnects += 1;
