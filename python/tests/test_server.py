@@ -398,3 +398,15 @@ def test_flags_from_the_environment(upstream: UpstreamServer, kind: str) -> None
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prompt_mode_tool_choice_none_streams_the_reply_as_it_is(gateways: Any, kind: str) -> None:
+    with sdk(gateways(kind, "--mode", "prompt").url) as client:
+        content, calls, finish = accumulate(
+            client.chat.completions.create(
+                model="dsml", messages=messages(), tools=TOOLS, tool_choice="none", stream=True
+            )
+        )
+    assert (content, calls, finish) == (REPLY, [], "stop")
+    assert "tools" not in Upstream.requests[-1]

@@ -353,7 +353,10 @@ class _SSEResponse(Response):
                 out.append(_DONE_BYTES)
                 continue
             if rw is None:
-                out.append(b"data: " + item.data.encode("utf-8") + b"\n\n")
+                # as it came (an event of several data: lines keeps them)
+                out.append(
+                    b"".join(b"data: " + ln.encode("utf-8") + b"\n" for ln in item.data.split("\n")) + b"\n"
+                )
                 continue
             try:
                 value = json.loads(item.data)

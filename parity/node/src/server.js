@@ -398,7 +398,8 @@ function gatewayHandler(config) {
           continue;
         }
         if (!rw) {
-          await write(Buffer.from(`data: ${item.data}\n\n`));
+          // as it came (an event of several data: lines keeps them)
+          await write(Buffer.from(item.data.split('\n').map((ln) => `data: ${ln}\n`).join('') + '\n'));
           continue;
         }
         let value;
