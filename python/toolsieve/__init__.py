@@ -11,16 +11,18 @@ from .names import PolicyResult, apply_policy, resolve_tool_name
 from .openai import (
     ChatCompletionStreamRewriter,
     OpenAIFormatError,
+    arewrite_chat_completion_stream,
     rewrite_chat_completion,
     rewrite_chat_completion_stream,
     to_openai_stream_deltas,
     to_openai_tool_calls,
 )
 from .prompt import build_tool_instructions
+from .request import prepare_prompt_request, rewrites_response
 from .roles import normalize_role
 from .schema import json_text, normalize_input, tool_names_of
 from .sieve import Sieve, coalesce, parse
-from .sse import SSEFormatError, iter_chat_chunks, iter_sse_events, write_sse
+from .sse import SSEFormatError, aiter_chat_chunks, awrite_sse, iter_chat_chunks, iter_sse_events, write_sse
 
 __version__ = "0.1.0"
 
@@ -40,7 +42,10 @@ __all__ = [
     "ToolCallsEvent",
     "ToolsieveError",
     "__version__",
+    "aiter_chat_chunks",
     "apply_policy",
+    "arewrite_chat_completion_stream",
+    "awrite_sse",
     "build_tool_instructions",
     "coalesce",
     "iter_chat_chunks",
@@ -49,9 +54,11 @@ __all__ = [
     "normalize_input",
     "normalize_role",
     "parse",
+    "prepare_prompt_request",
     "resolve_tool_name",
     "rewrite_chat_completion",
     "rewrite_chat_completion_stream",
+    "rewrites_response",
     "to_openai_stream_deltas",
     "to_openai_tool_calls",
     "tool_names_of",

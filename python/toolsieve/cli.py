@@ -1,6 +1,8 @@
 """Command line: `toolsieve parse [FILE]`, `toolsieve stream [FILE] [--chunk-size N]` and
 `toolsieve openai [FILE]` (rewrite a captured OpenAI SSE stream). All three take the declared
 tools: `--tools-file tools.json` (names and schemas), `--tools A,B`, `--unknown-tools reject`.
+`toolsieve serve --upstream URL` runs the gateway server (`toolsieve.server`, the `server` extra);
+each of its flags can also come from an environment variable (`TOOLSIEVE_UPSTREAM`, …).
 
 Exit status: 0 on success, 1 when the input is not valid UTF-8 (for `openai`: not a readable
 chat-completion event stream, or one that ended without `data: [DONE]`), 2 for usage errors and
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import json
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NoReturn
@@ -93,11 +96,150 @@ def build_parser() -> argparse.ArgumentParser:
                 help="feed the sieve N characters at a time (default: as the input arrives)",
             )
             sp.add_argument("--raw", action="store_true", help="include the raw source of tool-call events")
+    _serve_parser(sub)
     help_ = "rewrite an OpenAI chat-completion SSE stream: DSML markup in content becomes tool_calls"
     sp = sub.add_parser("openai", help=help_, description=help_)
     sp.add_argument("file", nargs="?", default="-", help="captured SSE stream (default: standard input)")
     declared(sp)
     return p
+
+
+def _seconds(v: str) -> float:
+    try:
+        n = float(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {v!r}") from None
+    if not n > 0 or n == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {v!r}")
+    return n
+
+
+def _port(v: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {v!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {v!r}")
+    return n
+
+
+# flag, environment variable, default, type, choices, help
+SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]] = [
+    (
+        "--upstream",
+        "TOOLSIEVE_UPSTREAM",
+        None,
+        str,
+        None,
+        "base URL of the OpenAI-compatible upstream (…/v1)",
+    ),
+    ("--host", "TOOLSIEVE_HOST", "127.0.0.1", str, None, "address to listen on (default 127.0.0.1)"),
+    ("--port", "TOOLSIEVE_PORT", "8080", _port, None, "port to listen on (default 8080; 0: any free port)"),
+    (
+        "--api-key",
+        "TOOLSIEVE_API_KEY",
+        None,
+        str,
+        None,
+        "key sent upstream (default: the client's Authorization)",
+    ),
+    (
+        "--mode",
+        "TOOLSIEVE_MODE",
+        "passthrough",
+        str,
+        ("passthrough", "prompt"),
+        "passthrough (default) or prompt",
+    ),
+    (
+        "--unknown-tools",
+        "TOOLSIEVE_UNKNOWN_TOOLS",
+        "keep",
+        str,
+        ("keep", "reject"),
+        "calls to undeclared tools",
+    ),
+    ("--timeout", "TOOLSIEVE_TIMEOUT", "600", _seconds, None, "upstream silence that ends a request (s)"),
+    (
+        "--keepalive",
+        "TOOLSIEVE_KEEPALIVE",
+        "15",
+        _seconds,
+        None,
+        "write ': keep-alive' after this silence (s)",
+    ),
+]
+
+
+def _serve_parser(sub: Any) -> None:
+    help_ = "run the OpenAI-compatible gateway server (needs the server extra)"
+    sp = sub.add_parser("serve", help=help_, description=help_ + "; every flag also reads TOOLSIEVE_<FLAG>")
+    for flag, env, _default, type_, choices, text in SERVE_FLAGS:
+        sp.add_argument(flag, default=None, type=type_, choices=choices, help=f"{text} [${env}]")
+    sp.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    sp.set_defaults(serve_parser=sp)
+
+
+def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    values: dict[str, Any] = {}
+    for flag, env, default, type_, choices, _ in SERVE_FLAGS:
+        key = flag[2:].replace("-", "_")
+        v = getattr(args, key)
+        if v is None:
+            raw = os.environ.get(env) or default
+            if raw is not None:
+                try:
+                    v = type_(raw)
+                except argparse.ArgumentTypeError as exc:
+                    parser.error(f"${env}: {exc}")
+                if choices is not None and v not in choices:
+                    parser.error(f"${env}: {raw!r} is not one of {', '.join(choices)}")
+        values[key] = v
+    if not values["upstream"]:
+        parser.error("serve needs --upstream URL (or $TOOLSIEVE_UPSTREAM)")
+    if not str(values["upstream"]).startswith(("http://", "https://")):
+        parser.error(f"--upstream must be an http:// or https:// URL, got {values['upstream']!r}")
+    try:
+        import uvicorn
+
+        from .server import GatewayConfig, create_app
+    except ImportError as exc:
+        print(
+            f"toolsieve: serve needs the server extra: pip install 'toolsieve[server]' ({exc})",
+            file=sys.stderr,
+        )
+        return 2
+    import logging
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # toolsieve.server logs each request once
+    config = GatewayConfig(
+        upstream=values["upstream"],
+        api_key=values["api_key"],
+        mode=values["mode"],
+        unknown_tools=values["unknown_tools"],
+        timeout=values["timeout"],
+        keepalive=values["keepalive"],
+    )
+    app = create_app(config)
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            for srv in self.servers:
+                for sock in srv.sockets:
+                    host, port = sock.getsockname()[:2]
+                    print(f"toolsieve gateway listening on http://{host}:{port}", flush=True)
+                    return
+
+    server = _Server(
+        uvicorn.Config(
+            app, host=values["host"], port=values["port"], log_level=args.log_level, access_log=False
+        )
+    )
+    server.run()
+    return 0
 
 
 def _read_tools(path: str) -> list[Any]:
@@ -204,8 +346,11 @@ def _print(obj: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+    if args.command == "serve":
+        return _serve(args, args.serve_parser)
     stream = _open(args.file)
     name = "standard input" if args.file == "-" else args.file
     try:

@@ -24,6 +24,7 @@ from .openai import (
     to_openai_tool_calls,
 )
 from .prompt import build_tool_instructions
+from .request import prepare_prompt_request
 from .roles import normalize_role
 from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
@@ -153,6 +154,9 @@ def call_function(function: Any, args: Any) -> Any:
     if function == "buildToolInstructions":
         (tools,) = _args(args, 1, 1)
         return build_tool_instructions(tools)
+    if function == "preparePromptRequest":
+        (body,) = _args(args, 1, 1)
+        return prepare_prompt_request(body)
     if function in ("rewriteChatCompletion", "rewriteChatCompletionStream"):
         data, opts = _args(args, 1, 2)
         o = _options_arg(opts, _REWRITE_OPTIONS)

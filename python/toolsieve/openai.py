@@ -45,6 +45,11 @@ Gateway decisions (where R13 is silent):
   raises `OpenAIFormatError`: a chunk that is not a dict, `choices` that is not a list, a choice
   that is not a dict, an `index` that is not an integer, a `delta` / `message` that is not a dict,
   a content that is not a string.
+- The chunks and responses may be the `openai` SDK's own objects (`ChatCompletionChunk`,
+  `ChatCompletion`; anything with a pydantic-style `model_dump`): they are read as
+  `model_dump(exclude_unset=True)` (the fields the server sent) and the output is dicts.
+- `arewrite_chat_completion_stream` is the same rewriter for `async for` (chunks from an async
+  iterable, or a plain one).
 - In a non-streaming response, `message.content` becomes the text left around the calls, or null
   when calls were found and no text is left; `message.tool_calls` is upstream's list (if any)
   followed by the new calls.
@@ -53,7 +58,7 @@ Gateway decisions (where R13 is silent):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from .errors import InputTypeError, ToolsieveError, check_iterable
@@ -61,12 +66,27 @@ from .events import Event, TextEvent, ToolCall
 from .names import apply_policy, check_policy, declared_names
 from .schema import check_tools, json_text, normalize_input
 from .sieve import Sieve, check_formats
+from .sse import aiter_any
 
 IdFactory = Callable[[], str]
 
 
 class OpenAIFormatError(ToolsieveError, ValueError):
     """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
+
+
+def as_json_object(obj: Any) -> Any:
+    """A dict for an SDK object (anything with `model_dump`: the fields that were set, as JSON
+    types); anything else as it is."""
+    if isinstance(obj, dict):
+        return obj
+    dump = getattr(obj, "model_dump", None)
+    if dump is None or not callable(dump):
+        return obj
+    try:
+        return dump(exclude_unset=True, mode="json")
+    except TypeError:  # a model_dump without pydantic's keywords
+        return dump()
 
 
 def new_call_id() -> str:
@@ -167,6 +187,7 @@ class _Options:
         self.unknown_tools = check_policy(unknown_tools)
         self.id_factory = _check_id_factory(id_factory)
         self.rejected: dict[str, None] = {}  # insertion-ordered set
+        self.stats = {"blocks": 0, "calls": 0, "rejected_calls": 0, "capture_limit_releases": 0}
 
     def sieve(self) -> Sieve:
         return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls, formats=self.formats)
@@ -174,7 +195,15 @@ class _Options:
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
         self.rejected.update(dict.fromkeys(result.rejected_tool_names))
+        st = self.stats
+        st["blocks"] += 1
+        st["calls"] += len(result.calls)
+        st["rejected_calls"] += len(calls) - len(result.calls)
         return result.calls
+
+    def released(self, e: TextEvent) -> None:
+        if e.note == "capture_limit":
+            self.stats["capture_limit_releases"] += 1
 
 
 _MAX_SAFE_INDEX: Final = 2**53 - 1  # beyond it JavaScript cannot count on
@@ -217,6 +246,14 @@ class _Choice:
         return calls if out is None else out
 
 
+_MISSING: Final = object()
+
+
+def _envelope(chunk: dict[str, Any]) -> dict[str, Any]:
+    """Every top-level field of a chunk but `choices`."""
+    return {k: v for k, v in chunk.items() if k != "choices"}
+
+
 def _index_of(choice: dict[str, Any], pos: int, where: str) -> int:
     if "index" not in choice:
         return pos
@@ -243,7 +280,7 @@ class ChatCompletionStreamRewriter:
     ) -> None:
         self._opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
         self._choices: dict[int, _Choice] = {}
-        self._envelope: dict[str, Any] | None = None
+        self._last: dict[str, Any] | None = None  # the last chunk with choices: its envelope
         self._count = 0
         self._finished = False
 
@@ -252,10 +289,19 @@ class ChatCompletionStreamRewriter:
         """Names of calls dropped by `unknown_tools="reject"` so far, once each, in order."""
         return list(self._opts.rejected)
 
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counts so far: `blocks` (tool-call blocks recognized), `calls` (calls emitted),
+        `rejected_calls` (dropped by the reject policy), `capture_limit_releases` (blocks longer
+        than `max_capture_chars`, released as text)."""
+        return dict(self._opts.stats)
+
     def _pieces(self, st: _Choice, events: list[Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for e in events:
             if isinstance(e, TextEvent):
+                if e.note is not None:
+                    self._opts.released(e)
                 if not e.text:
                     continue
                 if out and "content" in out[-1]:
@@ -291,18 +337,20 @@ class ChatCompletionStreamRewriter:
         if self._finished:
             raise OpenAIFormatError("feed() after finish()")
         self._count += 1
-        where = f"chunk {self._count}"
-        if not isinstance(chunk, dict):
-            raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
-        if "choices" not in chunk:
+        where = f"chunk {self._count}"  # for error messages
+        if type(chunk) is not dict:
+            chunk = as_json_object(chunk)
+            if not isinstance(chunk, dict):
+                raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
+        choices = chunk.get("choices", _MISSING)
+        if choices is _MISSING:
             return [chunk]
-        choices = chunk["choices"]
-        if not isinstance(choices, list):
+        if type(choices) is not list and not isinstance(choices, list):
             raise OpenAIFormatError(f"{where}: choices must be a list, got {type(choices).__name__}")
         if not choices:
             return [chunk]
-        envelope = {k: v for k, v in chunk.items() if k != "choices"}
-        self._envelope = envelope
+        self._last = chunk
+        envelope: dict[str, Any] | None = None
         out_choices: list[Any] = []
         extras: list[dict[str, Any]] = []
         for pos, choice in enumerate(choices):
@@ -361,8 +409,10 @@ class ChatCompletionStreamRewriter:
             rest = pieces[1:]
             new_choice["finish_reason"] = None if rest else finish
             out_choices.append(new_choice)
+            if rest and envelope is None:
+                envelope = _envelope(chunk)
             for i, piece in enumerate(rest):
-                extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))
+                extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))  # type: ignore[arg-type]
         if not extras and all(a is b for a, b in zip(out_choices, choices, strict=True)):
             return [chunk]
         main = dict(chunk)
@@ -383,7 +433,7 @@ class ChatCompletionStreamRewriter:
             return []
         self._finished = True
         out: list[dict[str, Any]] = []
-        envelope = dict(self._envelope or {})
+        envelope = _envelope(self._last) if self._last is not None else {}
         if "usage" in envelope:
             envelope["usage"] = None
         for idx, st in self._choices.items():
@@ -430,6 +480,41 @@ def rewrite_chat_completion_stream(
                     rejected_tool_names.append(n)
 
 
+async def arewrite_chat_completion_stream(
+    chunks: AsyncIterable[Any] | Iterable[Any],
+    *,
+    tools: Sequence[Any] | None = None,
+    tool_names: Iterable[str] | None = None,
+    unknown_tools: str = "keep",
+    id_factory: IdFactory | None = None,
+    rejected_tool_names: list[str] | None = None,
+    json_tool_calls: bool = False,
+    formats: Iterable[str] | None = None,
+) -> AsyncIterator[dict[str, Any]]:
+    """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
+    may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
+    rw = ChatCompletionStreamRewriter(
+        tools=tools,
+        tool_names=tool_names,
+        unknown_tools=unknown_tools,
+        id_factory=id_factory,
+        json_tool_calls=json_tool_calls,
+        formats=formats,
+    )
+    _check_rejected_list(rejected_tool_names)
+    try:
+        async for chunk in aiter_any(chunks, "chunks"):
+            for out in rw.feed(chunk):
+                yield out
+        for out in rw.finish():
+            yield out
+    finally:
+        if rejected_tool_names is not None:
+            for n in rw.rejected_tool_names:
+                if n not in rejected_tool_names:
+                    rejected_tool_names.append(n)
+
+
 def rewrite_chat_completion(
     response: Any,
     *,
@@ -440,15 +525,19 @@ def rewrite_chat_completion(
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
+    stats: dict[str, int] | None = None,
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
     becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
-    without `choices` is returned as it is."""
+    without `choices` is returned as it is. `stats`, when given, is updated with the counts of
+    `ChatCompletionStreamRewriter.stats`."""
     opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
     _check_rejected_list(rejected_tool_names)
     try:
         return _rewrite_response(response, opts)
     finally:
+        if stats is not None:
+            stats.update(opts.stats)
         if rejected_tool_names is not None:
             for n in opts.rejected:
                 if n not in rejected_tool_names:
@@ -456,6 +545,7 @@ def rewrite_chat_completion(
 
 
 def _rewrite_response(response: Any, opts: _Options) -> Any:
+    response = as_json_object(response)
     if not isinstance(response, dict):
         raise OpenAIFormatError(f"the response is a {type(response).__name__}, not a JSON object")
     if "choices" not in response:
@@ -484,6 +574,9 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
             )
         sieve = opts.sieve()
         events = sieve.feed(content) + sieve.flush()
+        for e in events:
+            if isinstance(e, TextEvent) and e.note is not None:
+                opts.released(e)
         text = "".join(e.text for e in events if isinstance(e, TextEvent))
         calls = [c for e in events if not isinstance(e, TextEvent) for c in opts.policy(e.calls)]
         if not calls and text == content:
@@ -511,6 +604,8 @@ __all__ = [
     "ChatCompletionStreamRewriter",
     "IdFactory",
     "OpenAIFormatError",
+    "arewrite_chat_completion_stream",
+    "as_json_object",
     "new_call_id",
     "rewrite_chat_completion",
     "rewrite_chat_completion_stream",

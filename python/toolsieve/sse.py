@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NoReturn, TypeVar
 
 from .errors import InputTypeError, ToolsieveError, check_iterable
 from .schema import json_text
@@ -46,6 +46,7 @@ from .schema import json_text
 _EOL: Final = re.compile(rb"\r\n|\r|\n")
 _BOM: Final = b"\xef\xbb\xbf"
 DONE: Final = "[DONE]"
+T = TypeVar("T")
 
 
 class SSEFormatError(ToolsieveError, ValueError):
@@ -66,33 +67,41 @@ def _split_lf(data: bytes) -> list[bytes]:
     return data.split(b"\n")
 
 
-def _lines(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[bytes]:
-    """Complete lines (without terminator); the unfinished last line is yielded at the end."""
-    parts: list[bytes] = []
-    skip_lf = False
-    at_start = True
-    for chunk in check_iterable(byte_chunks, "byte_chunks"):
+class _Lines:
+    """Incremental line splitter: `feed(bytes)` returns the complete lines (without terminator),
+    `finish()` the unfinished last line."""
+
+    __slots__ = ("_at_start", "_parts", "_skip_lf")
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._skip_lf = False
+        self._at_start = True
+
+    def feed(self, chunk: bytes | bytearray) -> list[bytes]:
         if not isinstance(chunk, bytes | bytearray):
             raise InputTypeError(f"SSE input must be bytes chunks, got {type(chunk).__name__}")
         data = bytes(chunk)
+        out: list[bytes] = []
         if not data:
-            continue
-        if skip_lf:
-            skip_lf = False
+            return out
+        parts = self._parts
+        if self._skip_lf:
+            self._skip_lf = False
             if data[:1] == b"\n":
                 data = data[1:]
                 if not data:
-                    continue
-        if at_start:
+                    return out
+        if self._at_start:
             head = b"".join([*parts, data])
-            parts = []
+            parts.clear()
             if len(head) < len(_BOM) and _BOM.startswith(head):
                 parts.append(head)  # maybe a BOM cut in pieces: decided with the next bytes
-                continue
-            at_start = False
+                return out
+            self._at_start = False
             data = head[len(_BOM) :] if head.startswith(_BOM) else head
             if not data:
-                continue
+                return out
         if b"\r" not in data:  # the common case, split at C speed
             pieces = _split_lf(data)
             if len(pieces) > 1:
@@ -100,74 +109,161 @@ def _lines(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[bytes]:
                 if parts:
                     parts.append(first)
                     first = b"".join(parts)
-                    parts = []
-                yield first
-                yield from pieces[1:-1]
+                    parts.clear()
+                out.append(first)
+                out += pieces[1:-1]
             if pieces[-1]:
                 parts.append(pieces[-1])
-            continue
+            return out
         start = 0
         for m in _EOL.finditer(data):
             if parts:
                 parts.append(data[start : m.start()])
-                line = b"".join(parts)
-                parts = []
+                out.append(b"".join(parts))
+                parts.clear()
             else:
-                line = data[start : m.start()]
-            yield line
+                out.append(data[start : m.start()])
             start = m.end()
         if start < len(data):
             parts.append(data[start:])
         elif data[-1:] == b"\r":
-            skip_lf = True
-    if parts:
-        line = b"".join(parts)
-        if at_start and line.startswith(_BOM):
+            self._skip_lf = True
+        return out
+
+    def finish(self) -> list[bytes]:
+        if not self._parts:
+            return []
+        line = b"".join(self._parts)
+        self._parts = []
+        if self._at_start and line.startswith(_BOM):
             line = line[len(_BOM) :]
-        if line:
-            yield line
+        return [line] if line else []
+
+
+@dataclass(frozen=True)
+class SSEComment:
+    """A comment line (`SSEParser(comments=True)` only): `raw` is the whole line, from its `:`,
+    without the line end, as bytes (a comment may hold any bytes)."""
+
+    raw: bytes
+
+
+class SSEParser:
+    """The incremental reader under `iter_sse_events`: `feed(bytes)` returns what the complete
+    lines dispatched, `finish()` the rest (an unfinished last line, an event without its blank
+    line). With `comments=True`, comment lines come out too, as `SSEComment`, in order (a gateway
+    forwards them: keep-alives)."""
+
+    __slots__ = ("_comments", "_data", "_event", "_finished", "_last_id", "_lineno", "_lines", "_retry")
+
+    def __init__(self, *, comments: bool = False) -> None:
+        self._lines = _Lines()
+        self._comments = comments
+        self._data: list[str] = []
+        self._event = ""
+        self._last_id: str | None = None
+        self._retry: int | None = None
+        self._lineno = 0
+        self._finished = False
+
+    def feed(self, chunk: bytes | bytearray) -> list[SSEEvent | SSEComment]:
+        if self._finished:
+            raise SSEFormatError("feed() after finish()")
+        return self._handle(self._lines.feed(chunk))
+
+    def finish(self) -> list[SSEEvent | SSEComment]:
+        if self._finished:
+            return []
+        self._finished = True
+        out = self._handle(self._lines.finish())
+        if self._data:
+            out.append(SSEEvent("\n".join(self._data), self._event or "message", self._last_id, self._retry))
+            self._data = []
+        return out
+
+    def _bad_utf8(self, raw: bytes) -> NoReturn:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SSEFormatError(f"line {self._lineno} is not valid UTF-8 (byte {exc.start})") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _handle(self, lines: list[bytes]) -> list[SSEEvent | SSEComment]:
+        out: list[SSEEvent | SSEComment] = []
+        for raw in lines:
+            self._lineno += 1
+            if raw[:1] == b":":
+                if self._comments:
+                    out.append(SSEComment(raw))
+                continue  # a comment: ignored, whatever bytes it holds
+            if raw[:5] == b"data:":  # the common line, without the general field parsing
+                payload = raw[6:] if raw[5:6] == b" " else raw[5:]
+                try:
+                    self._data.append(payload.decode("utf-8"))
+                except UnicodeDecodeError:
+                    self._bad_utf8(raw)
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self._bad_utf8(raw)
+            if not line:
+                if self._data:
+                    out.append(
+                        SSEEvent("\n".join(self._data), self._event or "message", self._last_id, self._retry)
+                    )
+                self._data = []
+                self._event = ""
+                continue
+            field, colon, value = line.partition(":")
+            if colon and value[:1] == " ":
+                value = value[1:]
+            if field == "data":
+                self._data.append(value)
+            elif field == "event":
+                self._event = value
+            elif field == "id" and "\0" not in value:
+                self._last_id = value
+            elif field == "retry" and value and value.isascii() and value.isdigit():
+                self._retry = int(value)
+        return out
 
 
 def iter_sse_events(byte_chunks: Iterable[bytes | bytearray]) -> Iterator[SSEEvent]:
     """The events of an event stream given as bytes chunks cut anywhere (see the module docstring)."""
-    data: list[str] = []
-    event = ""
-    last_id: str | None = None
-    retry: int | None = None
-    lineno = 0
-    for raw in _lines(byte_chunks):
-        lineno += 1
-        if raw[:1] == b":":
-            continue  # a comment: ignored, whatever bytes it holds
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise SSEFormatError(f"line {lineno} is not valid UTF-8 (byte {exc.start})") from None
-        if not line:
-            if data:
-                yield SSEEvent("\n".join(data), event or "message", last_id, retry)
-            data = []
-            event = ""
-            continue
-        if line[0] == ":":
-            continue
-        field, colon, value = line.partition(":")
-        if colon and value[:1] == " ":
-            value = value[1:]
-        if field == "data":
-            data.append(value)
-        elif field == "event":
-            event = value
-        elif field == "id" and "\0" not in value:
-            last_id = value
-        elif field == "retry" and value and value.isascii() and value.isdigit():
-            retry = int(value)
-    if data:
-        yield SSEEvent("\n".join(data), event or "message", last_id, retry)
+    p = SSEParser()
+    for chunk in check_iterable(byte_chunks, "byte_chunks"):
+        yield from p.feed(chunk)  # type: ignore[misc]
+    yield from p.finish()  # type: ignore[misc]
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+class _Done:
+    """The `[DONE]` bookkeeping of a chat-chunk stream, shared by the sync and async readers."""
+
+    __slots__ = ("n", "saw_done")
+
+    def __init__(self) -> None:
+        self.saw_done = False
+        self.n = 0
+
+    def value(self, ev: SSEEvent) -> tuple[bool, Any]:
+        """(True, chunk) for an event that carries a chunk, (False, None) for one that does not."""
+        self.n += 1
+        data = ev.data
+        if data[:1] != "{" or self.saw_done:  # not the common case: a JSON object, before [DONE]
+            data = data.strip(" \t\r\n")
+            if not data:
+                return False, None  # an empty data: event (a keep-alive) carries no chunk
+            if self.saw_done:
+                raise SSEFormatError(f"event {self.n} comes after data: [DONE]")
+            if data == DONE:
+                self.saw_done = True
+                return False, None
+        return True, _chunk_value(ev.data, self.n)
 
 
 class ChatChunks(Iterator[Any]):
@@ -176,24 +272,67 @@ class ChatChunks(Iterator[Any]):
     gateway should then not write a `[DONE]` of its own)."""
 
     def __init__(self, byte_chunks: Iterable[bytes | bytearray]) -> None:
-        self.saw_done = False
+        self._done = _Done()
         self._it = self._values(byte_chunks)
+
+    @property
+    def saw_done(self) -> bool:
+        return self._done.saw_done
 
     def __next__(self) -> Any:
         return next(self._it)
 
     def _values(self, byte_chunks: Iterable[bytes | bytearray]) -> Iterator[Any]:
-        n = 0
         for ev in iter_sse_events(byte_chunks):
-            n += 1
-            if not ev.data.strip(" \t\r\n"):
-                continue  # an empty data: event (a keep-alive) carries no chunk
-            if self.saw_done:
-                raise SSEFormatError(f"event {n} comes after data: [DONE]")
-            if ev.data.strip(" \t\r\n") == DONE:
-                self.saw_done = True
-                continue
-            yield _chunk_value(ev.data, n)
+            ok, v = self._done.value(ev)
+            if ok:
+                yield v
+
+
+class AsyncChatChunks(AsyncIterator[Any]):
+    """What `aiter_chat_chunks` returns: `async for` over the chunks, with `saw_done` as in
+    `ChatChunks`."""
+
+    def __init__(self, byte_chunks: AsyncIterable[bytes | bytearray] | Iterable[bytes | bytearray]) -> None:
+        self._done = _Done()
+        self._it = self._values(byte_chunks)
+
+    @property
+    def saw_done(self) -> bool:
+        return self._done.saw_done
+
+    def __aiter__(self) -> AsyncChatChunks:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await self._it.__anext__()
+
+    async def aclose(self) -> None:
+        await self._it.aclose()
+
+    async def _values(
+        self, byte_chunks: AsyncIterable[bytes | bytearray] | Iterable[bytes | bytearray]
+    ) -> AsyncGenerator[Any, None]:
+        p = SSEParser()
+        async for chunk in aiter_any(byte_chunks, "byte_chunks"):
+            for ev in p.feed(chunk):
+                ok, v = self._done.value(ev)  # type: ignore[arg-type]
+                if ok:
+                    yield v
+        for ev in p.finish():
+            ok, v = self._done.value(ev)  # type: ignore[arg-type]
+            if ok:
+                yield v
+
+
+async def aiter_any(items: AsyncIterable[T] | Iterable[T], what: str) -> AsyncGenerator[T, None]:
+    """`async for` over an async iterable, or over a plain one."""
+    if hasattr(items, "__aiter__"):
+        async for x in items:
+            yield x
+        return
+    for x in check_iterable(items, what):
+        yield x
 
 
 def iter_chat_chunks(byte_chunks: Iterable[bytes | bytearray]) -> ChatChunks:
@@ -201,13 +340,50 @@ def iter_chat_chunks(byte_chunks: Iterable[bytes | bytearray]) -> ChatChunks:
     return ChatChunks(byte_chunks)
 
 
+def aiter_chat_chunks(
+    byte_chunks: AsyncIterable[bytes | bytearray] | Iterable[bytes | bytearray],
+) -> AsyncChatChunks:
+    """`iter_chat_chunks` for `async for`: the byte chunks may come from an async iterable (an
+    httpx / aiohttp response body) or a plain one."""
+    return AsyncChatChunks(byte_chunks)
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _chunk_value(data: str, n: int) -> Any:
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return _DECODER.decode(data)
     except json.JSONDecodeError as exc:
         raise SSEFormatError(f"event {n}: data is not JSON ({exc.msg} at char {exc.pos})") from None
     except (ValueError, RecursionError) as exc:
         raise SSEFormatError(f"event {n}: data is not JSON ({exc})") from None
+
+
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# Text in which json.dumps may differ from JSON.stringify: a float (a digit then `.`, `e` or
+# `E`: every float json.dumps writes has one), or a key that is a number or a literal (integer
+# keys, array-index keys, which JavaScript orders first). Strings only ever make this match more
+# often than needed; then `json_text` decides.
+_UNSURE: Final = re.compile(r'\d[.eE]|"(?:-?\d[^"]*|true|false|null)":')
+
+
+def sse_event(chunk: Any) -> bytes:
+    """One chunk as `data: <JSON>\\n\\n` bytes: JSON exactly as `json_text` (JavaScript's
+    JSON.stringify) writes it, at json.dumps speed when no float or numeric key can make them
+    differ."""
+    if type(chunk) is dict:
+        try:
+            text = _ENCODER.encode(chunk)
+        except (TypeError, ValueError, RecursionError):
+            pass
+        else:
+            if _UNSURE.search(text) is None:
+                try:
+                    return b"data: " + text.encode("utf-8") + b"\n\n"
+                except UnicodeEncodeError:  # a lone surrogate: json_text escapes it
+                    pass
+    return b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
 
 
 def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
@@ -215,17 +391,35 @@ def write_sse(chunks: Iterable[Any], *, done: bool = True) -> Iterator[bytes]:
     if not isinstance(done, bool):
         raise InputTypeError(f"done must be a bool, got {type(done).__name__}")
     for chunk in check_iterable(chunks, "chunks"):
-        yield b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
+        yield sse_event(chunk)
+    if done:
+        yield b"data: [DONE]\n\n"
+
+
+async def awrite_sse(
+    chunks: AsyncIterable[Any] | Iterable[Any], *, done: bool = True
+) -> AsyncIterator[bytes]:
+    """`write_sse` for `async for`: chunks from an async iterable (or a plain one)."""
+    if not isinstance(done, bool):
+        raise InputTypeError(f"done must be a bool, got {type(done).__name__}")
+    async for chunk in aiter_any(chunks, "chunks"):
+        yield sse_event(chunk)
     if done:
         yield b"data: [DONE]\n\n"
 
 
 __all__ = [
     "DONE",
+    "AsyncChatChunks",
     "ChatChunks",
+    "SSEComment",
     "SSEEvent",
     "SSEFormatError",
+    "SSEParser",
+    "aiter_chat_chunks",
+    "awrite_sse",
     "iter_chat_chunks",
     "iter_sse_events",
+    "sse_event",
     "write_sse",
 ]

@@ -18,6 +18,8 @@ export const {
   normalizeInput,
   toolNamesOf,
   buildToolInstructions,
+  preparePromptRequest,
+  rewritesResponse,
   SSEFormatError,
   SSEParser,
   ChatChunkParser,

@@ -194,6 +194,7 @@ const { applyPolicy, resolveToolName } = __require("src/names.js");
 const { normalizeRole } = __require("src/roles.js");
 const { jsonText, normalizeInput, toolNamesOf } = __require("src/schema.js");
 const { buildToolInstructions } = __require("src/prompt.js");
+const { preparePromptRequest, rewritesResponse } = __require("src/request.js");
 const {
   SSEFormatError,
   SSEParser,
@@ -233,6 +234,8 @@ module.exports = {
   normalizeInput,
   toolNamesOf,
   buildToolInstructions,
+  preparePromptRequest,
+  rewritesResponse,
   SSEFormatError,
   SSEParser,
   ChatChunkParser,
@@ -533,6 +536,11 @@ class Options {
     this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
     this.rejected = new Set();
+    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0 };
+  }
+
+  released(e) {
+    if (e.note === 'capture_limit') this.stats.captureLimitReleases += 1;
   }
 
   sieve() {
@@ -542,6 +550,9 @@ class Options {
   policy(calls) {
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
+    this.stats.blocks += 1;
+    this.stats.calls += r.calls.length;
+    this.stats.rejectedCalls += calls.length - r.calls.length;
     return r.calls;
   }
 }
@@ -629,11 +640,17 @@ class ChatCompletionStreamRewriter {
     return [...this._opts.rejected];
   }
 
+  /** Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the capture limit. */
+  get stats() {
+    return { ...this._opts.stats };
+  }
+
   _pieces(st, events) {
     const out = [];
     for (const e of events) {
       const last = out[out.length - 1];
       if (e.type === 'text') {
+        if (e.note) this._opts.released(e);
         if (!e.text) continue;
         if (last !== undefined && hasOwn(last, 'content')) last.content += e.text;
         else out.push({ content: e.text });
@@ -793,12 +810,14 @@ async function* rewriteChatCompletionStream(chunks, opts) {
  * returned as it is.
  */
 function rewriteChatCompletion(response, opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const options = new Options(o);
+  const o = optionsOf(opts, [...REWRITE_OPTIONS, 'stats']);
+  const { stats, ...rest } = o;
+  const options = new Options(rest);
   try {
     return rewriteResponse(response, options);
   } finally {
     appendRejected(o.rejectedToolNames, options.rejected);
+    if (isDict(stats)) Object.assign(stats, options.stats);
   }
 }
 
@@ -830,8 +849,10 @@ function rewriteResponse(response, opts) {
     let text = '';
     const calls = [];
     for (const e of events) {
-      if (e.type === 'text') text += e.text;
-      else calls.push(...opts.policy(e.calls));
+      if (e.type === 'text') {
+        text += e.text;
+        if (e.note) opts.released(e);
+      } else calls.push(...opts.policy(e.calls));
     }
     if (!calls.length && text === content) {
       outChoices.push(choice);
@@ -1139,6 +1160,184 @@ function buildToolInstructions(tools) {
 }
 
 module.exports = { buildToolInstructions };
+  },
+  "src/request.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
+ * upstream without native tools. Port of python/toolsieve/request.py: see its docstring for every
+ * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
+ * messages as user text). The input is not modified.
+ */
+
+const { buildToolInstructions } = __require("src/prompt.js");
+const { normalizeRole } = __require("src/roles.js");
+const { isDict, jsKeys, jsonText, toolName } = __require("src/schema.js");
+const { jsonValue } = __require("src/values.js");
+const { OpenAIFormatError } = __require("src/openai.js");
+const { typeName } = __require("src/errors.js");
+
+const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
+const REQUIRED_LINE = 'You must call at least one tool in your reply.';
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const get = (o, k) => (isDict(o) && hasOwn(o, k) ? o[k] : undefined);
+
+function namedChoice(choice) {
+  if (isDict(choice) && get(choice, 'type') === 'function') {
+    const name = get(get(choice, 'function'), 'name');
+    if (typeof name === 'string' && name) return name;
+  }
+  return null;
+}
+
+function choiceLine(choice) {
+  if (choice === 'required') return REQUIRED_LINE;
+  const name = namedChoice(choice);
+  return name !== null ? `You must call the tool ${name} in your reply.` : '';
+}
+
+/** Whether the response to `body` goes through the rewriters: not for `tool_choice: "none"`. */
+function rewritesResponse(body) {
+  return !(isDict(body) && get(body, 'tool_choice') === 'none');
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    let s = '';
+    for (const p of content) if (isDict(p) && typeof get(p, 'text') === 'string') s += p.text;
+    return s;
+  }
+  return '';
+}
+
+const attr = (v) => (v.includes('"') ? `'${v}'` : `"${v}"`);
+const cdata = (s) => '<![CDATA[' + s.split(']]>').join(']]]]><![CDATA[>') + ']]>';
+
+function valueText(v) {
+  if (typeof v === 'string') return cdata(v);
+  const text = jsonText(v);
+  return text.includes('<') || text.includes('&') ? cdata(text) : text;
+}
+
+function invoke(call) {
+  let fn = get(call, 'function');
+  if (!isDict(fn)) fn = {};
+  const name = typeof get(fn, 'name') === 'string' ? fn.name : '';
+  const args = get(fn, 'arguments');
+  const lines = [`<|DSML|invoke name=${attr(name)}>`];
+  let ok;
+  let obj;
+  if (typeof args === 'string') [ok, obj] = jsonValue(args);
+  else [ok, obj] = [true, isDict(args) ? args : {}];
+  if (ok && isDict(obj)) {
+    for (const [k, v] of jsKeys(obj)) lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(v)}</|DSML|parameter>`);
+  } else if (typeof args === 'string' && args.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')) {
+    lines.push(cdata(args));
+  }
+  lines.push('</|DSML|invoke>');
+  return lines;
+}
+
+function block(calls) {
+  const lines = ['<|DSML|tool_calls>'];
+  for (const c of calls) lines.push(...invoke(c));
+  lines.push('</|DSML|tool_calls>');
+  return lines.join('\n');
+}
+
+const join = (a, b) => (a ? `${a}\n\n${b}` : b);
+
+function assistant(msg) {
+  const tc = get(msg, 'tool_calls');
+  const calls = Array.isArray(tc) ? [...tc] : [];
+  const legacy = get(msg, 'function_call');
+  if (isDict(legacy)) calls.push({ type: 'function', function: legacy });
+  const out = {};
+  for (const k of Object.keys(msg)) if (k !== 'tool_calls' && k !== 'function_call') out[k] = msg[k];
+  out.role = 'assistant';
+  if (calls.length) out.content = join(textOf(get(msg, 'content')), block(calls));
+  return out;
+}
+
+function callNames(messages) {
+  const names = new Map();
+  for (const m of messages) {
+    const tc = get(m, 'tool_calls');
+    if (!Array.isArray(tc)) continue;
+    for (const c of tc) {
+      const id = get(c, 'id');
+      const name = get(get(c, 'function'), 'name');
+      if (typeof id === 'string' && typeof name === 'string' && !names.has(id)) names.set(id, name);
+    }
+  }
+  return names;
+}
+
+function toolText(msg, names) {
+  let cid = get(msg, 'tool_call_id');
+  cid = typeof cid === 'string' && cid ? cid : null;
+  let name = cid !== null && names.has(cid) ? names.get(cid) : null;
+  if (name === null) {
+    const n = get(msg, 'name');
+    name = typeof n === 'string' && n ? n : 'a tool';
+  }
+  return `Result of ${name}${cid !== null ? ` (id ${cid})` : ''}:\n${textOf(get(msg, 'content'))}`;
+}
+
+function withInstructions(messages, text) {
+  const first = messages.length ? messages[0] : null;
+  if (isDict(first) && first.role === 'system') {
+    const content = get(first, 'content');
+    const next = Array.isArray(content)
+      ? { ...first, content: [...content, { type: 'text', text }] }
+      : { ...first, content: join(textOf(content), text) };
+    return [next, ...messages.slice(1)];
+  }
+  return [{ role: 'system', content: text }, ...messages];
+}
+
+/** The request to send to an upstream without native tools (see python/toolsieve/request.py). */
+function preparePromptRequest(body) {
+  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
+  const messages = hasOwn(body, 'messages') ? body.messages : [];
+  if (!Array.isArray(messages)) throw new OpenAIFormatError(`messages must be a list, got ${typeName(messages)}`);
+  const tools = get(body, 'tools');
+  if (tools !== undefined && tools !== null && !Array.isArray(tools)) {
+    throw new OpenAIFormatError(`tools must be a list, got ${typeName(tools)}`);
+  }
+  const names = callNames(messages);
+  let out = [];
+  let results = null;
+  messages.forEach((msg, pos) => {
+    if (!isDict(msg)) throw new OpenAIFormatError(`messages[${pos}] is a ${typeName(msg)}, not an object`);
+    const role = normalizeRole(get(msg, 'role'));
+    if (role === 'tool') {
+      const text = toolText(msg, names);
+      if (results === null) {
+        results = [text];
+        out.push({ role: 'user', content: '' });
+      } else results.push(text);
+      out[out.length - 1].content = results.join('\n\n');
+      return;
+    }
+    results = null;
+    out.push(role === 'assistant' ? assistant(msg) : { ...msg, role });
+  });
+  const choice = get(body, 'tool_choice');
+  if (choice !== 'none' && Array.isArray(tools) && tools.some((t) => toolName(t))) {
+    let text = buildToolInstructions(tools);
+    const line = choiceLine(choice);
+    if (line) text = `${text}\n\n${line}`;
+    out = withInstructions(out, text);
+  }
+  const result = {};
+  for (const k of Object.keys(body)) if (!DROPPED.has(k)) result[k] = body[k];
+  if (hasOwn(body, 'messages') || out.length) result.messages = out;
+  return result;
+}
+
+module.exports = { preparePromptRequest, rewritesResponse, REQUIRED_LINE };
   },
   "src/roles.js": function (module, exports, __require) {
 'use strict';
@@ -3464,7 +3663,9 @@ function invalidUTF8At(b) {
  * Events are `{data, event, id, retry}` as Python's SSEEvent.
  */
 class SSEParser {
-  constructor() {
+  /** `{comments: true}`: comment lines come out too, as `{comment: Uint8Array}` (the whole line from its `:`), in order. */
+  constructor(options) {
+    this._comments = Boolean(options && options.comments);
     // ignoreBOM: keep a U+FEFF inside a line, as Python's decode does (the stream's BOM is skipped as bytes).
     this._decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     this._parts = [];
@@ -3566,7 +3767,10 @@ class SSEParser {
 
   _line(raw, out) {
     this._lineno += 1;
-    if (raw.length && raw[0] === 0x3a) return; // a comment: ignored, whatever bytes it holds
+    if (raw.length && raw[0] === 0x3a) {
+      if (this._comments) out.push({ comment: raw.slice() });
+      return; // a comment: ignored, whatever bytes it holds
+    }
     let line;
     try {
       line = this._decoder.decode(raw);
@@ -3710,9 +3914,34 @@ async function* iterChatChunks(byteChunks) {
 
 const encoder = new TextEncoder();
 
-/** One chunk as `data: <JSON>\n\n` bytes (jsonText escapes lone surrogates, so the UTF-8 is exact). */
+/**
+ * Is `v` made only of what JSON.stringify writes exactly as jsonText does: plain objects and
+ * arrays (not too deep), strings, finite numbers, booleans, null? Then the native one is used.
+ */
+function plainJSON(v, depth) {
+  if (v === null) return true;
+  const t = typeof v;
+  if (t === 'string' || t === 'boolean') return true;
+  if (t === 'number') return Number.isFinite(v);
+  if (t !== 'object' || depth > 200) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!plainJSON(v[i], depth + 1)) return false;
+    return true;
+  }
+  const p = Object.getPrototypeOf(v);
+  if (p !== Object.prototype && p !== null) return false;
+  for (const k in v) if (!plainJSON(v[k], depth + 1)) return false;
+  return true;
+}
+
+/** The JSON text of a chunk, as jsonText writes it (JSON.stringify's own speed for plain values). */
+function chunkJSON(chunk) {
+  return plainJSON(chunk, 0) ? JSON.stringify(chunk) : jsonText(chunk);
+}
+
+/** One chunk as `data: <JSON>\n\n` bytes (lone surrogates are escaped, so the UTF-8 is exact). */
 function encodeEvent(chunk) {
-  return encoder.encode('data: ' + jsonText(chunk) + '\n\n');
+  return encoder.encode('data: ' + chunkJSON(chunk) + '\n\n');
 }
 
 function doneBytes() {
@@ -3798,6 +4027,7 @@ module.exports = {
   createSSEDecoderStream,
   createSSEEncoderStream,
   encodeEvent,
+  chunkJSON,
 };
   },
   "src/values.js": function (module, exports, __require) {

@@ -19,6 +19,7 @@ const { applyPolicy, resolveToolName } = __require("src/names.js");
 const { normalizeRole } = __require("src/roles.js");
 const { normalizeInput } = __require("src/schema.js");
 const { buildToolInstructions } = __require("src/prompt.js");
+const { preparePromptRequest } = __require("src/request.js");
 const {
   ChatCompletionStreamRewriter,
   rewriteChatCompletion,
@@ -129,6 +130,8 @@ function callFunction(fn, list) {
     }
     case 'buildToolInstructions':
       return buildToolInstructions(args(list, 1, 1)[0]);
+    case 'preparePromptRequest':
+      return preparePromptRequest(args(list, 1, 1)[0]);
     case 'rewriteChatCompletion':
     case 'rewriteChatCompletionStream': {
       const [data, opts] = args(list, 1, 2);

@@ -112,6 +112,11 @@ class Options {
     this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
     this.rejected = new Set();
+    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0 };
+  }
+
+  released(e) {
+    if (e.note === 'capture_limit') this.stats.captureLimitReleases += 1;
   }
 
   sieve() {
@@ -121,6 +126,9 @@ class Options {
   policy(calls) {
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
+    this.stats.blocks += 1;
+    this.stats.calls += r.calls.length;
+    this.stats.rejectedCalls += calls.length - r.calls.length;
     return r.calls;
   }
 }
@@ -208,11 +216,17 @@ class ChatCompletionStreamRewriter {
     return [...this._opts.rejected];
   }
 
+  /** Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the capture limit. */
+  get stats() {
+    return { ...this._opts.stats };
+  }
+
   _pieces(st, events) {
     const out = [];
     for (const e of events) {
       const last = out[out.length - 1];
       if (e.type === 'text') {
+        if (e.note) this._opts.released(e);
         if (!e.text) continue;
         if (last !== undefined && hasOwn(last, 'content')) last.content += e.text;
         else out.push({ content: e.text });
@@ -372,12 +386,14 @@ async function* rewriteChatCompletionStream(chunks, opts) {
  * returned as it is.
  */
 function rewriteChatCompletion(response, opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const options = new Options(o);
+  const o = optionsOf(opts, [...REWRITE_OPTIONS, 'stats']);
+  const { stats, ...rest } = o;
+  const options = new Options(rest);
   try {
     return rewriteResponse(response, options);
   } finally {
     appendRejected(o.rejectedToolNames, options.rejected);
+    if (isDict(stats)) Object.assign(stats, options.stats);
   }
 }
 
@@ -409,8 +425,10 @@ function rewriteResponse(response, opts) {
     let text = '';
     const calls = [];
     for (const e of events) {
-      if (e.type === 'text') text += e.text;
-      else calls.push(...opts.policy(e.calls));
+      if (e.type === 'text') {
+        text += e.text;
+        if (e.note) opts.released(e);
+      } else calls.push(...opts.policy(e.calls));
     }
     if (!calls.length && text === content) {
       outChoices.push(choice);

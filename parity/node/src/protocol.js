@@ -14,6 +14,7 @@ const { applyPolicy, resolveToolName } = require('./names');
 const { normalizeRole } = require('./roles');
 const { normalizeInput } = require('./schema');
 const { buildToolInstructions } = require('./prompt');
+const { preparePromptRequest } = require('./request');
 const {
   ChatCompletionStreamRewriter,
   rewriteChatCompletion,
@@ -124,6 +125,8 @@ function callFunction(fn, list) {
     }
     case 'buildToolInstructions':
       return buildToolInstructions(args(list, 1, 1)[0]);
+    case 'preparePromptRequest':
+      return preparePromptRequest(args(list, 1, 1)[0]);
     case 'rewriteChatCompletion':
     case 'rewriteChatCompletionStream': {
       const [data, opts] = args(list, 1, 2);

@@ -79,7 +79,9 @@ function invalidUTF8At(b) {
  * Events are `{data, event, id, retry}` as Python's SSEEvent.
  */
 class SSEParser {
-  constructor() {
+  /** `{comments: true}`: comment lines come out too, as `{comment: Uint8Array}` (the whole line from its `:`), in order. */
+  constructor(options) {
+    this._comments = Boolean(options && options.comments);
     // ignoreBOM: keep a U+FEFF inside a line, as Python's decode does (the stream's BOM is skipped as bytes).
     this._decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     this._parts = [];
@@ -181,7 +183,10 @@ class SSEParser {
 
   _line(raw, out) {
     this._lineno += 1;
-    if (raw.length && raw[0] === 0x3a) return; // a comment: ignored, whatever bytes it holds
+    if (raw.length && raw[0] === 0x3a) {
+      if (this._comments) out.push({ comment: raw.slice() });
+      return; // a comment: ignored, whatever bytes it holds
+    }
     let line;
     try {
       line = this._decoder.decode(raw);
@@ -325,9 +330,34 @@ async function* iterChatChunks(byteChunks) {
 
 const encoder = new TextEncoder();
 
-/** One chunk as `data: <JSON>\n\n` bytes (jsonText escapes lone surrogates, so the UTF-8 is exact). */
+/**
+ * Is `v` made only of what JSON.stringify writes exactly as jsonText does: plain objects and
+ * arrays (not too deep), strings, finite numbers, booleans, null? Then the native one is used.
+ */
+function plainJSON(v, depth) {
+  if (v === null) return true;
+  const t = typeof v;
+  if (t === 'string' || t === 'boolean') return true;
+  if (t === 'number') return Number.isFinite(v);
+  if (t !== 'object' || depth > 200) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!plainJSON(v[i], depth + 1)) return false;
+    return true;
+  }
+  const p = Object.getPrototypeOf(v);
+  if (p !== Object.prototype && p !== null) return false;
+  for (const k in v) if (!plainJSON(v[k], depth + 1)) return false;
+  return true;
+}
+
+/** The JSON text of a chunk, as jsonText writes it (JSON.stringify's own speed for plain values). */
+function chunkJSON(chunk) {
+  return plainJSON(chunk, 0) ? JSON.stringify(chunk) : jsonText(chunk);
+}
+
+/** One chunk as `data: <JSON>\n\n` bytes (lone surrogates are escaped, so the UTF-8 is exact). */
 function encodeEvent(chunk) {
-  return encoder.encode('data: ' + jsonText(chunk) + '\n\n');
+  return encoder.encode('data: ' + chunkJSON(chunk) + '\n\n');
 }
 
 function doneBytes() {
@@ -413,4 +443,5 @@ module.exports = {
   createSSEDecoderStream,
   createSSEEncoderStream,
   encodeEvent,
+  chunkJSON,
 };

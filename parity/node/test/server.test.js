@@ -1,0 +1,168 @@
+'use strict';
+/**
+ * The Node gateway server (src/server.js) in-process, in front of a real local upstream
+ * (node:http): rewriting, comments, cancellation on disconnect, metrics, flags. The same server
+ * as a process, read by the official openai SDK, is tested in python/tests/test_server.py.
+ */
+
+const assert = require('node:assert/strict');
+const http = require('node:http');
+const { test } = require('node:test');
+const { once } = require('node:events');
+
+const { createGatewayServer, parseGatewayArgs, UsageError } = require('../src/server');
+const { SSEParser } = require('../src/sse');
+
+const REPLY = 'Reading.\n<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path">a.txt</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+
+function chunk(content, finish = null) {
+  return `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;
+}
+
+async function listen(server) {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+async function withServers(fn) {
+  const seen = { cancels: 0, bodies: [] };
+  const upstream = http.createServer((req, res) => {
+    const parts = [];
+    req.on('data', (p) => parts.push(p));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString());
+      seen.bodies.push(body);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.on('close', () => {
+        if (!res.writableFinished) seen.cancels += 1;
+      });
+      if (body.model === 'slow') {
+        const t = setInterval(() => res.write(chunk('tick ')), 20);
+        res.on('close', () => clearInterval(t));
+        return;
+      }
+      let out = ': keep-alive\n\n';
+      for (let i = 0; i < REPLY.length; i += 5) out += chunk(REPLY.slice(i, i + 5));
+      out += chunk(null, 'stop') + 'data: [DONE]\n\n';
+      // cut the bytes anywhere
+      const buf = Buffer.from(out);
+      let i = 0;
+      const step = () => {
+        if (i >= buf.length) return res.end();
+        res.write(buf.subarray(i, i + 13));
+        i += 13;
+        setImmediate(step);
+      };
+      step();
+    });
+  });
+  const upUrl = await listen(upstream);
+  const gw = createGatewayServer({ upstream: upUrl + '/v1', log: null });
+  const gwUrl = await listen(gw);
+  try {
+    await fn(gwUrl, seen, gw);
+  } finally {
+    gw.closeAllConnections();
+    upstream.closeAllConnections();
+    gw.close();
+    upstream.close();
+  }
+}
+
+test('a stream is rewritten, comments pass, [DONE] is kept', async () => {
+  await withServers(async (url) => {
+    const res = await fetch(url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+    });
+    assert.equal(res.status, 200);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const text = Buffer.from(bytes).toString();
+    assert.ok(text.startsWith(': keep-alive\n\n'));
+    assert.ok(text.endsWith('data: [DONE]\n\n'));
+    const p = new SSEParser();
+    const events = [...p.feed(bytes), ...p.finish()].filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
+    const content = events.map((e) => e.choices[0].delta.content || '').join('');
+    const calls = events.flatMap((e) => e.choices[0].delta.tool_calls || []);
+    assert.equal(content, 'Reading.\n');
+    assert.deepEqual(calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]), [['read_file', { path: 'a.txt' }]]);
+    assert.equal(events.at(-1).choices[0].finish_reason, 'tool_calls');
+    const metrics = await (await fetch(url + '/metrics')).text();
+    assert.match(metrics, /toolsieve_tool_calls_total 1/);
+    assert.match(metrics, /toolsieve_requests_total\{endpoint="chat",status="200"\} 1/);
+  });
+});
+
+test('a client that leaves cancels the upstream request at once', async () => {
+  await withServers(async (url, seen) => {
+    const ac = new AbortController();
+    const res = await fetch(url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'slow', stream: true, messages: [] }),
+      signal: ac.signal,
+    });
+    const reader = res.body.getReader();
+    await reader.read();
+    ac.abort();
+    const t0 = Date.now();
+    while (seen.cancels === 0 && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(seen.cancels, 1);
+    assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms`);
+  });
+});
+
+test('flags: defaults, environment, usage errors', () => {
+  assert.deepEqual(parseGatewayArgs(['--upstream', 'http://u/v1'], {}), {
+    upstream: 'http://u/v1',
+    host: '127.0.0.1',
+    port: 8080,
+    mode: 'passthrough',
+    unknownTools: 'keep',
+    timeout: 600,
+    keepalive: 15,
+  });
+  const env = { TOOLSIEVE_UPSTREAM: 'https://u', TOOLSIEVE_MODE: 'prompt', TOOLSIEVE_PORT: '0' };
+  const c = parseGatewayArgs([], env);
+  assert.equal(c.mode, 'prompt');
+  assert.equal(c.port, 0);
+  assert.equal(parseGatewayArgs(['--mode', 'passthrough'], env).mode, 'passthrough'); // a flag beats the environment
+  for (const [argv, e] of [
+    [[], {}],
+    [['--upstream', 'http://u', '--nope'], {}],
+    [['--upstream', 'http://u', '--mode', 'x'], {}],
+    [['--upstream', 'http://u', '--port', '-1'], {}],
+    [['--upstream', 'http://u', '--timeout', '0'], {}],
+    [['--upstream', 'u'], {}],
+    [['--upstream', 'http://u'], { TOOLSIEVE_UNKNOWN_TOOLS: 'drop' }],
+    [['--upstream', 'http://u', 'extra'], {}],
+  ]) {
+    assert.throws(() => parseGatewayArgs(argv, e), UsageError, JSON.stringify(argv));
+  }
+});
+
+test('chunkJSON writes what jsonText writes', () => {
+  const { chunkJSON } = require('../src/sse');
+  const { jsonText } = require('../src/schema');
+  const values = [
+    { a: 1, b: [true, null, 'x'] },
+    { a: 1.0, b: 1e21, c: 1e-7, d: -0 },
+    { 2: 'x', 1: 'y', a: { 10: 1, b: 2 } },
+    { s: 'lone \ud800 surrogate', t: 'pair 😀' },
+    { x: NaN, y: [undefined, 1], z: undefined },
+    JSON.parse('{"__proto__": {"a": 1}, "b": 2}'),
+    { d: new Date(0), m: new Map([[1, 2]]) },
+  ];
+  for (const v of values) {
+    let want;
+    try {
+      want = jsonText(v);
+    } catch (e) {
+      assert.throws(() => chunkJSON(v), e.constructor);
+      continue;
+    }
+    assert.equal(chunkJSON(v), want);
+  }
+});

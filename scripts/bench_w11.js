@@ -1,0 +1,157 @@
+'use strict';
+/**
+ * W11 helper for scripts/bench.py (run with `--w11`): a paced upstream and a load generator, on
+ * node: built-ins only, so that the measuring side costs little next to the gateways measured.
+ *
+ *   node bench_w11.js upstream                      prints {"port": N}, then serves until killed
+ *   node bench_w11.js load URL CLIENTS SECONDS PACE prints the measurements as one JSON line
+ *
+ * The upstream streams a reply with a DSML block in 3-character deltas, one event every PACE ms
+ * (0: as fast as it can), and writes its send time (µs, the shared wall clock) into each chunk's
+ * `id`, which the gateways copy to the chunks they write. The load generator keeps CLIENTS
+ * streaming requests going for SECONDS and records, per event, receive time - send time, and per
+ * request the time to the first byte.
+ */
+
+const http = require('node:http');
+
+const REPLY =
+  'Let me look at the files first, then I will write the fix.\n\n' +
+  '<|DSML|tool_calls>\n<|DSML|invoke name="read_file">\n' +
+  '<|DSML|parameter name="path"><![CDATA[src/app.py]]></|DSML|parameter>\n' +
+  '</|DSML|invoke>\n</|DSML|tool_calls>\n\n' +
+  'After reading it I will explain what changes and why, step by step, in plain words.';
+const now = () => Math.round((performance.timeOrigin + performance.now()) * 1000); // µs
+
+function upstream() {
+  const pieces = [];
+  for (let i = 0; i < REPLY.length; i += 3) pieces.push(REPLY.slice(i, i + 3));
+  const server = http.createServer((req, res) => {
+    const parts = [];
+    req.on('data', (p) => parts.push(p));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString());
+      const pace = Number(String(body.model).split('-')[1] || 0);
+      res.socket.setNoDelay(true);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const ev = (delta, finish) =>
+        `data: {"id":"${now()}","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":${JSON.stringify(delta)},"finish_reason":${finish}}]}\n\n`;
+      let i = 0;
+      let closed = false;
+      res.on('close', () => (closed = true));
+      const step = () => {
+        if (closed) return;
+        if (pace === 0) {
+          let buf = ev({ role: 'assistant', content: '' }, 'null');
+          for (const p of pieces) buf += ev({ content: p }, 'null');
+          res.end(buf + ev({}, '"stop"') + 'data: [DONE]\n\n');
+          return;
+        }
+        if (i < pieces.length) {
+          res.write(ev({ content: pieces[i++] }, 'null'));
+          setTimeout(step, pace);
+        } else res.end(ev({}, '"stop"') + 'data: [DONE]\n\n');
+      };
+      step();
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: server.address().port }) + '\n'));
+}
+
+function percentile(sorted, p) {
+  if (!sorted.length) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function load(url, clients, seconds, pace) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const lat = [];
+  const ttfb = [];
+  let events = 0;
+  let errors = 0;
+  let requests = 0;
+  const body = JSON.stringify({ model: `w11-${pace}`, stream: true, messages: [{ role: 'user', content: 'go' }] });
+  // The first request of each client warms up (connection, JIT) and is not recorded.
+  const one = (record) =>
+    new Promise((resolve) => {
+      const t0 = now();
+      const req = http.request(url + '/chat/completions', { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let first = true;
+        let tail = '';
+        let done = false;
+        if (res.statusCode !== 200) errors++;
+        res.setEncoding('utf8');
+        res.on('data', (s) => {
+          const t = now();
+          if (first) {
+            if (record) ttfb.push(t - t0);
+            first = false;
+          }
+          const text = tail + s;
+          const cut = text.lastIndexOf('\n\n');
+          tail = cut < 0 ? text : text.slice(cut + 2);
+          const whole = cut < 0 ? '' : text.slice(0, cut);
+          const re = /"id":"(\d+)"/g;
+          let m;
+          while ((m = re.exec(whole)) !== null) {
+            if (!record) continue;
+            events++;
+            if (pace > 0) lat.push(t - Number(m[1]));
+          }
+          if (whole.includes('data: [DONE]')) done = true;
+        });
+        res.on('end', () => {
+          if (!done) errors++;
+          if (record) requests++;
+          resolve();
+        });
+        res.on('error', () => {
+          errors++;
+          resolve();
+        });
+      });
+      req.setNoDelay(true);
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+  let t0 = 0;
+  await Promise.all(Array.from({ length: clients }, () => one(false)));
+  t0 = Date.now();
+  const end = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < end) await one(true);
+    }),
+  );
+  const elapsed = (Date.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  ttfb.sort((a, b) => a - b);
+  const ms = (v) => (v === null ? null : v / 1000);
+  process.stdout.write(
+    JSON.stringify({
+      clients,
+      seconds: elapsed,
+      pace,
+      requests,
+      events,
+      errors,
+      eventsPerSecond: events / elapsed,
+      latencyP50: ms(percentile(lat, 50)),
+      latencyP99: ms(percentile(lat, 99)),
+      ttfbP50: ms(percentile(ttfb, 50)),
+      ttfbP99: ms(percentile(ttfb, 99)),
+    }) + '\n',
+  );
+  agent.destroy();
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === 'upstream') upstream();
+else if (mode === 'load') load(rest[0], Number(rest[1]), Number(rest[2]), Number(rest[3]));
+else {
+  process.stderr.write('usage: bench_w11.js upstream | load URL CLIENTS SECONDS PACE\n');
+  process.exit(2);
+}
