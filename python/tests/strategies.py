@@ -16,7 +16,37 @@ import docs
 PROSE = st.sampled_from(docs.PROSE)
 SHELLS = st.sampled_from(docs.SHELLS)
 NAMES = st.sampled_from(docs.NAMES)
-VALUES = st.sampled_from(docs.VALUES)
+ATTR_TAILS = st.sampled_from(["", "", ' name="other"', ' id="1"', "!", "|", " "])
+
+
+@st.composite
+def numeric_entity(draw: st.DrawFn) -> str:
+    """`&#…;` in every form: decimal (leading zeros too), `x` and `X` hex in either case, and code
+    points that name no character (NUL, surrogates, past U+10FFFF)."""
+    code = draw(st.one_of(st.integers(0, 0x7F), st.integers(0xD7F0, 0xE010), st.integers(0x10FFF0, 0x110010)))
+    form = draw(st.sampled_from(["dec", "dec0", "x", "X", "xu"]))
+    if form == "dec":
+        return f"&#{code};"
+    if form == "dec0":
+        return f"&#00{code};"
+    h = f"{code:x}"
+    return f"&#{'X' if form == 'X' else 'x'}{h.upper() if form == 'xu' else h};"
+
+
+@st.composite
+def child_list(draw: st.DrawFn) -> str:
+    """XML children: `item` mixed with other names, and repeated names (R6.4, R6.6)."""
+    names = draw(st.lists(st.sampled_from(["item", "item", "x", "a"]), min_size=1, max_size=4))
+    body = "".join(f"<{n}>{draw(st.sampled_from(['1', 'b', ' 2 ']))}</{n}>" for n in names)
+    return f"<![CDATA[{body}]]>" if draw(st.booleans()) else body
+
+
+VALUES = st.one_of(
+    st.sampled_from(docs.VALUES),
+    st.lists(st.one_of(numeric_entity(), st.sampled_from(["a", " "])), min_size=1, max_size=4).map("".join),
+    child_list(),
+    st.sampled_from(["]]＞", "]]〉", "]]>"]).map(lambda c: f"<![CDATA[v{c}"),
+)
 
 
 @st.composite
@@ -26,7 +56,7 @@ def block(draw: st.DrawFn) -> str:
     parts = [f"{o}{wname}>\n"]
     for _ in range(draw(st.integers(0, 2))):
         name = draw(NAMES)
-        parts.append(f'{o}invoke name="{name}">')
+        parts.append(f'{o}invoke name="{name}"{draw(ATTR_TAILS)}>')
         for k in range(draw(st.integers(0, 3))):
             parts.append(f'{o}parameter name="p{k}">{draw(VALUES)}{c}parameter>')
         parts.append(f"{c}invoke>\n")
@@ -48,8 +78,10 @@ def block(draw: st.DrawFn) -> str:
 @st.composite
 def fenced(draw: st.DrawFn) -> str:
     fence = draw(st.sampled_from(["```", "~~~", "````"]))
+    indent = draw(st.sampled_from(["", "", "   ", "\t", " \t"]))  # a tab is 4 columns: no fence
     closed = draw(st.booleans())
-    return f"{fence}xml\n{draw(block())}\n" + (f"{fence}\n" if closed else "")
+    closer_indent = draw(st.sampled_from(["", "\t"]))
+    return f"{indent}{fence}xml\n{draw(block())}\n" + (f"{closer_indent}{fence}\n" if closed else "")
 
 
 @st.composite

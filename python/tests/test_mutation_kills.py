@@ -110,3 +110,80 @@ def test_sse_retry_with_non_ascii_digits_is_ignored() -> None:
     data = "retry: 1500\n\nretry: \u0661\u0662\ndata: a\n\nretry: 2\u0663\ndata: b\n\n".encode()
     events = list(iter_sse_events([data]))
     assert [(e.data, e.retry) for e in events] == [("a", 1500), ("b", 1500)]
+
+
+# ---- shell: the fold table (R2.3, R2.4) ------------------------------------------------------------
+# The table is built once at import; calling the builder here is what lets a mutation tool see a
+# changed table (mutmut activates a mutant only inside calls made by the tests).
+
+
+def test_fold_table_folds_what_r2_says_and_nothing_else() -> None:
+    from toolsieve.shell import _build_fold
+
+    t = _build_fold()
+    for c in range(ord("A"), ord("Z") + 1):
+        assert t[c] == chr(c).lower()
+    for c in range(0xFF01, 0xFF5F):  # fullwidth ASCII, letters to lower case
+        assert t[c] == chr(c - 0xFEE0).lower()
+    assert 0xFF00 not in t and 0xFF5F not in t
+    controls = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]
+    zero_width = [0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0xFEFF, 0x00AD]
+    for c in controls + zero_width:
+        assert c in t and t[c] is None, hex(c)
+    for c in (0x09, 0x0A, 0x0D, 0x20):  # ASCII whitespace is structure, not noise
+        assert c not in t
+    for c in [0x0085, 0x00A0, 0x1680, 0x202F, 0x205F, 0x3000, 0x2581, 0x2402, *range(0x2000, 0x200B)]:
+        assert t[c] == " ", hex(c)
+    for chars, to in (("‐‑‒–—―−﹣", "-"), ("﹍﹎﹏", "_"), ("“”„‟″", '"'), ("‘’‚‛′", "'")):
+        for ch in chars:
+            assert t[ord(ch)] == to, ch
+    assert (t[ord("〈")], t[ord("〉")], t[ord("《")], t[ord("》")]) == ("<", ">", "<", ">")
+    # R2.4's examples of confusable letters, Cyrillic and Greek, small and capital
+    for ch, to in (("о", "o"), ("е", "e"), ("а", "a"), ("Ѕ", "s"), ("Μ", "m"), ("ο", "o"), ("С", "c")):
+        assert t[ord(ch)] == to, ch
+    # every entry maps to nothing, one ASCII character, or a space: folding never grows a span
+    assert all(v is None or (len(v) == 1 and v.isascii()) for v in t.values())
+    # no ASCII letter, digit or structural character other than A-Z folds
+    for c in range(0x20, 0x7F):
+        if not ("A" <= chr(c) <= "Z"):
+            assert c not in t, chr(c)
+
+
+# The confusables folded back to ASCII (R2.4 names some: о е а Ѕ Μ). This list is the contract of
+# which homoglyphs a shell may use; Node's shell.js holds the same.
+CONFUSABLES = {
+    "a": "аαА",
+    "b": "ВΒв",
+    "c": "сСϲ",
+    "d": "ԁ",
+    "e": "еЕεΕ",
+    "h": "һНΗ",
+    "i": "іІιΙ",
+    "j": "јЈ",
+    "k": "кКκΚ",
+    "l": "ӏ",
+    "m": "мМΜ",
+    "n": "ΝпП",
+    "o": "оОοΟ",
+    "p": "рРρΡ",
+    "s": "ѕЅ",
+    "t": "тТτΤ",
+    "u": "υ",
+    "v": "ν",
+    "x": "хХχΧ",
+    "y": "уУγΥ",
+    "z": "Ζ",
+}
+
+
+def test_fold_table_folds_each_listed_confusable() -> None:
+    from toolsieve.shell import _build_fold
+
+    t = _build_fold()
+    for letter, variants in CONFUSABLES.items():
+        for v in variants:
+            assert t[ord(v)] == letter, v
+    non_ascii_letters = {chr(c) for c, v in t.items() if c > 0x7F and v is not None and v.isalpha()}
+    fullwidth = {chr(c) for c in range(0xFF01, 0xFF5F)}
+    assert non_ascii_letters - fullwidth == set("".join(CONFUSABLES.values()))
+    assert len(t) == 261  # the same size as Node's FOLD

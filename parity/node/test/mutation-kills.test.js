@@ -96,3 +96,36 @@ test('an SSE retry with non-ASCII digits is ignored', async () => {
   const events = await collect(iterSSEEvents([new TextEncoder().encode(text)]));
   assert.deepEqual(events.map((e) => [e.data, e.retry]), [['a', 1500], ['b', 1500]]);
 });
+
+// ---- shell: the fold table (R2.3, R2.4) --------------------------------------------------------
+
+const CONFUSABLES = {
+  a: 'аαА', b: 'ВΒв', c: 'сСϲ', d: 'ԁ', e: 'еЕεΕ', h: 'һНΗ', i: 'іІιΙ', j: 'јЈ', k: 'кКκΚ', l: 'ӏ',
+  m: 'мМΜ', n: 'ΝпП', o: 'оОοΟ', p: 'рРρΡ', s: 'ѕЅ', t: 'тТτΤ', u: 'υ', v: 'ν', x: 'хХχΧ', y: 'уУγΥ',
+  z: 'Ζ',
+};
+
+test('the fold table folds what R2 says and nothing else', () => {
+  const t = require('../src/shell.js').FOLD;
+  const cp = (ch) => ch.codePointAt(0);
+  for (let c = 65; c <= 90; c++) assert.equal(t.get(c), String.fromCharCode(c).toLowerCase());
+  for (let c = 0xff01; c < 0xff5f; c++) assert.equal(t.get(c), String.fromCharCode(c - 0xfee0).toLowerCase());
+  assert.ok(!t.has(0xff00) && !t.has(0xff5f));
+  const dropped = [0, 1, 2, 3, 4, 5, 6, 7, 8, 0x0b, 0x0c, 0x7f, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff, 0xad];
+  for (let c = 0x0e; c < 0x20; c++) dropped.push(c);
+  for (const c of dropped) assert.ok(t.has(c) && t.get(c) === null, c.toString(16));
+  for (const c of [0x09, 0x0a, 0x0d, 0x20]) assert.ok(!t.has(c));
+  const spaces = [0x85, 0xa0, 0x1680, 0x202f, 0x205f, 0x3000, 0x2581, 0x2402];
+  for (let c = 0x2000; c < 0x200b; c++) spaces.push(c);
+  for (const c of spaces) assert.equal(t.get(c), ' ', c.toString(16));
+  for (const [chars, to] of [['‐‑‒–—―−﹣', '-'], ['﹍﹎﹏', '_'], ['“”„‟″', '"'], ['‘’‚‛′', "'"]]) {
+    for (const ch of chars) assert.equal(t.get(cp(ch)), to, ch);
+  }
+  assert.deepEqual(['〈', '〉', '《', '》'].map((ch) => t.get(cp(ch))), ['<', '>', '<', '>']);
+  for (const [letter, variants] of Object.entries(CONFUSABLES)) {
+    for (const v of variants) assert.equal(t.get(cp(v)), letter, v);
+  }
+  for (const v of t.values()) assert.ok(v === null || (v.length === 1 && v.charCodeAt(0) < 0x80));
+  for (let c = 0x20; c < 0x7f; c++) if (c < 65 || c > 90) assert.ok(!t.has(c), String.fromCharCode(c));
+  assert.equal(t.size, 261);
+});
