@@ -43,6 +43,7 @@ JS_NOT_COUNTED = {"CompileError", "RuntimeError", "Ignored", "Pending"}
 class ModuleScore:
     total: int = 0
     detected: int = 0
+    unchecked: int = 0  # a run stopped early (Ctrl-C) leaves mutants unchecked: scores are of a sample
     survivors: list[str] = field(default_factory=list)
 
     def score(self, equivalent: int = 0) -> float:
@@ -74,13 +75,22 @@ def stage_python(modules: list[str]) -> None:
     (STAGE / "setup.cfg").write_text(cfg.replace("@ONLY_MUTATE@", only), encoding="utf-8")
 
 
-def run_python(modules: list[str], jobs: int) -> dict[str, ModuleScore]:
-    venv = Path(sys.executable).parent
-    stage_python(modules)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    cmd = [str(venv / "mutmut"), "run", "--max-children", str(jobs)]
-    print(f"==> mutmut ({', '.join(modules)}) in {STAGE.relative_to(ROOT)}: {' '.join(cmd[1:])}", flush=True)
-    subprocess.run(cmd, cwd=STAGE, env=env, check=False)
+def refresh_tests() -> None:
+    """--resume: the same mutants, the current tests and fixtures (in the stage and in mutants/)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for src in (ROOT / "python" / "toolsieve").glob("*.py"):
+        staged = STAGE / "src" / "toolsieve" / src.name
+        if not staged.exists() or staged.read_bytes() != src.read_bytes():
+            sys.exit(f"python/toolsieve/{src.name} changed since the last run: run without --resume")
+    for top in (STAGE, STAGE / "mutants"):
+        tests = top / "python" / "tests"
+        shutil.copytree(ROOT / "python" / "tests", tests, ignore=ignore, dirs_exist_ok=True)
+        shutil.copytree(ROOT / "fixtures", top / "fixtures", dirs_exist_ok=True)
+        for helper in (ROOT / "parity").glob("*.py"):
+            shutil.copy2(helper, top / "parity" / helper.name)
+
+
+def collect_python(env: dict[str, str]) -> list[dict[str, str]]:
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--collect-mutmut"],
         cwd=STAGE,
@@ -90,10 +100,35 @@ def run_python(modules: list[str], jobs: int) -> dict[str, ModuleScore]:
         text=True,
     ).stdout
     rows: list[dict[str, str]] = json.loads(out)
+    return rows
+
+
+def run_python(modules: list[str], jobs: int, resume: str | None) -> dict[str, ModuleScore]:
+    venv = Path(sys.executable).parent
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    cmd = [str(venv / "mutmut"), "run", "--max-children", str(jobs)]
+    if resume and (STAGE / "mutants").exists():
+        refresh_tests()
+        again = [r["name"] for r in collect_python(env) if r["module"] in modules and r["key"]]
+        print(f"==> mutmut: re-checking {len(again)} survivor(s) of the last run with the current tests")
+        if again:
+            subprocess.run(cmd + again, cwd=STAGE, env=env, check=False)
+        if resume == "resume":
+            print("==> mutmut: checking the mutants the last run did not reach", flush=True)
+            subprocess.run(cmd, cwd=STAGE, env=env, check=False)
+    else:
+        stage_python(modules)
+        where = STAGE.relative_to(ROOT)
+        print(f"==> mutmut ({', '.join(modules)}) in {where}: {' '.join(cmd[1:])}", flush=True)
+        subprocess.run(cmd, cwd=STAGE, env=env, check=False)
+    rows = collect_python(env)
     scores = {m: ModuleScore() for m in modules}
     for row in rows:
         s = scores.get(row["module"])
-        if s is None or row["status"] in PY_NOT_COUNTED:
+        if s is None:
+            continue
+        if row["status"] in PY_NOT_COUNTED:
+            s.unchecked += row["status"] == "not checked"
             continue
         s.total += 1
         if row["status"] in PY_DETECTED:
@@ -124,7 +159,7 @@ def collect_mutmut() -> None:
                 after = " / ".join(one_line(x[1:]) for x in diff if x.startswith("+"))
                 func = name.rpartition(".")[2].partition("__mutmut_")[0]
                 key = f"{func}: {before} => {after}"
-            rows.append({"module": module, "status": status, "key": key})
+            rows.append({"module": module, "status": status, "key": key, "name": name})
     print(json.dumps(rows))
 
 
@@ -207,6 +242,8 @@ def report(lang: str, scores: dict[str, ModuleScore]) -> bool:
         gone += [(module, k) for k in (want - have).elements()]
         score = s.score(equivalent)
         flag = "" if score >= TARGET else "  < target"
+        if s.unchecked:
+            flag += f"  ({s.unchecked} mutants not checked: a sample)"
         print(
             f"  {module:<8} {s.total:>7} {s.detected:>8} {len(s.survivors):>8} {equivalent:>6} "
             f"{s.score():>6.1f} {score:>7.1f}{flag}"
@@ -235,6 +272,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", action="store_true", help="only the Python package (mutmut)")
     ap.add_argument("--node", action="store_true", help="only the Node port (StrykerJS)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut workers")
+    ap.add_argument(
+        "--resume",
+        action="store_const",
+        const="resume",
+        help="Python: keep build/mutmut/, re-check its survivors with the current tests, then the rest",
+    )
+    ap.add_argument(
+        "--recheck",
+        dest="resume",
+        action="store_const",
+        const="recheck",
+        help="Python: like --resume, but only re-check the survivors (the same sample of mutants)",
+    )
     ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"of: {' '.join(MODULES)} (default: all)")
     args = ap.parse_args(argv)
@@ -248,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     both = not args.python and not args.node
     ok = True
     if args.python or both:
-        ok = report("python", run_python(modules, args.jobs)) and ok
+        ok = report("python", run_python(modules, args.jobs, args.resume)) and ok
     if args.node or both:
         ok = report("node", run_node(modules)) and ok
     return 0 if ok else 1

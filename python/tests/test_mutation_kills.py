@@ -187,3 +187,38 @@ def test_fold_table_folds_each_listed_confusable() -> None:
     fullwidth = {chr(c) for c in range(0xFF01, 0xFF5F)}
     assert non_ascii_letters - fullwidth == set("".join(CONFUSABLES.values()))
     assert len(t) == 261  # the same size as Node's FOLD
+
+
+# ---- names: the namespace level of the funnel (R10.1, D16; see the names module docstring) --------
+
+
+def test_namespace_level_beats_the_loose_level() -> None:
+    from toolsieve.names import resolve_tool_name
+
+    # ".Search": a dot at index 0 still has a part after it; its case-insensitive match wins over
+    # the earlier loose match "se-arch"
+    assert resolve_tool_name(".Search", ["se-arch", "search"]) == "search"
+    # "mcp.": nothing after the last dot, so there is no namespace part (a blank declared name
+    # must not match an empty part); the loose level finds "mcp"
+    assert resolve_tool_name("mcp.", ["  ", "mcp"]) == "mcp"
+    # the part compares exactly with the trimmed declared name before any case-insensitive match
+    assert resolve_tool_name("mcp.search", ["SEARCH", " search "]) == " search "
+    # and ignoring case with the trimmed declared name before the loose level
+    assert resolve_tool_name("mcp.search", ["se-arch", " Search "]) == " Search "
+
+
+def test_misuse_messages_name_the_option_and_what_was_given() -> None:
+    from toolsieve.names import apply_policy, resolve_tool_name
+
+    with pytest.raises(OptionsError, match=r"^unknown_tools must be 'keep' or 'reject', got 'maybe'$"):
+        apply_policy([], ["a"], "maybe")
+    with pytest.raises(InputTypeError, match=r"^calls must be an iterable, got int$"):
+        apply_policy(5, ["a"])  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match=r"^calls must be ToolCall objects, got int$"):
+        apply_policy([5], ["a"])  # type: ignore[list-item]
+    with pytest.raises(InputTypeError, match=r"^tool_names must be a list of strings, not a single string$"):
+        resolve_tool_name("x", "abc")
+    with pytest.raises(InputTypeError, match=r"^tool_names must be a list of strings, got int$"):
+        resolve_tool_name("x", 5)  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match=r"^tool_names must hold strings, got int$"):
+        resolve_tool_name("x", [5])  # type: ignore[list-item]

@@ -129,3 +129,24 @@ test('the fold table folds what R2 says and nothing else', () => {
   for (let c = 0x20; c < 0x7f; c++) if (c < 65 || c > 90) assert.ok(!t.has(c), String.fromCharCode(c));
   assert.equal(t.size, 261);
 });
+
+// ---- names: the namespace level of the funnel (R10.1, D16) -------------------------------------
+
+test('the namespace level beats the loose level', () => {
+  const { resolveToolName } = require('../src/names.js');
+  assert.equal(resolveToolName('.Search', ['se-arch', 'search']), 'search');
+  assert.equal(resolveToolName('mcp.', ['  ', 'mcp']), 'mcp');
+  assert.equal(resolveToolName('mcp.search', ['SEARCH', ' search ']), ' search ');
+  assert.equal(resolveToolName('mcp.search', ['se-arch', ' Search ']), ' Search ');
+});
+
+test('misuse messages name the option and what was given', () => {
+  const { applyPolicy, resolveToolName } = require('../src/names.js');
+  assert.throws(() => applyPolicy([], ['a'], 'maybe'), { name: 'OptionsError', message: `unknownTools must be 'keep' or 'reject', got "maybe"` });
+  assert.throws(() => applyPolicy([], ['a'], 5), { name: 'OptionsError', message: `unknownTools must be 'keep' or 'reject', got number` });
+  assert.throws(() => applyPolicy(5, ['a']), { name: 'InputTypeError', message: 'calls must be a list of calls, got number' });
+  assert.throws(() => applyPolicy([5], ['a']), { name: 'InputTypeError', message: 'calls must be {name: string, input: object} objects' });
+  assert.throws(() => resolveToolName('x', 'abc'), { name: 'InputTypeError', message: 'toolNames must be a list of strings, not a single string' });
+  assert.throws(() => resolveToolName('x', 5), { name: 'InputTypeError', message: 'toolNames must be a list of strings, got number' });
+  assert.throws(() => resolveToolName('x', [5]), { name: 'InputTypeError', message: 'toolNames must hold strings, got number' });
+});
