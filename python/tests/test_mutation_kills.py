@@ -236,3 +236,24 @@ def test_misuse_messages_name_the_option_and_what_was_given() -> None:
 def test_envelope_starting_with_role_is_text() -> None:
     text = 'Msg {"role": "assistant", "tool_calls": [{"name": "ls", "input": {}}]} end.'
     assert parse(text, json_tool_calls=True).calls == ()
+
+
+# ---- values: numeric references at the edges of the character range (D13) -------------------------
+
+
+def test_numeric_references_at_the_edges_of_the_character_range() -> None:
+    value = "&#x10FFFF;|&#1114111;|&#x110000;|&#xD7FF;|&#xD800;|&#xDFFF;|&#xE000;"
+    block = BLOCK.replace(">1<", f">{value}<")
+    got = parse(block).calls[0].input["a"]
+    assert got == "\U0010ffff|\U0010ffff|&#x110000;|\ud7ff|&#xD800;|&#xDFFF;|\ue000"
+
+
+def test_tool_schemas_maps_each_name_to_its_first_schema() -> None:
+    from toolsieve.schema import tool_schemas
+
+    tools = [
+        {"name": "a", "input_schema": {"type": "object"}},
+        {"name": "b"},
+        {"name": "a", "input_schema": {"x": 1}},
+    ]
+    assert tool_schemas(tools) == {"a": {"type": "object"}}

@@ -165,3 +165,17 @@ test(
     assert.deepEqual(parse(text, { jsonToolCalls: true }).calls, []);
   },
 );
+
+// ---- values and schema edges -------------------------------------------------------------------
+
+test('numeric references at the edges of the character range', () => {
+  const value = '&#x10FFFF;|&#1114111;|&#x110000;|&#xD7FF;|&#xD800;|&#xDFFF;|&#xE000;';
+  const got = parse(BLOCK.replace('>1<', `>${value}<`)).calls[0].input.a;
+  assert.equal(got, '\u{10FFFF}|\u{10FFFF}|&#x110000;|\uD7FF|&#xD800;|&#xDFFF;|\uE000');
+});
+
+test('toolSchemas maps each name to its first schema', () => {
+  const { toolSchemas } = require('../src/schema.js');
+  const tools = [{ name: 'a', input_schema: { type: 'object' } }, { name: 'b' }, { name: 'a', input_schema: { x: 1 } }];
+  assert.deepEqual(toolSchemas(tools), { a: { type: 'object' } });
+});
