@@ -177,5 +177,5 @@ test('numeric references at the edges of the character range', () => {
 test('toolSchemas maps each name to its first schema', () => {
   const { toolSchemas } = require('../src/schema.js');
   const tools = [{ name: 'a', input_schema: { type: 'object' } }, { name: 'b' }, { name: 'a', input_schema: { x: 1 } }];
-  assert.deepEqual(toolSchemas(tools), { a: { type: 'object' } });
+  assert.deepEqual(toolSchemas(tools), new Map([['a', { type: 'object' }]]));
 });
