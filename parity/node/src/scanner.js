@@ -1216,50 +1216,79 @@ class Scanner {
     return values.jsonBodyInput(body);
   }
 
+  /**
+   * A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that start
+   * nothing are part of the text and skipped in the same step (code is full of them).
+   */
   _cParam(final, c) {
     const buf = this.buf;
-    const pos = this.pos;
+    let pos = this.pos;
+    const n = buf.length;
+    const start = pos;
+    for (;;) {
+      if (OPEN_ANGLES.includes(c)) {
+        const r = this._paramAngle(buf, pos, final, start);
+        if (r !== null) return r;
+        pos = this._skip(buf, pos);
+      }
+      const m = search(ANGLE, buf, pos);
+      if (m === null) {
+        pos = n;
+        break;
+      }
+      pos = m.index;
+      c = buf[pos];
+    }
+    if (pos > start) {
+      this.cap.raw.push(buf.slice(start, pos));
+      this.par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    return true;
+  }
+
+  /**
+   * An open angle in a parameter body: null when it starts nothing (it is text), else the step's
+   * answer after taking the text before it (`buf[start:pos]`).
+   */
+  _paramAngle(buf, pos, final, start) {
+    const cd = matchCdataOpen(buf, pos, final);
+    let eos = false;
+    let r = NO;
+    if (cd === NO) {
+      eos = this._eosAt(buf, pos, final);
+      if (eos === false) {
+        r = this._tag(buf, pos, final);
+        if (r === NO) return null;
+      }
+    }
     const cap = this.cap;
     const par = this.par;
-    let end;
-    if (OPEN_ANGLES.includes(c)) {
-      const cd = matchCdataOpen(buf, pos, final);
-      if (cd === MORE) return false;
-      if (typeof cd === 'number') {
-        this._parFlushText();
-        cap.raw.push(buf.slice(pos, cd));
-        this.pos = cd;
-        cap.level = Level.CDATA;
-        this._startCdata(cd);
-        return true;
-      }
-      const eos = this._eosAt(buf, pos, final);
-      if (eos === MORE) return false;
-      if (eos === true) return this._fail();
-      const r = this._tag(buf, pos, final);
-      if (r === MORE) return false;
-      if (isTag(r)) {
-        if (r.local === PARAMETER && r.closing) {
-          this._parFlushText();
-          for (const seg of par.segs) this.work += seg[1].length;
-          const value = values.paramValue(par.name, par.segs, par.string);
-          this.inv.params.push([par.name, value]);
-          cap.raw.push(buf.slice(pos, r.end));
-          this.pos = r.end;
-          cap.level = Level.INVOKE;
-          return true;
-        }
-        return this._fail();
-      }
-      end = this._skip(buf, pos);
-    } else {
-      const m = search(ANGLE, buf, pos + 1);
-      end = m ? m.index : buf.length;
+    if (pos > start) {
+      cap.raw.push(buf.slice(start, pos));
+      par.text.push(buf.slice(start, pos));
     }
-    cap.raw.push(buf.slice(pos, end));
-    par.text.push(buf.slice(pos, end));
-    this.pos = end;
-    return true;
+    this.pos = pos;
+    if (cd === MORE || eos === MORE || r === MORE) return false;
+    if (typeof cd === 'number') {
+      this._parFlushText();
+      cap.raw.push(buf.slice(pos, cd));
+      this.pos = cd;
+      cap.level = Level.CDATA;
+      this._startCdata(cd);
+      return true;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      this._parFlushText();
+      for (const seg of par.segs) this.work += seg[1].length;
+      const value = values.paramValue(par.name, par.segs, par.string);
+      this.inv.params.push([par.name, value]);
+      cap.raw.push(buf.slice(pos, r.end));
+      this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    return this._fail(); // the end-of-sentence token, or another tag inside a value
   }
 
   _parFlushText() {
