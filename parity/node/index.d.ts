@@ -88,6 +88,16 @@ export interface ToolDefinition {
  */
 export type ToolList = readonly (ToolDefinition | object)[];
 
+/**
+ * A markup format the scanner recognizes (R14.9): `'dsml'` (`<|DSML|tool_calls>` and
+ * `<tool_calls>` blocks), `'function_calls'` (DeepSeek's native `<｜DSML｜function_calls>` blocks
+ * and the `string` parameter attribute), `'tokens'` (DeepSeek-V3 / R1 / V3.1 token sections).
+ */
+export type FormatName = 'dsml' | 'function_calls' | 'tokens';
+
+/** Every format name, with a one-line description of what it recognizes. */
+export const FORMATS: Readonly<Record<FormatName, string>>;
+
 /** Options of `parse()` and `Sieve`. An unknown option throws an `OptionsError`. */
 export interface SieveOptions {
   /** Declared tool names; default: the names of `tools`. */
@@ -100,6 +110,11 @@ export interface SieveOptions {
   jsonToolCalls?: boolean | undefined;
   /** A block longer than this (UTF-16 code units, integer >= 1) is released as text. Default 8 Mi. */
   maxCaptureChars?: number | undefined;
+  /**
+   * Recognize only these formats (default: all). An unknown name throws an `OptionsError`, a
+   * string or a non-string entry an `InputTypeError`.
+   */
+  formats?: readonly FormatName[] | null | undefined;
 }
 
 // ---- Core API --------------------------------------------------------------------------------
@@ -117,6 +132,8 @@ export class Sieve {
   readonly unknownTools: UnknownToolsPolicy;
   /** The declared names (frozen). */
   readonly toolNames: readonly string[];
+  /** The formats in use (the `formats` option; default all of `FORMATS`). */
+  readonly formats: ReadonlySet<FormatName>;
   /** @throws {SieveClosedError} after `flush()`. @throws {InputTypeError} for a non-string. */
   feed(chunk: string): SieveEvent[];
   /** End of stream: the events held back. @throws {SieveClosedError} when called twice. */
@@ -348,6 +365,8 @@ export interface RewriterOptions {
   idFactory?: (() => string) | null | undefined;
   /** Also take JSON tool calls in prose (R9) out of the content; default false. */
   jsonToolCalls?: boolean | undefined;
+  /** Recognize only these markup formats (default: all of `FORMATS`). */
+  formats?: readonly FormatName[] | null | undefined;
 }
 
 /** Options of the rewrite functions and streams. */

@@ -10,7 +10,7 @@
  * schema, openai, sse, prompt.
  */
 
-const { Sieve, parse, coalesce } = require('./src/sieve');
+const { FORMATS, Sieve, parse, coalesce } = require('./src/sieve');
 const { ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = require('./src/errors');
 const { applyPolicy, resolveToolName } = require('./src/names');
 const { normalizeRole } = require('./src/roles');
@@ -45,6 +45,7 @@ module.exports = {
   parse,
   Sieve,
   coalesce,
+  FORMATS,
   ToolsieveError,
   InputTypeError,
   SieveClosedError,

@@ -5,6 +5,7 @@ export const {
   parse,
   Sieve,
   coalesce,
+  FORMATS,
   ToolsieveError,
   InputTypeError,
   SieveClosedError,

@@ -67,6 +67,8 @@ HOSTILE: dict[str, Callable[[], str]] = {
     "W7 1,000 small blocks in prose": lambda: "".join(
         f"Step {i}.\n" + block("path", f"f{i}.txt") + "\n" for i in range(1000)
     ),
+    "one million call-begin markers": lambda: "<｜tool▁call▁begin｜>" * 1_000_000,
+    "one million native DSML prefixes": lambda: "<｜DSML｜" * 1_000_000,
 }
 
 

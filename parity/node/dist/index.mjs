@@ -7,6 +7,7 @@ export const {
   parse,
   Sieve,
   coalesce,
+  FORMATS,
   ToolsieveError,
   InputTypeError,
   SieveClosedError,

@@ -188,7 +188,7 @@ module.exports = {
  * schema, openai, sse, prompt.
  */
 
-const { Sieve, parse, coalesce } = __require("src/sieve.js");
+const { FORMATS, Sieve, parse, coalesce } = __require("src/sieve.js");
 const { ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = __require("src/errors.js");
 const { applyPolicy, resolveToolName } = __require("src/names.js");
 const { normalizeRole } = __require("src/roles.js");
@@ -223,6 +223,7 @@ module.exports = {
   parse,
   Sieve,
   coalesce,
+  FORMATS,
   ToolsieveError,
   InputTypeError,
   SieveClosedError,
@@ -438,7 +439,7 @@ const { InputTypeError, ToolsieveError, checkOptions, typeName } = __require("sr
 const { checkPolicy, declaredNames, applyPolicy } = __require("src/names.js");
 const { checkTools, jsonText, normalizeInput } = __require("src/schema.js");
 const { isDict } = __require("src/values.js");
-const { Sieve } = __require("src/sieve.js");
+const { Sieve, checkFormats } = __require("src/sieve.js");
 const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
 
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
@@ -528,8 +529,16 @@ function toOpenAIStreamDeltas(calls, opts) {
 }
 
 class Options {
-  constructor({ tools = null, toolNames = null, unknownTools = 'keep', idFactory = null, jsonToolCalls = false } = {}) {
+  constructor({
+    tools = null,
+    toolNames = null,
+    unknownTools = 'keep',
+    idFactory = null,
+    jsonToolCalls = false,
+    formats = null,
+  } = {}) {
     this.tools = checkTools(tools);
+    this.formats = checkFormats(formats);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this.jsonToolCalls = jsonToolCalls;
     this.toolNames = declaredNames(toolNames, this.tools);
@@ -544,7 +553,7 @@ class Options {
   }
 
   sieve() {
-    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls });
+    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls, formats: this.formats });
   }
 
   policy(calls) {
@@ -557,7 +566,7 @@ class Options {
   }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls'];
+const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats'];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -1376,12 +1385,26 @@ module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
  * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
  * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer
  * written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices and
- * compares, and counts code points (as Python does) only where maxCapture is checked.
+ * compares, and counts code points (as Python does) only where maxCapture and the length of a
+ * token call head are checked.
+ *
+ * The format layer (R14.9), as in Python: a format is the shape of one family of tool-call markup.
+ * Each format adds a recognizer of its opener, tried at an open angle in TEXT (and in PENDING,
+ * where an opener makes the span's meaning matter), and a capture that parses its block. The
+ * formats are listed once, in `FORMATS`: `dsml` (matchTag with the seed keywords, CAPTURE),
+ * `function_calls` (matchTag with the native keywords and the `string` attribute, CAPTURE) and
+ * `tokens` (sections.matchMarker, then TOKENS with its `_Section` at a `Stage`). The
+ * end-of-sentence token (R14.6) is dropped in TEXT and ends a block, when a native format is in use.
  */
 
+const sections = __require("src/sections.js");
 const values = __require("src/values.js");
+const { BARS, matchMarker } = sections;
 const {
   INVOKE,
+  KEYWORDS_ALL,
+  KEYWORDS_NATIVE,
+  KEYWORDS_SEED,
   MORE,
   NO,
   OPEN_ANGLES,
@@ -1394,6 +1417,17 @@ const {
   skipNoTag,
 } = __require("src/shell.js");
 
+// The format layer (R14.9): every format the scanner recognizes, in one table, with what it adds.
+// A format is its recognizer (an opener tried at an open angle in TEXT), a capture, and fixtures.
+const FORMATS = Object.freeze({
+  dsml: "R1-R3: <|DSML|tool_calls> and <tool_calls> blocks (matchTag, CAPTURE); the seed's dialect",
+  function_calls:
+    'R14.1-R14.3: <\uff5cDSML\uff5cfunction_calls> blocks and the `string` parameter attribute ' +
+    '(matchTag with the native keywords, CAPTURE)',
+  tokens: 'R14.4-R14.5: <\uff5ctool\u2581calls\u2581begin\uff5c> token sections (sections.matchMarker, TOKENS)',
+});
+const ALL_FORMATS = new Set(Object.keys(FORMATS));
+
 /** What the scanner is doing at `pos`. */
 const Mode = Object.freeze({
   TEXT: 0,
@@ -1402,6 +1436,7 @@ const Mode = Object.freeze({
   PENDING: 3,
   CAPTURE: 4,
   JSON: 5,
+  TOKENS: 6,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -1618,6 +1653,7 @@ class _Invoke {
 class _Param {
   constructor() {
     this.name = '';
+    this.string = null; // the `string` attribute (R14.2), when honored
     this.segs = [];
     this.text = [];
   }
@@ -1648,6 +1684,28 @@ class _Capture {
   }
 }
 
+/** Where a TOKENS capture is inside its section. */
+const Stage = Object.freeze({
+  BETWEEN: 0, // between calls: whitespace, a call, or the section end
+  HEAD: 1, // after a call begin: the name (or `function`) up to the separator
+  BODY: 2, // after the separator: the arguments up to the call end
+});
+
+/** TOKENS: the token section being parsed (R14.4, R14.5). */
+class _Section {
+  constructor() {
+    this.stage = Stage.BETWEEN;
+    this.raw = [];
+    this.calls = [];
+    this.head = [];
+    this.headLen = 0; // code units (Python: code points; see _mTokens)
+    this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
+    this.body = [];
+    this.start = 0;
+    this.over = false;
+  }
+}
+
 /** JSON: a JSON tool-call candidate in prose (R9). */
 class _Json {
   constructor() {
@@ -1660,9 +1718,15 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS) {
     this.maxCapture = maxCapture;
     this.jsonCalls = jsonCalls;
+    const dsml = formats.has('dsml');
+    const native = formats.has('function_calls');
+    this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
+    this.native = native; // the `string` attribute (R14.2)
+    this.tokens = formats.has('tokens');
+    this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
     this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
     this._specialAny = jsonCalls ? SPECIAL_JSON_ANY : SPECIAL_ANY;
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
@@ -1694,6 +1758,7 @@ class Scanner {
     this.par = new _Param();
     this.cd = new _Cdata();
     this.json = new _Json();
+    this.sec = new _Section();
     this._steps = [
       // indexed by Mode
       (f) => this._mText(f),
@@ -1702,6 +1767,7 @@ class Scanner {
       (f) => this._mPending(f),
       (f) => this._mCapture(f),
       (f) => this._mJson(f),
+      (f) => this._mTokens(f),
     ];
   }
 
@@ -1777,6 +1843,7 @@ class Scanner {
     let keep = this.base + this.pos;
     if (this.mode === Mode.CAPTURE) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;
     let h = this._pairsHead;
@@ -1838,17 +1905,31 @@ class Scanner {
       const r = this._memo;
       if (isTag(r)) {
         // `end` was relative to the buffer of that time
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end: r.end + this._memoBase - this.base };
+        const end = r.end + this._memoBase - this.base;
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
       }
       return r;
     }
-    const r = matchTag(buf, pos, final);
+    if (this._keywords === null) return NO;
+    const r = matchTag(buf, pos, final, this._keywords);
     if (r !== MORE) {
       this._memoAt = at;
       this._memo = r;
       this._memoBase = this.base;
     }
     return r;
+  }
+
+  /**
+   * Where to resume after no tag started at `pos`: past the open angles, but not past the last
+   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`).
+   */
+  _skip(buf, pos) {
+    const end = skipNoTag(buf, pos);
+    if (this.eos && end - pos > 1 && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<') {
+      return end - 1;
+    }
+    return end;
   }
 
   // ---- TEXT ---------------------------------------------------------------------------
@@ -1903,9 +1984,38 @@ class Scanner {
     return false;
   }
 
+  /**
+   * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
+   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
+   */
+  _marker(buf, pos, final) {
+    if (!this.eos || buf[pos] !== '<') return NO;
+    const r = matchMarker(buf, pos, final);
+    if (Array.isArray(r)) {
+      const kind = r[0];
+      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
+      return NO;
+    }
+    return r;
+  }
+
   _textTag(final) {
     const buf = this.buf;
     const pos = this.pos;
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return false;
+    if (Array.isArray(mk)) {
+      this.line.indent = -1;
+      const [kind, end] = mk;
+      if (kind === sections.EOS) {
+        // R14.6: dropped
+        this.pos = end;
+        return true;
+      }
+      this.saw = true;
+      this._startSection(end);
+      return true;
+    }
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     this.line.indent = -1;
@@ -1925,7 +2035,7 @@ class Scanner {
       this.pos = r.end;
       return true;
     }
-    const end = skipNoTag(buf, pos);
+    const end = this._skip(buf, pos);
     this._emit(buf.slice(pos, end));
     this.pos = end;
     return true;
@@ -2079,6 +2189,12 @@ class Scanner {
           return true;
         }
       } else if (OPEN_ANGLES.includes(c)) {
+        const mk = this._marker(buf, pos, final);
+        if (mk === MORE) return false;
+        if (Array.isArray(mk) && mk[0] === sections.SECTION_BEGIN) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
         const r = this._tag(buf, pos, final);
         if (r === MORE) return false;
         if (isTag(r) && r.local === WRAPPER && !r.closing) {
@@ -2110,6 +2226,15 @@ class Scanner {
       return true;
     }
     if (OPEN_ANGLES.includes(c)) {
+      const mk = this._marker(buf, pos, final);
+      if (mk === MORE) return false;
+      if (Array.isArray(mk)) {
+        // a section or an end-of-sentence token: meaning depends
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, mk[1]));
+        this.pos = mk[1];
+        return true;
+      }
       const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
@@ -2120,7 +2245,7 @@ class Scanner {
         this.pos = r.end;
         return true;
       }
-      const end = skipNoTag(buf, pos);
+      const end = this._skip(buf, pos);
       this._pPut(buf.slice(pos, end));
       this.pos = end;
       return true;
@@ -2299,6 +2424,7 @@ class Scanner {
   }
 
   _consumed() {
+    if (this.mode === Mode.TOKENS) return this.sec.raw.join('');
     let parts = this.cap.raw;
     const level = this.cap.level;
     if (level === Level.CDATA || level === Level.AFTER_CDATA) parts = parts.concat(this.cd.parts, this.cd.after);
@@ -2362,7 +2488,7 @@ class Scanner {
     const n = buf.length;
     if (pos >= n) {
       if (!final) return false;
-      return this._fail(); // end of input inside a block
+      return this._fail(); // end of input inside a block (R8.5, D27)
     }
     const c = buf[pos];
     if (level === Level.PARAM) return this._cParam(final, c);
@@ -2377,11 +2503,21 @@ class Scanner {
     return this._cInvoke(final, c);
   }
 
+  /** Is there an end-of-sentence token at `buf[pos]`? true, false or MORE. */
+  _eosAt(buf, pos, final) {
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return MORE;
+    return Array.isArray(mk) && mk[0] === sections.EOS;
+  }
+
   /** Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3). */
   _cTop(final, c) {
     const buf = this.buf;
     const pos = this.pos;
     if (!OPEN_ANGLES.includes(c)) return this._fail();
+    const eos = this._eosAt(buf, pos, final);
+    if (eos === MORE) return false;
+    if (eos === true) return this._fail(); // the output ended inside the block: as at end of input (D27)
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
@@ -2408,6 +2544,9 @@ class Scanner {
     const cap = this.cap;
     const inv = this.inv;
     if (OPEN_ANGLES.includes(c)) {
+      const eos = this._eosAt(buf, pos, final);
+      if (eos === MORE) return false;
+      if (eos === true) return this._fail();
       const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
@@ -2417,6 +2556,7 @@ class Scanner {
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = values.trim(r.name || '');
+          this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
           return true;
@@ -2433,7 +2573,7 @@ class Scanner {
         return this._fail();
       }
       if (!inv.text.length) return this._fail();
-      const end = skipNoTag(buf, pos);
+      const end = this._skip(buf, pos);
       cap.raw.push(buf.slice(pos, end));
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
@@ -2455,46 +2595,79 @@ class Scanner {
     return values.jsonBodyInput(body);
   }
 
+  /**
+   * A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that start
+   * nothing are part of the text and skipped in the same step (code is full of them).
+   */
   _cParam(final, c) {
     const buf = this.buf;
-    const pos = this.pos;
+    let pos = this.pos;
+    const n = buf.length;
+    const start = pos;
+    for (;;) {
+      if (OPEN_ANGLES.includes(c)) {
+        const r = this._paramAngle(buf, pos, final, start);
+        if (r !== null) return r;
+        pos = this._skip(buf, pos);
+      }
+      const m = search(ANGLE, buf, pos);
+      if (m === null) {
+        pos = n;
+        break;
+      }
+      pos = m.index;
+      c = buf[pos];
+    }
+    if (pos > start) {
+      this.cap.raw.push(buf.slice(start, pos));
+      this.par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    return true;
+  }
+
+  /**
+   * An open angle in a parameter body: null when it starts nothing (it is text), else the step's
+   * answer after taking the text before it (`buf[start:pos]`).
+   */
+  _paramAngle(buf, pos, final, start) {
+    const cd = matchCdataOpen(buf, pos, final);
+    let eos = false;
+    let r = NO;
+    if (cd === NO) {
+      eos = this._eosAt(buf, pos, final);
+      if (eos === false) {
+        r = this._tag(buf, pos, final);
+        if (r === NO) return null;
+      }
+    }
     const cap = this.cap;
     const par = this.par;
-    let end;
-    if (OPEN_ANGLES.includes(c)) {
-      const cd = matchCdataOpen(buf, pos, final);
-      if (cd === MORE) return false;
-      if (typeof cd === 'number') {
-        this._parFlushText();
-        cap.raw.push(buf.slice(pos, cd));
-        this.pos = cd;
-        cap.level = Level.CDATA;
-        this._startCdata(cd);
-        return true;
-      }
-      const r = this._tag(buf, pos, final);
-      if (r === MORE) return false;
-      if (isTag(r)) {
-        if (r.local === PARAMETER && r.closing) {
-          this._parFlushText();
-          for (const seg of par.segs) this.work += seg[1].length;
-          this.inv.params.push([par.name, values.paramValue(par.name, par.segs)]);
-          cap.raw.push(buf.slice(pos, r.end));
-          this.pos = r.end;
-          cap.level = Level.INVOKE;
-          return true;
-        }
-        return this._fail();
-      }
-      end = skipNoTag(buf, pos);
-    } else {
-      const m = search(ANGLE, buf, pos + 1);
-      end = m ? m.index : buf.length;
+    if (pos > start) {
+      cap.raw.push(buf.slice(start, pos));
+      par.text.push(buf.slice(start, pos));
     }
-    cap.raw.push(buf.slice(pos, end));
-    par.text.push(buf.slice(pos, end));
-    this.pos = end;
-    return true;
+    this.pos = pos;
+    if (cd === MORE || eos === MORE || r === MORE) return false;
+    if (typeof cd === 'number') {
+      this._parFlushText();
+      cap.raw.push(buf.slice(pos, cd));
+      this.pos = cd;
+      cap.level = Level.CDATA;
+      this._startCdata(cd);
+      return true;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      this._parFlushText();
+      for (const seg of par.segs) this.work += seg[1].length;
+      const value = values.paramValue(par.name, par.segs, par.string);
+      this.inv.params.push([par.name, value]);
+      cap.raw.push(buf.slice(pos, r.end));
+      this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    return this._fail(); // the end-of-sentence token, or another tag inside a value
   }
 
   _parFlushText() {
@@ -2703,9 +2876,142 @@ class Scanner {
     this.pos = 0;
     return true;
   }
+
+  // ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
+
+  _startSection(end) {
+    this.mode = Mode.TOKENS;
+    const sec = this.sec;
+    sec.stage = Stage.BETWEEN;
+    sec.raw = [this.buf.slice(this.pos, end)];
+    sec.calls = [];
+    sec.start = this._abs(this.pos);
+    sec.over = false;
+    this.pos = end;
+  }
+
+  _secSucceed(end) {
+    const sec = this.sec;
+    sec.raw.push(this.buf.slice(this.pos, end));
+    this.pos = end;
+    if (sec.over) return this._fail();
+    this._flushText();
+    this.out.push(toolCallsEvent(sec.calls.slice(), sec.raw.join('')));
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
+
+  /** As `_overflow`: past maxCapture the section is released as text as it goes. */
+  _secOverflow() {
+    const sec = this.sec;
+    if (!sec.over) {
+      sec.over = true;
+      this._flushText();
+      this.out.push(textEvent(sec.raw.join(''), 'capture_limit'));
+    } else {
+      this._emit(sec.raw.join(''));
+    }
+    sec.raw = [];
+    sec.head = [];
+    sec.body = [];
+  }
+
+  _mTokens(final) {
+    const sec = this.sec;
+    if (sec.over || this._over(sec.start)) this._secOverflow();
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (!final) return false;
+      // D26: a section whose calls are all complete survives a missing section end.
+      if (sec.stage === Stage.BETWEEN && sec.calls.length) return this._secSucceed(pos);
+      return this._fail();
+    }
+    if (sec.stage === Stage.BETWEEN) {
+      const m = matchAt(WS, buf, pos);
+      if (m) {
+        sec.raw.push(m[0]);
+        this.pos = pos + m[0].length;
+        return true;
+      }
+      const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;
+      if (mk === MORE) return false;
+      if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
+      const [kind, end] = mk;
+      if (kind === sections.CALL_BEGIN) {
+        sec.raw.push(buf.slice(pos, end));
+        this.pos = end;
+        sec.stage = Stage.HEAD;
+        sec.head = [];
+        sec.headLen = 0;
+        sec.headStart = this._abs(end);
+        sec.body = [];
+        return true;
+      }
+      if (kind === sections.SECTION_END && sec.calls.length) return this._secSucceed(end);
+      if (kind === sections.EOS && sec.calls.length) return this._secSucceed(pos); // the output ended: as at end of input
+      return this._fail();
+    }
+    const k = buf.indexOf('<', pos);
+    if (k !== pos) {
+      const end = k < 0 ? n : k;
+      const piece = buf.slice(pos, end);
+      sec.raw.push(piece);
+      if (sec.stage === Stage.HEAD) {
+        sec.headLen += end - pos;
+        // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
+        if (sec.headLen > sections.MAX_HEAD && this._cpDist(sec.headStart, this._abs(end)) > sections.MAX_HEAD) {
+          this.pos = end;
+          return this._fail();
+        }
+        sec.head.push(piece);
+      } else if (!sec.over) {
+        sec.body.push(piece);
+      }
+      this.pos = end;
+      return true;
+    }
+    const mk = matchMarker(buf, pos, final);
+    if (mk === MORE) return false;
+    if (!Array.isArray(mk)) {
+      sec.raw.push('<');
+      if (sec.stage === Stage.HEAD) {
+        sec.head.push('<');
+        sec.headLen += 1;
+      } else if (!sec.over) {
+        sec.body.push('<');
+      }
+      this.pos = pos + 1;
+      return true;
+    }
+    const [kind, end] = mk;
+    if (sec.stage === Stage.HEAD && kind === sections.SEP) {
+      sec.raw.push(buf.slice(pos, end));
+      this.pos = end;
+      sec.stage = Stage.BODY;
+      return true;
+    }
+    if (sec.stage === Stage.BODY && kind === sections.CALL_END) {
+      if (!sec.over) {
+        const head = sec.head.join('');
+        const body = sec.body.join('');
+        this.work += body.length;
+        const call = sections.decodeCall(head, body);
+        if (call === null) return this._fail(); // D4: one invalid call makes the section text
+        sec.calls.push({ name: call[0], input: call[1] });
+      }
+      sec.raw.push(buf.slice(pos, end));
+      this.pos = end;
+      sec.stage = Stage.BETWEEN;
+      return true;
+    }
+    return this._fail();
+  }
 }
 
-module.exports = { FenceLine, Level, Mode, Scanner };
+module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage };
   },
   "src/schema.js": function (module, exports, __require) {
 'use strict';
@@ -3032,6 +3338,119 @@ module.exports = {
   normalizeInput,
 };
   },
+  "src/sections.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Token sections of DeepSeek-V3, R1 and V3.1 (R14.4-R14.6): the marker recognizer and the call
+ * grammar. The scanner's TOKENS mode drives them; see the theory of operation in
+ * python/toolsieve/scanner.py. Port of python/toolsieve/sections.py.
+ *
+ * A section is `<｜tool▁calls▁begin｜>` (or `<｜tool▁calls｜>`), one or more calls, then
+ * `<｜tool▁calls▁end｜>`. A call is `<｜tool▁call▁begin｜>HEAD<｜tool▁sep｜>BODY<｜tool▁call▁end｜>`:
+ * - V3.1: HEAD is the tool name and BODY a JSON object (it may span lines);
+ * - V3 / R1: HEAD is the word `function` and BODY the tool name, a newline, and the arguments as a
+ *   JSON object in a fenced block (```` ```json ```` … ```` ``` ````); the fence is syntax here.
+ * Each marker is one tokenizer token, so the recognizer is exact: a bar `｜` (U+FF5C, also ASCII
+ * `|`) on each side and `▁` (U+2581) between the words. Nothing else is folded.
+ *
+ * Every marker character is in the BMP, so code-unit lengths equal Python's code-point lengths.
+ */
+
+const values = __require("src/values.js");
+const { MORE, NO } = __require("src/shell.js");
+
+const SECTION_BEGIN = 'section_begin';
+const SECTION_END = 'section_end';
+const CALL_BEGIN = 'call_begin';
+const CALL_END = 'call_end';
+const SEP = 'sep';
+const EOS = 'eos';
+
+const MARKERS = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', SECTION_BEGIN],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', SECTION_END],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', CALL_BEGIN],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', CALL_END],
+  ['<\uff5ctool\u2581sep\uff5c>', SEP],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', EOS],
+  // Seen in some runtimes' templates as the section opener (decision D26).
+  ['<\uff5ctool\u2581calls\uff5c>', SECTION_BEGIN],
+];
+const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
+const BARS = '\uff5c|';
+const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
+
+/** Recognize a token marker at `s[i]` (`<`). Returns [kind, end], MORE or NO. */
+function matchMarker(s, i, final) {
+  const n = s.length;
+  if (i + 1 >= n) return final ? NO : MORE;
+  if (!BARS.includes(s[i + 1])) return NO;
+  const w = s.slice(i, i + MAX_MARKER).replace(/\|/g, '\uff5c');
+  for (const [marker, kind] of MARKERS) {
+    if (w.startsWith(marker)) return [kind, i + marker.length];
+  }
+  if (!final && i + w.length === n && MARKERS.some(([m]) => m.startsWith(w))) return MORE;
+  return NO;
+}
+
+/**
+ * One call from the text between its markers (R14.4, R14.5): [name, input], or null when it is
+ * not a valid call (the section then follows D4: all or nothing).
+ */
+function decodeCall(head, body) {
+  const h = values.trim(head);
+  const b = values.trim(body);
+  let name;
+  let args;
+  if (!b || b[0] === '{') {
+    // V3.1: NAME<｜tool▁sep｜>{json}; no arguments at all is {}
+    name = h;
+    args = b;
+  } else if (h === 'function') {
+    // V3 / R1: function<｜tool▁sep｜>NAME\n```json\n{json}\n```
+    const nl = b.indexOf('\n');
+    if (nl < 0) return null;
+    name = values.trim(b.slice(0, nl));
+    const fenced = _fenced(b.slice(nl + 1));
+    if (fenced === null) return null;
+    args = fenced;
+  } else {
+    return null;
+  }
+  if (!name || name.includes('\n') || name.includes('\r')) return null;
+  if (!args) return [name, {}];
+  const [ok, v] = values.jsonValue(args);
+  if (!ok || !values.isDict(v)) return null;
+  return [name, v];
+}
+
+/** The inside of one fenced block that is all of `s` (```` ```json ```` or bare ```` ``` ````). */
+function _fenced(s) {
+  s = values.trim(s);
+  if (!s.startsWith('```') || !s.endsWith('```') || s.length < 6) return null;
+  const nl = s.indexOf('\n');
+  if (nl < 0) return null;
+  const info = values.trim(s.slice(3, nl));
+  if (info !== '' && info !== 'json' && info !== 'JSON') return null;
+  const inner = s.slice(nl + 1, s.length - 3);
+  return values.trim(inner);
+}
+
+module.exports = {
+  SECTION_BEGIN,
+  SECTION_END,
+  CALL_BEGIN,
+  CALL_END,
+  SEP,
+  EOS,
+  MAX_MARKER,
+  BARS,
+  MAX_HEAD,
+  matchMarker,
+  decodeCall,
+  _fenced,
+};
+  },
   "src/shell.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -3134,6 +3553,10 @@ function escapeClass(s) {
 const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
 const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
 const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
+// R14.1: the native DSML wrapper (`function_calls`) too.
+const KEYWORD_NATIVE_RE =
+  /(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
+const KEYWORD_ONLY_NATIVE_RE = /(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
 const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
 const SPACE = ' \t\n\r\f\v';
 
@@ -3207,16 +3630,43 @@ function isTrailingSep(f) {
   return !ALNUM_RE.test(f) && !CLOSE_ANGLES.includes(f) && !OPEN_ANGLES.includes(f);
 }
 
-function tag(local, closing, name, selfClosing, end) {
-  return { local, closing, name, selfClosing, end };
+/** A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written. */
+function tag(local, closing, name, selfClosing, end, string = null) {
+  return { local, closing, name, selfClosing, end, string };
 }
 
-/** Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO. */
-function matchTag(s, i, final) {
+const KEYWORDS_SEED = KEYWORD_RE;
+const KEYWORDS_ALL = KEYWORD_NATIVE_RE;
+const KEYWORDS_NATIVE = KEYWORD_ONLY_NATIVE_RE;
+
+/**
+ * Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO.
+ * `keywords` says which local names are tags (the formats in use, R14.9).
+ */
+function matchTag(s, i, final, keywords = KEYWORD_RE) {
   const n = s.length;
   const j = anglesRunEnd(s, i);
   if (j - i > MAX_LEAD) return NO;
   if (j === n) return final ? NO : MORE;
+  if (fold1(charAt(s, j)) === '/' && j + 1 < n && OPEN_ANGLES.includes(s[j + 1])) {
+    // D15: a closing tag may repeat its open angles after the slash (`</<|DSML|parameter>`).
+    const k = anglesRunEnd(s, j + 1);
+    if (k - j - 1 > MAX_LEAD) return NO;
+    if (k === n) return final ? NO : MORE;
+    const r = matchHead(s, k, final, keywords);
+    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string);
+    return isTag(r) ? NO : r;
+  }
+  return matchHead(s, j, final, keywords);
+}
+
+function isTag(r) {
+  return r !== null && typeof r === 'object';
+}
+
+/** The head of a tag after its open angles: prefix noise, local name, then attributes. */
+function matchHead(s, j, final, keywords) {
+  const n = s.length;
   HEAD_RE.lastIndex = j;
   const m = HEAD_RE.exec(s);
   const headEnd = j + m[0].length;
@@ -3224,15 +3674,15 @@ function matchTag(s, i, final) {
   if (headEnd === n && !final) return MORE;
   const [folded, idx] = foldMap(m[0]);
   if (!folded || SPACE.includes(folded[0])) return NO;
-  const km = KEYWORD_RE.exec(folded);
+  const km = keywords.exec(folded);
   if (km === null) return NO;
   const prefix = folded.slice(0, km.index);
   if (cpLen(prefix) > MAX_PREFIX || prefix.split('/').length - 1 > 1) return NO;
   const closing = prefix.includes('/');
   const prefixNoslash = prefix.replace(/\//g, '');
   const word = km[1];
-  if (word === 'tool-calls' && PY_BLANK_RE.test(prefixNoslash)) return NO;
-  const local = word.startsWith('tool') ? WRAPPER : word;
+  if (word.endsWith('-calls') && PY_BLANK_RE.test(prefixNoslash)) return NO;
+  const local = word.endsWith('calls') ? WRAPPER : word;
   // Original index just past the keyword.
   const k = j + idx[km.index + km[0].length - 1] + 1;
   return matchAttrs(s, k, local, closing, final);
@@ -3252,6 +3702,7 @@ function matchAttrs(s, k, local, closing, final) {
   const n = s.length;
   const start = k;
   let name = null;
+  let string = null;
   let sawSpace = false;
   // code points in s[start:cu], counted lazily (only once k - start exceeds MAX_TAG code units)
   let cu = start;
@@ -3272,7 +3723,7 @@ function matchAttrs(s, k, local, closing, final) {
       k += ch.length;
       continue;
     }
-    if (f === '>') return tag(local, closing, name, false, k + 1);
+    if (f === '>') return tag(local, closing, name, false, k + 1, string);
     if (SPACE.includes(f)) {
       sawSpace = true;
       k += 1;
@@ -3281,7 +3732,7 @@ function matchAttrs(s, k, local, closing, final) {
     if (f === '/') {
       if (k + 1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k + 1));
-      if (nf === '>') return tag(local, closing, name, true, k + 2);
+      if (nf === '>') return tag(local, closing, name, true, k + 2, string);
       return NO;
     }
     if (sawSpace && /^[a-zA-Z_]$/.test(f)) {
@@ -3339,6 +3790,7 @@ function matchAttrs(s, k, local, closing, final) {
         k = e;
       }
       if (attr === 'name' && name === null) name = value;
+      else if (attr === 'string' && string === null) string = value;
       sawSpace = true; // the next attribute may follow a value directly
       continue;
     }
@@ -3347,8 +3799,8 @@ function matchAttrs(s, k, local, closing, final) {
       const k1 = k + ch.length;
       if (k1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k1));
-      if (nf === '>') return tag(local, closing, name, false, k1 + 1);
-      return tag(local, closing, name, false, k1);
+      if (nf === '>') return tag(local, closing, name, false, k1 + 1, string);
+      return tag(local, closing, name, false, k1, string);
     }
     return NO;
   }
@@ -3436,7 +3888,11 @@ module.exports = {
   WRAPPER,
   INVOKE,
   PARAMETER,
+  KEYWORDS_SEED,
+  KEYWORDS_ALL,
+  KEYWORDS_NATIVE,
   fold,
+  fold1,
   foldMap,
   isTrailingSep,
   matchTag,
@@ -3457,11 +3913,11 @@ module.exports = {
  */
 
 const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = __require("src/errors.js");
-const { Scanner } = __require("src/scanner.js");
+const { ALL_FORMATS, FORMATS, Scanner } = __require("src/scanner.js");
 const { applyPolicy, checkPolicy, declaredNames } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -3475,6 +3931,7 @@ class Sieve {
     const opts = checkOptions(options, KNOWN_OPTIONS);
     const tools = checkTools(opts.tools);
     this.tools = tools;
+    this.formats = checkFormats(opts.formats);
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
@@ -3485,7 +3942,7 @@ class Sieve {
     if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this._scanner = new Scanner(maxCapture, jsonCalls);
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats);
     this._closed = false;
   }
 
@@ -3542,6 +3999,22 @@ class Sieve {
   }
 }
 
+/** The `formats` option (R14.9): null/undefined means every format; else names from FORMATS. */
+function checkFormats(formats) {
+  if (formats === undefined || formats === null) return new Set(ALL_FORMATS);
+  if (typeof formats === 'string' || typeof formats !== 'object' || typeof formats[Symbol.iterator] !== 'function') {
+    throw new InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']");
+  }
+  const out = new Set(formats);
+  for (const f of out) {
+    if (typeof f !== 'string') throw new InputTypeError('formats must be a list of strings');
+    if (!Object.prototype.hasOwnProperty.call(FORMATS, f)) {
+      throw new OptionsError(`unknown format ${JSON.stringify(f)}; known: ${Object.keys(FORMATS).join(', ')}`);
+    }
+  }
+  return out;
+}
+
 /** One-shot parse (R7): feed everything to a Sieve, flush, collect the calls. */
 function parse(text, options) {
   if (typeof text !== 'string') throw new InputTypeError(`parse() takes a string, got ${typeName(text)}`);
@@ -3579,7 +4052,7 @@ function coalesce(events) {
   return out;
 }
 
-module.exports = { Sieve, parse, coalesce };
+module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };
   },
   "src/sse.js": function (module, exports, __require) {
 'use strict';
@@ -4291,8 +4764,18 @@ function structured(segments, clearly) {
   }
 }
 
-/** The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9). */
-function paramValue(name, segments) {
+/**
+ * The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9), or by its `string`
+ * attribute (R14.2, D24) when it says "true" or "false".
+ */
+function paramValue(name, segments, string = null) {
+  const typed = string !== null && string !== undefined ? asciiLower(trim(string)) : '';
+  if (typed === 'true') return asWritten(segments);
+  if (typed === 'false') {
+    const raw = trim(asWritten(segments));
+    const [ok, v] = jsonValue(raw);
+    return ok ? v : raw;
+  }
   const key = trim(name).toLowerCase();
   const cdatas = segments.filter(([k]) => k === 'cdata').map(([, s]) => s);
   const textsBlank = segments.every(([k, s]) => k !== 'text' || isBlank(s));
@@ -4315,6 +4798,17 @@ function paramValue(name, segments) {
   }
   const parts = segments.map(([k, s]) => (k === 'text' ? decodeEntities(s) : s));
   return literal(key, trim(parts.join('')));
+}
+
+/**
+ * D24: the body as written: no entity decoding, no trimming; CDATA sections are unwrapped, and a
+ * body that is one CDATA between blanks is its content.
+ */
+function asWritten(segments) {
+  if (segments.some(([k]) => k === 'cdata') && segments.every(([k, s]) => k !== 'text' || isBlank(s))) {
+    return segments.filter(([k]) => k === 'cdata').map(([, s]) => s).join('');
+  }
+  return segments.map(([, s]) => s).join('');
 }
 
 /** Collect parameters into the input object; a repeated name becomes an array (R6.6). */

@@ -14,7 +14,7 @@ const { InputTypeError, ToolsieveError, checkOptions, typeName } = require('./er
 const { checkPolicy, declaredNames, applyPolicy } = require('./names');
 const { checkTools, jsonText, normalizeInput } = require('./schema');
 const { isDict } = require('./values');
-const { Sieve } = require('./sieve');
+const { Sieve, checkFormats } = require('./sieve');
 const { ChatChunkParser, encodeEvent } = require('./sse');
 
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
@@ -104,8 +104,16 @@ function toOpenAIStreamDeltas(calls, opts) {
 }
 
 class Options {
-  constructor({ tools = null, toolNames = null, unknownTools = 'keep', idFactory = null, jsonToolCalls = false } = {}) {
+  constructor({
+    tools = null,
+    toolNames = null,
+    unknownTools = 'keep',
+    idFactory = null,
+    jsonToolCalls = false,
+    formats = null,
+  } = {}) {
     this.tools = checkTools(tools);
+    this.formats = checkFormats(formats);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this.jsonToolCalls = jsonToolCalls;
     this.toolNames = declaredNames(toolNames, this.tools);
@@ -120,7 +128,7 @@ class Options {
   }
 
   sieve() {
-    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls });
+    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls, formats: this.formats });
   }
 
   policy(calls) {
@@ -133,7 +141,7 @@ class Options {
   }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls'];
+const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats'];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {

@@ -22,7 +22,7 @@ const {
   toOpenAIToolCalls,
 } = require('./openai');
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats'];
 
 class BadRequest extends Error {
   constructor(message) {
@@ -47,7 +47,17 @@ function options(req) {
   if (typeof policy !== 'string') throw new BadRequest('unknownTools must be a string');
   const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
   if (typeof jsonCalls !== 'boolean') throw new BadRequest('jsonToolCalls must be a boolean');
-  return { toolNames: names === undefined ? null : names, tools, unknownTools: policy, jsonToolCalls: jsonCalls };
+  const formats = opts.formats === undefined ? null : opts.formats;
+  if (formats !== null && (!Array.isArray(formats) || !formats.every((f) => typeof f === 'string'))) {
+    throw new BadRequest('formats must be a list of strings');
+  }
+  return {
+    toolNames: names === undefined ? null : names,
+    tools,
+    unknownTools: policy,
+    jsonToolCalls: jsonCalls,
+    formats,
+  };
 }
 
 function eventDict(e) {
@@ -90,7 +100,7 @@ function ids() {
 }
 
 const orNull = (v) => (v === undefined ? null : v);
-const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls'];
+const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats'];
 
 /** The `call` op: one library function by its camelCase name, with JSON arguments. */
 function callFunction(fn, list) {
@@ -136,6 +146,7 @@ function callFunction(fn, list) {
         toolNames: orNull(o.toolNames),
         unknownTools: o.unknownTools === undefined ? 'keep' : o.unknownTools,
         jsonToolCalls: o.jsonToolCalls === undefined ? false : o.jsonToolCalls,
+        formats: orNull(o.formats),
         idFactory: ids(),
       };
       if (fn === 'rewriteChatCompletion') return rewriteChatCompletion(data, kw);

@@ -6,12 +6,26 @@
  * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
  * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer
  * written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices and
- * compares, and counts code points (as Python does) only where maxCapture is checked.
+ * compares, and counts code points (as Python does) only where maxCapture and the length of a
+ * token call head are checked.
+ *
+ * The format layer (R14.9), as in Python: a format is the shape of one family of tool-call markup.
+ * Each format adds a recognizer of its opener, tried at an open angle in TEXT (and in PENDING,
+ * where an opener makes the span's meaning matter), and a capture that parses its block. The
+ * formats are listed once, in `FORMATS`: `dsml` (matchTag with the seed keywords, CAPTURE),
+ * `function_calls` (matchTag with the native keywords and the `string` attribute, CAPTURE) and
+ * `tokens` (sections.matchMarker, then TOKENS with its `_Section` at a `Stage`). The
+ * end-of-sentence token (R14.6) is dropped in TEXT and ends a block, when a native format is in use.
  */
 
+const sections = require('./sections');
 const values = require('./values');
+const { BARS, matchMarker } = sections;
 const {
   INVOKE,
+  KEYWORDS_ALL,
+  KEYWORDS_NATIVE,
+  KEYWORDS_SEED,
   MORE,
   NO,
   OPEN_ANGLES,
@@ -24,6 +38,17 @@ const {
   skipNoTag,
 } = require('./shell');
 
+// The format layer (R14.9): every format the scanner recognizes, in one table, with what it adds.
+// A format is its recognizer (an opener tried at an open angle in TEXT), a capture, and fixtures.
+const FORMATS = Object.freeze({
+  dsml: "R1-R3: <|DSML|tool_calls> and <tool_calls> blocks (matchTag, CAPTURE); the seed's dialect",
+  function_calls:
+    'R14.1-R14.3: <\uff5cDSML\uff5cfunction_calls> blocks and the `string` parameter attribute ' +
+    '(matchTag with the native keywords, CAPTURE)',
+  tokens: 'R14.4-R14.5: <\uff5ctool\u2581calls\u2581begin\uff5c> token sections (sections.matchMarker, TOKENS)',
+});
+const ALL_FORMATS = new Set(Object.keys(FORMATS));
+
 /** What the scanner is doing at `pos`. */
 const Mode = Object.freeze({
   TEXT: 0,
@@ -32,6 +57,7 @@ const Mode = Object.freeze({
   PENDING: 3,
   CAPTURE: 4,
   JSON: 5,
+  TOKENS: 6,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -248,6 +274,7 @@ class _Invoke {
 class _Param {
   constructor() {
     this.name = '';
+    this.string = null; // the `string` attribute (R14.2), when honored
     this.segs = [];
     this.text = [];
   }
@@ -278,6 +305,28 @@ class _Capture {
   }
 }
 
+/** Where a TOKENS capture is inside its section. */
+const Stage = Object.freeze({
+  BETWEEN: 0, // between calls: whitespace, a call, or the section end
+  HEAD: 1, // after a call begin: the name (or `function`) up to the separator
+  BODY: 2, // after the separator: the arguments up to the call end
+});
+
+/** TOKENS: the token section being parsed (R14.4, R14.5). */
+class _Section {
+  constructor() {
+    this.stage = Stage.BETWEEN;
+    this.raw = [];
+    this.calls = [];
+    this.head = [];
+    this.headLen = 0; // code units (Python: code points; see _mTokens)
+    this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
+    this.body = [];
+    this.start = 0;
+    this.over = false;
+  }
+}
+
 /** JSON: a JSON tool-call candidate in prose (R9). */
 class _Json {
   constructor() {
@@ -290,9 +339,15 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS) {
     this.maxCapture = maxCapture;
     this.jsonCalls = jsonCalls;
+    const dsml = formats.has('dsml');
+    const native = formats.has('function_calls');
+    this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
+    this.native = native; // the `string` attribute (R14.2)
+    this.tokens = formats.has('tokens');
+    this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
     this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
     this._specialAny = jsonCalls ? SPECIAL_JSON_ANY : SPECIAL_ANY;
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
@@ -324,6 +379,7 @@ class Scanner {
     this.par = new _Param();
     this.cd = new _Cdata();
     this.json = new _Json();
+    this.sec = new _Section();
     this._steps = [
       // indexed by Mode
       (f) => this._mText(f),
@@ -332,6 +388,7 @@ class Scanner {
       (f) => this._mPending(f),
       (f) => this._mCapture(f),
       (f) => this._mJson(f),
+      (f) => this._mTokens(f),
     ];
   }
 
@@ -407,6 +464,7 @@ class Scanner {
     let keep = this.base + this.pos;
     if (this.mode === Mode.CAPTURE) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;
     let h = this._pairsHead;
@@ -468,17 +526,31 @@ class Scanner {
       const r = this._memo;
       if (isTag(r)) {
         // `end` was relative to the buffer of that time
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end: r.end + this._memoBase - this.base };
+        const end = r.end + this._memoBase - this.base;
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
       }
       return r;
     }
-    const r = matchTag(buf, pos, final);
+    if (this._keywords === null) return NO;
+    const r = matchTag(buf, pos, final, this._keywords);
     if (r !== MORE) {
       this._memoAt = at;
       this._memo = r;
       this._memoBase = this.base;
     }
     return r;
+  }
+
+  /**
+   * Where to resume after no tag started at `pos`: past the open angles, but not past the last
+   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`).
+   */
+  _skip(buf, pos) {
+    const end = skipNoTag(buf, pos);
+    if (this.eos && end - pos > 1 && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<') {
+      return end - 1;
+    }
+    return end;
   }
 
   // ---- TEXT ---------------------------------------------------------------------------
@@ -533,9 +605,38 @@ class Scanner {
     return false;
   }
 
+  /**
+   * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
+   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
+   */
+  _marker(buf, pos, final) {
+    if (!this.eos || buf[pos] !== '<') return NO;
+    const r = matchMarker(buf, pos, final);
+    if (Array.isArray(r)) {
+      const kind = r[0];
+      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
+      return NO;
+    }
+    return r;
+  }
+
   _textTag(final) {
     const buf = this.buf;
     const pos = this.pos;
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return false;
+    if (Array.isArray(mk)) {
+      this.line.indent = -1;
+      const [kind, end] = mk;
+      if (kind === sections.EOS) {
+        // R14.6: dropped
+        this.pos = end;
+        return true;
+      }
+      this.saw = true;
+      this._startSection(end);
+      return true;
+    }
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     this.line.indent = -1;
@@ -555,7 +656,7 @@ class Scanner {
       this.pos = r.end;
       return true;
     }
-    const end = skipNoTag(buf, pos);
+    const end = this._skip(buf, pos);
     this._emit(buf.slice(pos, end));
     this.pos = end;
     return true;
@@ -709,6 +810,12 @@ class Scanner {
           return true;
         }
       } else if (OPEN_ANGLES.includes(c)) {
+        const mk = this._marker(buf, pos, final);
+        if (mk === MORE) return false;
+        if (Array.isArray(mk) && mk[0] === sections.SECTION_BEGIN) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
         const r = this._tag(buf, pos, final);
         if (r === MORE) return false;
         if (isTag(r) && r.local === WRAPPER && !r.closing) {
@@ -740,6 +847,15 @@ class Scanner {
       return true;
     }
     if (OPEN_ANGLES.includes(c)) {
+      const mk = this._marker(buf, pos, final);
+      if (mk === MORE) return false;
+      if (Array.isArray(mk)) {
+        // a section or an end-of-sentence token: meaning depends
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, mk[1]));
+        this.pos = mk[1];
+        return true;
+      }
       const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
@@ -750,7 +866,7 @@ class Scanner {
         this.pos = r.end;
         return true;
       }
-      const end = skipNoTag(buf, pos);
+      const end = this._skip(buf, pos);
       this._pPut(buf.slice(pos, end));
       this.pos = end;
       return true;
@@ -929,6 +1045,7 @@ class Scanner {
   }
 
   _consumed() {
+    if (this.mode === Mode.TOKENS) return this.sec.raw.join('');
     let parts = this.cap.raw;
     const level = this.cap.level;
     if (level === Level.CDATA || level === Level.AFTER_CDATA) parts = parts.concat(this.cd.parts, this.cd.after);
@@ -992,7 +1109,7 @@ class Scanner {
     const n = buf.length;
     if (pos >= n) {
       if (!final) return false;
-      return this._fail(); // end of input inside a block
+      return this._fail(); // end of input inside a block (R8.5, D27)
     }
     const c = buf[pos];
     if (level === Level.PARAM) return this._cParam(final, c);
@@ -1007,11 +1124,21 @@ class Scanner {
     return this._cInvoke(final, c);
   }
 
+  /** Is there an end-of-sentence token at `buf[pos]`? true, false or MORE. */
+  _eosAt(buf, pos, final) {
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return MORE;
+    return Array.isArray(mk) && mk[0] === sections.EOS;
+  }
+
   /** Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3). */
   _cTop(final, c) {
     const buf = this.buf;
     const pos = this.pos;
     if (!OPEN_ANGLES.includes(c)) return this._fail();
+    const eos = this._eosAt(buf, pos, final);
+    if (eos === MORE) return false;
+    if (eos === true) return this._fail(); // the output ended inside the block: as at end of input (D27)
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
@@ -1038,6 +1165,9 @@ class Scanner {
     const cap = this.cap;
     const inv = this.inv;
     if (OPEN_ANGLES.includes(c)) {
+      const eos = this._eosAt(buf, pos, final);
+      if (eos === MORE) return false;
+      if (eos === true) return this._fail();
       const r = this._tag(buf, pos, final);
       if (r === MORE) return false;
       if (isTag(r)) {
@@ -1047,6 +1177,7 @@ class Scanner {
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = values.trim(r.name || '');
+          this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
           return true;
@@ -1063,7 +1194,7 @@ class Scanner {
         return this._fail();
       }
       if (!inv.text.length) return this._fail();
-      const end = skipNoTag(buf, pos);
+      const end = this._skip(buf, pos);
       cap.raw.push(buf.slice(pos, end));
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
@@ -1085,46 +1216,79 @@ class Scanner {
     return values.jsonBodyInput(body);
   }
 
+  /**
+   * A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that start
+   * nothing are part of the text and skipped in the same step (code is full of them).
+   */
   _cParam(final, c) {
     const buf = this.buf;
-    const pos = this.pos;
+    let pos = this.pos;
+    const n = buf.length;
+    const start = pos;
+    for (;;) {
+      if (OPEN_ANGLES.includes(c)) {
+        const r = this._paramAngle(buf, pos, final, start);
+        if (r !== null) return r;
+        pos = this._skip(buf, pos);
+      }
+      const m = search(ANGLE, buf, pos);
+      if (m === null) {
+        pos = n;
+        break;
+      }
+      pos = m.index;
+      c = buf[pos];
+    }
+    if (pos > start) {
+      this.cap.raw.push(buf.slice(start, pos));
+      this.par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    return true;
+  }
+
+  /**
+   * An open angle in a parameter body: null when it starts nothing (it is text), else the step's
+   * answer after taking the text before it (`buf[start:pos]`).
+   */
+  _paramAngle(buf, pos, final, start) {
+    const cd = matchCdataOpen(buf, pos, final);
+    let eos = false;
+    let r = NO;
+    if (cd === NO) {
+      eos = this._eosAt(buf, pos, final);
+      if (eos === false) {
+        r = this._tag(buf, pos, final);
+        if (r === NO) return null;
+      }
+    }
     const cap = this.cap;
     const par = this.par;
-    let end;
-    if (OPEN_ANGLES.includes(c)) {
-      const cd = matchCdataOpen(buf, pos, final);
-      if (cd === MORE) return false;
-      if (typeof cd === 'number') {
-        this._parFlushText();
-        cap.raw.push(buf.slice(pos, cd));
-        this.pos = cd;
-        cap.level = Level.CDATA;
-        this._startCdata(cd);
-        return true;
-      }
-      const r = this._tag(buf, pos, final);
-      if (r === MORE) return false;
-      if (isTag(r)) {
-        if (r.local === PARAMETER && r.closing) {
-          this._parFlushText();
-          for (const seg of par.segs) this.work += seg[1].length;
-          this.inv.params.push([par.name, values.paramValue(par.name, par.segs)]);
-          cap.raw.push(buf.slice(pos, r.end));
-          this.pos = r.end;
-          cap.level = Level.INVOKE;
-          return true;
-        }
-        return this._fail();
-      }
-      end = skipNoTag(buf, pos);
-    } else {
-      const m = search(ANGLE, buf, pos + 1);
-      end = m ? m.index : buf.length;
+    if (pos > start) {
+      cap.raw.push(buf.slice(start, pos));
+      par.text.push(buf.slice(start, pos));
     }
-    cap.raw.push(buf.slice(pos, end));
-    par.text.push(buf.slice(pos, end));
-    this.pos = end;
-    return true;
+    this.pos = pos;
+    if (cd === MORE || eos === MORE || r === MORE) return false;
+    if (typeof cd === 'number') {
+      this._parFlushText();
+      cap.raw.push(buf.slice(pos, cd));
+      this.pos = cd;
+      cap.level = Level.CDATA;
+      this._startCdata(cd);
+      return true;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      this._parFlushText();
+      for (const seg of par.segs) this.work += seg[1].length;
+      const value = values.paramValue(par.name, par.segs, par.string);
+      this.inv.params.push([par.name, value]);
+      cap.raw.push(buf.slice(pos, r.end));
+      this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    return this._fail(); // the end-of-sentence token, or another tag inside a value
   }
 
   _parFlushText() {
@@ -1333,6 +1497,139 @@ class Scanner {
     this.pos = 0;
     return true;
   }
+
+  // ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
+
+  _startSection(end) {
+    this.mode = Mode.TOKENS;
+    const sec = this.sec;
+    sec.stage = Stage.BETWEEN;
+    sec.raw = [this.buf.slice(this.pos, end)];
+    sec.calls = [];
+    sec.start = this._abs(this.pos);
+    sec.over = false;
+    this.pos = end;
+  }
+
+  _secSucceed(end) {
+    const sec = this.sec;
+    sec.raw.push(this.buf.slice(this.pos, end));
+    this.pos = end;
+    if (sec.over) return this._fail();
+    this._flushText();
+    this.out.push(toolCallsEvent(sec.calls.slice(), sec.raw.join('')));
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
+
+  /** As `_overflow`: past maxCapture the section is released as text as it goes. */
+  _secOverflow() {
+    const sec = this.sec;
+    if (!sec.over) {
+      sec.over = true;
+      this._flushText();
+      this.out.push(textEvent(sec.raw.join(''), 'capture_limit'));
+    } else {
+      this._emit(sec.raw.join(''));
+    }
+    sec.raw = [];
+    sec.head = [];
+    sec.body = [];
+  }
+
+  _mTokens(final) {
+    const sec = this.sec;
+    if (sec.over || this._over(sec.start)) this._secOverflow();
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (!final) return false;
+      // D26: a section whose calls are all complete survives a missing section end.
+      if (sec.stage === Stage.BETWEEN && sec.calls.length) return this._secSucceed(pos);
+      return this._fail();
+    }
+    if (sec.stage === Stage.BETWEEN) {
+      const m = matchAt(WS, buf, pos);
+      if (m) {
+        sec.raw.push(m[0]);
+        this.pos = pos + m[0].length;
+        return true;
+      }
+      const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;
+      if (mk === MORE) return false;
+      if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
+      const [kind, end] = mk;
+      if (kind === sections.CALL_BEGIN) {
+        sec.raw.push(buf.slice(pos, end));
+        this.pos = end;
+        sec.stage = Stage.HEAD;
+        sec.head = [];
+        sec.headLen = 0;
+        sec.headStart = this._abs(end);
+        sec.body = [];
+        return true;
+      }
+      if (kind === sections.SECTION_END && sec.calls.length) return this._secSucceed(end);
+      if (kind === sections.EOS && sec.calls.length) return this._secSucceed(pos); // the output ended: as at end of input
+      return this._fail();
+    }
+    const k = buf.indexOf('<', pos);
+    if (k !== pos) {
+      const end = k < 0 ? n : k;
+      const piece = buf.slice(pos, end);
+      sec.raw.push(piece);
+      if (sec.stage === Stage.HEAD) {
+        sec.headLen += end - pos;
+        // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
+        if (sec.headLen > sections.MAX_HEAD && this._cpDist(sec.headStart, this._abs(end)) > sections.MAX_HEAD) {
+          this.pos = end;
+          return this._fail();
+        }
+        sec.head.push(piece);
+      } else if (!sec.over) {
+        sec.body.push(piece);
+      }
+      this.pos = end;
+      return true;
+    }
+    const mk = matchMarker(buf, pos, final);
+    if (mk === MORE) return false;
+    if (!Array.isArray(mk)) {
+      sec.raw.push('<');
+      if (sec.stage === Stage.HEAD) {
+        sec.head.push('<');
+        sec.headLen += 1;
+      } else if (!sec.over) {
+        sec.body.push('<');
+      }
+      this.pos = pos + 1;
+      return true;
+    }
+    const [kind, end] = mk;
+    if (sec.stage === Stage.HEAD && kind === sections.SEP) {
+      sec.raw.push(buf.slice(pos, end));
+      this.pos = end;
+      sec.stage = Stage.BODY;
+      return true;
+    }
+    if (sec.stage === Stage.BODY && kind === sections.CALL_END) {
+      if (!sec.over) {
+        const head = sec.head.join('');
+        const body = sec.body.join('');
+        this.work += body.length;
+        const call = sections.decodeCall(head, body);
+        if (call === null) return this._fail(); // D4: one invalid call makes the section text
+        sec.calls.push({ name: call[0], input: call[1] });
+      }
+      sec.raw.push(buf.slice(pos, end));
+      this.pos = end;
+      sec.stage = Stage.BETWEEN;
+      return true;
+    }
+    return this._fail();
+  }
 }
 
-module.exports = { FenceLine, Level, Mode, Scanner };
+module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage };

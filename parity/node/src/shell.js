@@ -99,6 +99,10 @@ function escapeClass(s) {
 const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
 const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
 const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
+// R14.1: the native DSML wrapper (`function_calls`) too.
+const KEYWORD_NATIVE_RE =
+  /(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
+const KEYWORD_ONLY_NATIVE_RE = /(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
 const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
 const SPACE = ' \t\n\r\f\v';
 
@@ -172,16 +176,43 @@ function isTrailingSep(f) {
   return !ALNUM_RE.test(f) && !CLOSE_ANGLES.includes(f) && !OPEN_ANGLES.includes(f);
 }
 
-function tag(local, closing, name, selfClosing, end) {
-  return { local, closing, name, selfClosing, end };
+/** A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written. */
+function tag(local, closing, name, selfClosing, end, string = null) {
+  return { local, closing, name, selfClosing, end, string };
 }
 
-/** Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO. */
-function matchTag(s, i, final) {
+const KEYWORDS_SEED = KEYWORD_RE;
+const KEYWORDS_ALL = KEYWORD_NATIVE_RE;
+const KEYWORDS_NATIVE = KEYWORD_ONLY_NATIVE_RE;
+
+/**
+ * Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO.
+ * `keywords` says which local names are tags (the formats in use, R14.9).
+ */
+function matchTag(s, i, final, keywords = KEYWORD_RE) {
   const n = s.length;
   const j = anglesRunEnd(s, i);
   if (j - i > MAX_LEAD) return NO;
   if (j === n) return final ? NO : MORE;
+  if (fold1(charAt(s, j)) === '/' && j + 1 < n && OPEN_ANGLES.includes(s[j + 1])) {
+    // D15: a closing tag may repeat its open angles after the slash (`</<|DSML|parameter>`).
+    const k = anglesRunEnd(s, j + 1);
+    if (k - j - 1 > MAX_LEAD) return NO;
+    if (k === n) return final ? NO : MORE;
+    const r = matchHead(s, k, final, keywords);
+    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string);
+    return isTag(r) ? NO : r;
+  }
+  return matchHead(s, j, final, keywords);
+}
+
+function isTag(r) {
+  return r !== null && typeof r === 'object';
+}
+
+/** The head of a tag after its open angles: prefix noise, local name, then attributes. */
+function matchHead(s, j, final, keywords) {
+  const n = s.length;
   HEAD_RE.lastIndex = j;
   const m = HEAD_RE.exec(s);
   const headEnd = j + m[0].length;
@@ -189,15 +220,15 @@ function matchTag(s, i, final) {
   if (headEnd === n && !final) return MORE;
   const [folded, idx] = foldMap(m[0]);
   if (!folded || SPACE.includes(folded[0])) return NO;
-  const km = KEYWORD_RE.exec(folded);
+  const km = keywords.exec(folded);
   if (km === null) return NO;
   const prefix = folded.slice(0, km.index);
   if (cpLen(prefix) > MAX_PREFIX || prefix.split('/').length - 1 > 1) return NO;
   const closing = prefix.includes('/');
   const prefixNoslash = prefix.replace(/\//g, '');
   const word = km[1];
-  if (word === 'tool-calls' && PY_BLANK_RE.test(prefixNoslash)) return NO;
-  const local = word.startsWith('tool') ? WRAPPER : word;
+  if (word.endsWith('-calls') && PY_BLANK_RE.test(prefixNoslash)) return NO;
+  const local = word.endsWith('calls') ? WRAPPER : word;
   // Original index just past the keyword.
   const k = j + idx[km.index + km[0].length - 1] + 1;
   return matchAttrs(s, k, local, closing, final);
@@ -217,6 +248,7 @@ function matchAttrs(s, k, local, closing, final) {
   const n = s.length;
   const start = k;
   let name = null;
+  let string = null;
   let sawSpace = false;
   // code points in s[start:cu], counted lazily (only once k - start exceeds MAX_TAG code units)
   let cu = start;
@@ -237,7 +269,7 @@ function matchAttrs(s, k, local, closing, final) {
       k += ch.length;
       continue;
     }
-    if (f === '>') return tag(local, closing, name, false, k + 1);
+    if (f === '>') return tag(local, closing, name, false, k + 1, string);
     if (SPACE.includes(f)) {
       sawSpace = true;
       k += 1;
@@ -246,7 +278,7 @@ function matchAttrs(s, k, local, closing, final) {
     if (f === '/') {
       if (k + 1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k + 1));
-      if (nf === '>') return tag(local, closing, name, true, k + 2);
+      if (nf === '>') return tag(local, closing, name, true, k + 2, string);
       return NO;
     }
     if (sawSpace && /^[a-zA-Z_]$/.test(f)) {
@@ -304,6 +336,7 @@ function matchAttrs(s, k, local, closing, final) {
         k = e;
       }
       if (attr === 'name' && name === null) name = value;
+      else if (attr === 'string' && string === null) string = value;
       sawSpace = true; // the next attribute may follow a value directly
       continue;
     }
@@ -312,8 +345,8 @@ function matchAttrs(s, k, local, closing, final) {
       const k1 = k + ch.length;
       if (k1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k1));
-      if (nf === '>') return tag(local, closing, name, false, k1 + 1);
-      return tag(local, closing, name, false, k1);
+      if (nf === '>') return tag(local, closing, name, false, k1 + 1, string);
+      return tag(local, closing, name, false, k1, string);
     }
     return NO;
   }
@@ -401,7 +434,11 @@ module.exports = {
   WRAPPER,
   INVOKE,
   PARAMETER,
+  KEYWORDS_SEED,
+  KEYWORDS_ALL,
+  KEYWORDS_NATIVE,
   fold,
+  fold1,
   foldMap,
   isTrailingSep,
   matchTag,

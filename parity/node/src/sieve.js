@@ -6,11 +6,11 @@
  */
 
 const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = require('./errors');
-const { Scanner } = require('./scanner');
+const { ALL_FORMATS, FORMATS, Scanner } = require('./scanner');
 const { applyPolicy, checkPolicy, declaredNames } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -24,6 +24,7 @@ class Sieve {
     const opts = checkOptions(options, KNOWN_OPTIONS);
     const tools = checkTools(opts.tools);
     this.tools = tools;
+    this.formats = checkFormats(opts.formats);
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
@@ -34,7 +35,7 @@ class Sieve {
     if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this._scanner = new Scanner(maxCapture, jsonCalls);
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats);
     this._closed = false;
   }
 
@@ -91,6 +92,22 @@ class Sieve {
   }
 }
 
+/** The `formats` option (R14.9): null/undefined means every format; else names from FORMATS. */
+function checkFormats(formats) {
+  if (formats === undefined || formats === null) return new Set(ALL_FORMATS);
+  if (typeof formats === 'string' || typeof formats !== 'object' || typeof formats[Symbol.iterator] !== 'function') {
+    throw new InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']");
+  }
+  const out = new Set(formats);
+  for (const f of out) {
+    if (typeof f !== 'string') throw new InputTypeError('formats must be a list of strings');
+    if (!Object.prototype.hasOwnProperty.call(FORMATS, f)) {
+      throw new OptionsError(`unknown format ${JSON.stringify(f)}; known: ${Object.keys(FORMATS).join(', ')}`);
+    }
+  }
+  return out;
+}
+
 /** One-shot parse (R7): feed everything to a Sieve, flush, collect the calls. */
 function parse(text, options) {
   if (typeof text !== 'string') throw new InputTypeError(`parse() takes a string, got ${typeName(text)}`);
@@ -128,4 +145,4 @@ function coalesce(events) {
   return out;
 }
 
-module.exports = { Sieve, parse, coalesce };
+module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };

@@ -258,8 +258,18 @@ function structured(segments, clearly) {
   }
 }
 
-/** The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9). */
-function paramValue(name, segments) {
+/**
+ * The value of one parameter from its body segments (R6.1-R6.5, R6.7, D9), or by its `string`
+ * attribute (R14.2, D24) when it says "true" or "false".
+ */
+function paramValue(name, segments, string = null) {
+  const typed = string !== null && string !== undefined ? asciiLower(trim(string)) : '';
+  if (typed === 'true') return asWritten(segments);
+  if (typed === 'false') {
+    const raw = trim(asWritten(segments));
+    const [ok, v] = jsonValue(raw);
+    return ok ? v : raw;
+  }
   const key = trim(name).toLowerCase();
   const cdatas = segments.filter(([k]) => k === 'cdata').map(([, s]) => s);
   const textsBlank = segments.every(([k, s]) => k !== 'text' || isBlank(s));
@@ -282,6 +292,17 @@ function paramValue(name, segments) {
   }
   const parts = segments.map(([k, s]) => (k === 'text' ? decodeEntities(s) : s));
   return literal(key, trim(parts.join('')));
+}
+
+/**
+ * D24: the body as written: no entity decoding, no trimming; CDATA sections are unwrapped, and a
+ * body that is one CDATA between blanks is its content.
+ */
+function asWritten(segments) {
+  if (segments.some(([k]) => k === 'cdata') && segments.every(([k, s]) => k !== 'text' || isBlank(s))) {
+    return segments.filter(([k]) => k === 'cdata').map(([, s]) => s).join('');
+  }
+  return segments.map(([, s]) => s).join('');
 }
 
 /** Collect parameters into the input object; a repeated name becomes an array (R6.6). */

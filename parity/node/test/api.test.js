@@ -166,3 +166,26 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
   }
   assert.match(out[3].error.message, /bogus/);
 });
+
+test('formats option: FORMATS, checkFormats errors, each format alone', () => {
+  assert.deepEqual(Object.keys(toolsieve.FORMATS), ['dsml', 'function_calls', 'tokens']);
+  assert.deepEqual([...new Sieve().formats].sort(), ['dsml', 'function_calls', 'tokens']);
+  assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), ['dsml', 'function_calls', 'tokens']);
+  assert.deepEqual([...new Sieve({ formats: new Set(['tokens']) }).formats], ['tokens']);
+  assert.throws(() => new Sieve({ formats: 'dsml' }), InputTypeError);
+  assert.throws(() => new Sieve({ formats: 3 }), InputTypeError);
+  assert.throws(() => new Sieve({ formats: { dsml: true } }), InputTypeError);
+  assert.throws(() => parse('x', { formats: ['dsml', 7] }), InputTypeError);
+  assert.throws(() => parse('x', { formats: ['xml'] }), OptionsError);
+  const native =
+    '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="ls"><\uff5cDSML\uff5cparameter name="n" string="false">3' +
+    '</\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>';
+  assert.deepEqual(parse(native).calls, [{ name: 'ls', input: { n: 3 } }]);
+  assert.deepEqual(parse(native, { formats: ['dsml'] }).calls, []);
+  assert.deepEqual(parse(BLOCK, { formats: ['function_calls'] }).calls, []);
+  assert.deepEqual(parse(BLOCK, { formats: [] }).calls, []);
+  const eos = 'done<\uff5cend\u2581of\u2581sentence\uff5c>';
+  assert.deepEqual(coalesce([...new Sieve().feed(eos)]).concat(), [{ type: 'text', text: 'done' }]);
+  const s = new Sieve({ formats: ['dsml'] });
+  assert.deepEqual(coalesce([...s.feed(eos), ...s.flush()]), [{ type: 'text', text: eos }]);
+});

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const path = require('path');
 const { test } = require('node:test');
 
-const { FIXTURES, chunkings, describe, firstDifference, fixtureFiles, load, runParse, runStream } = require('./support');
+const { FIXTURES, chunkings, describe, firstDifference, fixtureFiles, kept, load, runParse, runStream } = require('./support');
 
 const FILES = fixtureFiles();
 
@@ -33,7 +33,7 @@ for (const file of FILES) {
     const want = c.expected.events;
     for (const [name, chunks] of Object.entries(chunkings(c))) {
       const [got, raw] = runStream(c, chunks);
-      assert.ok(raw === c.input, `[${name}] text + raw does not reproduce the input (R8.2)`);
+      assert.ok(kept(raw, c.input), `[${name}] text + raw does not reproduce the input (R8.2, D29)`);
       const d = firstDifference(want, got);
       assert.ok(
         d === null,

@@ -42,6 +42,8 @@ const HOSTILE = {
   'W6 1 MB plain parameter': () => block('body', code(1_000_000).replace(/</g, '&lt;')),
   'W7 1,000 small blocks in prose': () =>
     Array.from({ length: 1000 }, (_, i) => `Step ${i}.\n` + block('path', `f${i}.txt`) + '\n').join(''),
+  'one million call-begin markers': () => '<\uff5ctool\u2581call\u2581begin\uff5c>'.repeat(1_000_000),
+  'one million native DSML prefixes': () => '<\uff5cDSML\uff5c'.repeat(1_000_000),
 };
 
 function stream(text, size) {

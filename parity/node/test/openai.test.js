@@ -379,3 +379,27 @@ test('formatting checks idFactory and startIndex', () => {
   assert.throws(() => toOpenAIStreamDeltas(calls, { idFactory: 5 }), InputTypeError);
   assert.throws(() => toOpenAIStreamDeltas(calls, { startIndex: '1' }), InputTypeError);
 });
+
+test('formats: token sections become tool calls only when the tokens format is in use', async () => {
+  const section =
+    '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>read_file<\uff5ctool\u2581sep\uff5c>' +
+    '{"path": "a.txt"}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>';
+  const chunks = [chunk([delta('Reading.\n' + section.slice(0, 25))]), chunk([delta(section.slice(25), 'stop')])];
+  for (const formats of [undefined, null, ['tokens']]) {
+    const out = await rewriteAll(chunks, { formats });
+    const calls = out.flatMap((c) => c.choices[0].delta.tool_calls || []);
+    assert.deepEqual(calls, [call(0, 'call_1', 'read_file', '{"path":"a.txt"}')]);
+  }
+  const plain = await rewriteAll(chunks, { formats: ['dsml', 'function_calls'] });
+  assert.equal(plain.map((c) => c.choices[0].delta.content || '').join(''), 'Reading.\n' + section);
+  const response = { choices: [{ index: 0, message: { role: 'assistant', content: section }, finish_reason: 'stop' }] };
+  assert.equal(rewriteChatCompletion(response, { formats: ['tokens'], idFactory: ids() }).choices[0].message.tool_calls.length, 1);
+  assert.equal(rewriteChatCompletion(response, { formats: ['dsml'] }).choices[0].message.content, section);
+  const sse = new TextEncoder().encode(`data: ${JSON.stringify(chunks[0])}\n\ndata: ${JSON.stringify(chunks[1])}\n\ndata: [DONE]\n\n`);
+  const bytes = await collect(readable([sse]).pipeThrough(createSSERewriteStream({ formats: ['dsml'] })));
+  const text = Buffer.concat(bytes.map((b) => Buffer.from(b))).toString('utf8');
+  assert.ok(!text.includes('tool_calls'), text);
+  assert.throws(() => new ChatCompletionStreamRewriter({ formats: ['xml'] }), OptionsError);
+  assert.throws(() => rewriteChatCompletion(response, { formats: 'tokens' }), InputTypeError);
+  assert.throws(() => createSSERewriteStream({ formats: [1] }), InputTypeError);
+});

@@ -85,6 +85,22 @@ function runStream(c, chunks) {
   return [jsonable(coalesce(events).map(eventDict)), raw];
 }
 
+const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>/;
+const EOS_SOURCE = EOS.source;
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * No loss (R8.2): text + raw rebuild the input, except that end-of-sentence tokens may be left out
+ * (D29: dropped outside ignored regions, in no event). As Python's fixture_support.kept.
+ */
+function kept(raw, text) {
+  const pattern = text.split(EOS).map(escapeRegExp).join('(?:' + EOS_SOURCE + ')?');
+  return new RegExp('^(?:' + pattern + ')$').test(raw);
+}
+
 function kind(v) {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
@@ -156,6 +172,7 @@ module.exports = {
   options,
   runParse,
   runStream,
+  kept,
   firstDifference,
   describe,
 };

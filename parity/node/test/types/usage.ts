@@ -35,9 +35,11 @@ import {
   rewriteChatCompletion,
   createChatCompletionRewriteStream,
   createSSERewriteStream,
+  FORMATS,
   version,
 } from 'toolsieve';
 import type {
+  FormatName,
   ToolCall,
   SieveEvent,
   TextEvent,
@@ -112,6 +114,12 @@ function parseUsage(): void {
   parse(reply, { tools: sdkTools });
   parse(reply, { tools: [typedTool], toolNames: null });
   parse(reply, { unknownTools: undefined }); // explicit undefined is the default, even with exactOptionalPropertyTypes
+  parse(reply, { formats: ['dsml', 'tokens'] });
+  parse(reply, { formats: null });
+  const someFormats: FormatName[] = ['function_calls'];
+  new Sieve({ formats: someFormats }).formats.has('function_calls');
+  const described: string = FORMATS.tokens;
+  void described;
 
   // @ts-expect-error parse() takes a string
   parse(123);
@@ -129,6 +137,10 @@ function parseUsage(): void {
   parse(reply, { tools: ['read_file'] });
   // @ts-expect-error jsonToolCalls is a boolean
   parse(reply, { jsonToolCalls: 'yes' });
+  // @ts-expect-error formats is a list of names, not a single name (InputTypeError at runtime)
+  parse(reply, { formats: 'dsml' });
+  // @ts-expect-error an unknown format name (OptionsError at runtime)
+  parse(reply, { formats: ['xml'] });
   // @ts-expect-error null is not a policy (OptionsError at runtime)
   parse(reply, { unknownTools: null });
   // @ts-expect-error the result has no `events`
@@ -335,7 +347,7 @@ function sseUsage(): void {
 
   function pipes(upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const decoded: ReadableStream<unknown> = upstream.pipeThrough(createSSEDecoderStream());
-    const rewritten = decoded.pipeThrough(createChatCompletionRewriteStream({ tools }));
+    const rewritten = decoded.pipeThrough(createChatCompletionRewriteStream({ tools, formats: ['tokens'] }));
     const encoded = rewritten.pipeThrough(createSSEEncoderStream());
     createSSEEncoderStream({ done: false });
     return encoded;
@@ -388,6 +400,8 @@ function openaiUsage(): void {
     }
     for await (const chunk of rewriteChatCompletionStream([{ choices: [] }])) void chunk;
     const rewritten: ChatCompletionObject = rewriteChatCompletion(response, { toolNames: ['ls'] });
+    rewriteChatCompletion(response, { formats: ['tokens'] });
+    new ChatCompletionStreamRewriter({ formats: ['dsml', 'function_calls'] });
     const messageContent: string | null | undefined = rewritten.choices?.[0]?.message?.content;
     void messageContent;
     // @ts-expect-error chunks must be an iterable

@@ -1,0 +1,111 @@
+'use strict';
+/**
+ * Token sections of DeepSeek-V3, R1 and V3.1 (R14.4-R14.6): the marker recognizer and the call
+ * grammar. The scanner's TOKENS mode drives them; see the theory of operation in
+ * python/toolsieve/scanner.py. Port of python/toolsieve/sections.py.
+ *
+ * A section is `<｜tool▁calls▁begin｜>` (or `<｜tool▁calls｜>`), one or more calls, then
+ * `<｜tool▁calls▁end｜>`. A call is `<｜tool▁call▁begin｜>HEAD<｜tool▁sep｜>BODY<｜tool▁call▁end｜>`:
+ * - V3.1: HEAD is the tool name and BODY a JSON object (it may span lines);
+ * - V3 / R1: HEAD is the word `function` and BODY the tool name, a newline, and the arguments as a
+ *   JSON object in a fenced block (```` ```json ```` … ```` ``` ````); the fence is syntax here.
+ * Each marker is one tokenizer token, so the recognizer is exact: a bar `｜` (U+FF5C, also ASCII
+ * `|`) on each side and `▁` (U+2581) between the words. Nothing else is folded.
+ *
+ * Every marker character is in the BMP, so code-unit lengths equal Python's code-point lengths.
+ */
+
+const values = require('./values');
+const { MORE, NO } = require('./shell');
+
+const SECTION_BEGIN = 'section_begin';
+const SECTION_END = 'section_end';
+const CALL_BEGIN = 'call_begin';
+const CALL_END = 'call_end';
+const SEP = 'sep';
+const EOS = 'eos';
+
+const MARKERS = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', SECTION_BEGIN],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', SECTION_END],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', CALL_BEGIN],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', CALL_END],
+  ['<\uff5ctool\u2581sep\uff5c>', SEP],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', EOS],
+  // Seen in some runtimes' templates as the section opener (decision D26).
+  ['<\uff5ctool\u2581calls\uff5c>', SECTION_BEGIN],
+];
+const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
+const BARS = '\uff5c|';
+const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
+
+/** Recognize a token marker at `s[i]` (`<`). Returns [kind, end], MORE or NO. */
+function matchMarker(s, i, final) {
+  const n = s.length;
+  if (i + 1 >= n) return final ? NO : MORE;
+  if (!BARS.includes(s[i + 1])) return NO;
+  const w = s.slice(i, i + MAX_MARKER).replace(/\|/g, '\uff5c');
+  for (const [marker, kind] of MARKERS) {
+    if (w.startsWith(marker)) return [kind, i + marker.length];
+  }
+  if (!final && i + w.length === n && MARKERS.some(([m]) => m.startsWith(w))) return MORE;
+  return NO;
+}
+
+/**
+ * One call from the text between its markers (R14.4, R14.5): [name, input], or null when it is
+ * not a valid call (the section then follows D4: all or nothing).
+ */
+function decodeCall(head, body) {
+  const h = values.trim(head);
+  const b = values.trim(body);
+  let name;
+  let args;
+  if (!b || b[0] === '{') {
+    // V3.1: NAME<｜tool▁sep｜>{json}; no arguments at all is {}
+    name = h;
+    args = b;
+  } else if (h === 'function') {
+    // V3 / R1: function<｜tool▁sep｜>NAME\n```json\n{json}\n```
+    const nl = b.indexOf('\n');
+    if (nl < 0) return null;
+    name = values.trim(b.slice(0, nl));
+    const fenced = _fenced(b.slice(nl + 1));
+    if (fenced === null) return null;
+    args = fenced;
+  } else {
+    return null;
+  }
+  if (!name || name.includes('\n') || name.includes('\r')) return null;
+  if (!args) return [name, {}];
+  const [ok, v] = values.jsonValue(args);
+  if (!ok || !values.isDict(v)) return null;
+  return [name, v];
+}
+
+/** The inside of one fenced block that is all of `s` (```` ```json ```` or bare ```` ``` ````). */
+function _fenced(s) {
+  s = values.trim(s);
+  if (!s.startsWith('```') || !s.endsWith('```') || s.length < 6) return null;
+  const nl = s.indexOf('\n');
+  if (nl < 0) return null;
+  const info = values.trim(s.slice(3, nl));
+  if (info !== '' && info !== 'json' && info !== 'JSON') return null;
+  const inner = s.slice(nl + 1, s.length - 3);
+  return values.trim(inner);
+}
+
+module.exports = {
+  SECTION_BEGIN,
+  SECTION_END,
+  CALL_BEGIN,
+  CALL_END,
+  SEP,
+  EOS,
+  MAX_MARKER,
+  BARS,
+  MAX_HEAD,
+  matchMarker,
+  decodeCall,
+  _fenced,
+};
