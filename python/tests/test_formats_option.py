@@ -60,7 +60,7 @@ def test_seed_dialect_keeps_end_of_sentence_token_as_text() -> None:
     assert "".join(e.text for e in s.feed(text) + s.flush() if e.type == "text") == "done"
 
 
-@pytest.mark.parametrize("bad", ["dsml", 3, [3], ["dsml", None]])
+@pytest.mark.parametrize("bad", ["dsml", 3, [3], ["dsml", None], [["dsml"]], {"dsml": 1}])
 def test_bad_type_is_input_type_error(bad: Any) -> None:
     with pytest.raises(InputTypeError):
         Sieve(formats=bad)

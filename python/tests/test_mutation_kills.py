@@ -39,12 +39,6 @@ def test_block_exactly_at_the_capture_limit_is_a_call(size: int) -> None:
     assert parse(text, max_capture_chars=len(BLOCK)).calls[0].input == {"a": 1}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the closing wrapper tag is not counted against max_capture_chars (the limit is "
-    "checked before each step), so a block up to len('</|DSML|tool_calls>') characters past the "
-    "limit is still a call; README says a block that grows past the limit is text",
-)
 def test_block_one_past_the_capture_limit_is_text() -> None:
     out = stream("x " + BLOCK + " y", 1, max_capture_chars=len(BLOCK) - 1)
     assert not any(isinstance(e, ToolCallsEvent) for e in out)

@@ -936,6 +936,8 @@ class Scanner:
         cap = self.cap
         cap.raw.append(self.buf[self.pos : end])
         self.pos = end
+        if not cap.over and self.base + end - cap.start > self.max_capture:
+            self._overflow()  # the closing tag took the block past the limit
         if cap.over:
             return self._fail()
         self._flush_text()
@@ -1341,6 +1343,8 @@ class Scanner:
         sec = self.sec
         sec.raw.append(self.buf[self.pos : end])
         self.pos = end
+        if not sec.over and self.base + end - sec.start > self.max_capture:
+            self._sec_overflow()  # the section end took it past the limit
         if sec.over:
             return self._fail()
         self._flush_text()

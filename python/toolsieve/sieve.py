@@ -15,7 +15,7 @@ never change what is text and what is a block, nor chunk invariance:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
@@ -112,15 +112,15 @@ def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
     """The `formats` option (R14.9): None means every format; else names from FORMATS."""
     if formats is None:
         return ALL_FORMATS
-    if isinstance(formats, str) or not isinstance(formats, Iterable):
+    if isinstance(formats, (str, Mapping)) or not isinstance(formats, Iterable):
         raise InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']")
-    out = frozenset(formats)
-    for f in out:
+    names = list(formats)
+    for f in names:
         if not isinstance(f, str):
             raise InputTypeError("formats must be a list of strings")
         if f not in FORMATS:
             raise OptionsError(f"unknown format {f!r}; known: {', '.join(FORMATS)}")
-    return out
+    return frozenset(names)
 
 
 def parse(

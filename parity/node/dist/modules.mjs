@@ -2159,6 +2159,12 @@ class Scanner {
     const pos = this.pos;
     const n = buf.length;
     const p = this.pend;
+    if (p.hold !== null && this._over(p.holdStart)) {
+      // R8.3: a code span that would hold more than a block may is not a code span. The
+      // length is content, so every chunking decides at the same place.
+      this._pendingLiteral(this._abs(pos));
+      return true;
+    }
     if (p.runLen) return this._pRun(final);
     if (pos >= n) {
       if (final) {
@@ -2447,6 +2453,7 @@ class Scanner {
     const cap = this.cap;
     cap.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
+    if (!cap.over && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
     this._flushText();
     this.out.push(toolCallsEvent(cap.calls.slice(), cap.raw.join('')));
@@ -2894,6 +2901,7 @@ class Scanner {
     const sec = this.sec;
     sec.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
+    if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
     if (sec.over) return this._fail();
     this._flushText();
     this.out.push(toolCallsEvent(sec.calls.slice(), sec.raw.join('')));

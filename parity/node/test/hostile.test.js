@@ -80,3 +80,27 @@ test('hostile: every prefix of a valid block, then flush', () => {
     assert.ok(work <= 4 * prefix.length + 64 * (Math.floor(prefix.length / 5) + 1));
   }
 });
+
+test('an unmatched code span holds at most maxCaptureChars (issue 14.1)', () => {
+
+  for (const size of [1, 5, 4096]) {
+    const s = new Sieve({ maxCaptureChars: 1000 });
+    let emitted = 0;
+    const count = (evs) => {
+      for (const e of evs) if (e.type === 'text') emitted += e.text.length;
+    };
+    count(s.feed('`x`` '));
+    let fed = 5;
+    let biggest = 0;
+    const words = 'word '.repeat(20000);
+    for (let i = 0; i < words.length; i += size) {
+      const piece = words.slice(i, i + size);
+      count(s.feed(piece));
+      fed += piece.length;
+      biggest = Math.max(biggest, fed - emitted);
+    }
+    count(s.flush());
+    assert.strictEqual(emitted, fed);
+    assert.ok(biggest <= 1000 + size + 8, `held ${biggest} characters`);
+  }
+});
