@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
-from .driver import dumps, jsonable
+from .jsontext import dumps, jsonable
 from .sieve import FORMATS, Sieve, parse
 
 

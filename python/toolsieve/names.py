@@ -29,7 +29,7 @@ from typing import Any, Final, NamedTuple
 from .errors import InputTypeError, OptionsError, check_iterable
 from .events import ToolCall
 from .schema import tool_names_of
-from .values import ascii_lower, trim
+from .strings import ascii_lower, trim
 
 UNKNOWN_TOOLS_POLICIES: Final = ("keep", "reject")
 _NOT_LOOSE: Final = re.compile(r"[^a-z0-9]+")

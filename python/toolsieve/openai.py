@@ -61,18 +61,15 @@ import secrets
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from .errors import InputTypeError, ToolsieveError, check_iterable
+from .errors import InputTypeError, OpenAIFormatError, check_iterable
 from .events import Event, TextEvent, ToolCall
+from .jsontext import json_text
 from .names import apply_policy, check_policy, declared_names
-from .schema import check_tools, json_text, normalize_input
+from .schema import check_tools, normalize_input
 from .sieve import Sieve, check_formats
 from .sse import aiter_any
 
 IdFactory = Callable[[], str]
-
-
-class OpenAIFormatError(ToolsieveError, ValueError):
-    """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
 
 
 def as_json_object(obj: Any) -> Any:

@@ -33,8 +33,9 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from .errors import InputTypeError
-from .schema import js_keys, json_text, tool_name, tool_schema
-from .values import JS_SPACE, trim
+from .jsontext import js_keys, json_text
+from .schema import tool_name, tool_schema
+from .strings import JS_SPACE, trim
 
 _SPACES: Final = re.compile("[" + "".join(re.escape(c) for c in JS_SPACE) + "]+")
 

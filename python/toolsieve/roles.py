@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .values import trim
+from .strings import trim
 
 ROLES: Final = ("system", "user", "assistant", "tool")
 DEFAULT_ROLE: Final = "user"

@@ -57,10 +57,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"toolsieve.server needs the server extra: pip install 'toolsieve[server]' ({exc})"
     ) from exc
 
-from .openai import ChatCompletionStreamRewriter, OpenAIFormatError, rewrite_chat_completion
+from .errors import OpenAIFormatError, SSEFormatError
+from .jsontext import json_text
+from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion
 from .request import prepare_prompt_request, rewrites_response
-from .schema import json_text
-from .sse import DONE, SSEComment, SSEEvent, SSEFormatError, SSEParser
+from .sse import DONE, SSEComment, SSEEvent, SSEParser
 
 log = logging.getLogger("toolsieve.server")
 

@@ -6,7 +6,8 @@
  */
 
 const { InputTypeError, OptionsError, typeName } = require('./errors');
-const { asciiLower: lower, isDict } = require('./values');
+const { isObject } = require('./jsontext');
+const { asciiLower: lower } = require('./strings');
 const { toolNamesOf } = require('./schema');
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
@@ -94,7 +95,7 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   }
   const list = Array.from(calls);
   for (const c of list) {
-    if (!isDict(c) || typeof c.name !== 'string' || !isDict(c.input)) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
       throw new InputTypeError('calls must be {name: string, input: object} objects');
     }
   }

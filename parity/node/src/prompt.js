@@ -7,10 +7,8 @@
  */
 
 const { InputTypeError } = require('./errors');
-const { isDict, jsKeys, jsonText, toolName, toolSchema } = require('./schema');
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const get = (o, k) => (hasOwn(o, k) ? o[k] : undefined);
+const { get, hasOwn, isDict, jsKeys, jsonText } = require('./jsontext');
+const { toolName, toolSchema } = require('./schema');
 
 const HEADER = `# Tools
 
