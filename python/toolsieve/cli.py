@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def declared(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--json-calls", action="store_true", help="also take JSON tool calls in prose (R9)")
+        sp.add_argument(
+            "--json-calls", action="store_true", help="also take tool calls written as JSON objects in prose"
+        )
         sp.add_argument(
             "--formats",
             type=_formats,

@@ -64,7 +64,7 @@ from typing import Any, Final
 from .errors import InputTypeError, OpenAIFormatError, check_iterable
 from .events import Event, TextEvent, ToolCall
 from .jsontext import json_text
-from .names import apply_policy, check_policy, declared_names
+from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names
 from .schema import check_tools, normalize_input
 from .sieve import Sieve, check_formats
 from .sse import aiter_any
@@ -170,7 +170,7 @@ class _Options:
         self,
         tools: Any,
         tool_names: Iterable[str] | None,
-        unknown_tools: str,
+        unknown_tools: UnknownToolsPolicy,
         id_factory: IdFactory | None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
@@ -270,7 +270,7 @@ class ChatCompletionStreamRewriter:
         *,
         tools: Sequence[Any] | None = None,
         tool_names: Iterable[str] | None = None,
-        unknown_tools: str = "keep",
+        unknown_tools: UnknownToolsPolicy = "keep",
         id_factory: IdFactory | None = None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
@@ -448,7 +448,7 @@ def rewrite_chat_completion_stream(
     *,
     tools: Sequence[Any] | None = None,
     tool_names: Iterable[str] | None = None,
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
@@ -517,7 +517,7 @@ def rewrite_chat_completion(
     *,
     tools: Sequence[Any] | None = None,
     tool_names: Iterable[str] | None = None,
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
