@@ -458,12 +458,12 @@ module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, json
 /**
  * Tool-name resolution and the unknown-tool policy (SEMANTICS.md R10).
  * Port of python/toolsieve/names.py: see its docstring for the funnel and the decisions
- * (first declared wins, ASCII-only case folding, only the parsed name loses its namespace).
+ * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
  */
 
 const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
 const { isObject } = __require("src/jsontext.js");
-const { asciiLower: lower } = __require("src/strings.js");
+const { JS_SPACE, asciiLower: lower } = __require("src/strings.js");
 const { toolNamesOf } = __require("src/schema.js");
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
@@ -477,8 +477,45 @@ function checkPolicy(unknownTools) {
   return unknownTools;
 }
 
+const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
+const SEPARATORS = new RegExp(
+  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
+    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
+);
+
+// Code points, as Python iterates a str (a lone surrogate is one).
+function fold(c) {
+  const o = c.codePointAt(0);
+  if (o < 0x80) return c.toLowerCase();
+  if ((o >= 0xc0 && o <= 0x52f) || (o >= 0x1e00 && o <= 0x1fff) || (o >= 0xff21 && o <= 0xff3a)) {
+    const low = c.toLowerCase();
+    return low.length === 1 ? low : c; // 'İ' -> 'i̇' would add a character
+  }
+  return c;
+}
+
 function loose(s) {
-  return lower(s).replace(/[^a-z0-9]+/g, '');
+  let out = '';
+  for (const c of s) if (!SEPARATORS.test(c)) out += fold(c);
+  return out;
+}
+
+function looseEquals(key) {
+  return (d) => loose(d) === key;
+}
+
+const TIE = Symbol('tie');
+
+/** The one declared name `same` accepts, null when none does, TIE when different names do. */
+function only(names, same) {
+  let found = null;
+  for (const d of names) {
+    if (same(d)) {
+      if (found === null) found = d;
+      else if (d !== found) return TIE;
+    }
+  }
+  return found;
 }
 
 /** The declared names (R10): `toolNames` when given, else the names of `tools`. */
@@ -513,17 +550,20 @@ function resolveName(name, names) {
   if (names.includes(name)) return name;
   const t = name.trim();
   const tl = lower(t);
-  for (const d of names) if (lower(d.trim()) === tl) return d;
+  const levels = [(d) => lower(d.trim()) === tl];
   const tail = namespaceTail(t);
   if (tail !== null) {
-    for (const d of names) if (d.trim() === tail) return d;
     const tailLower = lower(tail);
-    for (const d of names) if (lower(d.trim()) === tailLower) return d;
+    levels.push((d) => d.trim() === tail);
+    levels.push((d) => lower(d.trim()) === tailLower);
   }
   for (const key of [loose(t), tail !== null ? loose(tail) : '']) {
-    if (key) {
-      for (const d of names) if (loose(d) === key) return d;
-    }
+    if (key) levels.push(looseEquals(key));
+  }
+  for (const same of levels) {
+    const found = only(names, same);
+    if (found === TIE) return null;
+    if (found !== null) return found;
   }
   return null;
 }
@@ -1121,13 +1161,16 @@ module.exports = {
 /**
  * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
  * Port of python/toolsieve/prompt.py: see its docstring for the decisions (which tools, the
- * parameter lines, how example values are chosen). The output is byte-identical to Python's;
+ * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
+ * The output is byte-identical to Python's;
  * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
  */
 
 const { InputTypeError } = __require("src/errors.js");
 const { get, hasOwn, isDict, jsKeys, jsonText } = __require("src/jsontext.js");
 const { toolName, toolSchema } = __require("src/schema.js");
+const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = __require("src/shell.js");
+const { isBlank } = __require("src/strings.js");
 
 const HEADER = `# Tools
 
@@ -1146,9 +1189,36 @@ Rules:
 - Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
 - Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
 - Give every required parameter; leave out optional parameters you do not need.
+- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
+  write holds its real value. The "..." in the examples below only marks where a value goes.
+- A shell command goes in the command parameter, whole, as one string.
 - To call several tools at once, put several invoke elements in one tool_calls block.
 - A block inside a code fence or inline code is shown as text and never runs.
 - After the block, stop: the results come in the next message.`;
+
+const MARKUP = new Map([
+  ['<', '‹'],
+  ['＜', '‹'],
+  ['\ufe64', '‹'],
+  ['\u2329', '‹'],
+  ['\u3008', '‹'],
+  ['《', '«'],
+  ['｜', '¦'],
+]);
+const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
+const FENCE_RUN = /`{3,}|~{3,}/g;
+const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
+const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
+const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
+const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
+
+/** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
+function neutral(s) {
+  return s
+    .replace(MARKUP_RE, (c) => MARKUP.get(c))
+    .replace(FENCE_RUN, (m) => (m[0] === '`' ? 'ˋ' : '˜').repeat(m.length))
+    .replace(JSON_OPEN, '｛');
+}
 
 // A loop, not Array#every: every() skips the holes of a sparse array.
 function allStrings(a) {
@@ -1232,9 +1302,21 @@ function exampleValue(p) {
   return typeof t === 'string' && BY_TYPE.has(t) ? BY_TYPE.get(t) : '...';
 }
 
+/**
+ * Can `v` be an example CDATA? Not when "]]" and a close angle would end it early (R5.5), nor
+ * with a fence run or a CDATA opener, which the scanner reads as a fence or an unclosed CDATA in
+ * the block (the calls after it are lost).
+ */
+function cdataSafe(v) {
+  if (CDATA_END.test(v) || /`{3,}|~{3,}/.test(v)) return false;
+  for (let k = 0; k < v.length; k++) {
+    if (OPEN_ANGLES.includes(v[k]) && typeof matchCdataOpen(v, k, true) === 'number') return false;
+  }
+  return true;
+}
+
 function valueText(v) {
-  // A string holding ']]>' would end the CDATA early: the example says '...' instead.
-  if (typeof v === 'string') return `<![CDATA[${v.includes(']]>') ? '...' : v}]]>`;
+  if (typeof v === 'string') return `<![CDATA[${cdataSafe(v) ? v : '...'}]]>`;
   let text;
   try {
     text = jsonText(v);
@@ -1242,10 +1324,10 @@ function valueText(v) {
     if (!(err instanceof InputTypeError)) throw err;
     return '<![CDATA[...]]>';
   }
-  if (!text.includes('<') && !text.includes('&')) return text;
+  if (!/[<＜\ufe64\u2329\u3008《｜]/.test(text) && !text.includes('&')) return text;
   // JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
   // CDATA the text stays the value (R6.3).
-  return text.includes(']]>') ? '<![CDATA[...]]>' : `<![CDATA[${text}]]>`;
+  return `<![CDATA[${cdataSafe(text) ? text : '...'}]]>`;
 }
 
 /** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
@@ -1253,9 +1335,18 @@ function attr(v) {
   return v.includes('"') ? `'${v}'` : `"${v}"`;
 }
 
-/** A name an example can write: not holding both kinds of quote. */
+/**
+ * A name an example can write: not blank, not holding both kinds of quote, on one line, without
+ * markup, a close angle or `&`, not too long.
+ */
 function writable(name) {
-  return !(name.includes('"') && name.includes("'"));
+  return (
+    !isBlank(name) &&
+    !(name.includes('"') && name.includes("'")) &&
+    [...name].length <= MAX_EXAMPLE_NAME &&
+    neutral(name) === name &&
+    !UNWRITABLE.test(name)
+  );
 }
 
 function invoke(name, schema) {
@@ -1278,27 +1369,45 @@ function block(invokes) {
   return lines.join('\n');
 }
 
-/**
- * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
- * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
- */
-function buildToolInstructions(tools) {
-  const entries = [];
+/** [name, tool] of the tools to describe: named ones, the first definition of each name. */
+function entries(tools) {
+  const out = [];
   const seen = new Set();
   for (const tool of Array.isArray(tools) ? tools : []) {
     const n = toolName(tool);
     if (n && !seen.has(n)) {
       seen.add(n);
-      entries.push([n, tool]);
+      out.push([n, tool]);
     }
   }
-  if (!entries.length) return '';
+  return out;
+}
+
+/** The one-call and the two-call example blocks (none when no name can be written). */
+function exampleBlocks(list) {
+  const examples = list.filter(([n]) => writable(n));
+  if (!examples.length) return [];
+  const first = examples[0];
+  const second = examples.length > 1 ? examples[1] : examples[0];
+  return [
+    block([invoke(first[0], toolSchema(first[1]))]),
+    block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))),
+  ];
+}
+
+/**
+ * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
+ * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
+ */
+function buildToolInstructions(tools) {
+  const list = entries(tools);
+  if (!list.length) return '';
   const out = [HEADER, '', '## Available tools'];
-  for (const [name, tool] of entries) {
+  for (const [name, tool] of list) {
     const schema = toolSchema(tool);
-    out.push('', `### ${name}`);
+    out.push('', `### ${neutral(name)}`);
     const desc = description(tool);
-    if (desc) out.push(desc);
+    if (desc) out.push(neutral(desc));
     const props = properties(schema);
     if (!props.length) {
       out.push('Parameters: none.');
@@ -1306,14 +1415,13 @@ function buildToolInstructions(tools) {
     }
     const req = new Set(required(schema));
     out.push('Parameters:');
-    for (const [k, p] of props) out.push(paramLine(k, p, req.has(k)));
+    for (const [k, p] of props) out.push(neutral(paramLine(k, p, req.has(k))));
   }
-  const examples = entries.filter(([n]) => writable(n));
-  if (!examples.length) return out.join('\n');
-  const first = examples[0];
-  const second = examples.length > 1 ? examples[1] : examples[0];
-  out.push('', '## Example: one call', '', block([invoke(first[0], toolSchema(first[1]))]));
-  out.push('', '## Example: two calls in one block', '', block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))));
+  const blocks = exampleBlocks(list);
+  if (blocks.length) {
+    out.push('', '## Example: one call', '', blocks[0]);
+    out.push('', '## Example: two calls in one block', '', blocks[1]);
+  }
   return out.join('\n');
 }
 
