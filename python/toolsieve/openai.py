@@ -482,7 +482,7 @@ async def arewrite_chat_completion_stream(
     *,
     tools: Sequence[Any] | None = None,
     tool_names: Iterable[str] | None = None,
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,

@@ -301,6 +301,9 @@ class BadRequest extends Error {
   }
 }
 
+/** A bad gateway setting (command line or environment): the server bin exits 2. */
+class UsageError extends Error {}
+
 /** The type of a value, for error messages. */
 function typeName(v) {
   if (v === null) return 'null';
@@ -328,6 +331,7 @@ module.exports = {
   SSEFormatError,
   OpenAIFormatError,
   BadRequest,
+  UsageError,
   typeName,
   checkOptions,
 };
@@ -1438,9 +1442,10 @@ module.exports = { buildToolInstructions };
 
 const { buildToolInstructions } = __require("src/prompt.js");
 const { normalizeRole } = __require("src/roles.js");
-const { isDict, jsKeys, jsonText, toolName } = __require("src/schema.js");
+const { isDict, jsKeys, jsonText } = __require("src/jsontext.js");
+const { toolName } = __require("src/schema.js");
 const { jsonValue } = __require("src/values.js");
-const { OpenAIFormatError } = __require("src/openai.js");
+const { OpenAIFormatError } = __require("src/errors.js");
 const { typeName } = __require("src/errors.js");
 
 const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);

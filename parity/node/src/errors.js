@@ -35,6 +35,9 @@ class BadRequest extends Error {
   }
 }
 
+/** A bad gateway setting (command line or environment): the server bin exits 2. */
+class UsageError extends Error {}
+
 /** The type of a value, for error messages. */
 function typeName(v) {
   if (v === null) return 'null';
@@ -62,6 +65,7 @@ module.exports = {
   SSEFormatError,
   OpenAIFormatError,
   BadRequest,
+  UsageError,
   typeName,
   checkOptions,
 };
