@@ -4700,7 +4700,7 @@ module.exports = { JS_SPACE, trim, asciiLower, isBlank };
 
 const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
 const { hasOwn, isObject, setKey } = __require("src/jsontext.js");
-const { JS_SPACE, isBlank, trim } = __require("src/strings.js");
+const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
 
 // R6.5: parameters whose value is raw text whatever it holds.
 const RAW_TEXT_NAMES = new Set([
@@ -5043,10 +5043,11 @@ function jsonBodyInput(text) {
 
 module.exports = {
   RAW_TEXT_NAMES,
-  // re-exported for scanner; to be removed (import them from strings)
+  // re-exported for scanner and sections; to be removed (import them from strings, jsontext)
   JS_SPACE,
   isBlank,
   trim,
+  isDict: isObject,
   decodeEntities,
   jsonValue,
   literal,

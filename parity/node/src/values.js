@@ -9,7 +9,7 @@
 
 const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = require('./shell');
 const { hasOwn, isObject, setKey } = require('./jsontext');
-const { JS_SPACE, isBlank, trim } = require('./strings');
+const { JS_SPACE, asciiLower, isBlank, trim } = require('./strings');
 
 // R6.5: parameters whose value is raw text whatever it holds.
 const RAW_TEXT_NAMES = new Set([
@@ -352,10 +352,11 @@ function jsonBodyInput(text) {
 
 module.exports = {
   RAW_TEXT_NAMES,
-  // re-exported for scanner; to be removed (import them from strings)
+  // re-exported for scanner and sections; to be removed (import them from strings, jsontext)
   JS_SPACE,
   isBlank,
   trim,
+  isDict: isObject,
   decodeEntities,
   jsonValue,
   literal,
