@@ -43,8 +43,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 from toolsieve import Sieve, ToolCallsEvent, parse
+from toolsieve.jsontext import json_text
 from toolsieve.openai import rewrite_chat_completion_stream
-from toolsieve.schema import json_text
 from toolsieve.sse import iter_chat_chunks, write_sse
 
 KB = 1024

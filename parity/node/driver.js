@@ -4,10 +4,10 @@
  * The JSONL driver of DRIVER.md: `node parity/node/driver.js` (run from the project root).
  *
  * One request per input line, one response per request, in order; a bad request gets an error
- * response and the driver goes on. The requests themselves are answered by src/protocol.js.
+ * response and the driver goes on. The requests themselves are answered by src/driver.js.
  */
 
-const { handle, respond, callFunction, eventDict } = require('./src/protocol');
+const { handle, respond, callFunction, eventDict } = require('./src/driver');
 
 // Python's str.strip() whitespace, for skipping blank lines exactly as the Python driver does.
 const BLANK_LINE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;

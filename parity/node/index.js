@@ -7,18 +7,25 @@
  *   // [ { name: 'ls', input: {} } ]
  *
  * The gateway layer (R10-R13) mirrors the Python modules of the same names: names, roles,
- * schema, openai, sse, prompt.
+ * schema, openai, sse, prompt; errors, jsontext and strings hold what they share.
  */
 
 const { FORMATS, Sieve, parse, coalesce } = require('./src/sieve');
-const { ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = require('./src/errors');
+const {
+  ToolsieveError,
+  InputTypeError,
+  SieveClosedError,
+  OptionsError,
+  SSEFormatError,
+  OpenAIFormatError,
+} = require('./src/errors');
 const { applyPolicy, resolveToolName } = require('./src/names');
 const { normalizeRole } = require('./src/roles');
-const { jsonText, normalizeInput, toolNamesOf } = require('./src/schema');
+const { jsonText } = require('./src/jsontext');
+const { normalizeInput, toolNamesOf } = require('./src/schema');
 const { buildToolInstructions } = require('./src/prompt');
 const { preparePromptRequest, rewritesResponse } = require('./src/request');
 const {
-  SSEFormatError,
   SSEParser,
   ChatChunkParser,
   iterSSEEvents,
@@ -28,7 +35,6 @@ const {
   createSSEEncoderStream,
 } = require('./src/sse');
 const {
-  OpenAIFormatError,
   newCallId,
   toOpenAIToolCalls,
   toOpenAIStreamDeltas,

@@ -175,7 +175,7 @@ async function startPython() {
 
 async function startJs() {
   try {
-    const [ts, protocol] = await Promise.all([import('/node/dist/index.mjs'), import('/node/dist/protocol.mjs')]);
+    const [ts, protocol] = await Promise.all([import('/node/dist/index.mjs'), import('/node/dist/driver.mjs')]);
     state.ts = ts;
     state.protocol = protocol;
     $('js-status').dataset.state = 'ready';

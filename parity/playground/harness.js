@@ -115,7 +115,7 @@ export function jsRun(ts, input, chunks, options) {
   }
 }
 
-/** A function fixture through the Node driver's own request handling (src/protocol.js). */
+/** A function fixture through the Node driver's own request handling (src/driver.js). */
 function jsCall(protocol, c) {
   const req = { id: c.id, op: 'call', function: c.call.function, args: c.call.args };
   const ans = JSON.parse(protocol.respond(JSON.stringify(req)));

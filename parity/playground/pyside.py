@@ -21,7 +21,8 @@ from typing import Any
 
 import toolsieve
 from toolsieve import Sieve, ToolsieveError, coalesce, parse
-from toolsieve.driver import jsonable, serve
+from toolsieve.driver import serve
+from toolsieve.jsontext import jsonable
 
 
 def _snake(name: str) -> str:

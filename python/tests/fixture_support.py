@@ -11,7 +11,7 @@ from typing import Any
 from conftest import ROOT
 
 from toolsieve import Sieve, coalesce, parse
-from toolsieve.driver import jsonable
+from toolsieve.jsontext import jsonable
 
 sys.path.insert(0, str(ROOT / "parity"))
 import docs

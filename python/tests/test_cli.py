@@ -107,3 +107,15 @@ def test_json_calls_flag() -> None:
     p = run("parse", "--json-calls", stdin=b'Run {"name": "ls", "arguments": "{}"} now')
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["calls"] == [{"name": "ls", "input": {}}]
+
+
+def test_help_is_plain_words_without_rule_codes() -> None:
+    import re
+
+    from toolsieve.cli import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))
+    assert isinstance(subs.choices, dict)
+    for text in [parser.format_help()] + [p.format_help() for p in subs.choices.values()]:
+        assert not re.search(r"\b[RD][0-9]+\b", text), text

@@ -135,7 +135,7 @@ def test_sse_parser_reports_comments_in_order() -> None:
     ],
 )
 def test_sse_event_is_json_text(value: dict[str, Any]) -> None:
-    from toolsieve.schema import json_text
+    from toolsieve.jsontext import json_text
     from toolsieve.sse import sse_event
 
     assert sse_event(value) == b"data: " + json_text(value).encode("utf-8") + b"\n\n"

@@ -13,7 +13,8 @@ from conftest import FIXTURES, load
 from fixture_support import describe, first_difference
 
 from toolsieve import driver
-from toolsieve.driver import call_function, jsonable
+from toolsieve.driver import call_function
+from toolsieve.jsontext import jsonable
 
 FOLDERS = ("r10-names", "r11-roles", "r12-schema", "r13-openai", "r13-request")
 FILES = sorted(p for p in FIXTURES.rglob("*.json") if p.name != "schema.json" and "call" in load(p))

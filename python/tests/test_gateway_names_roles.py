@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import unicodedata
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from toolsieve import InputTypeError, OptionsError, ToolCall
 from toolsieve.names import PolicyResult, apply_policy, resolve_tool_name
 from toolsieve.roles import ROLES, normalize_role
+from toolsieve.strings import JS_SPACE
 
 NAMES = ["read_file", "write_file", "search_web"]
 
@@ -73,6 +76,45 @@ def test_resolution_is_total_and_returns_a_declared_name(name: str, names: list[
         assert resolve_tool_name(got, names) == got
 
 
+def _letters_digits(s: str) -> str:
+    """The Unicode letters and digits of `s` (categories L*, N*), casefolded."""
+    return "".join(c for c in s if unicodedata.category(c)[0] in "LN").casefold()
+
+
+def _namespace_tail(name: str) -> str:
+    t = name.strip(JS_SPACE)
+    return t[t.rfind(".") + 1 :] if "." in t[:-1] else t
+
+
+# Letters that fold, scripts without case, separators, symbols, lookalikes, whitespace.
+_NAME_CHARS = st.sampled_from(list("aAbBfF_-.  ÄäİiıßſΣσςЖж読込削除消去１ＡａＦ－・★0\u3000\u2013"))
+_NAMES = st.text(_NAME_CHARS, max_size=8)
+
+
+@given(_NAMES, st.lists(_NAMES, max_size=5))
+def test_no_name_resolves_to_a_tool_with_other_letters_or_digits(name: str, names: list[str]) -> None:
+    got = resolve_tool_name(name, names)
+    if got is not None:
+        assert _letters_digits(got) in (_letters_digits(name), _letters_digits(_namespace_tail(name)))
+
+
+@given(_NAMES, st.lists(_NAMES, max_size=5), st.randoms(use_true_random=False))
+def test_resolution_does_not_depend_on_declaration_order(name: str, names: list[str], rnd: Any) -> None:
+    """A tie is no match (D16), so no level can prefer the name declared first."""
+    shuffled = list(names)
+    rnd.shuffle(shuffled)
+    assert resolve_tool_name(name, shuffled) == resolve_tool_name(name, names)
+
+
+def test_ties_and_non_ascii_letters() -> None:
+    assert resolve_tool_name("file-読込", ["file_削除", "file_読込"]) == "file_読込"
+    assert resolve_tool_name("file_消去", ["file_削除", "file_読込"]) is None
+    assert resolve_tool_name("READ_FILE", ["read_file", "Read_File"]) is None
+    assert resolve_tool_name("READ_FILE", ["read_file", "read_file"]) == "read_file"
+    assert resolve_tool_name("ЖУРНАЛ-чтение", ["журнал_чтение"]) == "журнал_чтение"
+    assert resolve_tool_name("İd", ["i̇d"]) is None  # a fold that adds a character is not applied
+
+
 def test_apply_policy_keep_and_reject() -> None:
     calls = [
         ToolCall("Read_File", {"p": 1}),
@@ -106,7 +148,7 @@ def test_apply_policy_without_names_is_identity() -> None:
 
 def test_apply_policy_misuse() -> None:
     with pytest.raises(OptionsError):
-        apply_policy([], NAMES, "drop")
+        apply_policy([], NAMES, "drop")  # type: ignore[arg-type]
     with pytest.raises(InputTypeError):
         apply_policy([{"name": "x", "input": {}}], NAMES)  # type: ignore[list-item]
     with pytest.raises(InputTypeError):

@@ -248,7 +248,7 @@ def test_policy_and_names_in_the_stream() -> None:
 
 def test_rewriter_option_errors() -> None:
     with pytest.raises(OptionsError):
-        ChatCompletionStreamRewriter(unknown_tools="drop")
+        ChatCompletionStreamRewriter(unknown_tools="drop")  # type: ignore[arg-type]
     with pytest.raises(InputTypeError):
         ChatCompletionStreamRewriter(tool_names="read_file")
     with pytest.raises(InputTypeError):

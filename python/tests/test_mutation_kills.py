@@ -205,7 +205,7 @@ def test_misuse_messages_name_the_option_and_what_was_given() -> None:
     from toolsieve.names import apply_policy, resolve_tool_name
 
     with pytest.raises(OptionsError, match=r"^unknown_tools must be 'keep' or 'reject', got 'maybe'$"):
-        apply_policy([], ["a"], "maybe")
+        apply_policy([], ["a"], "maybe")  # type: ignore[arg-type]
     with pytest.raises(InputTypeError, match=r"^calls must be an iterable, got int$"):
         apply_policy(5, ["a"])  # type: ignore[arg-type]
     with pytest.raises(InputTypeError, match=r"^calls must be ToolCall objects, got int$"):

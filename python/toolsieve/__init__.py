@@ -5,12 +5,19 @@
 (ToolCall(name='ls', input={}),)
 """
 
-from .errors import InputTypeError, OptionsError, SieveClosedError, ToolsieveError
+from .errors import (
+    InputTypeError,
+    OpenAIFormatError,
+    OptionsError,
+    SieveClosedError,
+    SSEFormatError,
+    ToolsieveError,
+)
 from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
+from .jsontext import json_text
 from .names import PolicyResult, apply_policy, resolve_tool_name
 from .openai import (
     ChatCompletionStreamRewriter,
-    OpenAIFormatError,
     arewrite_chat_completion_stream,
     rewrite_chat_completion,
     rewrite_chat_completion_stream,
@@ -20,9 +27,9 @@ from .openai import (
 from .prompt import build_tool_instructions
 from .request import prepare_prompt_request, rewrites_response
 from .roles import normalize_role
-from .schema import json_text, normalize_input, tool_names_of
+from .schema import normalize_input, tool_names_of
 from .sieve import Sieve, coalesce, parse
-from .sse import SSEFormatError, aiter_chat_chunks, awrite_sse, iter_chat_chunks, iter_sse_events, write_sse
+from .sse import aiter_chat_chunks, awrite_sse, iter_chat_chunks, iter_sse_events, write_sse
 
 __version__ = "0.1.0"
 

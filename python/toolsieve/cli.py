@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
-from .driver import dumps, jsonable
+from .jsontext import dumps, jsonable
 from .sieve import FORMATS, Sieve, parse
 
 
@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def declared(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--json-calls", action="store_true", help="also take JSON tool calls in prose (R9)")
+        sp.add_argument(
+            "--json-calls", action="store_true", help="also take tool calls written as JSON objects in prose"
+        )
         sp.add_argument(
             "--formats",
             type=_formats,

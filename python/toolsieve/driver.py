@@ -14,8 +14,9 @@ import sys
 from collections.abc import Callable, Set
 from typing import Any, TextIO
 
-from .errors import ToolsieveError
+from .errors import BadRequest, ToolsieveError
 from .events import ToolCall
+from .jsontext import dumps, jsonable, number_int
 from .names import apply_policy, resolve_tool_name
 from .openai import (
     rewrite_chat_completion,
@@ -28,28 +29,8 @@ from .request import prepare_prompt_request
 from .roles import normalize_role
 from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
-from .values import number_int
 
 KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats"})
-
-
-class BadRequest(Exception):
-    pass
-
-
-def jsonable(v: Any) -> Any:
-    """Integral floats are written as integers (`3`, not `3.0`), and non-finite numbers as null,
-    as JavaScript's JSON.stringify does."""
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return None
-        if v.is_integer() and abs(v) < 2**53:
-            return int(v)
-    if isinstance(v, dict):
-        return {k: jsonable(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [jsonable(x) for x in v]
-    return v
 
 
 def _options(req: dict[str, Any]) -> dict[str, Any]:
@@ -197,17 +178,6 @@ def handle(req: Any) -> Any:
     if op == "call":
         return call_function(req.get("function"), req.get("args"))
     raise BadRequest("op must be parse, stream or call")
-
-
-def dumps(v: Any) -> str:
-    """JSON with non-ASCII as-is; a lone surrogate (not encodable as UTF-8) is escaped instead,
-    as JavaScript's JSON.stringify does."""
-    text = json.dumps(v, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(v, ensure_ascii=True)
-    return text
 
 
 def serve(inp: TextIO, out: TextIO) -> None:

@@ -1,4 +1,5 @@
-"""Errors raised for misuse of the API. Malformed *content* never raises (R4): it becomes text."""
+"""Every error class of toolsieve. Misuse of the API raises; malformed *content* never raises (R4):
+it becomes text."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ class SieveClosedError(ToolsieveError, RuntimeError):
 
 class OptionsError(ToolsieveError, ValueError):
     """An option had an invalid value."""
+
+
+class SSEFormatError(ToolsieveError, ValueError):
+    """The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`."""
+
+
+class OpenAIFormatError(ToolsieveError, ValueError):
+    """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
+
+
+class BadRequest(Exception):
+    """A driver-protocol request that cannot be answered (DRIVER.md); not a library error."""
 
 
 def check_iterable(value: Any, what: str) -> Iterable[Any]:

@@ -7,43 +7,88 @@ parsed name resolves through a funnel, strictest level first; the first level th
 2. case-insensitive: the trimmed name equals a trimmed declared name, ignoring ASCII case;
 3. namespace: when the trimmed name has a `.` with something after the last one, that last part
    (`mcp.search_web` → `search_web`) equals a declared name exactly, then ignoring ASCII case;
-4. loose: the names reduced to their `[a-z0-9]` characters after ASCII lowercasing are equal and
-   not empty (`search-web` → `searchweb` = `search_web` → `searchweb`); first the whole name,
-   then its last namespace part (`mcp.search-web`).
+4. loose: the names without separators, case folded, are equal and not empty (`search-web` and
+   `search_web` → `searchweb`; `file-読込` → `file読込`); first the whole name, then its last
+   namespace part (`mcp.search-web`). Separators are a fixed set (ASCII punctuation and
+   whitespace, the D10 whitespace, dashes, middle dots, ideographic stops, fullwidth ASCII
+   punctuation); every other character stays, so letters and digits of any script are compared,
+   never deleted. Folding lowercases A-Z and the single-character lowercase of Latin, Greek and
+   Cyrillic letters (U+00C0-U+052F, U+1E00-U+1FFF) and fullwidth A-Z: ranges where Python and
+   JavaScript agree whatever their Unicode version.
 
-Decisions where R10 is silent (pinned by fixtures/r10-names/):
+Decisions where R10 is silent (pinned by fixtures/r10-names/, D16):
 
-- Ambiguity: when several declared names match at the same level, the first declared wins.
-- Case folding is ASCII only (A–Z), identically in every implementation; other letters compare
-  as written (and count as non-`[a-z0-9]` in the loose level). Trimming removes the D10 whitespace.
+- A tie is no match: when two different declared names match at the level that decides, the name
+  is unresolved (kept as written under "keep", rejected under "reject"); looser levels are not
+  tried. A name declared twice with the same spelling is one name.
+- The case-insensitive levels fold ASCII only (A-Z), identically in every implementation.
+  Trimming removes the D10 whitespace.
 - Only the parsed name loses its namespace; declared names are compared as declared.
 - The result is the declared spelling (as given in `tool_names`, not trimmed), or None.
+
+Names are not a security boundary: a model can always call a declared tool by its exact name.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, Literal, NamedTuple
 
 from .errors import InputTypeError, OptionsError, check_iterable
 from .events import ToolCall
 from .schema import tool_names_of
-from .values import ascii_lower, trim
+from .strings import JS_SPACE, ascii_lower, trim
 
-UNKNOWN_TOOLS_POLICIES: Final = ("keep", "reject")
-_NOT_LOOSE: Final = re.compile(r"[^a-z0-9]+")
+UnknownToolsPolicy = Literal["keep", "reject"]
+UNKNOWN_TOOLS_POLICIES: Final[tuple[UnknownToolsPolicy, ...]] = ("keep", "reject")
+
+_FULLWIDTH_PUNCTUATION: Final = ((0xFF01, 0xFF0F), (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65))
+_SEPARATORS: Final = frozenset(
+    [chr(c) for c in range(0x80) if not chr(c).isalnum()]
+    + list(JS_SPACE)
+    + list("\u00b7\u2010\u2011\u2012\u2013\u2014\u2015\u3001\u3002\u30fb")
+    + [chr(c) for a, b in _FULLWIDTH_PUNCTUATION for c in range(a, b + 1)]
+)
+
+
+def _fold(c: str) -> str:
+    o = ord(c)
+    if o < 0x80:
+        return c.lower()
+    if 0xC0 <= o <= 0x52F or 0x1E00 <= o <= 0x1FFF or 0xFF21 <= o <= 0xFF3A:
+        low = c.lower()
+        return low if len(low) == 1 else c  # 'İ' → 'i̇' would add a character
+    return c
 
 
 def _loose(s: str) -> str:
-    return _NOT_LOOSE.sub("", ascii_lower(s))
+    return "".join(_fold(c) for c in s if c not in _SEPARATORS)
 
 
-def check_policy(unknown_tools: object) -> str:
+def _loose_equals(key: str) -> Callable[[str], bool]:
+    return lambda d: _loose(d) == key
+
+
+_TIE: Final = object()
+
+
+def _only(names: tuple[str, ...], same: Callable[[str], bool]) -> object:
+    """The one declared name `same` accepts, None when none does, _TIE when different names do."""
+    found: str | None = None
+    for d in names:
+        if same(d):
+            if found is None:
+                found = d
+            elif d != found:
+                return _TIE
+    return found
+
+
+def check_policy(unknown_tools: object) -> UnknownToolsPolicy:
     """`unknown_tools` when it is a policy of UNKNOWN_TOOLS_POLICIES, else an OptionsError."""
     if unknown_tools not in UNKNOWN_TOOLS_POLICIES:
         raise OptionsError(f"unknown_tools must be 'keep' or 'reject', got {unknown_tools!r}")
-    return unknown_tools
+    return "keep" if unknown_tools == "keep" else "reject"
 
 
 def check_tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
@@ -79,23 +124,22 @@ def resolve_name(name: str, names: tuple[str, ...]) -> str | None:
         return name
     t = trim(name)
     tl = ascii_lower(t)
-    for d in names:
-        if ascii_lower(trim(d)) == tl:
-            return d
+    levels: list[Callable[[str], bool]] = [lambda d: ascii_lower(trim(d)) == tl]
     tail = _namespace_tail(t)
     if tail is not None:
-        for d in names:
-            if trim(d) == tail:
-                return d
         tail_lower = ascii_lower(tail)
-        for d in names:
-            if ascii_lower(trim(d)) == tail_lower:
-                return d
+        levels.append(lambda d: trim(d) == tail)
+        levels.append(lambda d: ascii_lower(trim(d)) == tail_lower)
     for key in (_loose(t), _loose(tail) if tail is not None else ""):
         if key:
-            for d in names:
-                if _loose(d) == key:
-                    return d
+            levels.append(_loose_equals(key))
+    for same in levels:
+        found = _only(names, same)
+        if found is _TIE:
+            return None
+        if found is not None:
+            assert isinstance(found, str)
+            return found
     return None
 
 
@@ -126,7 +170,7 @@ class PolicyResult(NamedTuple):
 
 
 def apply_policy(
-    calls: Sequence[ToolCall], tool_names: Iterable[str] | None, unknown_tools: str = "keep"
+    calls: Sequence[ToolCall], tool_names: Iterable[str] | None, unknown_tools: UnknownToolsPolicy = "keep"
 ) -> PolicyResult:
     """Resolve call names against the declared names and apply the unknown-tool policy (R10.2).
 
@@ -165,6 +209,7 @@ def apply_policy(
 __all__ = [
     "UNKNOWN_TOOLS_POLICIES",
     "PolicyResult",
+    "UnknownToolsPolicy",
     "apply_policy",
     "check_policy",
     "check_tool_names",

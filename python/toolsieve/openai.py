@@ -61,18 +61,15 @@ import secrets
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from .errors import InputTypeError, ToolsieveError, check_iterable
+from .errors import InputTypeError, OpenAIFormatError, check_iterable
 from .events import Event, TextEvent, ToolCall
-from .names import apply_policy, check_policy, declared_names
-from .schema import check_tools, json_text, normalize_input
+from .jsontext import json_text
+from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names
+from .schema import check_tools, normalize_input
 from .sieve import Sieve, check_formats
 from .sse import aiter_any
 
 IdFactory = Callable[[], str]
-
-
-class OpenAIFormatError(ToolsieveError, ValueError):
-    """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
 
 
 def as_json_object(obj: Any) -> Any:
@@ -173,7 +170,7 @@ class _Options:
         self,
         tools: Any,
         tool_names: Iterable[str] | None,
-        unknown_tools: str,
+        unknown_tools: UnknownToolsPolicy,
         id_factory: IdFactory | None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
@@ -273,7 +270,7 @@ class ChatCompletionStreamRewriter:
         *,
         tools: Sequence[Any] | None = None,
         tool_names: Iterable[str] | None = None,
-        unknown_tools: str = "keep",
+        unknown_tools: UnknownToolsPolicy = "keep",
         id_factory: IdFactory | None = None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
@@ -451,7 +448,7 @@ def rewrite_chat_completion_stream(
     *,
     tools: Sequence[Any] | None = None,
     tool_names: Iterable[str] | None = None,
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
@@ -485,7 +482,7 @@ async def arewrite_chat_completion_stream(
     *,
     tools: Sequence[Any] | None = None,
     tool_names: Iterable[str] | None = None,
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
@@ -520,7 +517,7 @@ def rewrite_chat_completion(
     *,
     tools: Sequence[Any] | None = None,
     tool_names: Iterable[str] | None = None,
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     id_factory: IdFactory | None = None,
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,

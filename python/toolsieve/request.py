@@ -37,10 +37,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .openai import OpenAIFormatError
+from .errors import OpenAIFormatError
+from .jsontext import js_keys, json_text
 from .prompt import build_tool_instructions
 from .roles import normalize_role
-from .schema import js_keys, json_text, tool_name
+from .schema import tool_name
 from .values import json_value
 
 _DROPPED: Final = ("tools", "tool_choice", "parallel_tool_calls")

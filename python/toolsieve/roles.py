@@ -18,16 +18,17 @@ downstream code that compares roles strictly sees only the four values it knows.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
-from .values import trim
+from .strings import trim
 
-ROLES: Final = ("system", "user", "assistant", "tool")
-DEFAULT_ROLE: Final = "user"
-_ALIASES: Final = {"developer": "system", "function": "tool"}
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: Final[tuple[Role, ...]] = ("system", "user", "assistant", "tool")
+DEFAULT_ROLE: Final[Role] = "user"
+_ALIASES: Final[dict[str, Role]] = {"developer": "system", "function": "tool"}
 
 
-def normalize_role(role: object) -> str:
+def normalize_role(role: object) -> Role:
     """The controlled role for `role` (see the module docstring for every mapping)."""
     if not isinstance(role, str):
         return DEFAULT_ROLE
@@ -35,9 +36,10 @@ def normalize_role(role: object) -> str:
     if not r.isascii():
         return DEFAULT_ROLE
     r = r.lower()
-    if r in ROLES:
-        return r
+    for known in ROLES:
+        if r == known:
+            return known
     return _ALIASES.get(r, DEFAULT_ROLE)
 
 
-__all__ = ["DEFAULT_ROLE", "ROLES", "normalize_role"]
+__all__ = ["DEFAULT_ROLE", "ROLES", "Role", "normalize_role"]

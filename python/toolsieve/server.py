@@ -57,10 +57,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"toolsieve.server needs the server extra: pip install 'toolsieve[server]' ({exc})"
     ) from exc
 
-from .openai import ChatCompletionStreamRewriter, OpenAIFormatError, rewrite_chat_completion
+from .errors import OpenAIFormatError, SSEFormatError
+from .jsontext import json_text
+from .names import UnknownToolsPolicy
+from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion
 from .request import prepare_prompt_request, rewrites_response
-from .schema import json_text
-from .sse import DONE, SSEComment, SSEEvent, SSEFormatError, SSEParser
+from .sse import DONE, SSEComment, SSEEvent, SSEParser
 
 log = logging.getLogger("toolsieve.server")
 
@@ -80,7 +82,7 @@ class GatewayConfig:
     upstream: str
     api_key: str | None = None
     mode: str = "passthrough"
-    unknown_tools: str = "keep"
+    unknown_tools: UnknownToolsPolicy = "keep"
     timeout: float = 600.0  # upstream silence (seconds) that ends a request
     connect_timeout: float = 10.0
     keepalive: float = 15.0  # client-side silence (seconds) after which `: keep-alive` is written
@@ -474,7 +476,7 @@ def create_app(
     *,
     api_key: str | None = None,
     mode: str = "passthrough",
-    unknown_tools: str = "keep",
+    unknown_tools: UnknownToolsPolicy = "keep",
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
     keepalive: float = 15.0,

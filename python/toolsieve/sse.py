@@ -40,17 +40,13 @@ from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterab
 from dataclasses import dataclass
 from typing import Any, Final, NoReturn, TypeVar
 
-from .errors import InputTypeError, ToolsieveError, check_iterable
-from .schema import json_text
+from .errors import InputTypeError, SSEFormatError, check_iterable
+from .jsontext import json_text
 
 _EOL: Final = re.compile(rb"\r\n|\r|\n")
 _BOM: Final = b"\xef\xbb\xbf"
 DONE: Final = "[DONE]"
 T = TypeVar("T")
-
-
-class SSEFormatError(ToolsieveError, ValueError):
-    """The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,14 @@ import re
 from typing import Any, Final
 
 from .events import ToolCall
+from .jsontext import number_int
 from .shell import CLOSE_ANGLES, MORE, NO, match_cdata_open
+
+# JS_SPACE, is_blank and trim are re-exported for scanner and sections; to be removed
+from .strings import JS_SPACE as JS_SPACE
+from .strings import ascii_lower
+from .strings import is_blank as is_blank
+from .strings import trim as trim
 
 Segment = tuple[str, str]  # ("text" | "cdata", string)
 
@@ -35,26 +42,6 @@ RAW_TEXT_NAMES: Final = frozenset(
     }
 )
 
-# D10: the whitespace JavaScript's String.prototype.trim removes.
-JS_SPACE: Final = (
-    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-
-
-def trim(s: str) -> str:
-    return s.strip(JS_SPACE)
-
-
-def ascii_lower(s: str) -> str:
-    """Lowercase A-Z only, identically in every implementation (str.lower also folds 'İ', 'K')."""
-    return s.lower() if s.isascii() else "".join(c.lower() if "A" <= c <= "Z" else c for c in s)
-
-
-def is_blank(s: str) -> bool:
-    return not s.strip(JS_SPACE)
-
-
 _ENTITY_RE: Final = re.compile(r"&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 _NAMED: Final = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
@@ -76,27 +63,14 @@ def decode_entities(s: str) -> str:
     return _ENTITY_RE.sub(_entity, s)
 
 
-class _NotJson(Exception):
-    pass
-
-
 def _reject_constant(name: str) -> Any:
-    raise _NotJson(name)
+    raise ValueError(f"{name} is not JSON")
 
 
 _JSON_START: Final = frozenset('{["-0123456789tfn')
 
 
-_SAFE_INT: Final = 2**53
 MAX_DEPTH: Final = 200  # D21: JSON or XML values nested deeper stay strings
-
-
-def number_int(s: str) -> int | float:
-    """JSON numbers are IEEE doubles, as in JavaScript: integers beyond 2**53 lose precision."""
-    if len(s) < 16:
-        return int(s)
-    f = float(s)
-    return int(s) if abs(f) < _SAFE_INT else f
 
 
 def json_value(s: str) -> tuple[bool, Any]:
@@ -106,7 +80,7 @@ def json_value(s: str) -> tuple[bool, Any]:
         return False, None
     try:
         v = json.loads(t, parse_constant=_reject_constant, parse_int=number_int)
-    except (ValueError, _NotJson, RecursionError):
+    except (ValueError, RecursionError):
         return False, None
     if t[0] in "[{" and _deeper_than(v, MAX_DEPTH):
         return False, None
@@ -152,6 +126,10 @@ def literal(name: str, s: str) -> Any:
 
 _TAG_RE: Final = re.compile(r"<(/?)([A-Za-z_][A-Za-z0-9_:.\-]*)((?:[ \t\n\r][^<>]*?)?)(/?)>")
 _BR_RE: Final = re.compile(r"<[bB][rR][ \t\n\r]*/?>")
+
+
+class _NotStructured(ValueError):
+    """A fragment that parses as XML but is not a value (mixed content)."""
 
 
 class _Element:
@@ -249,7 +227,7 @@ def _value(el: _Element) -> Any:
     if not el.children:
         return _leaf(el)
     if any(k == "cdata" or not is_blank(s) for k, s in el.texts):
-        raise ValueError("mixed content")
+        raise _NotStructured("mixed content")
     if all(c.name == "item" for c in el.children):
         return [_value(c) for c in el.children]
     obj: dict[str, Any] = {}
@@ -282,7 +260,7 @@ def structured(segments: list[Segment], *, clearly: bool) -> tuple[bool, Any]:
             return False, None
     try:
         return True, _value(root)
-    except (ValueError, RecursionError):
+    except (_NotStructured, RecursionError):
         return False, None
 
 

@@ -185,18 +185,25 @@ module.exports = {
  *   // [ { name: 'ls', input: {} } ]
  *
  * The gateway layer (R10-R13) mirrors the Python modules of the same names: names, roles,
- * schema, openai, sse, prompt.
+ * schema, openai, sse, prompt; errors, jsontext and strings hold what they share.
  */
 
 const { FORMATS, Sieve, parse, coalesce } = __require("src/sieve.js");
-const { ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = __require("src/errors.js");
+const {
+  ToolsieveError,
+  InputTypeError,
+  SieveClosedError,
+  OptionsError,
+  SSEFormatError,
+  OpenAIFormatError,
+} = __require("src/errors.js");
 const { applyPolicy, resolveToolName } = __require("src/names.js");
 const { normalizeRole } = __require("src/roles.js");
-const { jsonText, normalizeInput, toolNamesOf } = __require("src/schema.js");
+const { jsonText } = __require("src/jsontext.js");
+const { normalizeInput, toolNamesOf } = __require("src/schema.js");
 const { buildToolInstructions } = __require("src/prompt.js");
 const { preparePromptRequest, rewritesResponse } = __require("src/request.js");
 const {
-  SSEFormatError,
   SSEParser,
   ChatChunkParser,
   iterSSEEvents,
@@ -206,7 +213,6 @@ const {
   createSSEEncoderStream,
 } = __require("src/sse.js");
 const {
-  OpenAIFormatError,
   newCallId,
   toOpenAIToolCalls,
   toOpenAIStreamDeltas,
@@ -259,7 +265,10 @@ module.exports = {
   },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
-/** Errors thrown for misuse of the API. Malformed *content* never throws (R4): it becomes text. */
+/**
+ * Every error class of toolsieve. Misuse of the API throws; malformed *content* never throws (R4):
+ * it becomes text. Port of python/toolsieve/errors.py.
+ */
 
 /** Base class of every error toolsieve throws. */
 class ToolsieveError extends Error {
@@ -277,6 +286,23 @@ class SieveClosedError extends ToolsieveError {}
 
 /** An option was unknown or had an invalid value. */
 class OptionsError extends ToolsieveError {}
+
+/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
+class SSEFormatError extends ToolsieveError {}
+
+/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
+class OpenAIFormatError extends ToolsieveError {}
+
+/** A driver-protocol request that cannot be answered (DRIVER.md); not a library error. */
+class BadRequest extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'BadRequest';
+  }
+}
+
+/** A bad gateway setting (command line or environment): the server bin exits 2. */
+class UsageError extends Error {}
 
 /** The type of a value, for error messages. */
 function typeName(v) {
@@ -297,18 +323,151 @@ function checkOptions(opts, known) {
   return opts;
 }
 
-module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError, typeName, checkOptions };
+module.exports = {
+  ToolsieveError,
+  InputTypeError,
+  SieveClosedError,
+  OptionsError,
+  SSEFormatError,
+  OpenAIFormatError,
+  BadRequest,
+  UsageError,
+  typeName,
+  checkOptions,
+};
+  },
+  "src/jsontext.js": function (module, exports, __require) {
+'use strict';
+/**
+ * JSON as JavaScript writes it, and the plain-object helpers JSON values need.
+ * Port of python/toolsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
+ *
+ * A Python dict is a plain object here (prototype Object.prototype or null); other objects
+ * (Map, Date, class instances) are "other types", as non-dict objects are in Python.
+ */
+
+const { InputTypeError, typeName } = __require("src/errors.js");
+
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** o[k] when it is an own property (Python's dict.get), else undefined. */
+function get(o, k) {
+  return hasOwn(o, k) ? o[k] : undefined;
+}
+
+/** Any non-null, non-array object (a looser dict test, for arguments and chunks). */
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Is `v` what Python's schema code takes as a dict: a plain object? */
+function isDict(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v);
+  return p === null || p === Object.prototype || Object.getPrototypeOf(p) === null; // any realm
+}
+
+/** obj[k] = v as an own data property (also for `__proto__`). */
+function setKey(obj, k, v) {
+  if (k === '__proto__') {
+    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[k] = v;
+  }
+}
+
+/** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
+function jsNumber(x) {
+  if (typeof x === 'bigint') return String(x); // Python int: all its digits
+  if (typeof x !== 'number') throw new InputTypeError(`not a number: ${typeName(x)}`);
+  return Number.isFinite(x) ? String(x) : 'null'; // String(-0) is "0", as in Python
+}
+
+/** The [key, value] pairs of a plain object in JavaScript property order (its own order here). */
+function jsKeys(obj) {
+  if (!isDict(obj)) throw new InputTypeError(`not an object: ${typeName(obj)}`);
+  return Object.keys(obj).map((k) => [k, obj[k]]);
+}
+
+// JSON.stringify leaves these out of objects and writes them as null in arrays.
+function isSkipped(v) {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+class Lit {
+  constructor(s, done = null) {
+    this.s = s;
+    this.done = done; // the container this piece closes
+  }
+}
+
+/**
+ * Compact JSON text, as JSON.stringify writes it for JSON-like values: plain objects, arrays,
+ * strings, numbers, booleans, null. Iterative, so any depth works (JSON.stringify has a stack
+ * limit). Throws InputTypeError for other types, a cyclic value, or a value JSON.stringify
+ * would not write (undefined, a function, a symbol).
+ */
+function jsonText(value) {
+  if (isSkipped(value)) throw new InputTypeError(`not a JSON value: ${typeName(value)}`);
+  const out = [];
+  const stack = [value];
+  const open = new Set(); // containers being written: meeting one again is a cycle
+  while (stack.length) {
+    const v = stack.pop();
+    if (v instanceof Lit) {
+      out.push(v.s);
+      if (v.done !== null) open.delete(v.done);
+    } else if (typeof v === 'string') {
+      out.push(JSON.stringify(v)); // the same escapes as Python's _quote
+    } else if (v === null) {
+      out.push('null');
+    } else if (typeof v === 'boolean') {
+      out.push(v ? 'true' : 'false');
+    } else if (typeof v === 'number') {
+      out.push(jsNumber(v));
+    } else if (Array.isArray(v) || isDict(v)) {
+      if (open.has(v)) throw new InputTypeError('not a JSON value: cyclic structure');
+      open.add(v);
+      const items = [];
+      if (Array.isArray(v)) {
+        items.push(new Lit('['));
+        for (let i = 0; i < v.length; i++) {
+          if (i) items.push(new Lit(','));
+          items.push(isSkipped(v[i]) ? null : v[i]);
+        }
+        items.push(new Lit(']', v));
+      } else {
+        items.push(new Lit('{'));
+        let first = true;
+        for (const k of Object.keys(v)) {
+          if (isSkipped(v[k])) continue;
+          items.push(new Lit((first ? '' : ',') + JSON.stringify(k) + ':'));
+          items.push(v[k]);
+          first = false;
+        }
+        items.push(new Lit('}', v));
+      }
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+    } else {
+      throw new InputTypeError(`not a JSON value: ${typeName(v)}`);
+    }
+  }
+  return out.join('');
+}
+
+module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonText };
   },
   "src/names.js": function (module, exports, __require) {
 'use strict';
 /**
  * Tool-name resolution and the unknown-tool policy (SEMANTICS.md R10).
  * Port of python/toolsieve/names.py: see its docstring for the funnel and the decisions
- * (first declared wins, ASCII-only case folding, only the parsed name loses its namespace).
+ * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
  */
 
 const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
-const { asciiLower: lower, isDict } = __require("src/values.js");
+const { isObject } = __require("src/jsontext.js");
+const { JS_SPACE, asciiLower: lower } = __require("src/strings.js");
 const { toolNamesOf } = __require("src/schema.js");
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
@@ -322,8 +481,45 @@ function checkPolicy(unknownTools) {
   return unknownTools;
 }
 
+const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
+const SEPARATORS = new RegExp(
+  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
+    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
+);
+
+// Code points, as Python iterates a str (a lone surrogate is one).
+function fold(c) {
+  const o = c.codePointAt(0);
+  if (o < 0x80) return c.toLowerCase();
+  if ((o >= 0xc0 && o <= 0x52f) || (o >= 0x1e00 && o <= 0x1fff) || (o >= 0xff21 && o <= 0xff3a)) {
+    const low = c.toLowerCase();
+    return low.length === 1 ? low : c; // 'İ' -> 'i̇' would add a character
+  }
+  return c;
+}
+
 function loose(s) {
-  return lower(s).replace(/[^a-z0-9]+/g, '');
+  let out = '';
+  for (const c of s) if (!SEPARATORS.test(c)) out += fold(c);
+  return out;
+}
+
+function looseEquals(key) {
+  return (d) => loose(d) === key;
+}
+
+const TIE = Symbol('tie');
+
+/** The one declared name `same` accepts, null when none does, TIE when different names do. */
+function only(names, same) {
+  let found = null;
+  for (const d of names) {
+    if (same(d)) {
+      if (found === null) found = d;
+      else if (d !== found) return TIE;
+    }
+  }
+  return found;
 }
 
 /** The declared names (R10): `toolNames` when given, else the names of `tools`. */
@@ -358,17 +554,20 @@ function resolveName(name, names) {
   if (names.includes(name)) return name;
   const t = name.trim();
   const tl = lower(t);
-  for (const d of names) if (lower(d.trim()) === tl) return d;
+  const levels = [(d) => lower(d.trim()) === tl];
   const tail = namespaceTail(t);
   if (tail !== null) {
-    for (const d of names) if (d.trim() === tail) return d;
     const tailLower = lower(tail);
-    for (const d of names) if (lower(d.trim()) === tailLower) return d;
+    levels.push((d) => d.trim() === tail);
+    levels.push((d) => lower(d.trim()) === tailLower);
   }
   for (const key of [loose(t), tail !== null ? loose(tail) : '']) {
-    if (key) {
-      for (const d of names) if (loose(d) === key) return d;
-    }
+    if (key) levels.push(looseEquals(key));
+  }
+  for (const same of levels) {
+    const found = only(names, same);
+    if (found === TIE) return null;
+    if (found !== null) return found;
   }
   return null;
 }
@@ -396,7 +595,7 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   }
   const list = Array.from(calls);
   for (const c of list) {
-    if (!isDict(c) || typeof c.name !== 'string' || !isDict(c.input)) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
       throw new InputTypeError('calls must be {name: string, input: object} objects');
     }
   }
@@ -435,17 +634,13 @@ module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declared
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, ToolsieveError, checkOptions, typeName } = __require("src/errors.js");
+const { InputTypeError, OpenAIFormatError, ToolsieveError, checkOptions, typeName } = __require("src/errors.js");
 const { checkPolicy, declaredNames, applyPolicy } = __require("src/names.js");
-const { checkTools, jsonText, normalizeInput } = __require("src/schema.js");
-const { isDict } = __require("src/values.js");
+const { checkTools, normalizeInput } = __require("src/schema.js");
+const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
 const { Sieve, checkFormats } = __require("src/sieve.js");
 const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
 
-/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
-class OpenAIFormatError extends ToolsieveError {}
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
 function get(o, k) {
@@ -491,7 +686,7 @@ function checkCalls(calls) {
   }
   const out = Array.from(calls);
   for (const c of out) {
-    if (!isDict(c) || typeof c.name !== 'string' || !isDict(c.input)) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
       throw new InputTypeError('calls must hold {name: string, input: object} objects');
     }
   }
@@ -570,7 +765,7 @@ const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'js
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
-  if (opts !== undefined && opts !== null && !isDict(opts)) {
+  if (opts !== undefined && opts !== null && !isObject(opts)) {
     throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
   }
   checkOptions(opts, known);
@@ -614,7 +809,7 @@ function extra(envelope, index, delta, finish) {
 function mapNative(st, calls) {
   let out = null;
   calls.forEach((tc, k) => {
-    const i = isDict(tc) ? get(tc, 'index') : null;
+    const i = isObject(tc) ? get(tc, 'index') : null;
     if (!Number.isSafeInteger(i) || i < 0) return;
     let j = st.native.get(i);
     if (j === undefined) {
@@ -686,7 +881,7 @@ class ChatCompletionStreamRewriter {
     if (this._finished) throw new OpenAIFormatError('feed() after finish()');
     this._count += 1;
     const where = `chunk ${this._count}`;
-    if (!isDict(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
+    if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
     if (!hasOwn(chunk, 'choices')) return [chunk];
     const choices = chunk.choices;
     if (!Array.isArray(choices)) {
@@ -699,12 +894,12 @@ class ChatCompletionStreamRewriter {
     const outChoices = [];
     const extras = [];
     choices.forEach((choice, pos) => {
-      if (!isDict(choice)) {
+      if (!isObject(choice)) {
         throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
       }
       const idx = indexOf(choice, pos, where);
       const delta = get(choice, 'delta');
-      if (delta !== null && !isDict(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
+      if (delta !== null && !isObject(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
       const content = delta !== null ? get(delta, 'content') : null;
       if (content !== null && typeof content !== 'string') {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
@@ -826,25 +1021,25 @@ function rewriteChatCompletion(response, opts) {
     return rewriteResponse(response, options);
   } finally {
     appendRejected(o.rejectedToolNames, options.rejected);
-    if (isDict(stats)) Object.assign(stats, options.stats);
+    if (isObject(stats)) Object.assign(stats, options.stats);
   }
 }
 
 function rewriteResponse(response, opts) {
-  if (!isDict(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
+  if (!isObject(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
   if (!hasOwn(response, 'choices')) return response;
   const choices = response.choices;
   if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
   const outChoices = [];
   choices.forEach((choice, pos) => {
-    if (!isDict(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
+    if (!isObject(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
     indexOf(choice, pos, 'response');
     const message = get(choice, 'message');
     if (message === null) {
       outChoices.push(choice);
       return;
     }
-    if (!isDict(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
+    if (!isObject(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
     const content = get(message, 'content');
     if (content === null) {
       outChoices.push(choice);
@@ -970,15 +1165,16 @@ module.exports = {
 /**
  * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
  * Port of python/toolsieve/prompt.py: see its docstring for the decisions (which tools, the
- * parameter lines, how example values are chosen). The output is byte-identical to Python's;
+ * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
+ * The output is byte-identical to Python's;
  * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
  */
 
 const { InputTypeError } = __require("src/errors.js");
-const { isDict, jsKeys, jsonText, toolName, toolSchema } = __require("src/schema.js");
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const get = (o, k) => (hasOwn(o, k) ? o[k] : undefined);
+const { get, hasOwn, isDict, jsKeys, jsonText } = __require("src/jsontext.js");
+const { toolName, toolSchema } = __require("src/schema.js");
+const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = __require("src/shell.js");
+const { isBlank } = __require("src/strings.js");
 
 const HEADER = `# Tools
 
@@ -997,9 +1193,36 @@ Rules:
 - Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
 - Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
 - Give every required parameter; leave out optional parameters you do not need.
+- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
+  write holds its real value. The "..." in the examples below only marks where a value goes.
+- A shell command goes in the command parameter, whole, as one string.
 - To call several tools at once, put several invoke elements in one tool_calls block.
 - A block inside a code fence or inline code is shown as text and never runs.
 - After the block, stop: the results come in the next message.`;
+
+const MARKUP = new Map([
+  ['<', '‹'],
+  ['＜', '‹'],
+  ['\ufe64', '‹'],
+  ['\u2329', '‹'],
+  ['\u3008', '‹'],
+  ['《', '«'],
+  ['｜', '¦'],
+]);
+const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
+const FENCE_RUN = /`{3,}|~{3,}/g;
+const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
+const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
+const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
+const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
+
+/** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
+function neutral(s) {
+  return s
+    .replace(MARKUP_RE, (c) => MARKUP.get(c))
+    .replace(FENCE_RUN, (m) => (m[0] === '`' ? 'ˋ' : '˜').repeat(m.length))
+    .replace(JSON_OPEN, '｛');
+}
 
 // A loop, not Array#every: every() skips the holes of a sparse array.
 function allStrings(a) {
@@ -1083,9 +1306,21 @@ function exampleValue(p) {
   return typeof t === 'string' && BY_TYPE.has(t) ? BY_TYPE.get(t) : '...';
 }
 
+/**
+ * Can `v` be an example CDATA? Not when "]]" and a close angle would end it early (R5.5), nor
+ * with a fence run or a CDATA opener, which the scanner reads as a fence or an unclosed CDATA in
+ * the block (the calls after it are lost).
+ */
+function cdataSafe(v) {
+  if (CDATA_END.test(v) || /`{3,}|~{3,}/.test(v)) return false;
+  for (let k = 0; k < v.length; k++) {
+    if (OPEN_ANGLES.includes(v[k]) && typeof matchCdataOpen(v, k, true) === 'number') return false;
+  }
+  return true;
+}
+
 function valueText(v) {
-  // A string holding ']]>' would end the CDATA early: the example says '...' instead.
-  if (typeof v === 'string') return `<![CDATA[${v.includes(']]>') ? '...' : v}]]>`;
+  if (typeof v === 'string') return `<![CDATA[${cdataSafe(v) ? v : '...'}]]>`;
   let text;
   try {
     text = jsonText(v);
@@ -1093,10 +1328,10 @@ function valueText(v) {
     if (!(err instanceof InputTypeError)) throw err;
     return '<![CDATA[...]]>';
   }
-  if (!text.includes('<') && !text.includes('&')) return text;
+  if (!/[<＜\ufe64\u2329\u3008《｜]/.test(text) && !text.includes('&')) return text;
   // JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
   // CDATA the text stays the value (R6.3).
-  return text.includes(']]>') ? '<![CDATA[...]]>' : `<![CDATA[${text}]]>`;
+  return `<![CDATA[${cdataSafe(text) ? text : '...'}]]>`;
 }
 
 /** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
@@ -1104,9 +1339,18 @@ function attr(v) {
   return v.includes('"') ? `'${v}'` : `"${v}"`;
 }
 
-/** A name an example can write: not holding both kinds of quote. */
+/**
+ * A name an example can write: not blank, not holding both kinds of quote, on one line, without
+ * markup, a close angle or `&`, not too long.
+ */
 function writable(name) {
-  return !(name.includes('"') && name.includes("'"));
+  return (
+    !isBlank(name) &&
+    !(name.includes('"') && name.includes("'")) &&
+    [...name].length <= MAX_EXAMPLE_NAME &&
+    neutral(name) === name &&
+    !UNWRITABLE.test(name)
+  );
 }
 
 function invoke(name, schema) {
@@ -1129,27 +1373,45 @@ function block(invokes) {
   return lines.join('\n');
 }
 
-/**
- * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
- * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
- */
-function buildToolInstructions(tools) {
-  const entries = [];
+/** [name, tool] of the tools to describe: named ones, the first definition of each name. */
+function entries(tools) {
+  const out = [];
   const seen = new Set();
   for (const tool of Array.isArray(tools) ? tools : []) {
     const n = toolName(tool);
     if (n && !seen.has(n)) {
       seen.add(n);
-      entries.push([n, tool]);
+      out.push([n, tool]);
     }
   }
-  if (!entries.length) return '';
+  return out;
+}
+
+/** The one-call and the two-call example blocks (none when no name can be written). */
+function exampleBlocks(list) {
+  const examples = list.filter(([n]) => writable(n));
+  if (!examples.length) return [];
+  const first = examples[0];
+  const second = examples.length > 1 ? examples[1] : examples[0];
+  return [
+    block([invoke(first[0], toolSchema(first[1]))]),
+    block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))),
+  ];
+}
+
+/**
+ * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
+ * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
+ */
+function buildToolInstructions(tools) {
+  const list = entries(tools);
+  if (!list.length) return '';
   const out = [HEADER, '', '## Available tools'];
-  for (const [name, tool] of entries) {
+  for (const [name, tool] of list) {
     const schema = toolSchema(tool);
-    out.push('', `### ${name}`);
+    out.push('', `### ${neutral(name)}`);
     const desc = description(tool);
-    if (desc) out.push(desc);
+    if (desc) out.push(neutral(desc));
     const props = properties(schema);
     if (!props.length) {
       out.push('Parameters: none.');
@@ -1157,14 +1419,13 @@ function buildToolInstructions(tools) {
     }
     const req = new Set(required(schema));
     out.push('Parameters:');
-    for (const [k, p] of props) out.push(paramLine(k, p, req.has(k)));
+    for (const [k, p] of props) out.push(neutral(paramLine(k, p, req.has(k))));
   }
-  const examples = entries.filter(([n]) => writable(n));
-  if (!examples.length) return out.join('\n');
-  const first = examples[0];
-  const second = examples.length > 1 ? examples[1] : examples[0];
-  out.push('', '## Example: one call', '', block([invoke(first[0], toolSchema(first[1]))]));
-  out.push('', '## Example: two calls in one block', '', block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))));
+  const blocks = exampleBlocks(list);
+  if (blocks.length) {
+    out.push('', '## Example: one call', '', blocks[0]);
+    out.push('', '## Example: two calls in one block', '', blocks[1]);
+  }
   return out.join('\n');
 }
 
@@ -1181,9 +1442,10 @@ module.exports = { buildToolInstructions };
 
 const { buildToolInstructions } = __require("src/prompt.js");
 const { normalizeRole } = __require("src/roles.js");
-const { isDict, jsKeys, jsonText, toolName } = __require("src/schema.js");
+const { isDict, jsKeys, jsonText } = __require("src/jsontext.js");
+const { toolName } = __require("src/schema.js");
 const { jsonValue } = __require("src/values.js");
-const { OpenAIFormatError } = __require("src/openai.js");
+const { OpenAIFormatError } = __require("src/errors.js");
 const { typeName } = __require("src/errors.js");
 
 const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
@@ -3028,119 +3290,14 @@ module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage 
  * Port of python/toolsieve/schema.py: see its docstring for where a schema is found, when a
  * schema "says string", how arrays and objects recurse, and how numbers and keys are written.
  *
- * A Python dict is a plain object here (prototype Object.prototype or null); other objects
- * (Map, Date, class instances) are "other types", as non-dict objects are in Python.
- * Keys are read as own properties only, so `constructor` or `__proto__` are ordinary keys.
+ * Objects are plain objects (see jsontext.js). Keys are read as own properties only, so `constructor` or `__proto__` are ordinary keys.
  */
 
 const { InputTypeError, typeName } = __require("src/errors.js");
-const { asciiLower } = __require("src/values.js");
+const { hasOwn, get, isDict, setKey, jsonText } = __require("src/jsontext.js");
+const { asciiLower } = __require("src/strings.js");
 
 const SCHEMA_KEYS = Object.freeze(['parameters', 'input_schema', 'inputSchema', 'schema']);
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-
-/** o[k] when it is an own property (Python's dict.get), else undefined. */
-function get(o, k) {
-  return hasOwn(o, k) ? o[k] : undefined;
-}
-
-/** Is `v` what Python's schema code takes as a dict: a plain object? */
-function isDict(v) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  const p = Object.getPrototypeOf(v);
-  return p === null || p === Object.prototype || Object.getPrototypeOf(p) === null; // any realm
-}
-
-/** obj[k] = v as an own data property (also for `__proto__`). */
-function setKey(obj, k, v) {
-  if (k === '__proto__') {
-    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[k] = v;
-  }
-}
-
-// ---- JSON text exactly as JSON.stringify writes it -------------------------------------------
-
-/** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
-function jsNumber(x) {
-  if (typeof x === 'bigint') return String(x); // Python int: all its digits
-  if (typeof x !== 'number') throw new InputTypeError(`not a number: ${typeName(x)}`);
-  return Number.isFinite(x) ? String(x) : 'null'; // String(-0) is "0", as in Python
-}
-
-/** The [key, value] pairs of a plain object in JavaScript property order (its own order here). */
-function jsKeys(obj) {
-  if (!isDict(obj)) throw new InputTypeError(`not an object: ${typeName(obj)}`);
-  return Object.keys(obj).map((k) => [k, obj[k]]);
-}
-
-// JSON.stringify leaves these out of objects and writes them as null in arrays.
-function isSkipped(v) {
-  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
-}
-
-class Lit {
-  constructor(s, done = null) {
-    this.s = s;
-    this.done = done; // the container this piece closes
-  }
-}
-
-/**
- * Compact JSON text, as JSON.stringify writes it for JSON-like values: plain objects, arrays,
- * strings, numbers, booleans, null. Iterative, so any depth works (JSON.stringify has a stack
- * limit). Throws InputTypeError for other types, a cyclic value, or a value JSON.stringify
- * would not write (undefined, a function, a symbol).
- */
-function jsonText(value) {
-  if (isSkipped(value)) throw new InputTypeError(`not a JSON value: ${typeName(value)}`);
-  const out = [];
-  const stack = [value];
-  const open = new Set(); // containers being written: meeting one again is a cycle
-  while (stack.length) {
-    const v = stack.pop();
-    if (v instanceof Lit) {
-      out.push(v.s);
-      if (v.done !== null) open.delete(v.done);
-    } else if (typeof v === 'string') {
-      out.push(JSON.stringify(v)); // the same escapes as Python's _quote
-    } else if (v === null) {
-      out.push('null');
-    } else if (typeof v === 'boolean') {
-      out.push(v ? 'true' : 'false');
-    } else if (typeof v === 'number') {
-      out.push(jsNumber(v));
-    } else if (Array.isArray(v) || isDict(v)) {
-      if (open.has(v)) throw new InputTypeError('not a JSON value: cyclic structure');
-      open.add(v);
-      const items = [];
-      if (Array.isArray(v)) {
-        items.push(new Lit('['));
-        for (let i = 0; i < v.length; i++) {
-          if (i) items.push(new Lit(','));
-          items.push(isSkipped(v[i]) ? null : v[i]);
-        }
-        items.push(new Lit(']', v));
-      } else {
-        items.push(new Lit('{'));
-        let first = true;
-        for (const k of Object.keys(v)) {
-          if (isSkipped(v[k])) continue;
-          items.push(new Lit((first ? '' : ',') + JSON.stringify(k) + ':'));
-          items.push(v[k]);
-          first = false;
-        }
-        items.push(new Lit('}', v));
-      }
-      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
-    } else {
-      throw new InputTypeError(`not a JSON value: ${typeName(v)}`);
-    }
-  }
-  return out.join('');
-}
 
 // ---- Tool definitions ------------------------------------------------------------------------
 
@@ -3332,10 +3489,6 @@ function normalizeInput(name, input, tools) {
 module.exports = {
   checkTools,
   SCHEMA_KEYS,
-  isDict,
-  jsNumber,
-  jsonText,
-  jsKeys,
   toolName,
   toolSchema,
   toolNamesOf,
@@ -4074,16 +4227,13 @@ module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };
  * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
  */
 
-const { InputTypeError, ToolsieveError, checkOptions, typeName } = __require("src/errors.js");
-const { jsonText } = __require("src/schema.js");
+const { InputTypeError, SSEFormatError, ToolsieveError, checkOptions, typeName } = __require("src/errors.js");
+const { jsonText } = __require("src/jsontext.js");
 
 const DONE = '[DONE]';
 const CR = 13;
 const LF = 10;
 const BOM = [0xef, 0xbb, 0xbf];
-
-/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
-class SSEFormatError extends ToolsieveError {}
 
 function concat(parts) {
   if (parts.length === 1) return parts[0];
@@ -4511,25 +4661,14 @@ module.exports = {
   chunkJSON,
 };
   },
-  "src/values.js": function (module, exports, __require) {
+  "src/strings.js": function (module, exports, __require) {
 'use strict';
 /**
- * Parameter values (R6): CDATA, entities, JSON literals, XML children, repeated names.
- * Port of python/toolsieve/values.py.
- *
- * A parameter body arrives from the scanner as segments: ['text', raw markup] and
- * ['cdata', content]. Everything here is a pure function of those segments.
+ * String helpers shared by every module: JavaScript's whitespace (D10) and ASCII-only case folding.
+ * Port of python/toolsieve/strings.py.
  */
 
-const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
-
-// R6.5: parameters whose value is raw text whatever it holds.
-const RAW_TEXT_NAMES = new Set([
-  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
-  'old_string', 'new_string', 'pattern', 'path', 'file_path',
-]);
-
-// D10: the whitespace JavaScript's String.prototype.trim removes.
+// D10: the whitespace String.prototype.trim removes (Python strips exactly these).
 const JS_SPACE =
   ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
   '\u2028\u2029\u202f\u205f\u3000\ufeff';
@@ -4547,20 +4686,27 @@ function isBlank(s) {
   return !s.trim();
 }
 
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+module.exports = { JS_SPACE, trim, asciiLower, isBlank };
+  },
+  "src/values.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Parameter values (R6): CDATA, entities, JSON literals, XML children, repeated names.
+ * Port of python/toolsieve/values.py.
+ *
+ * A parameter body arrives from the scanner as segments: ['text', raw markup] and
+ * ['cdata', content]. Everything here is a pure function of those segments.
+ */
 
-/** obj[k] = v as an own data property (also for `__proto__`). */
-function setKey(obj, k, v) {
-  if (k === '__proto__') {
-    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[k] = v;
-  }
-}
+const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
+const { hasOwn, isObject, setKey } = __require("src/jsontext.js");
+const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
 
-function isDict(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+// R6.5: parameters whose value is raw text whatever it holds.
+const RAW_TEXT_NAMES = new Set([
+  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
+  'old_string', 'new_string', 'pattern', 'path', 'file_path',
+]);
 
 const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
 const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
@@ -4625,7 +4771,7 @@ function objectList(s) {
   const t = trim(s);
   if (!(t.startsWith('{') && t.endsWith('}'))) return [false, null];
   const [ok, v] = jsonValue('[' + t + ']');
-  if (ok && Array.isArray(v) && v.length > 1 && v.every(isDict)) return [true, v];
+  if (ok && Array.isArray(v) && v.length > 1 && v.every(isObject)) return [true, v];
   return [false, null];
 }
 
@@ -4851,7 +4997,7 @@ const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
 function jsonCalls(text) {
   let [ok, v] = jsonValue(text);
   if (!ok) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
-  if (!ok || !isDict(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
+  if (!ok || !isObject(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
   let calls;
   if (hasOwn(v, 'tool_calls')) {
     const items = v.tool_calls;
@@ -4865,8 +5011,8 @@ function jsonCalls(text) {
 }
 
 function jsonItem(item, bare) {
-  if (!isDict(item)) return null;
-  if (hasOwn(item, 'type') && item.type === 'function' && hasOwn(item, 'function') && isDict(item.function)) {
+  if (!isObject(item)) return null;
+  if (hasOwn(item, 'type') && item.type === 'function' && hasOwn(item, 'function') && isObject(item.function)) {
     item = item.function;
   }
   const name = hasOwn(item, 'name') ? item.name : undefined;
@@ -4880,7 +5026,7 @@ function jsonItem(item, bare) {
         [ok, args] = jsonValue(args);
         if (!ok) return null;
       }
-      return isDict(args) ? { name: trim(name), input: args } : null;
+      return isObject(args) ? { name: trim(name), input: args } : null;
     }
   }
   return bare ? null : { name: trim(name), input: {} };
@@ -4889,18 +5035,19 @@ function jsonItem(item, bare) {
 /** D5: an invoke whose body is a JSON object; `{"input": {...}}` unwraps. */
 function jsonBodyInput(text) {
   const [ok, v] = jsonValue(text);
-  if (!ok || !isDict(v)) return null;
+  if (!ok || !isObject(v)) return null;
   const keys = Object.keys(v);
-  if (keys.length === 1 && keys[0] === 'input' && isDict(v.input)) return v.input;
+  if (keys.length === 1 && keys[0] === 'input' && isObject(v.input)) return v.input;
   return v;
 }
 
 module.exports = {
   RAW_TEXT_NAMES,
+  // re-exported for scanner and sections; to be removed (import them from strings, jsontext)
   JS_SPACE,
-  trim,
-  asciiLower,
   isBlank,
+  trim,
+  isDict: isObject,
   decodeEntities,
   jsonValue,
   literal,
@@ -4909,12 +5056,11 @@ module.exports = {
   invokeInput,
   jsonBodyInput,
   jsonCalls,
-  isDict,
 };
   },
 };
 
-/** Adds modules that are not part of the package (the playground's dist/protocol.mjs). */
+/** Adds modules that are not part of the package (the playground's dist/driver.mjs). */
 export function define(more) {
   for (const id of Object.keys(more)) if (!(id in definitions)) definitions[id] = more[id];
 }

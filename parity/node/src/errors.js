@@ -1,5 +1,8 @@
 'use strict';
-/** Errors thrown for misuse of the API. Malformed *content* never throws (R4): it becomes text. */
+/**
+ * Every error class of toolsieve. Misuse of the API throws; malformed *content* never throws (R4):
+ * it becomes text. Port of python/toolsieve/errors.py.
+ */
 
 /** Base class of every error toolsieve throws. */
 class ToolsieveError extends Error {
@@ -17,6 +20,23 @@ class SieveClosedError extends ToolsieveError {}
 
 /** An option was unknown or had an invalid value. */
 class OptionsError extends ToolsieveError {}
+
+/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
+class SSEFormatError extends ToolsieveError {}
+
+/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
+class OpenAIFormatError extends ToolsieveError {}
+
+/** A driver-protocol request that cannot be answered (DRIVER.md); not a library error. */
+class BadRequest extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'BadRequest';
+  }
+}
+
+/** A bad gateway setting (command line or environment): the server bin exits 2. */
+class UsageError extends Error {}
 
 /** The type of a value, for error messages. */
 function typeName(v) {
@@ -37,4 +57,15 @@ function checkOptions(opts, known) {
   return opts;
 }
 
-module.exports = { ToolsieveError, InputTypeError, SieveClosedError, OptionsError, typeName, checkOptions };
+module.exports = {
+  ToolsieveError,
+  InputTypeError,
+  SieveClosedError,
+  OptionsError,
+  SSEFormatError,
+  OpenAIFormatError,
+  BadRequest,
+  UsageError,
+  typeName,
+  checkOptions,
+};

@@ -2,11 +2,12 @@
 /**
  * Tool-name resolution and the unknown-tool policy (SEMANTICS.md R10).
  * Port of python/toolsieve/names.py: see its docstring for the funnel and the decisions
- * (first declared wins, ASCII-only case folding, only the parsed name loses its namespace).
+ * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
  */
 
 const { InputTypeError, OptionsError, typeName } = require('./errors');
-const { asciiLower: lower, isDict } = require('./values');
+const { isObject } = require('./jsontext');
+const { JS_SPACE, asciiLower: lower } = require('./strings');
 const { toolNamesOf } = require('./schema');
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
@@ -20,8 +21,45 @@ function checkPolicy(unknownTools) {
   return unknownTools;
 }
 
+const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
+const SEPARATORS = new RegExp(
+  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
+    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
+);
+
+// Code points, as Python iterates a str (a lone surrogate is one).
+function fold(c) {
+  const o = c.codePointAt(0);
+  if (o < 0x80) return c.toLowerCase();
+  if ((o >= 0xc0 && o <= 0x52f) || (o >= 0x1e00 && o <= 0x1fff) || (o >= 0xff21 && o <= 0xff3a)) {
+    const low = c.toLowerCase();
+    return low.length === 1 ? low : c; // 'İ' -> 'i̇' would add a character
+  }
+  return c;
+}
+
 function loose(s) {
-  return lower(s).replace(/[^a-z0-9]+/g, '');
+  let out = '';
+  for (const c of s) if (!SEPARATORS.test(c)) out += fold(c);
+  return out;
+}
+
+function looseEquals(key) {
+  return (d) => loose(d) === key;
+}
+
+const TIE = Symbol('tie');
+
+/** The one declared name `same` accepts, null when none does, TIE when different names do. */
+function only(names, same) {
+  let found = null;
+  for (const d of names) {
+    if (same(d)) {
+      if (found === null) found = d;
+      else if (d !== found) return TIE;
+    }
+  }
+  return found;
 }
 
 /** The declared names (R10): `toolNames` when given, else the names of `tools`. */
@@ -56,17 +94,20 @@ function resolveName(name, names) {
   if (names.includes(name)) return name;
   const t = name.trim();
   const tl = lower(t);
-  for (const d of names) if (lower(d.trim()) === tl) return d;
+  const levels = [(d) => lower(d.trim()) === tl];
   const tail = namespaceTail(t);
   if (tail !== null) {
-    for (const d of names) if (d.trim() === tail) return d;
     const tailLower = lower(tail);
-    for (const d of names) if (lower(d.trim()) === tailLower) return d;
+    levels.push((d) => d.trim() === tail);
+    levels.push((d) => lower(d.trim()) === tailLower);
   }
   for (const key of [loose(t), tail !== null ? loose(tail) : '']) {
-    if (key) {
-      for (const d of names) if (loose(d) === key) return d;
-    }
+    if (key) levels.push(looseEquals(key));
+  }
+  for (const same of levels) {
+    const found = only(names, same);
+    if (found === TIE) return null;
+    if (found !== null) return found;
   }
   return null;
 }
@@ -94,7 +135,7 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   }
   const list = Array.from(calls);
   for (const c of list) {
-    if (!isDict(c) || typeof c.name !== 'string' || !isDict(c.input)) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
       throw new InputTypeError('calls must be {name: string, input: object} objects');
     }
   }

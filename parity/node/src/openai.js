@@ -10,17 +10,13 @@
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, ToolsieveError, checkOptions, typeName } = require('./errors');
+const { InputTypeError, OpenAIFormatError, ToolsieveError, checkOptions, typeName } = require('./errors');
 const { checkPolicy, declaredNames, applyPolicy } = require('./names');
-const { checkTools, jsonText, normalizeInput } = require('./schema');
-const { isDict } = require('./values');
+const { checkTools, normalizeInput } = require('./schema');
+const { hasOwn, isObject, jsonText } = require('./jsontext');
 const { Sieve, checkFormats } = require('./sieve');
 const { ChatChunkParser, encodeEvent } = require('./sse');
 
-/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
-class OpenAIFormatError extends ToolsieveError {}
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
 function get(o, k) {
@@ -66,7 +62,7 @@ function checkCalls(calls) {
   }
   const out = Array.from(calls);
   for (const c of out) {
-    if (!isDict(c) || typeof c.name !== 'string' || !isDict(c.input)) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
       throw new InputTypeError('calls must hold {name: string, input: object} objects');
     }
   }
@@ -145,7 +141,7 @@ const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'js
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
-  if (opts !== undefined && opts !== null && !isDict(opts)) {
+  if (opts !== undefined && opts !== null && !isObject(opts)) {
     throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
   }
   checkOptions(opts, known);
@@ -189,7 +185,7 @@ function extra(envelope, index, delta, finish) {
 function mapNative(st, calls) {
   let out = null;
   calls.forEach((tc, k) => {
-    const i = isDict(tc) ? get(tc, 'index') : null;
+    const i = isObject(tc) ? get(tc, 'index') : null;
     if (!Number.isSafeInteger(i) || i < 0) return;
     let j = st.native.get(i);
     if (j === undefined) {
@@ -261,7 +257,7 @@ class ChatCompletionStreamRewriter {
     if (this._finished) throw new OpenAIFormatError('feed() after finish()');
     this._count += 1;
     const where = `chunk ${this._count}`;
-    if (!isDict(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
+    if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
     if (!hasOwn(chunk, 'choices')) return [chunk];
     const choices = chunk.choices;
     if (!Array.isArray(choices)) {
@@ -274,12 +270,12 @@ class ChatCompletionStreamRewriter {
     const outChoices = [];
     const extras = [];
     choices.forEach((choice, pos) => {
-      if (!isDict(choice)) {
+      if (!isObject(choice)) {
         throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
       }
       const idx = indexOf(choice, pos, where);
       const delta = get(choice, 'delta');
-      if (delta !== null && !isDict(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
+      if (delta !== null && !isObject(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
       const content = delta !== null ? get(delta, 'content') : null;
       if (content !== null && typeof content !== 'string') {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
@@ -401,25 +397,25 @@ function rewriteChatCompletion(response, opts) {
     return rewriteResponse(response, options);
   } finally {
     appendRejected(o.rejectedToolNames, options.rejected);
-    if (isDict(stats)) Object.assign(stats, options.stats);
+    if (isObject(stats)) Object.assign(stats, options.stats);
   }
 }
 
 function rewriteResponse(response, opts) {
-  if (!isDict(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
+  if (!isObject(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
   if (!hasOwn(response, 'choices')) return response;
   const choices = response.choices;
   if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
   const outChoices = [];
   choices.forEach((choice, pos) => {
-    if (!isDict(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
+    if (!isObject(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
     indexOf(choice, pos, 'response');
     const message = get(choice, 'message');
     if (message === null) {
       outChoices.push(choice);
       return;
     }
-    if (!isDict(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
+    if (!isObject(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
     const content = get(message, 'content');
     if (content === null) {
       outChoices.push(choice);

@@ -2,15 +2,16 @@
 /**
  * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
  * Port of python/toolsieve/prompt.py: see its docstring for the decisions (which tools, the
- * parameter lines, how example values are chosen). The output is byte-identical to Python's;
+ * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
+ * The output is byte-identical to Python's;
  * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
  */
 
 const { InputTypeError } = require('./errors');
-const { isDict, jsKeys, jsonText, toolName, toolSchema } = require('./schema');
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const get = (o, k) => (hasOwn(o, k) ? o[k] : undefined);
+const { get, hasOwn, isDict, jsKeys, jsonText } = require('./jsontext');
+const { toolName, toolSchema } = require('./schema');
+const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = require('./shell');
+const { isBlank } = require('./strings');
 
 const HEADER = `# Tools
 
@@ -29,9 +30,36 @@ Rules:
 - Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
 - Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
 - Give every required parameter; leave out optional parameters you do not need.
+- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
+  write holds its real value. The "..." in the examples below only marks where a value goes.
+- A shell command goes in the command parameter, whole, as one string.
 - To call several tools at once, put several invoke elements in one tool_calls block.
 - A block inside a code fence or inline code is shown as text and never runs.
 - After the block, stop: the results come in the next message.`;
+
+const MARKUP = new Map([
+  ['<', '‹'],
+  ['＜', '‹'],
+  ['\ufe64', '‹'],
+  ['\u2329', '‹'],
+  ['\u3008', '‹'],
+  ['《', '«'],
+  ['｜', '¦'],
+]);
+const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
+const FENCE_RUN = /`{3,}|~{3,}/g;
+const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
+const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
+const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
+const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
+
+/** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
+function neutral(s) {
+  return s
+    .replace(MARKUP_RE, (c) => MARKUP.get(c))
+    .replace(FENCE_RUN, (m) => (m[0] === '`' ? 'ˋ' : '˜').repeat(m.length))
+    .replace(JSON_OPEN, '｛');
+}
 
 // A loop, not Array#every: every() skips the holes of a sparse array.
 function allStrings(a) {
@@ -115,9 +143,21 @@ function exampleValue(p) {
   return typeof t === 'string' && BY_TYPE.has(t) ? BY_TYPE.get(t) : '...';
 }
 
+/**
+ * Can `v` be an example CDATA? Not when "]]" and a close angle would end it early (R5.5), nor
+ * with a fence run or a CDATA opener, which the scanner reads as a fence or an unclosed CDATA in
+ * the block (the calls after it are lost).
+ */
+function cdataSafe(v) {
+  if (CDATA_END.test(v) || /`{3,}|~{3,}/.test(v)) return false;
+  for (let k = 0; k < v.length; k++) {
+    if (OPEN_ANGLES.includes(v[k]) && typeof matchCdataOpen(v, k, true) === 'number') return false;
+  }
+  return true;
+}
+
 function valueText(v) {
-  // A string holding ']]>' would end the CDATA early: the example says '...' instead.
-  if (typeof v === 'string') return `<![CDATA[${v.includes(']]>') ? '...' : v}]]>`;
+  if (typeof v === 'string') return `<![CDATA[${cdataSafe(v) ? v : '...'}]]>`;
   let text;
   try {
     text = jsonText(v);
@@ -125,10 +165,10 @@ function valueText(v) {
     if (!(err instanceof InputTypeError)) throw err;
     return '<![CDATA[...]]>';
   }
-  if (!text.includes('<') && !text.includes('&')) return text;
+  if (!/[<＜\ufe64\u2329\u3008《｜]/.test(text) && !text.includes('&')) return text;
   // JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
   // CDATA the text stays the value (R6.3).
-  return text.includes(']]>') ? '<![CDATA[...]]>' : `<![CDATA[${text}]]>`;
+  return `<![CDATA[${cdataSafe(text) ? text : '...'}]]>`;
 }
 
 /** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
@@ -136,9 +176,18 @@ function attr(v) {
   return v.includes('"') ? `'${v}'` : `"${v}"`;
 }
 
-/** A name an example can write: not holding both kinds of quote. */
+/**
+ * A name an example can write: not blank, not holding both kinds of quote, on one line, without
+ * markup, a close angle or `&`, not too long.
+ */
 function writable(name) {
-  return !(name.includes('"') && name.includes("'"));
+  return (
+    !isBlank(name) &&
+    !(name.includes('"') && name.includes("'")) &&
+    [...name].length <= MAX_EXAMPLE_NAME &&
+    neutral(name) === name &&
+    !UNWRITABLE.test(name)
+  );
 }
 
 function invoke(name, schema) {
@@ -161,27 +210,45 @@ function block(invokes) {
   return lines.join('\n');
 }
 
-/**
- * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
- * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
- */
-function buildToolInstructions(tools) {
-  const entries = [];
+/** [name, tool] of the tools to describe: named ones, the first definition of each name. */
+function entries(tools) {
+  const out = [];
   const seen = new Set();
   for (const tool of Array.isArray(tools) ? tools : []) {
     const n = toolName(tool);
     if (n && !seen.has(n)) {
       seen.add(n);
-      entries.push([n, tool]);
+      out.push([n, tool]);
     }
   }
-  if (!entries.length) return '';
+  return out;
+}
+
+/** The one-call and the two-call example blocks (none when no name can be written). */
+function exampleBlocks(list) {
+  const examples = list.filter(([n]) => writable(n));
+  if (!examples.length) return [];
+  const first = examples[0];
+  const second = examples.length > 1 ? examples[1] : examples[0];
+  return [
+    block([invoke(first[0], toolSchema(first[1]))]),
+    block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))),
+  ];
+}
+
+/**
+ * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
+ * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
+ */
+function buildToolInstructions(tools) {
+  const list = entries(tools);
+  if (!list.length) return '';
   const out = [HEADER, '', '## Available tools'];
-  for (const [name, tool] of entries) {
+  for (const [name, tool] of list) {
     const schema = toolSchema(tool);
-    out.push('', `### ${name}`);
+    out.push('', `### ${neutral(name)}`);
     const desc = description(tool);
-    if (desc) out.push(desc);
+    if (desc) out.push(neutral(desc));
     const props = properties(schema);
     if (!props.length) {
       out.push('Parameters: none.');
@@ -189,14 +256,13 @@ function buildToolInstructions(tools) {
     }
     const req = new Set(required(schema));
     out.push('Parameters:');
-    for (const [k, p] of props) out.push(paramLine(k, p, req.has(k)));
+    for (const [k, p] of props) out.push(neutral(paramLine(k, p, req.has(k))));
   }
-  const examples = entries.filter(([n]) => writable(n));
-  if (!examples.length) return out.join('\n');
-  const first = examples[0];
-  const second = examples.length > 1 ? examples[1] : examples[0];
-  out.push('', '## Example: one call', '', block([invoke(first[0], toolSchema(first[1]))]));
-  out.push('', '## Example: two calls in one block', '', block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))));
+  const blocks = exampleBlocks(list);
+  if (blocks.length) {
+    out.push('', '## Example: one call', '', blocks[0]);
+    out.push('', '## Example: two calls in one block', '', blocks[1]);
+  }
   return out.join('\n');
 }
 

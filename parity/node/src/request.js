@@ -8,9 +8,10 @@
 
 const { buildToolInstructions } = require('./prompt');
 const { normalizeRole } = require('./roles');
-const { isDict, jsKeys, jsonText, toolName } = require('./schema');
+const { isDict, jsKeys, jsonText } = require('./jsontext');
+const { toolName } = require('./schema');
 const { jsonValue } = require('./values');
-const { OpenAIFormatError } = require('./openai');
+const { OpenAIFormatError } = require('./errors');
 const { typeName } = require('./errors');
 
 const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);

@@ -20,7 +20,8 @@ const { parseArgs } = require('node:util');
 const { SSEParser, chunkJSON } = require('./sse');
 const { ChatCompletionStreamRewriter, rewriteChatCompletion } = require('./openai');
 const { preparePromptRequest, rewritesResponse } = require('./request');
-const { jsonText } = require('./schema');
+const { UsageError } = require('./errors');
+const { jsonText } = require('./jsontext');
 
 const MODES = ['passthrough', 'prompt'];
 const POLICIES = ['keep', 'reject'];
@@ -28,8 +29,6 @@ const KEEPALIVE = Buffer.from(': keep-alive\n\n');
 const DONE_BYTES = Buffer.from('data: [DONE]\n\n');
 const END = Buffer.from('\n\n');
 const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding']);
-
-class UsageError extends Error {}
 
 /** Checked settings with defaults; throws UsageError for a bad value. */
 function gatewayConfig(c) {

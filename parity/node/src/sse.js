@@ -9,16 +9,13 @@
  * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
  */
 
-const { InputTypeError, ToolsieveError, checkOptions, typeName } = require('./errors');
-const { jsonText } = require('./schema');
+const { InputTypeError, SSEFormatError, ToolsieveError, checkOptions, typeName } = require('./errors');
+const { jsonText } = require('./jsontext');
 
 const DONE = '[DONE]';
 const CR = 13;
 const LF = 10;
 const BOM = [0xef, 0xbb, 0xbf];
-
-/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
-class SSEFormatError extends ToolsieveError {}
 
 function concat(parts) {
   if (parts.length === 1) return parts[0];

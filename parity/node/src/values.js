@@ -8,45 +8,14 @@
  */
 
 const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = require('./shell');
+const { hasOwn, isObject, setKey } = require('./jsontext');
+const { JS_SPACE, asciiLower, isBlank, trim } = require('./strings');
 
 // R6.5: parameters whose value is raw text whatever it holds.
 const RAW_TEXT_NAMES = new Set([
   'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
   'old_string', 'new_string', 'pattern', 'path', 'file_path',
 ]);
-
-// D10: the whitespace JavaScript's String.prototype.trim removes.
-const JS_SPACE =
-  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
-  '\u2028\u2029\u202f\u205f\u3000\ufeff';
-
-function trim(s) {
-  return s.trim();
-}
-
-// Lowercase A-Z only, as Python: String#toLowerCase would also fold 'İ', 'K' (Kelvin) and others.
-function asciiLower(s) {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-}
-
-function isBlank(s) {
-  return !s.trim();
-}
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-
-/** obj[k] = v as an own data property (also for `__proto__`). */
-function setKey(obj, k, v) {
-  if (k === '__proto__') {
-    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[k] = v;
-  }
-}
-
-function isDict(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
 const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
@@ -111,7 +80,7 @@ function objectList(s) {
   const t = trim(s);
   if (!(t.startsWith('{') && t.endsWith('}'))) return [false, null];
   const [ok, v] = jsonValue('[' + t + ']');
-  if (ok && Array.isArray(v) && v.length > 1 && v.every(isDict)) return [true, v];
+  if (ok && Array.isArray(v) && v.length > 1 && v.every(isObject)) return [true, v];
   return [false, null];
 }
 
@@ -337,7 +306,7 @@ const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
 function jsonCalls(text) {
   let [ok, v] = jsonValue(text);
   if (!ok) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
-  if (!ok || !isDict(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
+  if (!ok || !isObject(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
   let calls;
   if (hasOwn(v, 'tool_calls')) {
     const items = v.tool_calls;
@@ -351,8 +320,8 @@ function jsonCalls(text) {
 }
 
 function jsonItem(item, bare) {
-  if (!isDict(item)) return null;
-  if (hasOwn(item, 'type') && item.type === 'function' && hasOwn(item, 'function') && isDict(item.function)) {
+  if (!isObject(item)) return null;
+  if (hasOwn(item, 'type') && item.type === 'function' && hasOwn(item, 'function') && isObject(item.function)) {
     item = item.function;
   }
   const name = hasOwn(item, 'name') ? item.name : undefined;
@@ -366,7 +335,7 @@ function jsonItem(item, bare) {
         [ok, args] = jsonValue(args);
         if (!ok) return null;
       }
-      return isDict(args) ? { name: trim(name), input: args } : null;
+      return isObject(args) ? { name: trim(name), input: args } : null;
     }
   }
   return bare ? null : { name: trim(name), input: {} };
@@ -375,18 +344,19 @@ function jsonItem(item, bare) {
 /** D5: an invoke whose body is a JSON object; `{"input": {...}}` unwraps. */
 function jsonBodyInput(text) {
   const [ok, v] = jsonValue(text);
-  if (!ok || !isDict(v)) return null;
+  if (!ok || !isObject(v)) return null;
   const keys = Object.keys(v);
-  if (keys.length === 1 && keys[0] === 'input' && isDict(v.input)) return v.input;
+  if (keys.length === 1 && keys[0] === 'input' && isObject(v.input)) return v.input;
   return v;
 }
 
 module.exports = {
   RAW_TEXT_NAMES,
+  // re-exported for scanner and sections; to be removed (import them from strings, jsontext)
   JS_SPACE,
-  trim,
-  asciiLower,
   isBlank,
+  trim,
+  isDict: isObject,
   decodeEntities,
   jsonValue,
   literal,
@@ -395,5 +365,4 @@ module.exports = {
   invokeInput,
   jsonBodyInput,
   jsonCalls,
-  isDict,
 };

@@ -45,8 +45,10 @@ test('resolveToolName: the funnel, strictest level first', () => {
   assert.equal(resolveToolName('write_file', names), null);
 });
 
-test('resolveToolName: ambiguity, exact beats case, declared names are not trimmed', () => {
-  assert.equal(resolveToolName('READ', ['read', 'Read']), 'read'); // first declared wins
+test('resolveToolName: ties, exact beats case, declared names are not trimmed', () => {
+  assert.equal(resolveToolName('READ', ['read', 'Read']), null); // a tie is no match
+  assert.equal(resolveToolName('READ', ['read', 'read']), 'read'); // the same name twice is no tie
+  assert.equal(resolveToolName('search-web', ['search_web', 'Search.Web']), null); // loose tie
   assert.equal(resolveToolName('Read', ['read', 'Read']), 'Read'); // exact first
   assert.equal(resolveToolName('x', [' x ']), ' x '); // compared trimmed, returned as declared
   assert.equal(resolveToolName('mcp.x', [' x ']), ' x ');
@@ -55,13 +57,21 @@ test('resolveToolName: ambiguity, exact beats case, declared names are not trimm
   assert.equal(resolveToolName('x.ls', ['mcp.ls']), null); // a declared namespace is part of the name
 });
 
-test('resolveToolName: case folding is ASCII only, other letters compare as written', () => {
+test('resolveToolName: the loose level keeps letters and digits of every script', () => {
+  assert.equal(resolveToolName('file-読込', ['file_削除', 'file_読込']), 'file_読込');
+  assert.equal(resolveToolName('file_消去', ['file_削除', 'file_読込']), null);
+  assert.equal(resolveToolName('ЖУРНАЛ-чтение', ['журнал_чтение']), 'журнал_чтение');
+  assert.equal(resolveToolName('search\uff0dweb', ['search_web']), 'search_web'); // fullwidth hyphen
+  assert.equal(resolveToolName('search★web', ['search_web']), null); // a symbol is not a separator
+});
+
+test('resolveToolName: the case-insensitive levels fold ASCII only; the loose level folds a fixed set', () => {
   assert.equal(resolveToolName('İ', ['i']), null); // U+0130 would lowercase to 'i̇' in Unicode
   assert.equal(resolveToolName('\u212a', ['k']), null); // Kelvin sign
   assert.equal(resolveToolName('ſ', ['s']), null); // long s
-  assert.equal(resolveToolName('É', ['é']), null);
+  assert.equal(resolveToolName('É', ['é']), 'é'); // the loose level folds Latin letters
   assert.equal(resolveToolName('RÉAD', ['rÉad']), 'rÉad');
-  assert.equal(resolveToolName('ü_x', ['x']), 'x'); // non-ASCII letters are dropped by the loose level
+  assert.equal(resolveToolName('ü_x', ['x']), null); // non-ASCII letters are never dropped
 });
 
 test('resolveToolName: punctuation-only and empty names never match loosely', () => {

@@ -44,7 +44,7 @@ test('index.mjs and compat.mjs are the CommonJS modules themselves (one instance
 test('dist/*.mjs (browsers, bundlers) export the same names and work without CommonJS', async () => {
   await assertSameExports('../index.js', '../dist/index.mjs', { sameValues: false });
   await assertSameExports('../compat.js', '../dist/compat.mjs', { sameValues: false });
-  await assertSameExports('../src/protocol.js', '../dist/protocol.mjs', { sameValues: false });
+  await assertSameExports('../src/driver.js', '../dist/driver.mjs', { sameValues: false });
   const esm = await import('../dist/index.mjs');
   const compat = await import('../dist/compat.mjs');
   const block = '<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>';
@@ -56,7 +56,7 @@ test('dist/*.mjs (browsers, bundlers) export the same names and work without Com
   compat.processToolSieveChunk(state, 'x', []);
   assert.ok(state.sieve instanceof esm.Sieve);
   // Nothing CommonJS is left for a browser or bundler to trip on.
-  for (const f of ['index.mjs', 'compat.mjs', 'modules.mjs', 'protocol.mjs']) {
+  for (const f of ['index.mjs', 'compat.mjs', 'modules.mjs', 'driver.mjs']) {
     const src = fs.readFileSync(path.join(PKG, 'dist', f), 'utf8');
     assert.doesNotMatch(src, /\brequire\s*\(/, `dist/${f} calls require`);
   }

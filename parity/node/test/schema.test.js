@@ -1,14 +1,15 @@
 'use strict';
-/** Tool definitions, JSON text and schema normalization (R12): src/schema.js. */
+/** Tool definitions and schema normalization (R12): src/schema.js; JSON text: src/jsontext.js. */
 
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
 const schema = require('../src/schema.js');
+const { jsNumber, jsonText, jsKeys } = require('../src/jsontext.js');
 const { InputTypeError } = require('../src/errors.js');
 
 const {
-  SCHEMA_KEYS, jsNumber, jsonText, jsKeys, toolName, toolSchema, toolNamesOf, toolSchemas, findToolSchema,
+  SCHEMA_KEYS, toolName, toolSchema, toolNamesOf, toolSchemas, findToolSchema,
   isStringSchema, normalizeValue, normalizeInput,
 } = schema;
 

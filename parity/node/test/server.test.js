@@ -145,7 +145,7 @@ test('flags: defaults, environment, usage errors', () => {
 
 test('chunkJSON writes what jsonText writes', () => {
   const { chunkJSON } = require('../src/sse');
-  const { jsonText } = require('../src/schema');
+  const { jsonText } = require('../src/jsontext');
   const values = [
     { a: 1, b: [true, null, 'x'] },
     { a: 1.0, b: 1e21, c: 1e-7, d: -0 },

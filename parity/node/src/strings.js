@@ -1,0 +1,25 @@
+'use strict';
+/**
+ * String helpers shared by every module: JavaScript's whitespace (D10) and ASCII-only case folding.
+ * Port of python/toolsieve/strings.py.
+ */
+
+// D10: the whitespace String.prototype.trim removes (Python strips exactly these).
+const JS_SPACE =
+  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
+  '\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+function trim(s) {
+  return s.trim();
+}
+
+// Lowercase A-Z only, as Python: String#toLowerCase would also fold 'İ', 'K' (Kelvin) and others.
+function asciiLower(s) {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+function isBlank(s) {
+  return !s.trim();
+}
+
+module.exports = { JS_SPACE, trim, asciiLower, isBlank };
