@@ -53,7 +53,7 @@ from bisect import bisect_right
 from enum import IntEnum
 from typing import Any, Final
 
-from . import sections, values
+from . import sections, strings, values
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
 from .sections import BARS, match_marker
 from .shell import (
@@ -118,7 +118,7 @@ _JSON_START_PREFIX: Final = re.compile(r'\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?\Z')
 _JSON_OUT: Final = re.compile(r'["{}\[\]]')
 _JSON_IN: Final = re.compile(r'["\\]')
 _ANGLE: Final = re.compile(r"[<＜〈《]")
-_WS: Final = re.compile("[" + values.JS_SPACE + "]+")
+_WS: Final = re.compile("[" + strings.JS_SPACE + "]+")
 _RUNS: Final = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
 _BLANKS: Final = re.compile(r"[ \t\r]*")
 _CD_SPECIAL: Final = re.compile(r"\]\]|\n {0,3}[`~]|[<＜〈《][!！、]")
@@ -564,7 +564,7 @@ class Scanner:
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
                 self._start_capture(Level.INVOKE, r.end)
-                self.inv.name = values.trim(r.name or "")
+                self.inv.name = strings.trim(r.name or "")
                 return True
             self._emit(buf[pos : r.end])
             self.pos = r.end
@@ -1016,7 +1016,7 @@ class Scanner:
             self.cap.raw.append(buf[pos : r.end])
             self.pos = r.end
             self.cap.level = Level.INVOKE
-            self.inv.name = values.trim(r.name or "")
+            self.inv.name = strings.trim(r.name or "")
             self.inv.params = []
             self.inv.text = []
             return True
@@ -1040,12 +1040,12 @@ class Scanner:
                 return False
             if isinstance(r, Tag):
                 if r.local == PARAMETER and not r.closing:
-                    if r.self_closing or not _named(r) or not values.is_blank("".join(inv.text)):
+                    if r.self_closing or not _named(r) or not strings.is_blank("".join(inv.text)):
                         return self._fail()
                     cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
                     cap.level = Level.PARAM
-                    self.par.name = values.trim(r.name or "")
+                    self.par.name = strings.trim(r.name or "")
                     self.par.string = r.string if self.native else None
                     self.par.segs = []
                     self.par.text = []
@@ -1079,8 +1079,8 @@ class Scanner:
     def _invoke_input(self) -> dict[str, Any] | None:
         body = "".join(self.inv.text)
         if self.inv.params:
-            return values.invoke_input(self.inv.params) if values.is_blank(body) else None
-        if values.is_blank(body):
+            return values.invoke_input(self.inv.params) if strings.is_blank(body) else None
+        if strings.is_blank(body):
             return {}
         return values.json_body_input(body)
 
@@ -1449,7 +1449,7 @@ class Scanner:
 
 
 def _named(tag: Tag) -> bool:
-    return tag.name is not None and not values.is_blank(tag.name)
+    return tag.name is not None and not strings.is_blank(tag.name)
 
 
 __all__ = ["ALL_FORMATS", "CLOSE_ANGLES", "FORMATS", "FenceLine", "Level", "Mode", "Scanner"]

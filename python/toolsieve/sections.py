@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from . import values
+from . import strings, values
 from .shell import MORE, NO
 
 SECTION_BEGIN: Final = "section_begin"
@@ -59,15 +59,15 @@ def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
 def decode_call(head: str, body: str) -> tuple[str, dict[str, Any]] | None:
     """One call from the text between its markers (R14.4, R14.5); None when it is not a valid
     call (the section then follows D4: all or nothing)."""
-    h = values.trim(head)
-    b = values.trim(body)
+    h = strings.trim(head)
+    b = strings.trim(body)
     if not b or b[0] == "{":  # V3.1: NAME<｜tool▁sep｜>{json}; no arguments at all is {}
         name, args = h, b
     elif h == "function":  # V3 / R1: function<｜tool▁sep｜>NAME\n```json\n{json}\n```
         nl = b.find("\n")
         if nl < 0:
             return None
-        name = values.trim(b[:nl])
+        name = strings.trim(b[:nl])
         fenced = _fenced(b[nl + 1 :])
         if fenced is None:
             return None
@@ -86,14 +86,14 @@ def decode_call(head: str, body: str) -> tuple[str, dict[str, Any]] | None:
 
 def _fenced(s: str) -> str | None:
     """The inside of one fenced block that is all of `s` (```` ```json ```` or bare ```` ``` ````)."""
-    s = values.trim(s)
+    s = strings.trim(s)
     if not s.startswith("```") or not s.endswith("```") or len(s) < 6:
         return None
     nl = s.find("\n")
     if nl < 0:
         return None
-    info = values.trim(s[3:nl])
+    info = strings.trim(s[3:nl])
     if info not in ("", "json", "JSON"):
         return None
     inner = s[nl + 1 : -3]
-    return values.trim(inner)
+    return strings.trim(inner)

@@ -13,12 +13,7 @@ from typing import Any, Final
 from .events import ToolCall
 from .jsontext import number_int
 from .shell import CLOSE_ANGLES, MORE, NO, match_cdata_open
-
-# JS_SPACE, is_blank and trim are re-exported for scanner and sections; to be removed
-from .strings import JS_SPACE as JS_SPACE
-from .strings import ascii_lower
-from .strings import is_blank as is_blank
-from .strings import trim as trim
+from .strings import ascii_lower, is_blank, trim
 
 Segment = tuple[str, str]  # ("text" | "cdata", string)
 

@@ -1661,6 +1661,7 @@ module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
 
 const sections = __require("src/sections.js");
 const values = __require("src/values.js");
+const strings = __require("src/strings.js");
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -1719,7 +1720,7 @@ const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
 const JSON_OUT = /["{}\[\]]/g;
 const JSON_IN = /["\\]/g;
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
-const WS = new RegExp('[' + values.JS_SPACE + ']+', 'y');
+const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 const RUNS = { '`': /`+/y, '~': /~+/y };
 const BLANKS = /[ \t\r]*/y;
 const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
@@ -1753,7 +1754,7 @@ function isTag(r) {
 }
 
 function named(tag) {
-  return tag.name !== null && !values.isBlank(tag.name);
+  return tag.name !== null && !strings.isBlank(tag.name);
 }
 
 function bisectRight(a, x) {
@@ -2290,7 +2291,7 @@ class Scanner {
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
         this._startCapture(Level.INVOKE, r.end);
-        this.inv.name = values.trim(r.name || '');
+        this.inv.name = strings.trim(r.name || '');
         return true;
       }
       this._emit(buf.slice(pos, r.end));
@@ -2794,7 +2795,7 @@ class Scanner {
       this.cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       this.cap.level = Level.INVOKE;
-      this.inv.name = values.trim(r.name || '');
+      this.inv.name = strings.trim(r.name || '');
       this.inv.params = [];
       this.inv.text = [];
       return true;
@@ -2820,11 +2821,11 @@ class Scanner {
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !values.isBlank(inv.text.join(''))) return this._fail();
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
           cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.PARAM;
-          this.par.name = values.trim(r.name || '');
+          this.par.name = strings.trim(r.name || '');
           this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
@@ -2859,8 +2860,8 @@ class Scanner {
 
   _invokeInput() {
     const body = this.inv.text.join('');
-    if (this.inv.params.length) return values.isBlank(body) ? values.invokeInput(this.inv.params) : null;
-    if (values.isBlank(body)) return {};
+    if (this.inv.params.length) return strings.isBlank(body) ? values.invokeInput(this.inv.params) : null;
+    if (strings.isBlank(body)) return {};
     return values.jsonBodyInput(body);
   }
 
@@ -3518,6 +3519,8 @@ module.exports = {
  */
 
 const values = __require("src/values.js");
+const strings = __require("src/strings.js");
+const { isObject } = __require("src/jsontext.js");
 const { MORE, NO } = __require("src/shell.js");
 
 const SECTION_BEGIN = 'section_begin';
@@ -3559,8 +3562,8 @@ function matchMarker(s, i, final) {
  * not a valid call (the section then follows D4: all or nothing).
  */
 function decodeCall(head, body) {
-  const h = values.trim(head);
-  const b = values.trim(body);
+  const h = strings.trim(head);
+  const b = strings.trim(body);
   let name;
   let args;
   if (!b || b[0] === '{') {
@@ -3571,7 +3574,7 @@ function decodeCall(head, body) {
     // V3 / R1: function<｜tool▁sep｜>NAME\n```json\n{json}\n```
     const nl = b.indexOf('\n');
     if (nl < 0) return null;
-    name = values.trim(b.slice(0, nl));
+    name = strings.trim(b.slice(0, nl));
     const fenced = _fenced(b.slice(nl + 1));
     if (fenced === null) return null;
     args = fenced;
@@ -3581,20 +3584,20 @@ function decodeCall(head, body) {
   if (!name || name.includes('\n') || name.includes('\r')) return null;
   if (!args) return [name, {}];
   const [ok, v] = values.jsonValue(args);
-  if (!ok || !values.isDict(v)) return null;
+  if (!ok || !isObject(v)) return null;
   return [name, v];
 }
 
 /** The inside of one fenced block that is all of `s` (```` ```json ```` or bare ```` ``` ````). */
 function _fenced(s) {
-  s = values.trim(s);
+  s = strings.trim(s);
   if (!s.startsWith('```') || !s.endsWith('```') || s.length < 6) return null;
   const nl = s.indexOf('\n');
   if (nl < 0) return null;
-  const info = values.trim(s.slice(3, nl));
+  const info = strings.trim(s.slice(3, nl));
   if (info !== '' && info !== 'json' && info !== 'JSON') return null;
   const inner = s.slice(nl + 1, s.length - 3);
-  return values.trim(inner);
+  return strings.trim(inner);
 }
 
 module.exports = {
@@ -5043,11 +5046,6 @@ function jsonBodyInput(text) {
 
 module.exports = {
   RAW_TEXT_NAMES,
-  // re-exported for scanner and sections; to be removed (import them from strings, jsontext)
-  JS_SPACE,
-  isBlank,
-  trim,
-  isDict: isObject,
   decodeEntities,
   jsonValue,
   literal,

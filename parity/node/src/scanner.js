@@ -20,6 +20,7 @@
 
 const sections = require('./sections');
 const values = require('./values');
+const strings = require('./strings');
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -78,7 +79,7 @@ const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
 const JSON_OUT = /["{}\[\]]/g;
 const JSON_IN = /["\\]/g;
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
-const WS = new RegExp('[' + values.JS_SPACE + ']+', 'y');
+const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 const RUNS = { '`': /`+/y, '~': /~+/y };
 const BLANKS = /[ \t\r]*/y;
 const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
@@ -112,7 +113,7 @@ function isTag(r) {
 }
 
 function named(tag) {
-  return tag.name !== null && !values.isBlank(tag.name);
+  return tag.name !== null && !strings.isBlank(tag.name);
 }
 
 function bisectRight(a, x) {
@@ -649,7 +650,7 @@ class Scanner {
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
         this._startCapture(Level.INVOKE, r.end);
-        this.inv.name = values.trim(r.name || '');
+        this.inv.name = strings.trim(r.name || '');
         return true;
       }
       this._emit(buf.slice(pos, r.end));
@@ -1153,7 +1154,7 @@ class Scanner {
       this.cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       this.cap.level = Level.INVOKE;
-      this.inv.name = values.trim(r.name || '');
+      this.inv.name = strings.trim(r.name || '');
       this.inv.params = [];
       this.inv.text = [];
       return true;
@@ -1179,11 +1180,11 @@ class Scanner {
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !values.isBlank(inv.text.join(''))) return this._fail();
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
           cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.PARAM;
-          this.par.name = values.trim(r.name || '');
+          this.par.name = strings.trim(r.name || '');
           this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
@@ -1218,8 +1219,8 @@ class Scanner {
 
   _invokeInput() {
     const body = this.inv.text.join('');
-    if (this.inv.params.length) return values.isBlank(body) ? values.invokeInput(this.inv.params) : null;
-    if (values.isBlank(body)) return {};
+    if (this.inv.params.length) return strings.isBlank(body) ? values.invokeInput(this.inv.params) : null;
+    if (strings.isBlank(body)) return {};
     return values.jsonBodyInput(body);
   }
 

@@ -16,6 +16,8 @@
  */
 
 const values = require('./values');
+const strings = require('./strings');
+const { isObject } = require('./jsontext');
 const { MORE, NO } = require('./shell');
 
 const SECTION_BEGIN = 'section_begin';
@@ -57,8 +59,8 @@ function matchMarker(s, i, final) {
  * not a valid call (the section then follows D4: all or nothing).
  */
 function decodeCall(head, body) {
-  const h = values.trim(head);
-  const b = values.trim(body);
+  const h = strings.trim(head);
+  const b = strings.trim(body);
   let name;
   let args;
   if (!b || b[0] === '{') {
@@ -69,7 +71,7 @@ function decodeCall(head, body) {
     // V3 / R1: function<｜tool▁sep｜>NAME\n```json\n{json}\n```
     const nl = b.indexOf('\n');
     if (nl < 0) return null;
-    name = values.trim(b.slice(0, nl));
+    name = strings.trim(b.slice(0, nl));
     const fenced = _fenced(b.slice(nl + 1));
     if (fenced === null) return null;
     args = fenced;
@@ -79,20 +81,20 @@ function decodeCall(head, body) {
   if (!name || name.includes('\n') || name.includes('\r')) return null;
   if (!args) return [name, {}];
   const [ok, v] = values.jsonValue(args);
-  if (!ok || !values.isDict(v)) return null;
+  if (!ok || !isObject(v)) return null;
   return [name, v];
 }
 
 /** The inside of one fenced block that is all of `s` (```` ```json ```` or bare ```` ``` ````). */
 function _fenced(s) {
-  s = values.trim(s);
+  s = strings.trim(s);
   if (!s.startsWith('```') || !s.endsWith('```') || s.length < 6) return null;
   const nl = s.indexOf('\n');
   if (nl < 0) return null;
-  const info = values.trim(s.slice(3, nl));
+  const info = strings.trim(s.slice(3, nl));
   if (info !== '' && info !== 'json' && info !== 'JSON') return null;
   const inner = s.slice(nl + 1, s.length - 3);
-  return values.trim(inner);
+  return strings.trim(inner);
 }
 
 module.exports = {

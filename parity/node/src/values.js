@@ -352,11 +352,6 @@ function jsonBodyInput(text) {
 
 module.exports = {
   RAW_TEXT_NAMES,
-  // re-exported for scanner and sections; to be removed (import them from strings, jsontext)
-  JS_SPACE,
-  isBlank,
-  trim,
-  isDict: isObject,
   decodeEntities,
   jsonValue,
   literal,
