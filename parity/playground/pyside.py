@@ -24,7 +24,6 @@ from toolsieve import Sieve, ToolsieveError, coalesce, parse
 from toolsieve.driver import serve
 from toolsieve.jsontext import jsonable
 
-
 _EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
 
 
