@@ -6,6 +6,7 @@ same docs."""
 from __future__ import annotations
 
 import random
+import re
 
 PROSE = [
     "Sure, let me check that.\n",
@@ -234,3 +235,13 @@ def random_chunks(text: str, rng: random.Random, lo: int = 1, hi: int = 10) -> l
         out.append(text[i : i + n])
         i += n
     return out
+
+
+EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
+
+
+def kept(raw: str, text: str) -> bool:
+    """No loss (R8.2): text + raw rebuild the input, except end-of-sentence tokens that were
+    dropped outside ignored regions (D29). The one home of this check for tests and fuzzing."""
+    pattern = "(?:" + EOS.pattern + ")?"
+    return re.fullmatch(pattern.join(re.escape(p) for p in EOS.split(text)), raw) is not None

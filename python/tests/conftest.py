@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
+sys.path.insert(0, str(ROOT / "parity"))  # docs.py: the generator and the no-loss check (kept)
 
 
 def all_fixture_files() -> list[Path]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sys
 from typing import Any
 
@@ -44,16 +43,6 @@ def options(case: dict[str, Any]) -> dict[str, Any]:
         "json_tool_calls": opts.get("jsonToolCalls", False),
         "formats": opts.get("formats"),
     }
-
-
-_EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
-
-
-def kept(raw: str, text: str) -> bool:
-    """No loss (R8.2): text + raw rebuild the input, except that end-of-sentence tokens may be
-    left out (D29: dropped outside ignored regions, in no event)."""
-    pattern = "(?:" + _EOS.pattern + ")?"
-    return re.fullmatch(pattern.join(re.escape(p) for p in _EOS.split(text)), raw) is not None
 
 
 def run_parse(case: dict[str, Any]) -> dict[str, Any]:

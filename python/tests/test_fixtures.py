@@ -9,7 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import FIXTURES, all_fixture_files, fixture_files, load
-from fixture_support import chunkings, describe, first_difference, kept, run_parse, run_stream
+from docs import kept
+from fixture_support import chunkings, describe, first_difference, run_parse, run_stream
 
 FILES = fixture_files()
 IDS = [str(p.relative_to(FIXTURES)) for p in FILES]

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
+from docs import kept
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import DOCUMENTS, split
 
 from toolsieve import Sieve, TextEvent, ToolCallsEvent, coalesce, parse
-
-EOS = "<｜end▁of▁sentence｜>"
-
-
-def kept(rebuilt: str, text: str) -> bool:
-    """No loss (R8.2): the events rebuild the input, but for end-of-sentence tokens dropped
-    outside ignored regions (D29)."""
-    return rebuilt.replace(EOS, "") == text.replace(EOS, "") and rebuilt.count(EOS) <= text.count(EOS)
 
 
 def stream(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
