@@ -240,8 +240,12 @@ def random_chunks(text: str, rng: random.Random, lo: int = 1, hi: int = 10) -> l
 EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
 
 
+DROPPED = re.compile(EOS.pattern + "|</?think>")
+
+
 def kept(raw: str, text: str) -> bool:
-    """No loss (R8.2): text + raw rebuild the input, except end-of-sentence tokens that were
-    dropped outside ignored regions (D29). The one home of this check for tests and fuzzing."""
-    pattern = "(?:" + EOS.pattern + ")?"
-    return re.fullmatch(pattern.join(re.escape(p) for p in EOS.split(text)), raw) is not None
+    """No loss (R8.2): text, reasoning and raw rebuild the input, except end-of-sentence tokens
+    dropped outside ignored regions (D29) and the reasoning markers (R15). The one home of this
+    check for tests and fuzzing."""
+    pattern = "(?:" + DROPPED.pattern + ")?"
+    return re.fullmatch(pattern.join(re.escape(p) for p in DROPPED.split(text)), raw) is not None

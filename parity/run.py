@@ -136,13 +136,22 @@ def first_difference(want: Any, got: Any, path: str = "$") -> str | None:
 
 
 def coalesce(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Join adjacent text, adjacent reasoning, and adjacent argument fragments of one call."""
     out: list[dict[str, Any]] = []
     for e in events:
-        if e.get("type") == "text":
+        kind = e.get("type")
+        last = out[-1] if out else {}
+        if kind in ("text", "reasoning"):
             if not e.get("text"):
                 continue
-            if out and out[-1].get("type") == "text":
-                out[-1] = {"type": "text", "text": out[-1]["text"] + e["text"]}
+            if last.get("type") == kind:
+                out[-1] = {"type": kind, "text": last["text"] + e["text"]}
+                continue
+        elif kind == "tool_call_arguments":
+            if not e.get("delta"):
+                continue
+            if last.get("type") == kind and last.get("index") == e.get("index"):
+                out[-1] = {**last, "delta": last["delta"] + e["delta"]}
                 continue
         out.append(e)
     return out

@@ -37,8 +37,14 @@ export interface ToolCallsEvent {
   rejectedToolNames?: string[];
 }
 
+/** Text of a reasoning region (`<think>` … `</think>`): not content; markup in it is never a call. */
+export interface ReasoningEvent {
+  type: 'reasoning';
+  text: string;
+}
+
 /** What `Sieve#feed` / `Sieve#flush` return: narrow on `type`. */
-export type SieveEvent = TextEvent | ToolCallsEvent;
+export type SieveEvent = TextEvent | ToolCallsEvent | ReasoningEvent;
 
 /** What `parse()` returns. */
 export interface ParseResult {
@@ -48,9 +54,17 @@ export interface ParseResult {
   /** True when the reject policy dropped calls and none were left. */
   rejectedByPolicy: boolean;
   rejectedToolNames: string[];
+  /** The reasoning text; present only when there was some. */
+  reasoning?: string;
 }
 
 // ---- Options ---------------------------------------------------------------------------------
+
+/**
+ * Where reasoning is: `'auto'` (the default: the output may start with `<think>`), `'open'` (the
+ * output starts inside reasoning; only `</think>` appears), `'off'` (no reasoning).
+ */
+export type ReasoningMode = 'off' | 'auto' | 'open';
 
 /** `'keep'` (the default) keeps calls to undeclared tools, `'reject'` drops them. */
 export type UnknownToolsPolicy = 'keep' | 'reject';
@@ -115,6 +129,8 @@ export interface SieveOptions {
    * string or a non-string entry an `InputTypeError`.
    */
   formats?: readonly FormatName[] | null | undefined;
+  /** Reasoning regions (default `'auto'`); an unknown mode throws an `OptionsError`. */
+  reasoning?: ReasoningMode | undefined;
 }
 
 // ---- Core API --------------------------------------------------------------------------------
@@ -134,6 +150,8 @@ export class Sieve {
   readonly toolNames: readonly string[];
   /** The formats in use (the `formats` option; default all of `FORMATS`). */
   readonly formats: ReadonlySet<FormatName>;
+  /** The reasoning mode in use. */
+  readonly reasoning: ReasoningMode;
   /** @throws {SieveClosedError} after `flush()`. @throws {InputTypeError} for a non-string. */
   feed(chunk: string): SieveEvent[];
   /** End of stream: the events held back. @throws {SieveClosedError} when called twice. */
@@ -367,6 +385,8 @@ export interface RewriterOptions {
   jsonToolCalls?: boolean | undefined;
   /** Recognize only these markup formats (default: all of `FORMATS`). */
   formats?: readonly FormatName[] | null | undefined;
+  /** Reasoning in the content becomes `reasoning_content` (default `'auto'`). */
+  reasoning?: ReasoningMode | undefined;
 }
 
 /** Options of the rewrite functions and streams. */

@@ -1,8 +1,9 @@
 // Chunkings, the JS engine's runs, and comparison: the same shapes the Python side (pyside.py)
 // returns, so the page compares plain JSON values.
 
-// No loss (R8.2): text + raw rebuild the input, except end-of-sentence tokens dropped (D29).
-const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>/;
+// No loss (R8.2): text, reasoning + raw rebuild the input, except end-of-sentence tokens (D29)
+// and reasoning markers (R15), which are dropped.
+const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>/;
 function kept(raw, input) {
   const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = input.split(new RegExp(EOS.source)).map(esc).join('(?:' + EOS.source + ')?');
@@ -94,6 +95,7 @@ function errorOf(e) {
 
 function eventDict(e, withRaw) {
   if (e.type === 'text') return { type: 'text', text: e.text };
+  if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
   const d = { type: 'tool_calls', calls: e.calls.map((c) => ({ name: c.name, input: c.input })) };
   if (e.rejectedToolNames) d.rejectedToolNames = e.rejectedToolNames;
   if (withRaw) d.raw = e.raw;
@@ -105,7 +107,7 @@ function stream(ts, chunks, options) {
   const events = [];
   for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
   for (const e of sieve.flush()) events.push(e);
-  const raw = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
+  const raw = events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join('');
   return { coalesced: ts.coalesce(events), raw, count: events.length };
 }
 

@@ -24,11 +24,11 @@ from toolsieve import Sieve, ToolsieveError, coalesce, parse
 from toolsieve.driver import serve
 from toolsieve.jsontext import jsonable
 
-_EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
+_EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>|</?think>")
 
 
 def _kept(raw: str, text: str) -> bool:
-    """No loss (R8.2), except end-of-sentence tokens dropped (D29)."""
+    """No loss (R8.2), except end-of-sentence tokens (D29) and reasoning markers (R15) dropped."""
     pattern = "(?:" + _EOS.pattern + ")?"
     return re.fullmatch(pattern.join(re.escape(p) for p in _EOS.split(text)), raw) is not None
 
@@ -54,7 +54,7 @@ def _stream(chunks: list[str], kw: dict[str, Any]) -> tuple[list[Any], str, int]
     sieve = Sieve(**kw)
     events = [e for c in chunks for e in sieve.feed(c)]
     events += sieve.flush()
-    raw = "".join(e.text if e.type == "text" else e.raw for e in events)
+    raw = "".join(e.raw if e.type == "tool_calls" else e.text for e in events)
     return coalesce(events), raw, len(events)
 
 

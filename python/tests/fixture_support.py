@@ -42,6 +42,7 @@ def options(case: dict[str, Any]) -> dict[str, Any]:
         "unknown_tools": opts.get("unknownTools", "keep"),
         "json_tool_calls": opts.get("jsonToolCalls", False),
         "formats": opts.get("formats"),
+        "reasoning": opts.get("reasoning", "auto"),
     }
 
 
@@ -53,7 +54,7 @@ def run_parse(case: dict[str, Any]) -> dict[str, Any]:
 def run_stream(case: dict[str, Any], chunks: list[str]) -> tuple[list[dict[str, Any]], str]:
     sieve = Sieve(**options(case))
     events = [e for c in chunks for e in sieve.feed(c)] + sieve.flush()
-    raw = "".join(e.text if e.type == "text" else e.raw for e in events)
+    raw = "".join(e.raw if e.type == "tool_calls" else e.text for e in events)
     return [jsonable(e.to_dict()) for e in coalesce(events)], raw
 
 

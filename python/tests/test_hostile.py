@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from toolsieve import Sieve, TextEvent, ToolCallsEvent, parse
+from toolsieve import Event, Sieve, ToolCallsEvent, parse
 
 BLOCK = (
     '<|DSML|tool_calls><|DSML|invoke name="x"><|DSML|parameter name="{name}">{value}'
@@ -72,9 +72,9 @@ HOSTILE: dict[str, Callable[[], str]] = {
 }
 
 
-def stream(text: str, size: int) -> tuple[list[TextEvent | ToolCallsEvent], int]:
+def stream(text: str, size: int) -> tuple[list[Event], int]:
     s = Sieve()
-    events: list[TextEvent | ToolCallsEvent] = []
+    events: list[Event] = []
     for i in range(0, len(text), size):
         events += s.feed(text[i : i + size])
     events += s.flush()
@@ -85,7 +85,7 @@ def stream(text: str, size: int) -> tuple[list[TextEvent | ToolCallsEvent], int]
 def test_hostile_input_is_linear_and_lossless(name: str) -> None:
     text = HOSTILE[name]()
     events, work = stream(text, 16)
-    assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events) == text
+    assert "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events) == text
     chunks = -(-len(text) // 16)
     assert work <= 4 * len(text) + 64 * chunks, f"work {work} for {len(text)} characters"
 
@@ -117,5 +117,5 @@ def test_every_prefix_of_a_valid_block_then_flush() -> None:
     for i in range(len(text) + 1):
         prefix = text[:i]
         events, work = stream(prefix, 5)
-        assert "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events) == prefix
+        assert "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events) == prefix
         assert work <= 4 * len(prefix) + 64 * (len(prefix) // 5 + 1)

@@ -7,16 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import DOCUMENTS, split
 
-from toolsieve import Sieve, TextEvent, ToolCallsEvent, coalesce, parse
+from toolsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
 
 
-def stream(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
+def stream(chunks: list[str]) -> list[Event]:
     sieve = Sieve()
     events = [e for c in chunks for e in sieve.feed(c)]
     return events + sieve.flush()
 
 
-def shape(events: list[TextEvent | ToolCallsEvent]) -> list[dict[str, object]]:
+def shape(events: list[Event]) -> list[dict[str, object]]:
     return [e.to_dict() for e in coalesce(events)]
 
 
@@ -32,7 +32,7 @@ def test_chunk_invariance(text: str, data: st.DataObject) -> None:
 @given(DOCUMENTS, st.data())
 def test_no_loss(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
-    rebuilt = "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events)
+    rebuilt = "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events)
     assert kept(rebuilt, text)
 
 
@@ -47,7 +47,7 @@ def test_stream_calls_equal_parse_calls(text: str) -> None:
 @given(st.text(max_size=200), st.data())
 def test_arbitrary_text_never_raises(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
-    assert kept("".join(e.text if isinstance(e, TextEvent) else e.raw for e in events), text)
+    assert kept("".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events), text)
 
 
 JSON_PIECES = st.sampled_from(
@@ -73,7 +73,7 @@ def test_json_tool_calls_chunk_invariance_and_no_loss(text: str, data: st.DataOb
     def run(chunks: list[str]) -> tuple[list[dict[str, object]], str]:
         s = Sieve(json_tool_calls=True)
         ev = [e for c in chunks for e in s.feed(c)] + s.flush()
-        raw = "".join(e.text if isinstance(e, TextEvent) else e.raw for e in ev)
+        raw = "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in ev)
         return shape(ev), raw
 
     whole, raw = run([text])
@@ -91,12 +91,12 @@ DECLARED = {"tool_names": ["read_file", "Search_Web"], "unknown_tools": "reject"
 @settings(max_examples=200, deadline=None)
 @given(DOCUMENTS, st.data())
 def test_declared_tools_keep_chunk_invariance_and_no_loss(text: str, data: st.DataObject) -> None:
-    def run(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
+    def run(chunks: list[str]) -> list[Event]:
         sieve = Sieve(**DECLARED)  # type: ignore[arg-type]
         return [e for c in chunks for e in sieve.feed(c)] + sieve.flush()
 
     whole = run([text])
     assert shape(run(data.draw(split(text)))) == shape(whole)
-    assert kept("".join(e.text if isinstance(e, TextEvent) else e.raw for e in whole), text)
+    assert kept("".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in whole), text)
     calls = [c for e in whole if isinstance(e, ToolCallsEvent) for c in e.calls]
     assert calls == list(parse(text, **DECLARED).calls)  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import PROSE, split
 
-from toolsieve import Sieve, TextEvent, ToolCallsEvent, coalesce, parse
+from toolsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
 
 EOS = "<｜end▁of▁sentence｜>"
 BAR_OPEN = st.sampled_from(["<｜DSML｜", "<|DSML|", "<", "<｜DSML｜"])
@@ -67,13 +67,13 @@ DOCUMENTS = st.lists(st.one_of(PROSE, native_block(), section(), fenced(), st.ju
 )
 
 
-def stream(chunks: list[str]) -> list[TextEvent | ToolCallsEvent]:
+def stream(chunks: list[str]) -> list[Event]:
     sieve = Sieve()
     events = [e for c in chunks for e in sieve.feed(c)]
     return events + sieve.flush()
 
 
-def shape(events: list[TextEvent | ToolCallsEvent]) -> list[dict[str, object]]:
+def shape(events: list[Event]) -> list[dict[str, object]]:
     return [e.to_dict() for e in coalesce(events)]
 
 
@@ -89,7 +89,7 @@ def test_chunk_invariance_every_format(text: str, data: st.DataObject) -> None:
 @given(DOCUMENTS, st.data())
 def test_no_loss_every_format(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
-    rebuilt = "".join(e.text if isinstance(e, TextEvent) else e.raw for e in events)
+    rebuilt = "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events)
     # D29: the end-of-sentence token is the one thing dropped (a failed V3 section can leave a
     # fence in prose, which then keeps a later token as written)
     assert kept(rebuilt, text)

@@ -13,7 +13,7 @@ from .errors import (
     SSEFormatError,
     ToolsieveError,
 )
-from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
+from .events import Event, ParseResult, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import json_text
 from .names import PolicyResult, apply_policy, resolve_tool_name
 from .openai import (
@@ -41,6 +41,7 @@ __all__ = [
     "OptionsError",
     "ParseResult",
     "PolicyResult",
+    "ReasoningEvent",
     "SSEFormatError",
     "Sieve",
     "SieveClosedError",

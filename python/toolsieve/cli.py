@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
 from .jsontext import dumps, jsonable
+from .reasoning import REASONING_MODES
 from .sieve import FORMATS, Sieve, parse
 
 
@@ -67,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             metavar="A,B",
             help=f"recognize only these markup formats (default: all of {', '.join(FORMATS)})",
+        )
+        sp.add_argument(
+            "--reasoning",
+            choices=REASONING_MODES,
+            default="auto",
+            help="thinking before the answer: 'auto' (default) if the output starts with <think>, "
+            "'open' if it starts inside thinking (only </think> appears), 'off' for none",
         )
         sp.add_argument(
             "--tools-file",
@@ -285,6 +293,7 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
         unknown_tools=args.unknown_tools,
         json_tool_calls=args.json_calls,
         formats=args.formats,
+        reasoning=args.reasoning,
     )
     try:
         for data in write_sse(rewritten, done=False):
@@ -364,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
             "unknown_tools": args.unknown_tools,
             "json_tool_calls": args.json_calls,
             "formats": args.formats,
+            "reasoning": args.reasoning,
         }
         if args.command == "parse":
             text = "".join(_decoded(stream, name))

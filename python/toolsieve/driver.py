@@ -30,7 +30,7 @@ from .roles import normalize_role
 from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
 
-KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats"})
+KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats", "reasoning"})
 
 
 def _options(req: dict[str, Any]) -> dict[str, Any]:
@@ -54,13 +54,18 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
         not isinstance(formats, list) or not all(isinstance(f, str) for f in formats)
     ):
         raise BadRequest("formats must be a list of strings")
-    return {
+    out = {
         "tool_names": names,
         "tools": tools,
         "unknown_tools": policy,
         "json_tool_calls": json_calls,
         "formats": formats,
     }
+    if "reasoning" in opts:
+        if not isinstance(opts["reasoning"], str):
+            raise BadRequest("reasoning must be a string")
+        out["reasoning"] = opts["reasoning"]
+    return out
 
 
 def _args(args: list[Any], lo: int, hi: int) -> list[Any]:
@@ -98,7 +103,7 @@ def _ids() -> Callable[[], str]:
     return lambda: f"call_{next(counter)}"
 
 
-_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools", "jsonToolCalls", "formats"}
+_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools", "jsonToolCalls", "formats", "reasoning"}
 
 
 def call_function(function: Any, args: Any) -> Any:
@@ -147,6 +152,7 @@ def call_function(function: Any, args: Any) -> Any:
             "unknown_tools": o.get("unknownTools", "keep"),
             "json_tool_calls": o.get("jsonToolCalls", False),
             "formats": o.get("formats"),
+            "reasoning": o.get("reasoning", "auto"),
             "id_factory": _ids(),
         }
         if function == "rewriteChatCompletion":

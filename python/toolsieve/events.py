@@ -57,7 +57,18 @@ class ToolCallsEvent:
         return d
 
 
-Event = TextEvent | ToolCallsEvent
+@dataclass(frozen=True)
+class ReasoningEvent:
+    """Text of a reasoning region (R15): not content, and markup in it is never a call."""
+
+    text: str
+    type: Literal["reasoning"] = field(default="reasoning", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "reasoning", "text": self.text}
+
+
+Event = TextEvent | ToolCallsEvent | ReasoningEvent
 
 
 @dataclass(frozen=True)
@@ -68,11 +79,15 @@ class ParseResult:
     saw_tool_call_syntax: bool
     rejected_by_policy: bool = False
     rejected_tool_names: tuple[str, ...] = ()
+    reasoning: str = ""  # R15: the reasoning text ("" when there was none)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "calls": [c.to_dict() for c in self.calls],
             "sawToolCallSyntax": self.saw_tool_call_syntax,
             "rejectedByPolicy": self.rejected_by_policy,
             "rejectedToolNames": list(self.rejected_tool_names),
         }
+        if self.reasoning:
+            d["reasoning"] = self.reasoning
+        return d

@@ -34,6 +34,9 @@ Gateway decisions (where R13 is silent):
 - `finish_reason` `"stop"` becomes `"tool_calls"` when the choice emitted at least one call;
   other reasons (`"length"`, `"content_filter"`, …) are kept.
 - `json_tool_calls=True` also takes JSON tool calls in prose (R9) out of the content.
+- Reasoning (R15.4, the `reasoning` option, "auto" by default): a reasoning region in the content
+  comes out as `delta.reasoning_content` (with `content` null in that delta) or
+  `message.reasoning_content`, appended to any reasoning_content upstream already sent.
 - Names resolve against the declared names (R10: `tool_names`, or else the names in `tools`),
   also when only `tool_names` are given (unlike `parse`, D22: a gateway exists to hand clients
   the declared names);
@@ -62,9 +65,10 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, Final
 
 from .errors import InputTypeError, OpenAIFormatError, check_iterable
-from .events import Event, TextEvent, ToolCall
+from .events import Event, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import json_text
 from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names
+from .reasoning import ReasoningMode, check_reasoning
 from .schema import check_tools, normalize_input
 from .sieve import Sieve, check_formats
 from .sse import aiter_any
@@ -174,9 +178,11 @@ class _Options:
         id_factory: IdFactory | None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
+        reasoning: ReasoningMode = "auto",
     ) -> None:
         self.tools = check_tools(tools)
         self.formats = check_formats(formats)
+        self.reasoning = check_reasoning(reasoning)
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
         self.json_tool_calls = json_tool_calls
@@ -187,7 +193,12 @@ class _Options:
         self.stats = {"blocks": 0, "calls": 0, "rejected_calls": 0, "capture_limit_releases": 0}
 
     def sieve(self) -> Sieve:
-        return Sieve(tool_names=self.tool_names, json_tool_calls=self.json_tool_calls, formats=self.formats)
+        return Sieve(
+            tool_names=self.tool_names,
+            json_tool_calls=self.json_tool_calls,
+            formats=self.formats,
+            reasoning=self.reasoning,
+        )
 
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
@@ -274,8 +285,11 @@ class ChatCompletionStreamRewriter:
         id_factory: IdFactory | None = None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
+        reasoning: ReasoningMode = "auto",
     ) -> None:
-        self._opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
+        self._opts = _Options(
+            tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats, reasoning
+        )
         self._choices: dict[int, _Choice] = {}
         self._last: dict[str, Any] | None = None  # the last chunk with choices: its envelope
         self._count = 0
@@ -305,6 +319,12 @@ class ChatCompletionStreamRewriter:
                     out[-1]["content"] += e.text
                 else:
                     out.append({"content": e.text})
+                continue
+            if isinstance(e, ReasoningEvent):
+                if out and "reasoning_content" in out[-1]:
+                    out[-1]["reasoning_content"] += e.text
+                else:
+                    out.append({"reasoning_content": e.text})
                 continue
             calls = self._opts.policy(e.calls)
             if not calls:
@@ -397,6 +417,12 @@ class ChatCompletionStreamRewriter:
                     first = pieces[0]
                     if "content" in first:
                         new_delta["content"] = first["content"]
+                    elif "reasoning_content" in first:
+                        if "content" in new_delta:
+                            new_delta["content"] = None
+                        before = new_delta.get("reasoning_content")
+                        text = first["reasoning_content"]
+                        new_delta["reasoning_content"] = before + text if isinstance(before, str) else text
                     else:
                         if "content" in new_delta:
                             new_delta["content"] = None
@@ -453,6 +479,7 @@ def rewrite_chat_completion_stream(
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
+    reasoning: ReasoningMode = "auto",
 ) -> Iterator[dict[str, Any]]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
     DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring).
@@ -464,6 +491,7 @@ def rewrite_chat_completion_stream(
         id_factory=id_factory,
         json_tool_calls=json_tool_calls,
         formats=formats,
+        reasoning=reasoning,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -487,6 +515,7 @@ async def arewrite_chat_completion_stream(
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
+    reasoning: ReasoningMode = "auto",
 ) -> AsyncIterator[dict[str, Any]]:
     """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
     may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
@@ -497,6 +526,7 @@ async def arewrite_chat_completion_stream(
         id_factory=id_factory,
         json_tool_calls=json_tool_calls,
         formats=formats,
+        reasoning=reasoning,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -523,12 +553,13 @@ def rewrite_chat_completion(
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
     stats: dict[str, int] | None = None,
+    reasoning: ReasoningMode = "auto",
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
     becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
     without `choices` is returned as it is. `stats`, when given, is updated with the counts of
     `ChatCompletionStreamRewriter.stats`."""
-    opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats)
+    opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats, reasoning)
     _check_rejected_list(rejected_tool_names)
     try:
         return _rewrite_response(response, opts)
@@ -575,12 +606,16 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
             if isinstance(e, TextEvent) and e.note is not None:
                 opts.released(e)
         text = "".join(e.text for e in events if isinstance(e, TextEvent))
-        calls = [c for e in events if not isinstance(e, TextEvent) for c in opts.policy(e.calls)]
+        thought = "".join(e.text for e in events if isinstance(e, ReasoningEvent))
+        calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in opts.policy(e.calls)]
         if not calls and text == content:
             out_choices.append(choice)
             continue
         new_message = dict(message)
         new_message["content"] = text if (text or not calls) else None
+        if thought:
+            before = message.get("reasoning_content")
+            new_message["reasoning_content"] = before + thought if isinstance(before, str) else thought
         if calls:
             new_calls = to_openai_tool_calls(calls, tools=opts.tools, id_factory=opts.id_factory)
             upstream = message.get("tool_calls")

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
-from .events import Event, ParseResult, TextEvent, ToolCall, ToolCallsEvent
+from .events import Event, ParseResult, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .names import apply_policy, check_policy, declared_names
+from .reasoning import ReasoningGate, ReasoningMode, check_reasoning
 from .scanner import ALL_FORMATS, FORMATS, Scanner
 from .schema import check_tools, normalize_input
 
@@ -43,8 +44,10 @@ class Sieve:
         json_tool_calls: bool = False,
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
         formats: Iterable[str] | None = None,
+        reasoning: ReasoningMode = "auto",
     ) -> None:
         self.tools = check_tools(tools)
+        self.reasoning = check_reasoning(reasoning)
         self.formats = check_formats(formats)
         self.unknown_tools = check_policy(unknown_tools)
         self.tool_names = declared_names(tool_names, tools)
@@ -58,6 +61,7 @@ class Sieve:
         self._scanner = Scanner(
             max_capture=max_capture_chars, json_calls=json_tool_calls, formats=self.formats
         )
+        self._gate = ReasoningGate(self.reasoning)
         self._closed = False
 
     def feed(self, chunk: str) -> list[Event]:
@@ -67,13 +71,26 @@ class Sieve:
             raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
         if not chunk:
             return []
-        return self._declared(self._scanner.feed(chunk))
+        return self._declared(self._pass(self._gate.feed(chunk)))
 
     def flush(self) -> list[Event]:
         if self._closed:
             raise SieveClosedError("flush() called twice")
         self._closed = True
-        return self._declared(self._scanner.finish())
+        events = self._pass(self._gate.finish())
+        return self._declared(events + self._scanner.finish())
+
+    def _pass(self, pieces: list[tuple[bool, str]]) -> list[Event]:
+        """Reasoning pieces become events; content pieces go through the scanner."""
+        if len(pieces) == 1 and not pieces[0][0]:
+            return self._scanner.feed(pieces[0][1])
+        events: list[Event] = []
+        for reasoning, text in pieces:
+            if reasoning:
+                events.append(ReasoningEvent(text))
+            else:
+                events += self._scanner.feed(text)
+        return events
 
     def _declared(self, events: list[Event]) -> list[Event]:
         if self.tools is None and (not self.tool_names or self.unknown_tools == "keep"):
@@ -105,7 +122,7 @@ class Sieve:
         """Debug counter: characters the scanner has been exposed to so far (new input, held
         lookahead seen again, rescans, value decoding). Linear time means work / input stays
         below a small constant, whatever the chunking."""
-        return self._scanner.work
+        return self._scanner.work + self._gate.work
 
 
 def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
@@ -132,6 +149,7 @@ def parse(
     json_tool_calls: bool = False,
     max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     formats: Iterable[str] | None = None,
+    reasoning: ReasoningMode = "auto",
 ) -> ParseResult:
     """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls.
     `rejected_by_policy` is true when calls were found and `unknown_tools="reject"` left none."""
@@ -144,23 +162,34 @@ def parse(
         json_tool_calls=json_tool_calls,
         max_capture_chars=max_capture_chars,
         formats=formats,
+        reasoning=reasoning,
     )
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
     rejected = sieve.rejected_tool_names
-    return ParseResult(tuple(calls), sieve.saw_tool_call_syntax, bool(rejected) and not calls, rejected)
+    thought = "".join(e.text for e in events if isinstance(e, ReasoningEvent))
+    return ParseResult(
+        tuple(calls), sieve.saw_tool_call_syntax, bool(rejected) and not calls, rejected, thought
+    )
 
 
 def coalesce(events: Sequence[Event]) -> list[Event]:
-    """Join adjacent text events (the form fixtures and the driver protocol compare)."""
+    """Join adjacent text events and adjacent reasoning events (the form fixtures and the driver
+    protocol compare)."""
     out: list[Event] = []
     for e in check_iterable(events, "events"):
+        last = out[-1] if out else None
         if isinstance(e, TextEvent):
             if not e.text:
                 continue
-            last = out[-1] if out else None
             if isinstance(last, TextEvent):
                 out[-1] = TextEvent(last.text + e.text, last.note or e.note)
+                continue
+        elif isinstance(e, ReasoningEvent):
+            if not e.text:
+                continue
+            if isinstance(last, ReasoningEvent):
+                out[-1] = ReasoningEvent(last.text + e.text)
                 continue
         out.append(e)
     return out

@@ -27,7 +27,7 @@ const {
   toOpenAIToolCalls,
 } = __require("src/openai.js");
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning'];
 
 function options(req) {
   const opts = req.options;
@@ -49,19 +49,25 @@ function options(req) {
   if (formats !== null && (!Array.isArray(formats) || !formats.every((f) => typeof f === 'string'))) {
     throw new BadRequest('formats must be a list of strings');
   }
-  return {
+  const out = {
     toolNames: names === undefined ? null : names,
     tools,
     unknownTools: policy,
     jsonToolCalls: jsonCalls,
     formats,
   };
+  if (opts.reasoning !== undefined) {
+    if (typeof opts.reasoning !== 'string') throw new BadRequest('reasoning must be a string');
+    out.reasoning = opts.reasoning;
+  }
+  return out;
 }
 
 function eventDict(e) {
   if (e.type === 'tool_calls') {
     return e.rejectedToolNames ? { type: 'tool_calls', calls: e.calls, rejectedToolNames: e.rejectedToolNames } : { type: 'tool_calls', calls: e.calls };
   }
+  if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
   return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
 }
 
@@ -98,7 +104,7 @@ function ids() {
 }
 
 const orNull = (v) => (v === undefined ? null : v);
-const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats'];
+const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning'];
 
 /** The `call` op: one library function by its camelCase name, with JSON arguments. */
 function callFunction(fn, list) {
@@ -145,6 +151,7 @@ function callFunction(fn, list) {
         unknownTools: o.unknownTools === undefined ? 'keep' : o.unknownTools,
         jsonToolCalls: o.jsonToolCalls === undefined ? false : o.jsonToolCalls,
         formats: orNull(o.formats),
+        reasoning: o.reasoning === undefined ? 'auto' : o.reasoning,
         idFactory: ids(),
       };
       if (fn === 'rewriteChatCompletion') return rewriteChatCompletion(data, kw);

@@ -639,6 +639,7 @@ const { checkPolicy, declaredNames, applyPolicy } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
 const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
 const { Sieve, checkFormats } = __require("src/sieve.js");
+const { checkReasoning } = __require("src/reasoning.js");
 const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
 
 
@@ -731,9 +732,11 @@ class Options {
     idFactory = null,
     jsonToolCalls = false,
     formats = null,
+    reasoning = 'auto',
   } = {}) {
     this.tools = checkTools(tools);
     this.formats = checkFormats(formats);
+    this.reasoning = checkReasoning(reasoning);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this.jsonToolCalls = jsonToolCalls;
     this.toolNames = declaredNames(toolNames, this.tools);
@@ -748,7 +751,12 @@ class Options {
   }
 
   sieve() {
-    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls, formats: this.formats });
+    return new Sieve({
+      toolNames: this.toolNames,
+      jsonToolCalls: this.jsonToolCalls,
+      formats: this.formats,
+      reasoning: this.reasoning,
+    });
   }
 
   policy(calls) {
@@ -761,7 +769,7 @@ class Options {
   }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats'];
+const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats', 'reasoning'];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -860,6 +868,11 @@ class ChatCompletionStreamRewriter {
         else out.push({ content: e.text });
         continue;
       }
+      if (e.type === 'reasoning') {
+        if (last !== undefined && hasOwn(last, 'reasoning_content')) last.reasoning_content += e.text;
+        else out.push({ reasoning_content: e.text });
+        continue;
+      }
       const calls = this._opts.policy(e.calls);
       if (!calls.length) continue;
       const deltas = toOpenAIStreamDeltas(calls, {
@@ -941,6 +954,10 @@ class ChatCompletionStreamRewriter {
           const first = pieces[0];
           if (hasOwn(first, 'content')) {
             newDelta.content = first.content;
+          } else if (hasOwn(first, 'reasoning_content')) {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const before = newDelta.reasoning_content;
+            newDelta.reasoning_content = typeof before === 'string' ? before + first.reasoning_content : first.reasoning_content;
           } else {
             if (hasOwn(newDelta, 'content')) newDelta.content = null;
             const mine = first.tool_calls;
@@ -1051,12 +1068,14 @@ function rewriteResponse(response, opts) {
     const sieve = opts.sieve();
     const events = sieve.feed(content).concat(sieve.flush());
     let text = '';
+    let thought = '';
     const calls = [];
     for (const e of events) {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
-      } else calls.push(...opts.policy(e.calls));
+      } else if (e.type === 'reasoning') thought += e.text;
+      else calls.push(...opts.policy(e.calls));
     }
     if (!calls.length && text === content) {
       outChoices.push(choice);
@@ -1064,6 +1083,10 @@ function rewriteResponse(response, opts) {
     }
     const newMessage = { ...message };
     newMessage.content = text || !calls.length ? text : null;
+    if (thought) {
+      const before = get(message, 'reasoning_content');
+      newMessage.reasoning_content = typeof before === 'string' ? before + thought : thought;
+    }
     if (calls.length) {
       const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
       const upstream = get(message, 'tool_calls');
@@ -1430,6 +1453,111 @@ function buildToolInstructions(tools) {
 }
 
 module.exports = { buildToolInstructions };
+  },
+  "src/reasoning.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
+ * Port of python/toolsieve/reasoning.py; see it for the theory. The gate sits in front of the
+ * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
+ * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
+ * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an
+ * unclosed region stays reasoning (D33); later markers are content (D34). Holds at most a
+ * partial marker.
+ */
+
+const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
+
+const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+/** Where the gate is. */
+const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
+
+/** The `reasoning` option: one of REASONING_MODES. */
+function checkReasoning(mode) {
+  if (typeof mode !== 'string') throw new InputTypeError(`reasoning must be a string, got ${typeName(mode)}`);
+  if (mode === 'off' || mode === 'auto' || mode === 'open') return mode;
+  throw new OptionsError(`unknown reasoning mode ${JSON.stringify(mode)}; known: ${REASONING_MODES.join(', ')}`);
+}
+
+function isBlank(c) {
+  return c === ' ' || c === '\t' || c === '\r' || c === '\n';
+}
+
+/** Length of the longest proper prefix of `</think>` that `s` ends with. */
+function partialClose(s) {
+  for (let k = Math.min(CLOSE.length - 1, s.length); k > 0; k--) {
+    if (s.endsWith(CLOSE.slice(0, k))) return k;
+  }
+  return 0;
+}
+
+/** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
+class ReasoningGate {
+  constructor(mode) {
+    this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
+    this.held = '';
+    this.work = 0;
+  }
+
+  feed(chunk) {
+    if (this.phase === Phase.DONE) return [[false, chunk]];
+    let s = this.held + chunk;
+    this.held = '';
+    this.work += s.length;
+    const out = [];
+    if (this.phase !== Phase.INSIDE) s = this._start(s, out);
+    if (this.phase === Phase.INSIDE && s) this._inside(s, out);
+    else if (this.phase === Phase.DONE && s) out.push([false, s]);
+    return out;
+  }
+
+  /** End of output: a held partial marker is what it was read in (content or reasoning). */
+  finish() {
+    const held = this.held;
+    this.held = '';
+    if (!held) return [];
+    const inside = this.phase === Phase.INSIDE || this.phase === Phase.START_INSIDE;
+    this.phase = Phase.DONE;
+    return [[inside, held]];
+  }
+
+  _start(s, out) {
+    const inside = this.phase === Phase.START_INSIDE;
+    let i = 0;
+    while (i < s.length && isBlank(s[i])) i++;
+    if (i) out.push([inside, s.slice(0, i)]);
+    const rest = s.slice(i);
+    if (!rest) return '';
+    if (rest.startsWith(OPEN)) {
+      this.phase = Phase.INSIDE;
+      return rest.slice(OPEN.length);
+    }
+    if (rest.length < OPEN.length && OPEN.startsWith(rest)) {
+      this.held = rest;
+      return '';
+    }
+    this.phase = inside ? Phase.INSIDE : Phase.DONE;
+    return rest;
+  }
+
+  _inside(s, out) {
+    const j = s.indexOf(CLOSE);
+    if (j >= 0) {
+      if (j) out.push([true, s.slice(0, j)]);
+      this.phase = Phase.DONE;
+      if (j + CLOSE.length < s.length) out.push([false, s.slice(j + CLOSE.length)]);
+      return;
+    }
+    const k = partialClose(s);
+    if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
+    this.held = s.slice(s.length - k);
+  }
+}
+
+module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
   },
   "src/request.js": function (module, exports, __require) {
 'use strict';
@@ -4080,8 +4208,9 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { ALL_FORMATS, FORMATS, Scanner } = __require("src/scanner.js");
 const { applyPolicy, checkPolicy, declaredNames } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
+const { ReasoningGate, checkReasoning } = __require("src/reasoning.js");
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -4096,6 +4225,7 @@ class Sieve {
     const tools = checkTools(opts.tools);
     this.tools = tools;
     this.formats = checkFormats(opts.formats);
+    this.reasoning = checkReasoning(opts.reasoning === undefined ? 'auto' : opts.reasoning);
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
@@ -4107,6 +4237,7 @@ class Sieve {
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats);
+    this._gate = new ReasoningGate(this.reasoning);
     this._closed = false;
   }
 
@@ -4114,13 +4245,25 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    return this._declared(this._scanner.feed(chunk));
+    return this._declared(this._pass(this._gate.feed(chunk)));
   }
 
   flush() {
     if (this._closed) throw new SieveClosedError('flush() called twice');
     this._closed = true;
-    return this._declared(this._scanner.finish());
+    const events = this._pass(this._gate.finish());
+    return this._declared(events.concat(this._scanner.finish()));
+  }
+
+  /** Reasoning pieces become events; content pieces go through the scanner. */
+  _pass(pieces) {
+    if (pieces.length === 1 && !pieces[0][0]) return this._scanner.feed(pieces[0][1]);
+    let events = [];
+    for (const [reasoning, text] of pieces) {
+      if (reasoning) events.push({ type: 'reasoning', text });
+      else events = events.concat(this._scanner.feed(text));
+    }
+    return events;
   }
 
   _declared(events) {
@@ -4159,7 +4302,7 @@ class Sieve {
    * work / input stays below a small constant, whatever the chunking.
    */
   get work() {
-    return this._scanner.work;
+    return this._scanner.work + this._gate.work;
   }
 }
 
@@ -4187,15 +4330,19 @@ function parse(text, options) {
   const calls = [];
   for (const e of events) if (e.type === 'tool_calls') for (const c of e.calls) calls.push(c);
   const rejected = sieve.rejectedToolNames;
-  return {
+  let reasoning = '';
+  for (const e of events) if (e.type === 'reasoning') reasoning += e.text;
+  const result = {
     calls,
     sawToolCallSyntax: sieve.sawToolCallSyntax,
     rejectedByPolicy: rejected.length > 0 && calls.length === 0,
     rejectedToolNames: rejected,
   };
+  if (reasoning) result.reasoning = reasoning;
+  return result;
 }
 
-/** Join adjacent text events (the form fixtures and the driver protocol compare). */
+/** Join adjacent text events and adjacent reasoning events (the form fixtures and the driver protocol compare). */
 function coalesce(events) {
   if (events === null || typeof events !== 'object' || typeof events[Symbol.iterator] !== 'function') {
     throw new InputTypeError(`coalesce() takes an iterable of events, got ${typeName(events)}`);
@@ -4208,6 +4355,13 @@ function coalesce(events) {
       if (last !== undefined && last.type === 'text') {
         const note = last.note || e.note;
         out[out.length - 1] = note ? { type: 'text', text: last.text + e.text, note } : { type: 'text', text: last.text + e.text };
+        continue;
+      }
+    } else if (e.type === 'reasoning') {
+      if (!e.text) continue;
+      const last = out[out.length - 1];
+      if (last !== undefined && last.type === 'reasoning') {
+        out[out.length - 1] = { type: 'reasoning', text: last.text + e.text };
         continue;
       }
     }

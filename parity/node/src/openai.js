@@ -15,6 +15,7 @@ const { checkPolicy, declaredNames, applyPolicy } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { hasOwn, isObject, jsonText } = require('./jsontext');
 const { Sieve, checkFormats } = require('./sieve');
+const { checkReasoning } = require('./reasoning');
 const { ChatChunkParser, encodeEvent } = require('./sse');
 
 
@@ -107,9 +108,11 @@ class Options {
     idFactory = null,
     jsonToolCalls = false,
     formats = null,
+    reasoning = 'auto',
   } = {}) {
     this.tools = checkTools(tools);
     this.formats = checkFormats(formats);
+    this.reasoning = checkReasoning(reasoning);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this.jsonToolCalls = jsonToolCalls;
     this.toolNames = declaredNames(toolNames, this.tools);
@@ -124,7 +127,12 @@ class Options {
   }
 
   sieve() {
-    return new Sieve({ toolNames: this.toolNames, jsonToolCalls: this.jsonToolCalls, formats: this.formats });
+    return new Sieve({
+      toolNames: this.toolNames,
+      jsonToolCalls: this.jsonToolCalls,
+      formats: this.formats,
+      reasoning: this.reasoning,
+    });
   }
 
   policy(calls) {
@@ -137,7 +145,7 @@ class Options {
   }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats'];
+const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats', 'reasoning'];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -236,6 +244,11 @@ class ChatCompletionStreamRewriter {
         else out.push({ content: e.text });
         continue;
       }
+      if (e.type === 'reasoning') {
+        if (last !== undefined && hasOwn(last, 'reasoning_content')) last.reasoning_content += e.text;
+        else out.push({ reasoning_content: e.text });
+        continue;
+      }
       const calls = this._opts.policy(e.calls);
       if (!calls.length) continue;
       const deltas = toOpenAIStreamDeltas(calls, {
@@ -317,6 +330,10 @@ class ChatCompletionStreamRewriter {
           const first = pieces[0];
           if (hasOwn(first, 'content')) {
             newDelta.content = first.content;
+          } else if (hasOwn(first, 'reasoning_content')) {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const before = newDelta.reasoning_content;
+            newDelta.reasoning_content = typeof before === 'string' ? before + first.reasoning_content : first.reasoning_content;
           } else {
             if (hasOwn(newDelta, 'content')) newDelta.content = null;
             const mine = first.tool_calls;
@@ -427,12 +444,14 @@ function rewriteResponse(response, opts) {
     const sieve = opts.sieve();
     const events = sieve.feed(content).concat(sieve.flush());
     let text = '';
+    let thought = '';
     const calls = [];
     for (const e of events) {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
-      } else calls.push(...opts.policy(e.calls));
+      } else if (e.type === 'reasoning') thought += e.text;
+      else calls.push(...opts.policy(e.calls));
     }
     if (!calls.length && text === content) {
       outChoices.push(choice);
@@ -440,6 +459,10 @@ function rewriteResponse(response, opts) {
     }
     const newMessage = { ...message };
     newMessage.content = text || !calls.length ? text : null;
+    if (thought) {
+      const before = get(message, 'reasoning_content');
+      newMessage.reasoning_content = typeof before === 'string' ? before + thought : thought;
+    }
     if (calls.length) {
       const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
       const upstream = get(message, 'tool_calls');

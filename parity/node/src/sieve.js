@@ -9,8 +9,9 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { ALL_FORMATS, FORMATS, Scanner } = require('./scanner');
 const { applyPolicy, checkPolicy, declaredNames } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
+const { ReasoningGate, checkReasoning } = require('./reasoning');
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -25,6 +26,7 @@ class Sieve {
     const tools = checkTools(opts.tools);
     this.tools = tools;
     this.formats = checkFormats(opts.formats);
+    this.reasoning = checkReasoning(opts.reasoning === undefined ? 'auto' : opts.reasoning);
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
@@ -36,6 +38,7 @@ class Sieve {
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats);
+    this._gate = new ReasoningGate(this.reasoning);
     this._closed = false;
   }
 
@@ -43,13 +46,25 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    return this._declared(this._scanner.feed(chunk));
+    return this._declared(this._pass(this._gate.feed(chunk)));
   }
 
   flush() {
     if (this._closed) throw new SieveClosedError('flush() called twice');
     this._closed = true;
-    return this._declared(this._scanner.finish());
+    const events = this._pass(this._gate.finish());
+    return this._declared(events.concat(this._scanner.finish()));
+  }
+
+  /** Reasoning pieces become events; content pieces go through the scanner. */
+  _pass(pieces) {
+    if (pieces.length === 1 && !pieces[0][0]) return this._scanner.feed(pieces[0][1]);
+    let events = [];
+    for (const [reasoning, text] of pieces) {
+      if (reasoning) events.push({ type: 'reasoning', text });
+      else events = events.concat(this._scanner.feed(text));
+    }
+    return events;
   }
 
   _declared(events) {
@@ -88,7 +103,7 @@ class Sieve {
    * work / input stays below a small constant, whatever the chunking.
    */
   get work() {
-    return this._scanner.work;
+    return this._scanner.work + this._gate.work;
   }
 }
 
@@ -116,15 +131,19 @@ function parse(text, options) {
   const calls = [];
   for (const e of events) if (e.type === 'tool_calls') for (const c of e.calls) calls.push(c);
   const rejected = sieve.rejectedToolNames;
-  return {
+  let reasoning = '';
+  for (const e of events) if (e.type === 'reasoning') reasoning += e.text;
+  const result = {
     calls,
     sawToolCallSyntax: sieve.sawToolCallSyntax,
     rejectedByPolicy: rejected.length > 0 && calls.length === 0,
     rejectedToolNames: rejected,
   };
+  if (reasoning) result.reasoning = reasoning;
+  return result;
 }
 
-/** Join adjacent text events (the form fixtures and the driver protocol compare). */
+/** Join adjacent text events and adjacent reasoning events (the form fixtures and the driver protocol compare). */
 function coalesce(events) {
   if (events === null || typeof events !== 'object' || typeof events[Symbol.iterator] !== 'function') {
     throw new InputTypeError(`coalesce() takes an iterable of events, got ${typeName(events)}`);
@@ -137,6 +156,13 @@ function coalesce(events) {
       if (last !== undefined && last.type === 'text') {
         const note = last.note || e.note;
         out[out.length - 1] = note ? { type: 'text', text: last.text + e.text, note } : { type: 'text', text: last.text + e.text };
+        continue;
+      }
+    } else if (e.type === 'reasoning') {
+      if (!e.text) continue;
+      const last = out[out.length - 1];
+      if (last !== undefined && last.type === 'reasoning') {
+        out[out.length - 1] = { type: 'reasoning', text: last.text + e.text };
         continue;
       }
     }

@@ -81,11 +81,11 @@ function runStream(c, chunks) {
   const events = [];
   for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
   for (const e of sieve.flush()) events.push(e);
-  const raw = events.map((e) => (e.type === 'text' ? e.text : e.raw)).join('');
+  const raw = events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join('');
   return [jsonable(coalesce(events).map(eventDict)), raw];
 }
 
-const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>/;
+const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>/;
 const EOS_SOURCE = EOS.source;
 
 function escapeRegExp(s) {
@@ -93,8 +93,8 @@ function escapeRegExp(s) {
 }
 
 /**
- * No loss (R8.2): text + raw rebuild the input, except that end-of-sentence tokens may be left out
- * (D29: dropped outside ignored regions, in no event). As Python's fixture_support.kept.
+ * No loss (R8.2): text, reasoning + raw rebuild the input, except that end-of-sentence tokens
+ * (D29: dropped outside ignored regions, in no event) and reasoning markers (R15) may be left out. As Python's fixture_support.kept.
  */
 function kept(raw, text) {
   const pattern = text.split(EOS).map(escapeRegExp).join('(?:' + EOS_SOURCE + ')?');

@@ -150,14 +150,17 @@ function parseUsage(): void {
 // ---- Sieve -----------------------------------------------------------------------------------
 function sieveUsage(): void {
   async function stream(deltas: AsyncIterable<string>): Promise<void> {
-    const options: SieveOptions = { tools, unknownTools: 'reject' };
+    const options: SieveOptions = { tools, unknownTools: 'reject', reasoning: 'open' };
     const sieve = new Sieve(options);
     for await (const chunk of deltas) {
       for (const e of sieve.feed(chunk)) {
         if (e.type === 'text') show(e.text);
+        else if (e.type === 'reasoning') show(e.text);
         else run(e.calls);
       }
     }
+    // @ts-expect-error not a reasoning mode
+    void new Sieve({ reasoning: 'on' });
     for (const e of sieve.flush()) {
       switch (e.type) {
         case 'text': {
@@ -171,6 +174,11 @@ function sieveUsage(): void {
           const raw: string = e.raw;
           const names: string[] | undefined = e.rejectedToolNames;
           void [raw, names];
+          break;
+        }
+        case 'reasoning': {
+          const thought: string = e.text;
+          void thought;
           break;
         }
         default: {
