@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "parity"))
 import docs  # noqa: E402
 from run import GEN_OPTIONS, Driver, engine_commands, first_difference, normalize  # noqa: E402
 
-from toolsieve import Sieve, ToolCallsEvent, coalesce, parse  # noqa: E402
+from toolsieve import Sieve, coalesce, parse  # noqa: E402
 
 NOISE = [
     "<",
@@ -85,9 +85,7 @@ def check_python(text: str, rng: random.Random) -> str | None:
     def run(chunks: list[str]) -> tuple[list[dict[str, Any]], str]:
         s = Sieve()
         ev = [e for c in chunks for e in s.feed(c)] + s.flush()
-        return [e.to_dict() for e in coalesce(ev)], "".join(
-            e.raw if isinstance(e, ToolCallsEvent) else e.text for e in ev
-        )
+        return [e.to_dict() for e in coalesce(ev)], "".join(e.source for e in ev)
 
     try:
         whole, raw = run([text] if text else [])

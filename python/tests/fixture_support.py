@@ -43,6 +43,7 @@ def options(case: dict[str, Any]) -> dict[str, Any]:
         "json_tool_calls": opts.get("jsonToolCalls", False),
         "formats": opts.get("formats"),
         "reasoning": opts.get("reasoning", "auto"),
+        "stream_arguments": opts.get("streamArguments", False),
     }
 
 
@@ -54,7 +55,7 @@ def run_parse(case: dict[str, Any]) -> dict[str, Any]:
 def run_stream(case: dict[str, Any], chunks: list[str]) -> tuple[list[dict[str, Any]], str]:
     sieve = Sieve(**options(case))
     events = [e for c in chunks for e in sieve.feed(c)] + sieve.flush()
-    raw = "".join(e.raw if e.type == "tool_calls" else e.text for e in events)
+    raw = "".join(e.source for e in events)
     return [jsonable(e.to_dict()) for e in coalesce(events)], raw
 
 

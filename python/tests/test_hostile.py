@@ -85,7 +85,7 @@ def stream(text: str, size: int) -> tuple[list[Event], int]:
 def test_hostile_input_is_linear_and_lossless(name: str) -> None:
     text = HOSTILE[name]()
     events, work = stream(text, 16)
-    assert "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events) == text
+    assert "".join(e.source for e in events) == text
     chunks = -(-len(text) // 16)
     assert work <= 4 * len(text) + 64 * chunks, f"work {work} for {len(text)} characters"
 
@@ -117,5 +117,5 @@ def test_every_prefix_of_a_valid_block_then_flush() -> None:
     for i in range(len(text) + 1):
         prefix = text[:i]
         events, work = stream(prefix, 5)
-        assert "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events) == prefix
+        assert "".join(e.source for e in events) == prefix
         assert work <= 4 * len(prefix) + 64 * (len(prefix) // 5 + 1)

@@ -25,7 +25,7 @@ def test_block_past_the_limit_is_text_with_a_note(size: int) -> None:
     for i in range(0, len(TEXT), size):
         events += s.feed(TEXT[i : i + size])
     events += s.flush()
-    assert "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events) == TEXT
+    assert "".join(e.source for e in events) == TEXT
     out = coalesce(events)
     assert isinstance(out[0], TextEvent) and out[0].note == "capture_limit"
     assert out[0].to_dict()["note"] == "capture_limit"

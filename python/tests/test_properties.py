@@ -32,7 +32,7 @@ def test_chunk_invariance(text: str, data: st.DataObject) -> None:
 @given(DOCUMENTS, st.data())
 def test_no_loss(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
-    rebuilt = "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events)
+    rebuilt = "".join(e.source for e in events)
     assert kept(rebuilt, text)
 
 
@@ -47,7 +47,7 @@ def test_stream_calls_equal_parse_calls(text: str) -> None:
 @given(st.text(max_size=200), st.data())
 def test_arbitrary_text_never_raises(text: str, data: st.DataObject) -> None:
     events = stream(data.draw(split(text)))
-    assert kept("".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in events), text)
+    assert kept("".join(e.source for e in events), text)
 
 
 JSON_PIECES = st.sampled_from(
@@ -73,7 +73,7 @@ def test_json_tool_calls_chunk_invariance_and_no_loss(text: str, data: st.DataOb
     def run(chunks: list[str]) -> tuple[list[dict[str, object]], str]:
         s = Sieve(json_tool_calls=True)
         ev = [e for c in chunks for e in s.feed(c)] + s.flush()
-        raw = "".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in ev)
+        raw = "".join(e.source for e in ev)
         return shape(ev), raw
 
     whole, raw = run([text])
@@ -97,6 +97,6 @@ def test_declared_tools_keep_chunk_invariance_and_no_loss(text: str, data: st.Da
 
     whole = run([text])
     assert shape(run(data.draw(split(text)))) == shape(whole)
-    assert kept("".join(e.raw if isinstance(e, ToolCallsEvent) else e.text for e in whole), text)
+    assert kept("".join(e.source for e in whole), text)
     calls = [c for e in whole if isinstance(e, ToolCallsEvent) for c in e.calls]
     assert calls == list(parse(text, **DECLARED).calls)  # type: ignore[arg-type]

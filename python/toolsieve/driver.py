@@ -30,7 +30,9 @@ from .roles import normalize_role
 from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
 
-KNOWN_OPTIONS = frozenset({"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats", "reasoning"})
+KNOWN_OPTIONS = frozenset(
+    {"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats", "reasoning", "streamArguments"}
+)
 
 
 def _options(req: dict[str, Any]) -> dict[str, Any]:
@@ -61,6 +63,10 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
         "json_tool_calls": json_calls,
         "formats": formats,
     }
+    if "streamArguments" in opts:
+        if not isinstance(opts["streamArguments"], bool):
+            raise BadRequest("streamArguments must be a boolean")
+        out["stream_arguments"] = opts["streamArguments"]
     if "reasoning" in opts:
         if not isinstance(opts["reasoning"], str):
             raise BadRequest("reasoning must be a string")
@@ -103,7 +109,15 @@ def _ids() -> Callable[[], str]:
     return lambda: f"call_{next(counter)}"
 
 
-_REWRITE_OPTIONS = {"tools", "toolNames", "unknownTools", "jsonToolCalls", "formats", "reasoning"}
+_REWRITE_OPTIONS = {
+    "tools",
+    "toolNames",
+    "unknownTools",
+    "jsonToolCalls",
+    "formats",
+    "reasoning",
+    "streamArguments",
+}
 
 
 def call_function(function: Any, args: Any) -> Any:
@@ -156,7 +170,10 @@ def call_function(function: Any, args: Any) -> Any:
             "id_factory": _ids(),
         }
         if function == "rewriteChatCompletion":
+            if "streamArguments" in o:
+                raise BadRequest("streamArguments is an option of rewriteChatCompletionStream")
             return rewrite_chat_completion(data, **kw)
+        kw["stream_arguments"] = o.get("streamArguments", False)
         if not isinstance(data, list):
             raise BadRequest("rewriteChatCompletionStream needs a list of chunks")
         return list(rewrite_chat_completion_stream(data, **kw))

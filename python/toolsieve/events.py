@@ -32,6 +32,12 @@ class TextEvent:
     note: str | None = None
     type: Literal["text"] = field(default="text", init=False)
 
+    @property
+    def source(self) -> str:
+        """The input this event stands for (text, reasoning, a block's raw; "" for R16's events):
+        joined over a stream it rebuilds the input but for dropped markers (D29, R15)."""
+        return self.text
+
     def to_dict(self) -> dict[str, Any]:
         if self.note is None:
             return {"type": "text", "text": self.text}
@@ -50,6 +56,10 @@ class ToolCallsEvent:
     rejected_tool_names: tuple[str, ...] = ()
     type: Literal["tool_calls"] = field(default="tool_calls", init=False)
 
+    @property
+    def source(self) -> str:
+        return self.raw
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "tool_calls", "calls": [c.to_dict() for c in self.calls]}
         if self.rejected_tool_names:
@@ -64,11 +74,43 @@ class ReasoningEvent:
     text: str
     type: Literal["reasoning"] = field(default="reasoning", init=False)
 
+    @property
+    def source(self) -> str:
+        return self.text
+
     def to_dict(self) -> dict[str, Any]:
         return {"type": "reasoning", "text": self.text}
 
 
-Event = TextEvent | ToolCallsEvent | ReasoningEvent
+@dataclass(frozen=True)
+class ToolCallStartEvent:
+    """With `stream_arguments` (R16): a call was announced as soon as its name was final.
+    `index` counts the announced calls of the stream from 0."""
+
+    index: int
+    name: str
+    type: Literal["tool_call_start"] = field(default="tool_call_start", init=False)
+    source: Literal[""] = field(default="", init=False, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_call_start", "index": self.index, "name": self.name}
+
+
+@dataclass(frozen=True)
+class ToolCallArgumentsEvent:
+    """With `stream_arguments` (R16): the next fragment of call `index`'s arguments, as JSON text.
+    A call's fragments join to exactly the JSON text of its final input."""
+
+    index: int
+    delta: str
+    type: Literal["tool_call_arguments"] = field(default="tool_call_arguments", init=False)
+    source: Literal[""] = field(default="", init=False, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_call_arguments", "index": self.index, "delta": self.delta}
+
+
+Event = TextEvent | ToolCallsEvent | ReasoningEvent | ToolCallStartEvent | ToolCallArgumentsEvent
 
 
 @dataclass(frozen=True)

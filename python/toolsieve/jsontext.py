@@ -31,7 +31,7 @@ def number_int(s: str) -> int | float:
 
 _ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE: Final = re.compile('[\x00-\x1f"\\\\\ud800-\udfff]')
-_INDEX_KEY: Final = re.compile(r"0|[1-9][0-9]{0,9}")
+INDEX_KEY: Final = re.compile(r"0|[1-9][0-9]{0,9}")
 _MAX_INDEX: Final = 2**32 - 2
 
 
@@ -42,6 +42,12 @@ def _escape_char(m: re.Match[str]) -> str:
 
 def _quote(s: str) -> str:
     return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
+
+
+def json_string_body(s: str) -> str:
+    """`s` as inside a JSON string literal written by JSON.stringify (no quotes): a string value
+    streamed in pieces (R16) escapes to the same text as whole, piece by piece."""
+    return _NEEDS_ESCAPE.sub(_escape_char, s)
 
 
 def js_number(x: int | float) -> str:
@@ -91,11 +97,11 @@ def js_keys(obj: Mapping[Any, Any]) -> list[tuple[str, Any]]:
     """The (key, value) pairs of `obj` in JavaScript property order: array-index keys first,
     ascending, then the other keys in insertion order."""
     pairs = [(_key_text(k), v) for k, v in obj.items()]
-    index = [(k, v) for k, v in pairs if _INDEX_KEY.fullmatch(k) and int(k) <= _MAX_INDEX]
+    index = [(k, v) for k, v in pairs if INDEX_KEY.fullmatch(k) and int(k) <= _MAX_INDEX]
     if not index:
         return pairs
     index.sort(key=lambda kv: int(kv[0]))
-    return index + [(k, v) for k, v in pairs if not (_INDEX_KEY.fullmatch(k) and int(k) <= _MAX_INDEX)]
+    return index + [(k, v) for k, v in pairs if not (INDEX_KEY.fullmatch(k) and int(k) <= _MAX_INDEX)]
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -114,7 +120,7 @@ def _plain(value: Any) -> bool:
         t = type(v)
         if t is dict:
             for k, x in v.items():
-                if type(k) is not str or (k[:1].isdigit() and _INDEX_KEY.fullmatch(k)):
+                if type(k) is not str or (k[:1].isdigit() and INDEX_KEY.fullmatch(k)):
                     return False
                 stack.append(x)
         elif t is list or t is tuple:

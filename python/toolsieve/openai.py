@@ -34,6 +34,10 @@ Gateway decisions (where R13 is silent):
 - `finish_reason` `"stop"` becomes `"tool_calls"` when the choice emitted at least one call;
   other reasons (`"length"`, `"content_filter"`, …) are kept.
 - `json_tool_calls=True` also takes JSON tool calls in prose (R9) out of the content.
+- `stream_arguments=True` (R16.5, streaming only): each call goes out as OpenAI's API streams it,
+  a first delta with `index`, `id`, `type`, `name` and `arguments: ""` as soon as its name is
+  final, then `arguments` fragments as they arrive; the accumulated message is the same as
+  without the option (but for blocks that break after a call started, R16.3).
 - Reasoning (R15.4, the `reasoning` option, "auto" by default): a reasoning region in the content
   comes out as `delta.reasoning_content` (with `content` null in that delta) or
   `message.reasoning_content`, appended to any reasoning_content upstream already sent.
@@ -65,7 +69,15 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, Final
 
 from .errors import InputTypeError, OpenAIFormatError, check_iterable
-from .events import Event, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
+from .events import (
+    Event,
+    ReasoningEvent,
+    TextEvent,
+    ToolCall,
+    ToolCallArgumentsEvent,
+    ToolCallsEvent,
+    ToolCallStartEvent,
+)
 from .jsontext import json_text
 from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names
 from .reasoning import ReasoningMode, check_reasoning
@@ -179,8 +191,12 @@ class _Options:
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
         reasoning: ReasoningMode = "auto",
+        stream_arguments: bool = False,
     ) -> None:
         self.tools = check_tools(tools)
+        if not isinstance(stream_arguments, bool):
+            raise InputTypeError("stream_arguments must be a bool")
+        self.stream_arguments = stream_arguments
         self.formats = check_formats(formats)
         self.reasoning = check_reasoning(reasoning)
         if not isinstance(json_tool_calls, bool):
@@ -193,12 +209,30 @@ class _Options:
         self.stats = {"blocks": 0, "calls": 0, "rejected_calls": 0, "capture_limit_releases": 0}
 
     def sieve(self) -> Sieve:
+        if self.stream_arguments:  # the sieve resolves, rejects and normalizes as it announces
+            return Sieve(
+                tool_names=self.tool_names,
+                tools=self.tools,
+                unknown_tools=self.unknown_tools,
+                json_tool_calls=self.json_tool_calls,
+                formats=self.formats,
+                reasoning=self.reasoning,
+                stream_arguments=True,
+            )
         return Sieve(
             tool_names=self.tool_names,
             json_tool_calls=self.json_tool_calls,
             formats=self.formats,
             reasoning=self.reasoning,
         )
+
+    def announced(self, e: ToolCallsEvent) -> None:
+        """R16.5: a block whose calls went out as they were announced: only counted here."""
+        self.rejected.update(dict.fromkeys(e.rejected_tool_names))
+        st = self.stats
+        st["blocks"] += 1
+        st["calls"] += len(e.calls)
+        st["rejected_calls"] += len(e.rejected_tool_names)
 
     def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
@@ -209,6 +243,11 @@ class _Options:
         st["rejected_calls"] += len(calls) - len(result.calls)
         return result.calls
 
+    def resolve(self, name: str) -> str:
+        """D22: a name as the gateway hands it out (the declared spelling when it resolves)."""
+        r = apply_policy((ToolCall(name, {}),), self.tool_names, "keep")
+        return r.calls[0].name
+
     def released(self, e: TextEvent) -> None:
         if e.note == "capture_limit":
             self.stats["capture_limit_releases"] += 1
@@ -218,10 +257,11 @@ _MAX_SAFE_INDEX: Final = 2**53 - 1  # beyond it JavaScript cannot count on
 
 
 class _Choice:
-    __slots__ = ("emitted", "native", "next_index", "sieve", "taken")
+    __slots__ = ("emitted", "native", "next_index", "sieve", "streamed", "taken")
 
     def __init__(self) -> None:
         self.sieve: Sieve | None = None
+        self.streamed: dict[int, int] = {}  # R16.5: the sieve's call index -> output index
         self.next_index = 0  # above every index taken so far: where sieved calls go
         self.emitted = False
         self.native: dict[int, int] = {}  # upstream tool_calls index -> output index
@@ -252,6 +292,16 @@ class _Choice:
                 out = list(calls) if out is None else out
                 out[k] = {**tc, "index": j}
         return calls if out is None else out
+
+
+def _extend(deltas: list[dict[str, Any]], more: list[dict[str, Any]]) -> None:
+    """Add tool_calls deltas; argument fragments of one call in a row become one fragment."""
+    for d in more:
+        last = deltas[-1] if deltas else None
+        if last is not None and "id" not in d and "id" not in last and last["index"] == d["index"]:
+            last["function"]["arguments"] += d["function"]["arguments"]
+        else:
+            deltas.append(d)
 
 
 _MISSING: Final = object()
@@ -286,9 +336,17 @@ class ChatCompletionStreamRewriter:
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
         reasoning: ReasoningMode = "auto",
+        stream_arguments: bool = False,
     ) -> None:
         self._opts = _Options(
-            tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats, reasoning
+            tools,
+            tool_names,
+            unknown_tools,
+            id_factory,
+            json_tool_calls,
+            formats,
+            reasoning,
+            stream_arguments,
         )
         self._choices: dict[int, _Choice] = {}
         self._last: dict[str, Any] | None = None  # the last chunk with choices: its envelope
@@ -326,19 +384,41 @@ class ChatCompletionStreamRewriter:
                 else:
                     out.append({"reasoning_content": e.text})
                 continue
-            calls = self._opts.policy(e.calls)
-            if not calls:
+            if not isinstance(e, ToolCallsEvent):
+                deltas = [self._streamed(st, e)]
+            elif self._opts.stream_arguments:
+                self._opts.announced(e)
                 continue
-            deltas = to_openai_stream_deltas(
-                calls, tools=self._opts.tools, id_factory=self._opts.id_factory, start_index=st.next_index
-            )
-            st.take(st.next_index, len(deltas))
+            else:
+                calls = self._opts.policy(e.calls)
+                if not calls:
+                    continue
+                deltas = to_openai_stream_deltas(
+                    calls, tools=self._opts.tools, id_factory=self._opts.id_factory, start_index=st.next_index
+                )
+                st.take(st.next_index, len(deltas))
             st.emitted = True
             if out and "tool_calls" in out[-1]:
-                out[-1]["tool_calls"].extend(deltas)
+                _extend(out[-1]["tool_calls"], deltas)
             else:
                 out.append({"tool_calls": deltas})
         return out
+
+    def _streamed(self, st: _Choice, e: ToolCallStartEvent | ToolCallArgumentsEvent) -> dict[str, Any]:
+        """R16.5: a call's first delta (index, id, type, name, empty arguments), then its
+        argument fragments, as OpenAI's API streams them."""
+        if isinstance(e, ToolCallArgumentsEvent):
+            return {"index": st.streamed[e.index], "function": {"arguments": e.delta}}
+        index = st.next_index
+        st.streamed[e.index] = index
+        st.take(index, 1)
+        name = self._opts.resolve(e.name)
+        return {
+            "index": index,
+            "id": _next_id(self._opts.id_factory),
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
 
     def _finish_reason(self, st: _Choice, reason: Any) -> Any:
         return "tool_calls" if reason == "stop" and st.emitted else reason
@@ -390,6 +470,7 @@ class ChatCompletionStreamRewriter:
             if content:
                 if st.sieve is None:
                     st.sieve = self._opts.sieve()
+                    st.streamed = {}
                 events += st.sieve.feed(content)
             finish = choice.get("finish_reason")
             if finish is not None and st.sieve is not None:
@@ -480,6 +561,7 @@ def rewrite_chat_completion_stream(
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
     reasoning: ReasoningMode = "auto",
+    stream_arguments: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
     DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring).
@@ -492,6 +574,7 @@ def rewrite_chat_completion_stream(
         json_tool_calls=json_tool_calls,
         formats=formats,
         reasoning=reasoning,
+        stream_arguments=stream_arguments,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -516,6 +599,7 @@ async def arewrite_chat_completion_stream(
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
     reasoning: ReasoningMode = "auto",
+    stream_arguments: bool = False,
 ) -> AsyncIterator[dict[str, Any]]:
     """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
     may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
@@ -527,6 +611,7 @@ async def arewrite_chat_completion_stream(
         json_tool_calls=json_tool_calls,
         formats=formats,
         reasoning=reasoning,
+        stream_arguments=stream_arguments,
     )
     _check_rejected_list(rejected_tool_names)
     try:

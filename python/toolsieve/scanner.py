@@ -54,6 +54,7 @@ from enum import IntEnum
 from typing import Any, Final
 
 from . import sections, strings, values
+from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
 from .sections import BARS, match_marker
 from .shell import (
@@ -259,12 +260,15 @@ class _Pending:
 class _Invoke:
     """The invoke being captured."""
 
-    __slots__ = ("name", "params", "text")
+    __slots__ = ("keys", "name", "other", "params", "text", "top")
 
     def __init__(self) -> None:
         self.name = ""
         self.params: list[tuple[str, Any]] = []
         self.text: list[str] = []  # body text that is not a parameter (a JSON body, D5)
+        self.keys: set[str] = set()  # R16: parameter names so far
+        self.top = -1  # R16: the largest array-index name so far
+        self.other = False  # R16: a name that is not an array index came
 
 
 class _Param:
@@ -297,10 +301,12 @@ class _Cdata:
 class _Capture:
     """CAPTURE: the block being parsed."""
 
-    __slots__ = ("calls", "level", "loose_ok", "over", "raw", "start")
+    __slots__ = ("calls", "level", "loose_ok", "over", "raw", "start", "started", "wrapped")
 
     def __init__(self) -> None:
         self.level = Level.TOP
+        self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
+        self.started = 0  # R16: calls announced in this block (stream_arguments)
         self.raw: list[str] = []  # the block's source text so far
         self.calls: list[ToolCall] = []
         self.start = 0  # absolute offset of the block
@@ -352,8 +358,13 @@ class Scanner:
         max_capture: int = 8 * 1024 * 1024,
         json_calls: bool = False,
         formats: frozenset[str] = ALL_FORMATS,
+        stream_arguments: bool = False,
     ) -> None:
         self.max_capture = max_capture
+        self.stream = stream_arguments  # R16: announce calls, stream their string values
+        self.tap: ValueTap | None = None  # the open parameter's value, when streaming
+        self._tap_text = 0  # par.text pieces the tap has seen
+        self._tap_cdata = 0  # cd.parts pieces the tap has seen
         self.json_calls = json_calls
         dsml, native = "dsml" in formats, "function_calls" in formats
         self._keywords = (
@@ -372,7 +383,7 @@ class Scanner:
         self.base = 0  # absolute offset of buf[0]
         self.mode = Mode.TEXT
         self.saw = False
-        self.out: list[Event] = []
+        self.out: list[Any] = []  # events, and R16's internal events for the Sieve
         self._text: list[str] = []
         self.line = FenceLine()  # TEXT's line state
         # rescan index after a failed inline span: run length -> absolute offsets
@@ -425,6 +436,8 @@ class Scanner:
         step = self._steps
         while step[self.mode](False):
             pass
+        if self.tap is not None:
+            self._tap_pull()
         return self._take()
 
     def finish(self) -> list[Event]:
@@ -908,6 +921,8 @@ class Scanner:
         cap.over = False
         cap.calls = []
         cap.loose_ok = True
+        cap.wrapped = level == Level.TOP
+        cap.started = 0
         self.inv.params = []
         self.inv.text = []
         self.pos = end
@@ -922,24 +937,59 @@ class Scanner:
 
     def _fail(self) -> bool:
         """Not a block: what was captured is text; TEXT resumes at the current position."""
+        if self.mode == Mode.CAPTURE and self.cap.started:
+            return self._break()
         text = self._consumed()
         self._emit(text)
+        self._text_resumes(text)
+        return True
+
+    def _text_resumes(self, text: str) -> None:
+        """TEXT resumes after `text`: the line state its last line leaves."""
         self.mode = Mode.TEXT
         nl = text.rfind("\n")
         tail = text[nl + 1 :] if nl >= 0 else "x"
         self.line.mid_line()
         if len(tail) <= 3 and not tail.strip(" "):
             self.line.indent = len(tail)
+
+    def _break(self) -> bool:
+        """R16.3: the block broke after a call was announced. The calls so far are kept, the one
+        in progress completed with what it has (its open parameter's value as R6 reads the body
+        so far); the block ends here and TEXT resumes at the current position."""
+        cap, inv, par = self.cap, self.inv, self.par
+        self._tap_pull()
+        self.tap = None
+        if cap.level != Level.TOP:
+            params = list(inv.params)
+            if cap.level != Level.INVOKE:
+                segs = list(par.segs)
+                if par.text:
+                    segs.append(("text", "".join(par.text)))
+                if cap.level in (Level.CDATA, Level.AFTER_CDATA):
+                    segs.append(("cdata", "".join(self.cd.parts)))
+                self.work += sum(len(x) for _, x in segs)
+                params.append((par.name, values.param_value(par.name, segs, par.string)))
+            inp = values.invoke_input(params)
+            cap.calls.append(ToolCall(inv.name, inp))
+            self._flush_text()
+            self.out.append(CallDone(inp))
+        raw = self._consumed()
+        self._flush_text()
+        self.out.append(ToolCallsEvent(tuple(cap.calls), raw))
+        cap.started = 0
+        self._text_resumes(raw)
         return True
 
     def _succeed(self, end: int) -> bool:
         cap = self.cap
         cap.raw.append(self.buf[self.pos : end])
         self.pos = end
-        if not cap.over and self.base + end - cap.start > self.max_capture:
+        if not cap.over and not cap.started and self.base + end - cap.start > self.max_capture:
             self._overflow()  # the closing tag took the block past the limit
         if cap.over:
             return self._fail()
+        cap.started = 0
         self._flush_text()
         self.out.append(ToolCallsEvent(tuple(cap.calls), "".join(cap.raw)))
         self.mode = Mode.TEXT
@@ -963,7 +1013,9 @@ class Scanner:
 
     def _m_capture(self, final: bool) -> bool:
         cap = self.cap
-        if cap.over or self.base + self.pos - cap.start > self.max_capture:
+        # R16 (D37): once a call is announced its arguments stream instead of being held, so
+        # the capture limit stops applying to the block.
+        if not cap.started and (cap.over or self.base + self.pos - cap.start > self.max_capture):
             self._overflow()
         level = cap.level
         if level == Level.CDATA:
@@ -1019,6 +1071,11 @@ class Scanner:
             self.inv.name = strings.trim(r.name or "")
             self.inv.params = []
             self.inv.text = []
+            if self.stream and self.cap.wrapped and not self.cap.over:
+                self.cap.started += 1
+                self.inv.keys, self.inv.top, self.inv.other = set(), -1, False
+                self._flush_text()
+                self.out.append(CallBegun(self.inv.name))
             return True
         if r.local == WRAPPER and r.closing and self.cap.calls:
             self.saw = True
@@ -1042,19 +1099,28 @@ class Scanner:
                 if r.local == PARAMETER and not r.closing:
                     if r.self_closing or not _named(r) or not strings.is_blank("".join(inv.text)):
                         return self._fail()
+                    name = strings.trim(r.name or "")
+                    if cap.started and self._reorders(name):
+                        return self._break()
                     cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
                     cap.level = Level.PARAM
-                    self.par.name = strings.trim(r.name or "")
+                    self.par.name = name
                     self.par.string = r.string if self.native else None
                     self.par.segs = []
                     self.par.text = []
+                    if cap.started:
+                        self.tap = ValueTap(name, self.par.string)
+                        self._tap_text = self._tap_cdata = 0
                     return True
                 if r.local == INVOKE and r.closing:
                     inp = {} if cap.over else self._invoke_input()
                     if inp is None:
                         return self._fail()
                     cap.calls.append(ToolCall(inv.name, inp))
+                    if cap.started:
+                        self._flush_text()
+                        self.out.append(CallDone(inp))
                     cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
                     cap.level = Level.TOP
@@ -1128,22 +1194,68 @@ class Scanner:
         if cd is MORE or eos is MORE or r is MORE:
             return False
         if isinstance(cd, int):
+            if self.tap is not None:
+                self._tap_pull()
+                self._tap_out(self.tap.cdata_open())
             self._par_flush_text()
+            self._tap_text = self._tap_cdata = 0
             cap.raw.append(buf[pos:cd])
             self.pos = cd
             cap.level = Level.CDATA
             self._start_cdata(cd)
             return True
         if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
+            if self.tap is not None:
+                self._tap_pull()
+                self.tap = None
             self._par_flush_text()
             self.work += sum(len(x) for _, x in par.segs)
             value = values.param_value(par.name, par.segs, par.string)
             self.inv.params.append((par.name, value))
+            if cap.started:
+                self._flush_text()
+                self.out.append(ParamDone(par.name, value))
             cap.raw.append(buf[pos : r.end])
             self.pos = r.end
             cap.level = Level.INVOKE
             return True
         return self._fail()  # the end-of-sentence token, or another tag inside a value
+
+    def _reorders(self, name: str) -> bool:
+        """R16 (D37): a parameter name that repeats (R6.6 makes an array of both) or an array
+        index after another name (JavaScript lists index keys first) would change arguments
+        text already sent: the block breaks before it."""
+        inv = self.inv
+        if name in inv.keys:
+            return True
+        if is_index_key(name):
+            if inv.other or int(name) < inv.top:
+                return True
+            inv.top = int(name)
+        else:
+            inv.other = True
+        inv.keys.add(name)
+        return False
+
+    def _tap_pull(self) -> None:
+        """Hand the tap the body pieces it has not seen; what became certain goes out."""
+        tap = self.tap
+        if tap is None:
+            return
+        got: list[str] = []
+        text, parts = self.par.text, self.cd.parts
+        if self._tap_text < len(text):
+            got += [tap.text(x) for x in text[self._tap_text :]]
+            self._tap_text = len(text)
+        if self.cap.level in (Level.CDATA, Level.AFTER_CDATA) and self._tap_cdata < len(parts):
+            got += [tap.cdata_piece(x) for x in parts[self._tap_cdata :]]
+            self._tap_cdata = len(parts)
+        self._tap_out("".join(got))
+
+    def _tap_out(self, s: str) -> None:
+        if s:
+            self._flush_text()
+            self.out.append(ValueChars(self.par.name, s))
 
     def _par_flush_text(self) -> None:
         par = self.par
@@ -1279,6 +1391,10 @@ class Scanner:
             if closed is MORE:
                 return False
         if closed is True:
+            if self.tap is not None:
+                self._tap_pull()
+                self.tap.cdata_close()
+                self._tap_text = self._tap_cdata = 0
             self.par.segs.append(("cdata", "".join(cd.parts)))
             self.cap.raw.extend(cd.parts)
             self.cap.raw.extend(cd.after)
@@ -1297,8 +1413,8 @@ class Scanner:
         closing tag; the rest of the block is then parsed as usual (once)."""
         cd, cap = self.cd, self.cap
         content = "".join(cd.parts) + "".join(cd.after) + self.buf[self.pos :]
-        if not cap.loose_ok or cap.over:
-            return self._fail()
+        if not cap.loose_ok or cap.over or cap.started:
+            return self._fail()  # with a call announced, the block breaks here (R16.3, D37)
         cap.loose_ok = False
         self.work += len(content)
         i = 0

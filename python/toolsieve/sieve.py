@@ -18,8 +18,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .arguments import ArgumentsWriter
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
-from .events import Event, ParseResult, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
+from .events import (
+    Event,
+    ParseResult,
+    ReasoningEvent,
+    TextEvent,
+    ToolCall,
+    ToolCallArgumentsEvent,
+    ToolCallsEvent,
+    ToolCallStartEvent,
+)
 from .names import apply_policy, check_policy, declared_names
 from .reasoning import ReasoningGate, ReasoningMode, check_reasoning
 from .scanner import ALL_FORMATS, FORMATS, Scanner
@@ -45,9 +55,13 @@ class Sieve:
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
         formats: Iterable[str] | None = None,
         reasoning: ReasoningMode = "auto",
+        stream_arguments: bool = False,
     ) -> None:
         self.tools = check_tools(tools)
         self.reasoning = check_reasoning(reasoning)
+        if not isinstance(stream_arguments, bool):
+            raise InputTypeError("stream_arguments must be a bool")
+        self.stream_arguments = stream_arguments
         self.formats = check_formats(formats)
         self.unknown_tools = check_policy(unknown_tools)
         self.tool_names = declared_names(tool_names, tools)
@@ -59,7 +73,17 @@ class Sieve:
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
         self._scanner = Scanner(
-            max_capture=max_capture_chars, json_calls=json_tool_calls, formats=self.formats
+            max_capture=max_capture_chars,
+            json_calls=json_tool_calls,
+            formats=self.formats,
+            stream_arguments=stream_arguments,
+        )
+        self._writer = (
+            ArgumentsWriter(
+                self._resolve, self._normalize_input, self._apply, ToolCallStartEvent, ToolCallArgumentsEvent
+            )
+            if stream_arguments
+            else None
         )
         self._gate = ReasoningGate(self.reasoning)
         self._closed = False
@@ -93,11 +117,30 @@ class Sieve:
         return events
 
     def _declared(self, events: list[Event]) -> list[Event]:
-        if self.tools is None and (not self.tool_names or self.unknown_tools == "keep"):
+        if self._writer is not None:
+            out: list[Event] = self._writer.events(events)
+            return out
+        if not self._acts():
             return events  # R1-R8 behavior: nothing declared that acts on calls
         return [self._apply(e) if isinstance(e, ToolCallsEvent) else e for e in events]
 
+    def _acts(self) -> bool:
+        """Do declared tools act on calls (names, policy, schemas)?"""
+        return self.tools is not None or (bool(self.tool_names) and self.unknown_tools != "keep")
+
+    def _resolve(self, name: str) -> str | None:
+        """R16: a call's name as the block's event will have it, or None when it is rejected."""
+        if not self._acts():
+            return name
+        r = apply_policy((ToolCall(name, {}),), self.tool_names, self.unknown_tools)
+        return r.calls[0].name if r.calls else None
+
+    def _normalize_input(self, name: str, inp: dict[str, Any]) -> dict[str, Any]:
+        return inp if self.tools is None else normalize_input(name, inp, self.tools)
+
     def _apply(self, e: ToolCallsEvent) -> ToolCallsEvent:
+        if not self._acts():
+            return e
         r = apply_policy(e.calls, self.tool_names, self.unknown_tools)
         calls = r.calls if self.tools is None else tuple(self._normalized(c) for c in r.calls)
         self._rejected.update(dict.fromkeys(r.rejected_tool_names))
@@ -150,6 +193,7 @@ def parse(
     max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     formats: Iterable[str] | None = None,
     reasoning: ReasoningMode = "auto",
+    stream_arguments: bool = False,
 ) -> ParseResult:
     """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls.
     `rejected_by_policy` is true when calls were found and `unknown_tools="reject"` left none."""
@@ -163,6 +207,7 @@ def parse(
         max_capture_chars=max_capture_chars,
         formats=formats,
         reasoning=reasoning,
+        stream_arguments=stream_arguments,
     )
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
@@ -174,8 +219,8 @@ def parse(
 
 
 def coalesce(events: Sequence[Event]) -> list[Event]:
-    """Join adjacent text events and adjacent reasoning events (the form fixtures and the driver
-    protocol compare)."""
+    """Join adjacent text events, adjacent reasoning events, and adjacent argument fragments of
+    one call (the form fixtures and the driver protocol compare)."""
     out: list[Event] = []
     for e in check_iterable(events, "events"):
         last = out[-1] if out else None
@@ -191,6 +236,13 @@ def coalesce(events: Sequence[Event]) -> list[Event]:
             if isinstance(last, ReasoningEvent):
                 out[-1] = ReasoningEvent(last.text + e.text)
                 continue
+        elif (
+            isinstance(e, ToolCallArgumentsEvent)
+            and isinstance(last, ToolCallArgumentsEvent)
+            and last.index == e.index
+        ):
+            out[-1] = ToolCallArgumentsEvent(e.index, last.delta + e.delta)
+            continue
         out.append(e)
     return out
 

@@ -1,0 +1,349 @@
+"""Incremental tool-call arguments (R16): which characters of a parameter value are already
+certain while its body is still arriving, and the JSON text written from them.
+
+The scanner feeds a `ValueTap` the body of the open parameter as it reads it (text pieces as
+written, CDATA content pieces). The tap answers with characters that are certainly the next
+characters of the parameter's final value, and only when that value is certainly a string
+(R16.2): its opening characters rule out every other reading of R6 (a JSON literal, an object
+list, XML children) and the whitespace rules of R6.1/R6.2 cannot change what came before. What
+is not certain is held: a trailing run of whitespace (a plain value is trimmed), a partial entity
+(at most 9 characters), and the whole value when it may still be something else. The final value
+is always the one R6 gives (`values.param_value`); streaming only decides how much of it leaves
+early, so the fragments are a prefix of the final JSON text by construction.
+
+The scanner turns what it learns into small internal events (`CallBegun`, `ValueChars`,
+`ParamDone`, `CallDone`) that the Sieve writes as `tool_call_start` / `tool_call_arguments`
+(`ArgumentsWriter`), after name resolution and schema normalization (R10, R12).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Final
+
+from .jsontext import INDEX_KEY, json_string_body, json_text
+from .strings import JS_SPACE, ascii_lower, trim
+from .values import RAW_TEXT_NAMES, decode_entities
+
+_JSON_START: Final = frozenset('{["-0123456789tfn')
+_NUMBER_CHARS: Final = frozenset("0123456789.eE+-")
+_LITERALS: Final = ("true", "false", "null")
+_ENTITY_SPAN: Final = 9  # `&#x10FFFF` before its `;`: the longest partial entity (D13)
+
+
+# ---- internal events: the scanner to the Sieve ----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CallBegun:
+    """An invoke of a block opened by its wrapper: its name is final (R16.2)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ValueChars:
+    """Characters certain to continue the string value of parameter `key`."""
+
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ParamDone:
+    """Parameter `key` closed with its final `value`."""
+
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class CallDone:
+    """The begun call is complete (its invoke closed, or the block broke, R16.3)."""
+
+    input: dict[str, Any]
+
+
+Internal = CallBegun | ValueChars | ParamDone | CallDone
+
+
+def is_index_key(key: str) -> bool:
+    """An array-index key, which JavaScript objects list first (so it cannot stream in order)."""
+    return INDEX_KEY.fullmatch(key) is not None and int(key) <= 2**32 - 2
+
+
+class Tap(IntEnum):
+    """Where a ValueTap is."""
+
+    LEAD = 0  # blank text so far
+    DECIDE = 1  # the value began; a string reading is not certain yet
+    STREAM = 2  # certainly a string: certain characters go out
+    AFTER_CDATA = 3  # the value began with a CDATA section, which closed; blank text since
+    HOLD = 4  # not streamable: the value comes out when the parameter closes
+
+
+class ValueTap:
+    """The open parameter's body, read incrementally (see the module docstring). Each method
+    returns the characters of the final value that became certain."""
+
+    __slots__ = ("decide", "entity", "from_cdata", "gap", "held", "lead", "raw", "state", "written")
+
+    def __init__(self, name: str, string: str | None) -> None:
+        typed = ascii_lower(trim(string)) if string is not None else ""
+        self.written = typed == "true"  # R14.2 / D24: as written, no decoding, no trimming
+        self.raw = trim(name).lower() in RAW_TEXT_NAMES
+        self.state = Tap.HOLD if typed == "false" else Tap.LEAD
+        self.from_cdata = False  # the value began with a CDATA section
+        self.lead = ""  # LEAD: the blank text so far
+        self.decide = ""  # DECIDE: the opening characters so far
+        self.held = ""  # STREAM: a trailing whitespace run (plain values are trimmed, R6.2)
+        self.entity = ""  # STREAM: a partial entity at the end of the text (as written)
+        self.gap = ""  # AFTER_CDATA: the blank text since the CDATA closed
+
+    def text(self, s: str) -> str:
+        """A piece of body text, as written (entities not decoded)."""
+        st = self.state
+        if st is Tap.HOLD or not s:
+            return ""
+        if st is Tap.STREAM:
+            return s if self.written else self._stream(s)
+        if st is Tap.DECIDE:
+            return self._decide(s)
+        blank = not s.strip(JS_SPACE)
+        if st is Tap.LEAD:
+            if blank:
+                self.lead += s
+                return ""
+            if self.written:  # blank text before non-blank text stays (join all, D24)
+                self.state = Tap.STREAM
+                out, self.lead = self.lead + s, ""
+                return out
+            self.state = Tap.DECIDE  # R6.2 trims the blank text away
+            return self._decide(s.lstrip(JS_SPACE))
+        # AFTER_CDATA
+        if blank:
+            self.gap += s
+            return ""
+        if self.written:
+            self.state = Tap.HOLD
+            return ""
+        self.state = Tap.STREAM  # no longer one CDATA between blanks: R6.2 joins and trims
+        gap, self.gap = self.gap, ""
+        return self._stream(gap + s)
+
+    def cdata_open(self) -> str:
+        st = self.state
+        if st is Tap.LEAD:
+            if self.written and self.lead:
+                self.state = Tap.HOLD  # blank text before a CDATA: dropped or kept, seen at the close
+            self.from_cdata = True
+        elif st is Tap.DECIDE:
+            self.state = Tap.HOLD
+        elif st is Tap.AFTER_CDATA:
+            self.state = Tap.HOLD if self.written else Tap.STREAM
+        elif st is Tap.STREAM and self.entity and not self.written:
+            lit, self.entity = self.entity, ""  # the text ended: not an entity after all
+            return self._stream(lit, decoded=True)
+        return ""
+
+    def cdata_piece(self, s: str) -> str:
+        """A piece of CDATA content (never decoded)."""
+        st = self.state
+        if st is Tap.HOLD or not s:
+            return ""
+        if st is Tap.LEAD:
+            # One CDATA between blanks is its raw content (R6.1); joined with more it is trimmed
+            # (R6.2): both agree only when the content does not begin with a blank.
+            if s[0] in JS_SPACE:
+                self.state = Tap.HOLD
+                return ""
+            if self.written:
+                self.state = Tap.STREAM
+                return s
+            self.state = Tap.DECIDE
+            return self._decide(s, decoded=True)
+        if st is Tap.DECIDE:
+            return self._decide(s, decoded=True)
+        if self.written:
+            return s
+        if self.gap:
+            s, self.gap = self.gap + s, ""
+        return self._stream(s, decoded=True)
+
+    def cdata_close(self) -> None:
+        if self.from_cdata and self.state is not Tap.HOLD and self.state is not Tap.AFTER_CDATA:
+            if self.state is Tap.STREAM and not self.gap:
+                self.state = Tap.AFTER_CDATA
+            else:
+                self.state = Tap.HOLD
+            self.from_cdata = False
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _decide(self, s: str, *, decoded: bool = False) -> str:
+        """DECIDE: collect opening characters until only a string reading is left."""
+        self.decide += s
+        d = self.decide
+        if not d:
+            return ""
+        c = d[0]
+        if c == "<" and not (self.raw and decoded):
+            self.state = Tap.HOLD  # XML children or a structured fragment (R6.4, R6.5)
+            return ""
+        if c == "&" and not decoded:
+            self.state = Tap.HOLD  # an entity decodes to anything: wait for the close
+            return ""
+        if c in _JSON_START and not _ruled_out(d):
+            return ""
+        self.state = Tap.STREAM
+        opening, self.decide = d, ""
+        return self._stream(opening, decoded=decoded)
+
+    def _stream(self, s: str, *, decoded: bool = False) -> str:
+        """Decoded characters out, holding back a trailing whitespace run and, at the end of
+        text, a partial entity."""
+        if not decoded:
+            s = self.entity + s
+            self.entity = ""
+            amp = s.rfind("&", max(0, len(s) - _ENTITY_SPAN))
+            if amp >= 0 and ";" not in s[amp:]:
+                self.entity = s[amp:]
+                s = s[:amp]
+            s = decode_entities(s)
+        s = self.held + s
+        body = s.rstrip(JS_SPACE)
+        self.held = s[len(body) :]
+        return body
+
+
+def _ruled_out(d: str) -> bool:
+    """Do the opening characters `d` (no leading blank) rule out a JSON reading (R6.3)?"""
+    c = d[0]
+    if c in '{["':
+        return False  # JSON text can run on: the value comes out at the close
+    body = d.rstrip(JS_SPACE)
+    if c in "tfn":
+        return not next(x for x in _LITERALS if x[0] == c).startswith(body)
+    return any(ch not in _NUMBER_CHARS for ch in body)
+
+
+# ---- the Sieve side: internal events to public ones -----------------------------------------
+
+
+class _Call:
+    """A call announced by `tool_call_start`: what of its arguments text went out."""
+
+    __slots__ = ("index", "keys", "name", "open_key", "open_sent", "sent")
+
+    def __init__(self, index: int, name: str) -> None:
+        self.index = index  # -1: rejected by the policy, so never announced
+        self.name = name
+        self.sent = 0  # characters of the arguments text sent
+        self.keys = 0  # keys written
+        self.open_key: str | None = None  # a string value streaming now
+        self.open_sent = 0  # characters of that value's JSON text sent (with its quote)
+
+
+class ArgumentsWriter:
+    """Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
+    events. `resolve(name)` gives the declared spelling or None when the policy rejects the call;
+    `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
+    treatment of a block. Every fragment extends the call's arguments text, which ends as
+    `json_text(normalize(name, input))`: the same text the OpenAI layer writes."""
+
+    def __init__(self, resolve: Any, normalize: Any, apply: Any, start: Any, delta: Any) -> None:
+        self._resolve = resolve
+        self._normalize = normalize
+        self._apply = apply
+        self._start = start  # (index, name) -> event
+        self._delta = delta  # (index, text) -> event
+        self.next_index = 0
+        self._call: _Call | None = None
+        self._begun = 0  # calls begun in the current block
+
+    def events(self, events: list[Any]) -> list[Any]:
+        out: list[Any] = []
+        for e in events:
+            t = type(e)
+            if t is ValueChars:
+                self._chars(e, out)
+            elif t is ParamDone:
+                self._param(e, out)
+            elif t is CallBegun:
+                self._begin(e.name, out)
+            elif t is CallDone:
+                self._done(e.input, out)
+            elif getattr(e, "type", None) == "tool_calls":
+                self._block(e, out)
+            else:
+                out.append(e)
+        return out
+
+    def _begin(self, name: str, out: list[Any]) -> None:
+        self._begun += 1
+        resolved = self._resolve(name)
+        if resolved is None:
+            self._call = _Call(-1, name)
+            return
+        self._call = _Call(self.next_index, resolved)
+        self.next_index += 1
+        out.append(self._start(self._call.index, resolved))
+
+    def _send(self, c: _Call, text: str, out: list[Any]) -> None:
+        if text:
+            c.sent += len(text)
+            out.append(self._delta(c.index, text))
+
+    def _key(self, c: _Call, key: str) -> str:
+        c.keys += 1
+        return ("{" if c.keys == 1 else ",") + json_text(key) + ":"
+
+    def _chars(self, e: ValueChars, out: list[Any]) -> None:
+        c = self._call
+        if c is None or c.index < 0:
+            return
+        body = json_string_body(e.text)
+        if c.open_key != e.key:
+            c.open_key = e.key
+            c.open_sent = 1 + len(body)
+            self._send(c, self._key(c, e.key) + '"' + body, out)
+        else:
+            c.open_sent += len(body)
+            self._send(c, body, out)
+
+    def _param(self, e: ParamDone, out: list[Any]) -> None:
+        c = self._call
+        if c is None or c.index < 0:
+            return
+        value = self._normalize(c.name, {e.key: e.value})[e.key]
+        text = json_text(value)
+        if c.open_key == e.key:
+            self._send(c, text[c.open_sent :], out)
+        else:
+            self._send(c, self._key(c, e.key) + text, out)
+        c.open_key = None
+
+    def _done(self, inp: dict[str, Any], out: list[Any]) -> None:
+        c = self._call
+        self._call = None
+        if c is None or c.index < 0:
+            return
+        final = json_text(self._normalize(c.name, inp))
+        self._send(c, final[c.sent :], out)
+
+    def _block(self, e: Any, out: list[Any]) -> None:
+        """A block's event: calls begun in it are complete; the others (token sections, JSON
+        calls, repaired blocks) are announced now, whole, before it."""
+        applied = self._apply(e)
+        begun, self._begun = self._begun, 0
+        for call in e.calls[begun:]:
+            resolved = self._resolve(call.name)
+            if resolved is None:
+                continue
+            index = self.next_index
+            self.next_index += 1
+            out.append(self._start(index, resolved))
+            text = json_text(self._normalize(resolved, call.input))
+            out.append(self._delta(index, text))
+        out.append(applied)
