@@ -142,6 +142,23 @@ PROSE += ["\t```\n", "`a\n\t```\n", " \t~~~\n", "``x```y`` "]
 MUTATIONS = ["<", ">", "`", "\n", "]]>", "\u200b", " ", "/", '"', "```\n", "~~~\n"]
 
 
+# R16: values whose type is known early or late, and parameter names that repeat or reorder
+PNAMES += ["0", "1", "file_content"]
+VALUES += [
+    "trust me",
+    "12 Main St",
+    "  a &lt; b &am",
+    "<![CDATA[ lead]]>",
+    "<![CDATA[code()\n  ]]>",
+    "<![CDATA[a]]> tail",
+    "<![CDATA[a]]><![CDATA[b]]>",
+    "pre<![CDATA[mid]]>post",
+    "x\ty  \u00a0",
+    "caf\u00e9 \U0001f600 end",
+]
+THOUGHTS = ["", "<think>plan</think>", "<think>draft: ", "<think>\n</think>\n\n", "  <think>a</think>b"]
+
+
 def block(rng: random.Random) -> str:
     o, c = rng.choice(SHELLS)
     w = rng.choice(WRAPPERS)
@@ -208,7 +225,7 @@ def section(rng: random.Random) -> str:
 
 
 def document(rng: random.Random) -> str:
-    out = []
+    out = [rng.choice(THOUGHTS)] if rng.random() < 0.15 else []
     for _ in range(rng.randint(0, 7)):
         r = rng.random()
         if r < 0.45:

@@ -18,6 +18,12 @@ W8  the gateway: W1 at 1 MB as an OpenAI chat-completion SSE stream (one 16-char
 W9  W1's file body as a native DSML (V3.2) string="true" parameter, 16-character chunks
     (256 KB and 1 MB); growth ratio
 W10 200 calls in one V3.1 token section, 8-character chunks
+W12 W1 at 1 MB with incremental arguments on (stream_arguments), 16-character chunks: the time
+    against W1 1 MB with the option off, and (Python) how many chunks pass from the start of the
+    file body to its first character in an arguments fragment, and the largest hold-back in
+    characters over the whole stream
+W13 256 KB of thinking (<think>...</think>) holding fenced and bare example calls, then one real
+    call, 4-character chunks (per-chunk cost, as W2)
 W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsieve serve` and the
     Node `toolsieve-gateway` in front of a local upstream (scripts/bench_w11.js) that streams a
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
@@ -181,6 +187,56 @@ W8_TOOLS = [
 ]
 
 
+def w13_text(size: int) -> str:
+    """Thinking full of example calls (fenced and bare), then the answer with one real call."""
+    example = (
+        '<|DSML|tool_calls>\n<|DSML|invoke name="rm">\n<|DSML|parameter name="path">/tmp/x'
+        "</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>"
+    )
+    parts, n, i = [], 0, 0
+    while n < size:
+        piece = [
+            f"Step {i}: the user wants the file; maybe I call read_file first.\n",
+            f"```xml\n{example}\n```\n",
+            f"Or just: {example}\n",
+            f"Compare a[{i}] < b and c > {i}; <div>html</div> is not a call.\n",
+        ][i % 4]
+        parts.append(piece)
+        n += len(piece)
+        i += 1
+    real = example.replace('"rm"', '"read_file"')
+    return "<think>" + "".join(parts)[:size] + "</think>\nReading it.\n" + real
+
+
+def w12_latency(text: str, size: int) -> tuple[int, int]:
+    """W12 (Python): chunks from the start of the file body to its first character in an arguments
+    fragment, and the largest hold-back (characters of the body that arrived but were not sent)."""
+    body_start = text.index("<![CDATA[", text.index('name="content"')) + len("<![CDATA[")
+    body_end = text.index("]]>", body_start)
+    s = Sieve(stream_arguments=True)
+    sent = 0  # characters of the content value sent
+    started = False
+    first = -1
+    worst = 0
+    for k, i in enumerate(range(0, len(text), size)):
+        events = s.feed(text[i : i + size])
+        if i + size > body_end:
+            break  # the value's closing quote may follow: measured up to the end of the body
+        for e in events:
+            if e.type == "tool_call_arguments":
+                d = e.delta
+                if not started and '"content":"' in d:
+                    started, d = True, d.split('"content":"', 1)[1]
+                if started and d:
+                    sent += len(json.loads('"' + d + '"'))  # whole escapes only, no closing quote yet
+        fed = i + size - body_start
+        if fed > 0:
+            if first < 0 and sent > 0:
+                first = k - body_start // size
+            worst = max(worst, fed - sent)
+    return first, worst
+
+
 def w8_sse(text: str, size: int) -> str:
     """The reply as an upstream chat-completion SSE stream, `size` characters per delta."""
     head = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":'
@@ -211,8 +267,8 @@ def gateway(data: bytes) -> int:
     return calls
 
 
-def stream(text: str, size: int) -> int:
-    s = Sieve()
+def stream(text: str, size: int, options: dict[str, Any] | None = None) -> int:
+    s = Sieve(**(options or {}))
     calls = 0
     for i in range(0, len(text), size):
         for e in s.feed(text[i : i + size]):
@@ -260,6 +316,15 @@ def workloads() -> list[dict[str, object]]:
         {"name": "W9 1024 KB native", "text": w9_text(1024 * KB), "chunk": 16, "calls": 1},
         {"name": "W10 200 V3.1 calls", "text": w10_text(), "chunk": 8, "calls": 200},
         {
+            "name": "W12 1 MB, arguments streamed",
+            "text": w1[1024 * KB],
+            "chunk": 16,
+            "calls": 1,
+            "options": {"stream_arguments": True},
+            "node_options": {"streamArguments": True},
+        },
+        {"name": "W13 256 KB thinking", "text": w13_text(256 * KB), "chunk": 4, "calls": 1},
+        {
             "name": "W8 gateway 1 MB",
             "text": w8_sse(w1[1024 * KB], 16),
             "chunk": 16,
@@ -278,7 +343,8 @@ def python_times(w: dict[str, object], runs: int) -> list[float]:
         data = text.encode()
         times, calls = timed(lambda: gateway(data), runs)
     elif isinstance(chunk, int):
-        times, calls = timed(lambda: stream(text, chunk), runs)
+        opts = w.get("options")
+        times, calls = timed(lambda: stream(text, chunk, opts), runs)  # type: ignore[arg-type]
     else:
         times, calls = timed(lambda: len(parse(text).calls), runs)
     assert calls == w["calls"], f"{w['name']}: expected {w['calls']} calls, got {calls}"
@@ -495,6 +561,18 @@ def main() -> int:
             f"{w} growth time(1 MB) / time(256 KB): Python {growth(py, w):.2f}"
             + (f", Node {growth(nd, w):.2f}" if nd else "")
         )
+
+    def w12_ratio(rows: list[dict[str, object]]) -> float:
+        by = {r["workload"]: float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
+        return by["W12 1 MB, arguments streamed"] / by["W1 1024 KB"]
+
+    first, worst = w12_latency(w1_text(1024 * KB), 16)
+    print(
+        f"W12 time with arguments streamed / W1 1 MB: Python {w12_ratio(py):.2f}"
+        + (f", Node {w12_ratio(nd):.2f}" if nd else "")
+        + f"; first body character sent {first} chunk(s) after the body starts; "
+        f"largest hold-back {worst} characters"
+    )
     if args.json:
         data = {
             "python": py,
@@ -502,6 +580,11 @@ def main() -> int:
             "w1_growth": {"python": growth(py), "node": growth(nd) if nd else None},
             "w6_growth": {"python": growth(py, "W6"), "node": growth(nd, "W6") if nd else None},
             "w9_growth": {"python": growth(py, "W9"), "node": growth(nd, "W9") if nd else None},
+            "w12": {
+                "ratio": {"python": w12_ratio(py), "node": w12_ratio(nd) if nd else None},
+                "first_chunk": first,
+                "max_hold_chars": worst,
+            },
         }
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return 0

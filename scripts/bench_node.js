@@ -10,8 +10,8 @@ const [file, runsArg] = process.argv.slice(2);
 const workloads = JSON.parse(fs.readFileSync(file, 'utf8'));
 const runs = Number(runsArg || 5);
 
-function stream(text, size) {
-  const s = new Sieve();
+function stream(text, size, options) {
+  const s = new Sieve(options || undefined);
   let calls = 0;
   for (let i = 0; i < text.length; i += size) {
     for (const e of s.feed(text.slice(i, i + size))) if (e.type === 'tool_calls') calls += e.calls.length;
@@ -58,7 +58,7 @@ async function main() {
       const data = Buffer.from(w.text, 'utf8');
       fn = () => gateway(data);
     } else {
-      fn = w.chunk ? () => stream(w.text, w.chunk) : () => parse(w.text).calls.length;
+      fn = w.chunk ? () => stream(w.text, w.chunk, w.node_options) : () => parse(w.text).calls.length;
     }
     await fn(); // warm up the JIT once
     const times = [];

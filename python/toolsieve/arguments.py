@@ -35,14 +35,14 @@ _ENTITY_SPAN: Final = 9  # `&#x10FFFF` before its `;`: the longest partial entit
 # ---- internal events: the scanner to the Sieve ----------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallBegun:
     """An invoke of a block opened by its wrapper: its name is final (R16.2)."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ValueChars:
     """Characters certain to continue the string value of parameter `key`."""
 
@@ -50,7 +50,7 @@ class ValueChars:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ParamDone:
     """Parameter `key` closed with its final `value`."""
 
@@ -58,7 +58,7 @@ class ParamDone:
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallDone:
     """The begun call is complete (its invoke closed, or the block broke, R16.3)."""
 
@@ -150,6 +150,13 @@ class ValueTap:
     def cdata_piece(self, s: str) -> str:
         """A piece of CDATA content (never decoded)."""
         st = self.state
+        if st is Tap.STREAM and not self.gap:  # the hot path: a long CDATA body streaming
+            if self.written:
+                return s
+            s = self.held + s
+            body = s.rstrip(JS_SPACE)
+            self.held = s[len(body) :]
+            return body
         if st is Tap.HOLD or not s:
             return ""
         if st is Tap.LEAD:
@@ -267,7 +274,14 @@ class ArgumentsWriter:
         for e in events:
             t = type(e)
             if t is ValueChars:
-                self._chars(e, out)
+                c = self._call
+                if c is not None and c.index >= 0 and c.open_key == e.key:  # the hot path
+                    body = json_string_body(e.text)
+                    c.open_sent += len(body)
+                    c.sent += len(body)
+                    out.append(self._delta(c.index, body))
+                else:
+                    self._chars(e, out)
             elif t is ParamDone:
                 self._param(e, out)
             elif t is CallBegun:

@@ -106,11 +106,21 @@ def build_parser() -> argparse.ArgumentParser:
                 help="feed the sieve N characters at a time (default: as the input arrives)",
             )
             sp.add_argument("--raw", action="store_true", help="include the raw source of tool-call events")
+        sp.add_argument(
+            "--stream-arguments",
+            action="store_true",
+            help="announce each call as soon as its name is known and stream its arguments as they arrive",
+        )
     _serve_parser(sub)
     help_ = "rewrite an OpenAI chat-completion SSE stream: DSML markup in content becomes tool_calls"
     sp = sub.add_parser("openai", help=help_, description=help_)
     sp.add_argument("file", nargs="?", default="-", help="captured SSE stream (default: standard input)")
     declared(sp)
+    sp.add_argument(
+        "--stream-arguments",
+        action="store_true",
+        help="send each call's name first and its arguments in pieces, as OpenAI's API streams them",
+    )
     return p
 
 
@@ -294,6 +304,7 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
         json_tool_calls=args.json_calls,
         formats=args.formats,
         reasoning=args.reasoning,
+        stream_arguments=args.stream_arguments,
     )
     try:
         for data in write_sse(rewritten, done=False):
@@ -374,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
             "json_tool_calls": args.json_calls,
             "formats": args.formats,
             "reasoning": args.reasoning,
+            "stream_arguments": args.stream_arguments,
         }
         if args.command == "parse":
             text = "".join(_decoded(stream, name))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from .errors import InputTypeError
 
@@ -82,29 +82,30 @@ class ReasoningEvent:
         return {"type": "reasoning", "text": self.text}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallStartEvent:
     """With `stream_arguments` (R16): a call was announced as soon as its name was final.
     `index` counts the announced calls of the stream from 0."""
 
     index: int
     name: str
-    type: Literal["tool_call_start"] = field(default="tool_call_start", init=False)
-    source: Literal[""] = field(default="", init=False, repr=False, compare=False)
+    type: ClassVar[Literal["tool_call_start"]] = "tool_call_start"
+    source: ClassVar[Literal[""]] = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "tool_call_start", "index": self.index, "name": self.name}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallArgumentsEvent:
     """With `stream_arguments` (R16): the next fragment of call `index`'s arguments, as JSON text.
     A call's fragments join to exactly the JSON text of its final input."""
 
     index: int
     delta: str
-    type: Literal["tool_call_arguments"] = field(default="tool_call_arguments", init=False)
-    source: Literal[""] = field(default="", init=False, repr=False, compare=False)
+    # class attributes, not fields: one of these is made per chunk while arguments stream
+    type: ClassVar[Literal["tool_call_arguments"]] = "tool_call_arguments"
+    source: ClassVar[Literal[""]] = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "tool_call_arguments", "index": self.index, "delta": self.delta}

@@ -11,6 +11,7 @@ JavaScript object; other keys keep their order. `number_int` reads integers as `
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
 import re
 from collections.abc import Mapping
@@ -35,6 +36,9 @@ INDEX_KEY: Final = re.compile(r"0|[1-9][0-9]{0,9}")
 _MAX_INDEX: Final = 2**32 - 2
 
 
+_encode_basestring: Final = json.encoder.encode_basestring
+
+
 def _escape_char(m: re.Match[str]) -> str:
     c = m.group()
     return _ESCAPES.get(c) or f"\\u{ord(c):04x}"
@@ -47,6 +51,8 @@ def _quote(s: str) -> str:
 def json_string_body(s: str) -> str:
     """`s` as inside a JSON string literal written by JSON.stringify (no quotes): a string value
     streamed in pieces (R16) escapes to the same text as whole, piece by piece."""
+    if _LONE_SURROGATE.search(s) is None:  # the C encoder escapes as JSON.stringify does but for these
+        return _encode_basestring(s)[1:-1]
     return _NEEDS_ESCAPE.sub(_escape_char, s)
 
 

@@ -1242,15 +1242,24 @@ class Scanner:
         tap = self.tap
         if tap is None:
             return
-        got: list[str] = []
-        text, parts = self.par.text, self.cd.parts
+        text = self.par.text
         if self._tap_text < len(text):
-            got += [tap.text(x) for x in text[self._tap_text :]]
+            got = "".join([tap.text(x) for x in text[self._tap_text :]])
             self._tap_text = len(text)
-        if self.cap.level in (Level.CDATA, Level.AFTER_CDATA) and self._tap_cdata < len(parts):
-            got += [tap.cdata_piece(x) for x in parts[self._tap_cdata :]]
-            self._tap_cdata = len(parts)
-        self._tap_out("".join(got))
+            self._tap_out(got)
+        if self.cap.level >= Level.CDATA:
+            parts = self.cd.parts
+            i = self._tap_cdata
+            n = len(parts)
+            if i < n:
+                self._tap_cdata = n
+                got = (
+                    tap.cdata_piece(parts[i])
+                    if i + 1 == n
+                    else "".join([tap.cdata_piece(x) for x in parts[i:]])
+                )
+                if got:  # inside a block no text is pending: the characters go straight out
+                    self.out.append(ValueChars(self.par.name, got))
 
     def _tap_out(self, s: str) -> None:
         if s:

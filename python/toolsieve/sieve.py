@@ -31,7 +31,7 @@ from .events import (
     ToolCallStartEvent,
 )
 from .names import apply_policy, check_policy, declared_names
-from .reasoning import ReasoningGate, ReasoningMode, check_reasoning
+from .reasoning import Phase, ReasoningGate, ReasoningMode, check_reasoning
 from .scanner import ALL_FORMATS, FORMATS, Scanner
 from .schema import check_tools, normalize_input
 
@@ -95,6 +95,8 @@ class Sieve:
             raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
         if not chunk:
             return []
+        if self._gate.phase is Phase.DONE:  # no reasoning (left): straight to the scanner
+            return self._declared(self._scanner.feed(chunk))
         return self._declared(self._pass(self._gate.feed(chunk)))
 
     def flush(self) -> list[Event]:
