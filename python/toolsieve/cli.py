@@ -144,6 +144,15 @@ def _port(v: str) -> int:
     return n
 
 
+def _bool(v: str) -> bool:
+    t = v.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off", ""):
+        return False
+    raise argparse.ArgumentTypeError(f"not a yes/no value: {v!r}")
+
+
 # flag, environment variable, default, type, choices, help
 SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]] = [
     (
@@ -189,6 +198,23 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
         None,
         "write ': keep-alive' after this silence (s)",
     ),
+    ("--formats", "TOOLSIEVE_FORMATS", None, _formats, None, "recognize only these markup formats (A,B)"),
+    (
+        "--reasoning",
+        "TOOLSIEVE_REASONING",
+        "auto",
+        str,
+        REASONING_MODES,
+        "thinking in content becomes reasoning_content: auto (default), open, off",
+    ),
+    (
+        "--stream-arguments",
+        "TOOLSIEVE_STREAM_ARGUMENTS",
+        "no",
+        _bool,
+        None,
+        "stream each call's arguments as they arrive, as OpenAI's API does",
+    ),
 ]
 
 
@@ -196,7 +222,10 @@ def _serve_parser(sub: Any) -> None:
     help_ = "run the OpenAI-compatible gateway server (needs the server extra)"
     sp = sub.add_parser("serve", help=help_, description=help_ + "; every flag also reads TOOLSIEVE_<FLAG>")
     for flag, env, _default, type_, choices, text in SERVE_FLAGS:
-        sp.add_argument(flag, default=None, type=type_, choices=choices, help=f"{text} [${env}]")
+        if type_ is _bool:  # a switch that may also say no: --stream-arguments[=no]
+            sp.add_argument(flag, nargs="?", const=True, default=None, type=type_, help=f"{text} [${env}]")
+        else:
+            sp.add_argument(flag, default=None, type=type_, choices=choices, help=f"{text} [${env}]")
     sp.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     sp.set_defaults(serve_parser=sp)
 
@@ -241,6 +270,9 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         unknown_tools=values["unknown_tools"],
         timeout=values["timeout"],
         keepalive=values["keepalive"],
+        formats=values["formats"],
+        reasoning=values["reasoning"],
+        stream_arguments=values["stream_arguments"],
     )
     app = create_app(config)
 

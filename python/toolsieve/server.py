@@ -57,11 +57,13 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"toolsieve.server needs the server extra: pip install 'toolsieve[server]' ({exc})"
     ) from exc
 
-from .errors import OpenAIFormatError, SSEFormatError
+from .errors import OpenAIFormatError, SSEFormatError, ToolsieveError
 from .jsontext import json_text
 from .names import UnknownToolsPolicy
 from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion
+from .reasoning import ReasoningMode, check_reasoning
 from .request import prepare_prompt_request, rewrites_response
+from .sieve import check_formats
 from .sse import DONE, SSEComment, SSEEvent, SSEParser
 
 log = logging.getLogger("toolsieve.server")
@@ -86,8 +88,18 @@ class GatewayConfig:
     timeout: float = 600.0  # upstream silence (seconds) that ends a request
     connect_timeout: float = 10.0
     keepalive: float = 15.0  # client-side silence (seconds) after which `: keep-alive` is written
+    formats: list[str] | None = None  # R14.9: the markup formats recognized (None: all)
+    reasoning: ReasoningMode = "auto"  # R15: where reasoning may be in the content
+    stream_arguments: bool = False  # R16.5: stream each call's arguments as they arrive
 
     def __post_init__(self) -> None:
+        try:
+            check_formats(self.formats)
+            check_reasoning(self.reasoning)
+        except ToolsieveError as exc:
+            raise ValueError(str(exc)) from None
+        if not isinstance(self.stream_arguments, bool):
+            raise ValueError(f"stream_arguments must be a bool, got {self.stream_arguments!r}")
         if not isinstance(self.upstream, str) or not self.upstream.startswith(("http://", "https://")):
             raise ValueError(f"upstream must be an http(s) URL, got {self.upstream!r}")
         self.upstream = self.upstream.rstrip("/")
@@ -275,7 +287,13 @@ class _Gateway:
         if up.status_code < 400 and ctype.startswith("text/event-stream"):
             out.stream = True
             rw = (
-                ChatCompletionStreamRewriter(tools=tools, unknown_tools=self.config.unknown_tools)
+                ChatCompletionStreamRewriter(
+                    tools=tools,
+                    unknown_tools=self.config.unknown_tools,
+                    formats=self.config.formats,
+                    reasoning=self.config.reasoning,
+                    stream_arguments=self.config.stream_arguments,
+                )
                 if rewrite
                 else None
             )
@@ -302,6 +320,8 @@ class _Gateway:
                 unknown_tools=self.config.unknown_tools,
                 rejected_tool_names=out.rejected,
                 stats=out.stats,
+                formats=self.config.formats,
+                reasoning=self.config.reasoning,
             )
         except (ValueError, RecursionError, OpenAIFormatError) as exc:
             self.metrics.upstream_errors.labels("format").inc()
