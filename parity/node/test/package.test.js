@@ -36,14 +36,16 @@ async function assertSameExports(cjsFile, esmFile, { sameValues }) {
   }
 }
 
-test('index.mjs and compat.mjs are the CommonJS modules themselves (one instance for require and import)', async () => {
+test('index.mjs, compat.mjs and ai-sdk.mjs are the CommonJS modules themselves (one instance for require and import)', async () => {
   await assertSameExports('../index.js', '../index.mjs', { sameValues: true });
   await assertSameExports('../compat.js', '../compat.mjs', { sameValues: true });
+  await assertSameExports('../ai-sdk.js', '../ai-sdk.mjs', { sameValues: true });
 });
 
 test('dist/*.mjs (browsers, bundlers) export the same names and work without CommonJS', async () => {
   await assertSameExports('../index.js', '../dist/index.mjs', { sameValues: false });
   await assertSameExports('../compat.js', '../dist/compat.mjs', { sameValues: false });
+  await assertSameExports('../ai-sdk.js', '../dist/ai-sdk.mjs', { sameValues: false });
   await assertSameExports('../src/driver.js', '../dist/driver.mjs', { sameValues: false });
   const esm = await import('../dist/index.mjs');
   const compat = await import('../dist/compat.mjs');
@@ -56,7 +58,9 @@ test('dist/*.mjs (browsers, bundlers) export the same names and work without Com
   compat.processToolSieveChunk(state, 'x', []);
   assert.ok(state.sieve instanceof esm.Sieve);
   // Nothing CommonJS is left for a browser or bundler to trip on.
-  for (const f of ['index.mjs', 'compat.mjs', 'modules.mjs', 'driver.mjs']) {
+  const aiSdk = await import('../dist/ai-sdk.mjs');
+  assert.equal(aiSdk.toolsieveMiddleware().specificationVersion, 'v4');
+  for (const f of ['index.mjs', 'compat.mjs', 'ai-sdk.mjs', 'modules.mjs', 'driver.mjs']) {
     const src = fs.readFileSync(path.join(PKG, 'dist', f), 'utf8');
     assert.doesNotMatch(src, /\brequire\s*\(/, `dist/${f} calls require`);
   }
@@ -64,7 +68,12 @@ test('dist/*.mjs (browsers, bundlers) export the same names and work without Com
 
 test('package.json: license, exports of every entry, files that exist', () => {
   assert.equal(pkg.license, 'MIT');
-  assert.deepEqual(Object.keys(pkg.exports), ['.', './compat', './package.json']);
+  assert.deepEqual(Object.keys(pkg.exports), ['.', './compat', './ai-sdk', './package.json']);
+  // `ai` is an optional peer (the core entry never loads it) and a pinned devDependency for tests.
+  assert.deepEqual(pkg.peerDependenciesMeta, { ai: { optional: true } });
+  assert.ok(pkg.peerDependencies.ai);
+  assert.match(pkg.devDependencies.ai, /^\d+\.\d+\.\d+$/);
+  assert.deepEqual(pkg.dependencies, undefined);
   const targets = [];
   const walk = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(walk));
   walk(pkg.exports);
@@ -92,7 +101,7 @@ test('npm pack, installed in a fresh folder: require, import, compat, package.js
     // --ignore-scripts: prepack would rewrite the generated files; the first test checks them.
     const packed = JSON.parse(run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: PKG }));
     const files = packed[0].files.map((f) => f.path).sort();
-    for (const f of ['LICENSE', 'package.json', 'index.js', 'index.mjs', 'compat.mjs', 'compat.d.mts', 'dist/index.mjs', 'dist/modules.mjs']) {
+    for (const f of ['LICENSE', 'package.json', 'index.js', 'index.mjs', 'compat.mjs', 'compat.d.mts', 'ai-sdk.js', 'ai-sdk.mjs', 'ai-sdk.d.ts', 'ai-sdk.d.mts', 'dist/index.mjs', 'dist/ai-sdk.mjs', 'dist/modules.mjs']) {
       assert.ok(files.includes(f), `the tarball lacks ${f}`);
     }
     const unwanted = (f) => /^(test|node_modules|scripts)\//.test(f) || f === 'dist/protocol.mjs';
@@ -110,18 +119,20 @@ test('npm pack, installed in a fresh folder: require, import, compat, package.js
       const ts = require('toolsieve');
       const compat = require('toolsieve/compat');
       const meta = require('toolsieve/package.json');
-      console.log(JSON.stringify([ts.parse("${block}").calls, compat.parseToolCalls("${block}"), ts.version, meta.version]));
+      const mw = require('toolsieve/ai-sdk').toolsieveMiddleware();
+      console.log(JSON.stringify([ts.parse("${block}").calls, compat.parseToolCalls("${block}"), ts.version, meta.version, mw.specificationVersion]));
     `], { cwd: app });
-    assert.deepEqual(JSON.parse(cjs), [[{ name: 'ls', input: {} }], [{ name: 'ls', input: {} }], pkg.version, pkg.version]);
+    assert.deepEqual(JSON.parse(cjs), [[{ name: 'ls', input: {} }], [{ name: 'ls', input: {} }], pkg.version, pkg.version, 'v4']);
 
     const esmScript = `
       import * as ts from 'toolsieve';
       import { parseToolCalls } from 'toolsieve/compat';
+      import { toolsieveMiddleware } from 'toolsieve/ai-sdk';
       import meta from 'toolsieve/package.json' with { type: 'json' };
       const where = import.meta.resolve('toolsieve');
-      console.log(JSON.stringify([ts.parse("${block}").calls, parseToolCalls("${block}"), ts.version, meta.version, where.slice(where.indexOf('/toolsieve/'))]));
+      console.log(JSON.stringify([ts.parse("${block}").calls, parseToolCalls("${block}"), ts.version, meta.version, where.slice(where.indexOf('/toolsieve/')), toolsieveMiddleware().specificationVersion]));
     `;
-    const expected = (entry) => [[{ name: 'ls', input: {} }], [{ name: 'ls', input: {} }], pkg.version, pkg.version, entry];
+    const expected = (entry) => [[{ name: 'ls', input: {} }], [{ name: 'ls', input: {} }], pkg.version, pkg.version, entry, 'v4'];
     const esm = run(node, ['--input-type=module', '-e', esmScript], { cwd: app });
     assert.deepEqual(JSON.parse(esm), expected('/toolsieve/index.mjs'));
     // As a browser or bundler resolves it: the ES-module build, no CommonJS loaded at all.
