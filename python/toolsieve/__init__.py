@@ -7,6 +7,7 @@
 
 from .errors import (
     InputTypeError,
+    MissingDependencyError,
     OpenAIFormatError,
     OptionsError,
     SieveClosedError,
@@ -37,6 +38,7 @@ __all__ = [
     "ChatCompletionStreamRewriter",
     "Event",
     "InputTypeError",
+    "MissingDependencyError",
     "OpenAIFormatError",
     "OptionsError",
     "ParseResult",

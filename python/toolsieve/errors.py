@@ -31,6 +31,11 @@ class OpenAIFormatError(ToolsieveError, ValueError):
     """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
 
 
+class MissingDependencyError(ToolsieveError, ImportError):
+    """An optional integration was imported without its extra (e.g. `toolsieve.langchain` without
+    `langchain-core`: `pip install 'toolsieve[langchain]'`)."""
+
+
 class BadRequest(Exception):
     """A driver-protocol request that cannot be answered (DRIVER.md); not a library error."""
 
