@@ -6,7 +6,7 @@
 
 // `ai` is ESM only: its types are taken as an import would see them, from CommonJS too.
 import type { LanguageModelMiddleware } from 'ai' with { 'resolution-mode': 'import' };
-import type { FormatName, ToolList, ToolNames, UnknownToolsPolicy } from './index.js';
+import type { FormatName, ReasoningMode, ToolList, ToolNames, UnknownToolsPolicy } from './index.js';
 
 /** Options of `toolsieveMiddleware`; each but `idFactory` is the Sieve option of that name. */
 export interface ToolsieveMiddlewareOptions {
@@ -19,6 +19,8 @@ export interface ToolsieveMiddlewareOptions {
   formats?: readonly FormatName[] | null | undefined;
   jsonToolCalls?: boolean | undefined;
   maxCaptureChars?: number | undefined;
+  /** Reasoning regions (`<think>`, default `'auto'`) become reasoning parts; `'off'` leaves them text. */
+  reasoning?: ReasoningMode | undefined;
   /** Tool-call ids; default `newCallId()` (`call_` and 24 hex digits). */
   idFactory?: (() => string) | null | undefined;
 }

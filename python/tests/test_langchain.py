@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, fixture_files, load
-from fixture_support import random_chunks
+from fixture_support import options, random_chunks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.callbacks import BaseCallbackHandler
@@ -167,15 +167,8 @@ def test_every_fixture_through_the_model_at_several_chunkings() -> None:
         case = load(path)
         events = case["expected"]["events"]
         text = "".join(e["text"] for e in events if e["type"] == "text")
+        thought = "".join(e["text"] for e in events if e["type"] == "reasoning")
         calls = [(c["name"], c["input"]) for e in events if e["type"] == "tool_calls" for c in e["calls"]]
-        o = case.get("options", {})
-        options = {
-            "tool_names": o.get("toolNames"),
-            "tools": o.get("tools"),
-            "unknown_tools": o.get("unknownTools", "keep"),
-            "json_tool_calls": o.get("jsonToolCalls", False),
-            "formats": o.get("formats"),
-        }
         # Each chunk costs two chat-model runs' machinery (~0.2 ms): whole, one random cut and the
         # fixture's own here; one character a chunk and other cuts in the tests above, and the
         # Sieve itself at every chunking of every fixture in test_fixtures.py.
@@ -184,12 +177,12 @@ def test_every_fixture_through_the_model_at_several_chunkings() -> None:
             ways["fixture"] = case["chunks"]
         for how, pieces in ways.items():
             chunked = [cut(case["input"], pieces)] if pieces else [[AIMessageChunk(content="")]]
-            model = ToolsieveChatModel(model=ChunkedFakeChatModel(chunked), **options)
+            model = ToolsieveChatModel(model=ChunkedFakeChatModel(chunked), **options(case))
             total = _sum(list(model.stream("x")))
-            assert total.content == text, f"{path.name} ({how})"
-            assert json.loads(json.dumps(calls_of(total))) == json.loads(json.dumps(calls)), (
-                f"{path.name} ({how})"
-            )
+            where = f"{path.name} ({how})"
+            assert total.content == text, where
+            assert total.additional_kwargs.get("reasoning_content", "") == thought, where
+            assert json.loads(json.dumps(calls_of(total))) == json.loads(json.dumps(calls)), where
             runs += 1
     assert runs > 900
 
@@ -375,6 +368,34 @@ def test_options_are_checked_when_the_model_is_made() -> None:
     assert ToolsieveChatModel(model=inner, formats=["dsml"]).invoke("x").content == "x"
 
 
+def test_reasoning_goes_to_reasoning_content_and_adds_up() -> None:
+    doc = f"<think>maybe {block('draft')}?</think>Reading. {block()} ok"
+    thought = f"maybe {block('draft')}?"
+    for make in (
+        lambda: FakeListChatModel(responses=[doc]),
+        lambda: GenericFakeChatModel(messages=iter([doc])),
+    ):
+        msg = with_toolsieve(make()).invoke("x")
+        assert (msg.content, calls_of(msg)) == ("Reading.  ok", [("read_file", {"path": "a.txt"})])
+        assert msg.additional_kwargs == {"reasoning_content": thought}
+        total = _sum(list(with_toolsieve(make()).stream("x")))
+        assert (total.content, calls_of(total)) == ("Reading.  ok", [("read_file", {"path": "a.txt"})])
+        assert total.additional_kwargs == {"reasoning_content": thought}
+        assert total.content_blocks[0] == {"type": "reasoning", "reasoning": thought}
+    # Appended to reasoning the model sent itself; "off" keeps the region as text.
+    chunks = [
+        AIMessageChunk(content="", additional_kwargs={"reasoning_content": "native. "}),
+        *cut(doc, list(doc)),
+    ]
+    total = _sum(list(with_toolsieve(ChunkedFakeChatModel([chunks])).stream("x")))
+    assert total.additional_kwargs == {"reasoning_content": "native. " + thought}
+    off = with_toolsieve(FakeListChatModel(responses=[doc]), reasoning="off").invoke("x")
+    assert isinstance(off.content, str) and off.content.startswith("<think>maybe ")
+    assert "reasoning_content" not in off.additional_kwargs
+    with pytest.raises(OptionsError):
+        with_toolsieve(FakeListChatModel(responses=[doc]), reasoning="always")
+
+
 def test_formats_pass_through() -> None:
     doc = f"a {TOKENS} b {block()}"
     only = with_toolsieve(FakeListChatModel(responses=[doc]), formats=["dsml"])
@@ -386,12 +407,12 @@ def test_formats_pass_through() -> None:
 def test_event_types_a_later_sieve_may_add_are_never_text(monkeypatch: pytest.MonkeyPatch) -> None:
     original = toolsieve.sieve.Sieve.feed
 
-    class Reasoning:
-        type = "reasoning"
+    class LaterKind:
+        type = "tool_call_arguments"
         text = "secret"
 
     def feed(self: Sieve, chunk: str) -> list[Any]:
-        return [Reasoning(), *original(self, chunk)]
+        return [LaterKind(), *original(self, chunk)]
 
     monkeypatch.setattr(toolsieve.sieve.Sieve, "feed", feed)
     model = with_toolsieve(FakeListChatModel(responses=[DOC]))

@@ -22,6 +22,8 @@ How it works, and why:
 - A call is one `tool_call_chunk` with the whole JSON arguments and its own `index`, so
   `chunk1 + chunk2 + ...` merges it with nothing else. Native tool-call chunks pass through;
   their index is moved only if one of ours took it.
+- A reasoning region (`<think>`, R15) goes to `additional_kwargs["reasoning_content"]`, where
+  LangChain's DeepSeek / Ollama / Groq models put reasoning and where chunks add it up.
 - Declared tools (names resolved, inputs shaped by their schemas, `unknown_tools="reject"`)
   are `tools` / `tool_names`, or the tools given to `bind_tools`, which also binds them on the
   wrapped model when it supports native tools.
@@ -48,7 +50,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"toolsieve.langchain needs langchain-core: pip install 'toolsieve[langchain]' ({exc})"
     ) from exc
 
-from .events import TextEvent, ToolCall, ToolCallsEvent
+from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import json_text
 from .openai import new_call_id
 from .sieve import DEFAULT_MAX_CAPTURE, Sieve
@@ -62,8 +64,10 @@ class ToolsieveChatModel(BaseChatModel):
 
     Options are the Sieve's: `tools` (OpenAI-style definitions or anything `bind_tools`
     takes), `tool_names`, `unknown_tools` ("keep" or "reject"), `formats`, `json_tool_calls`,
-    `max_capture_chars`; `id_factory` makes the call ids (default `call_` + 24 hex digits);
-    `bind_native_tools=False` keeps `bind_tools` from binding the tools on `model`.
+    `max_capture_chars`, `reasoning` ("auto", "open" or "off": a `<think>` region goes to
+    `additional_kwargs["reasoning_content"]`, or stays text with "off"). `id_factory` makes the
+    call ids (default `call_` + 24 hex digits); `bind_native_tools=False` keeps `bind_tools` from
+    binding the tools on `model`.
     """
 
     model: Runnable[Any, Any]
@@ -73,6 +77,7 @@ class ToolsieveChatModel(BaseChatModel):
     formats: list[str] | None = None
     json_tool_calls: bool = False
     max_capture_chars: int = DEFAULT_MAX_CAPTURE
+    reasoning: str = "auto"
     id_factory: Callable[[], str] | None = None
     bind_native_tools: bool = True
 
@@ -98,6 +103,7 @@ class ToolsieveChatModel(BaseChatModel):
             json_tool_calls=self.json_tool_calls,
             max_capture_chars=self.max_capture_chars,
             formats=self.formats,
+            reasoning=self.reasoning,  # type: ignore[arg-type]  # checked by the Sieve (OptionsError)
         )
 
     def bind_tools(
@@ -194,6 +200,23 @@ def _is_text_block(block: Any) -> bool:
     return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
+class _Found:
+    """What the sieves found in one message or chunk besides its text: calls and reasoning."""
+
+    def __init__(self) -> None:
+        self.calls: list[ToolCall] = []
+        self.reasoning: list[str] = []
+
+    def extra_kwargs(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`kwargs` with the reasoning appended to `reasoning_content` (a copy; `kwargs` when none):
+        where LangChain's DeepSeek, Ollama or Groq models put reasoning, and chunks add it up."""
+        thought = "".join(self.reasoning)
+        if not thought:
+            return kwargs
+        before = kwargs.get("reasoning_content")
+        return {**kwargs, "reasoning_content": before + thought if isinstance(before, str) else thought}
+
+
 class _Run:
     """One model call: a sieve per text stream, the tool-call indexes taken, the ids."""
 
@@ -210,23 +233,25 @@ class _Run:
             s = self.sieves[key] = self.owner.new_sieve()
         return s
 
-    def feed(self, key: Any, text: str, calls: list[ToolCall]) -> str:
-        return self.take(self.sieve(key).feed(text), calls)
+    def feed(self, key: Any, text: str, found: _Found) -> str:
+        return self.take(self.sieve(key).feed(text), found)
 
-    def take(self, events: list[Any], calls: list[ToolCall]) -> str:
-        """The text of `events`; their calls go to `calls`. Other event types (later Sieve
-        versions) are not text: left out, never leaked."""
+    def take(self, events: list[Any], found: _Found) -> str:
+        """The text of `events`; their calls and reasoning go to `found`. Other event types (later
+        Sieve versions) are not text: left out, never leaked."""
         out: list[str] = []
         for e in events:
             if isinstance(e, TextEvent):
                 out.append(e.text)
             elif isinstance(e, ToolCallsEvent):
-                calls.extend(e.calls)
+                found.calls.extend(e.calls)
+            elif isinstance(e, ReasoningEvent):
+                found.reasoning.append(e.text)
         return "".join(out)
 
-    def flush(self, calls: list[ToolCall]) -> dict[Any, str]:
+    def flush(self, found: _Found) -> dict[Any, str]:
         """What every sieve held, by key; the sieves are done (a later chunk starts new ones)."""
-        held = {key: self.take(s.flush(), calls) for key, s in self.sieves.items()}
+        held = {key: self.take(s.flush(), found) for key, s in self.sieves.items()}
         self.sieves = {}
         return held
 
@@ -250,23 +275,29 @@ class _Run:
             return self.chunk(message, last=True)[0]
         if not isinstance(message, AIMessage):
             return message  # type: ignore[no-any-return]
-        calls: list[ToolCall] = []
+        found = _Found()
         content: str | list[Any]
         if isinstance(message.content, str):
-            content = self.feed(_STR, message.content, calls)
-            content += "".join(self.flush(calls).values())
+            content = self.feed(_STR, message.content, found)
+            content += "".join(self.flush(found).values())
         else:
-            content = [self.whole_block(b, calls) for b in message.content]
-        if not calls and content == message.content:
+            content = [self.whole_block(b, found) for b in message.content]
+        if not found.calls and not found.reasoning and content == message.content:
             return message
-        made = [tool_call(name=c.name, args=c.input, id=self.new_id()) for c in calls]
-        return message.model_copy(update={"content": content, "tool_calls": [*message.tool_calls, *made]})
+        made = [tool_call(name=c.name, args=c.input, id=self.new_id()) for c in found.calls]
+        return message.model_copy(
+            update={
+                "content": content,
+                "tool_calls": [*message.tool_calls, *made],
+                "additional_kwargs": found.extra_kwargs(message.additional_kwargs),
+            }
+        )
 
-    def whole_block(self, block: Any, calls: list[ToolCall]) -> Any:
+    def whole_block(self, block: Any, found: _Found) -> Any:
         if not _is_text_block(block):
             return block
         sieve = self.owner.new_sieve()
-        text = self.take(sieve.feed(block["text"]) + sieve.flush(), calls)
+        text = self.take(sieve.feed(block["text"]) + sieve.flush(), found)
         return block if text == block["text"] else {**block, "text": text}
 
     # ---- streams
@@ -280,35 +311,42 @@ class _Run:
             item = _as_chunk(item)
             last = True
         last = last or item.chunk_position == "last"
-        calls: list[ToolCall] = []
+        found = _Found()
         content: str | list[Any]
         if isinstance(item.content, str):
-            content = self.feed(_STR, item.content, calls)
+            content = self.feed(_STR, item.content, found)
             if last:
-                content += "".join(self.flush(calls).values())
+                content += "".join(self.flush(found).values())
         else:
-            content = [self.stream_block(b, calls) for b in item.content]
+            content = [self.stream_block(b, found) for b in item.content]
             if last:
-                content += _held_blocks(self.flush(calls))
+                content += _held_blocks(self.flush(found))
         native = [self.renumbered(c) for c in item.tool_call_chunks]
-        return [_rebuilt(item, content, native + [self.call_chunk(c) for c in calls])]
+        chunks = native + [self.call_chunk(c) for c in found.calls]
+        return [_rebuilt(item, content, chunks, found.extra_kwargs(item.additional_kwargs))]
 
-    def stream_block(self, block: Any, calls: list[ToolCall]) -> Any:
+    def stream_block(self, block: Any, found: _Found) -> Any:
         if not _is_text_block(block):
             return block
-        return {**block, "text": self.feed(block.get("index"), block["text"], calls)}
+        return {**block, "text": self.feed(block.get("index"), block["text"], found)}
 
     def end(self) -> list[AIMessageChunk]:
         """After the wrapped stream: what the sieves still hold (none when a last chunk came)."""
         if not self.sieves:
             return []
-        calls: list[ToolCall] = []
-        held = self.flush(calls)
+        found = _Found()
+        held = self.flush(found)
         text = "".join(held.values())
-        if not text and not calls:
+        if not text and not found.calls and not found.reasoning:
             return []
         content: str | list[Any] = text if _STR in held else _held_blocks(held)
-        return [AIMessageChunk(content=content, tool_call_chunks=[self.call_chunk(c) for c in calls])]
+        return [
+            AIMessageChunk(
+                content=content,
+                tool_call_chunks=[self.call_chunk(c) for c in found.calls],
+                additional_kwargs=found.extra_kwargs({}),
+            )
+        ]
 
     def call_chunk(self, call: ToolCall) -> ToolCallChunk:
         return tool_call_chunk(
@@ -344,10 +382,13 @@ def _held_blocks(held: dict[Any, str]) -> list[Any]:
 _DERIVED = frozenset({"content", "tool_calls", "invalid_tool_calls", "tool_call_chunks", "type"})
 
 
-def _rebuilt(item: AIMessageChunk, content: str | list[Any], chunks: list[ToolCallChunk]) -> AIMessageChunk:
-    if content == item.content and chunks == item.tool_call_chunks:
+def _rebuilt(
+    item: AIMessageChunk, content: str | list[Any], chunks: list[ToolCallChunk], kwargs: dict[str, Any]
+) -> AIMessageChunk:
+    if content == item.content and chunks == item.tool_call_chunks and kwargs is item.additional_kwargs:
         return item
     keep = {k: getattr(item, k) for k in type(item).model_fields if k not in _DERIVED}
+    keep["additional_kwargs"] = kwargs
     return AIMessageChunk(content=content, tool_call_chunks=chunks, **keep)
 
 

@@ -297,6 +297,9 @@ module.exports = {
  * - A call ends the text block it interrupts; text after it goes on in a new block `<id>-<n>`, so
  *   parts keep the source order. Text blocks start lazily: a block that was all markup leaves
  *   no empty text part.
+ * - A reasoning region in the text (`<think>`, the `reasoning` option, R15) becomes
+ *   `reasoning-start` / `-delta` / `-end` parts (a `reasoning` content part in wrapGenerate), in
+ *   place, as `extractReasoningMiddleware` would give.
  * - Each call comes out as `tool-input-start` / `-delta` / `-end` and then `tool-call`, as
  *   providers stream native calls; `input` is the JSON text of the call's input.
  * - A `stop` finish reason becomes `tool-calls` when calls came out (as the OpenAI gateway does).
@@ -307,8 +310,8 @@ const { InputTypeError, checkOptions, typeName } = __require("src/errors.js");
 const { newCallId } = __require("src/openai.js");
 const { Sieve, coalesce } = __require("src/sieve.js");
 
-const KNOWN_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars', 'idFactory'];
-const SIEVE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars'];
+const SIEVE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars', 'reasoning'];
+const KNOWN_OPTIONS = [...SIEVE_OPTIONS, 'idFactory'];
 
 /**
  * The middleware for `wrapLanguageModel`. Declared tools are `options.tools` (or
@@ -381,6 +384,7 @@ class Run {
     const sieve = this.sieve();
     const events = coalesce(sieve.feed(part.text).concat(sieve.flush()));
     if (events.length === 1 && events[0].type === 'text' && events[0].text === part.text) return [part];
+    if (events.length === 0 && part.text === '') return [part];
     this.changed = true;
     const out = [];
     let first = true;
@@ -389,6 +393,8 @@ class Run {
         // The part's own fields (providerMetadata, citations) stay on its first piece only.
         out.push(first ? { ...part, text: e.text } : { type: 'text', text: e.text });
         first = false;
+      } else if (e.type === 'reasoning') {
+        if (e.text) out.push({ type: 'reasoning', text: e.text });
       } else if (e.type === 'tool_calls') {
         for (const c of this.keep(e)) out.push({ type: 'tool-call', toolCallId: this.nextId(), toolName: c.name, input: JSON.stringify(c.input) });
       }
@@ -456,39 +462,58 @@ class Run {
   }
 }
 
-/** One text block of a stream: its sieve and the segment (text block id) now open. */
+/**
+ * One text block of a stream: its sieve and the part now open in its place, a text or a
+ * reasoning part. Parts open lazily; the first text part keeps the block's id, later ones are
+ * `<id>-<n>`.
+ */
 class TextBlock {
   constructor(start, run) {
     this.start = start;
     this.run = run;
     this.sieve = run.sieve();
-    this.segment = 0;
-    this.open = false;
+    this.parts = 0; // parts opened so far
+    this.textOpened = false;
+    this.open = null; // {kind: 'text' | 'reasoning', id}
     this.touched = false;
   }
 
-  get id() {
-    return this.segment === 0 ? this.start.id : `${this.start.id}-${this.segment}`;
+  /** Close the open part unless it is of `kind`; open one of `kind` if none is. */
+  as(controller, kind) {
+    if (this.open && this.open.kind === kind) return this.open.id;
+    this.close(controller, null);
+    const id = kind === 'text' && !this.textOpened ? this.start.id : `${this.start.id}-${this.parts}`;
+    this.parts += 1;
+    if (kind === 'text') {
+      this.textOpened = true;
+      controller.enqueue({ ...this.start, id });
+    } else {
+      controller.enqueue({ type: 'reasoning-start', id });
+    }
+    this.open = { kind, id };
+    return id;
+  }
+
+  close(controller, endPart) {
+    if (!this.open) return;
+    const { kind, id } = this.open;
+    if (kind === 'text') controller.enqueue(endPart ? { ...endPart, id } : { type: 'text-end', id });
+    else controller.enqueue({ type: 'reasoning-end', id });
+    this.open = null;
   }
 
   emit(controller, events) {
     for (const e of events) {
-      if (e.type === 'text') {
+      if (e.type === 'text' || e.type === 'reasoning') {
         if (!e.text) continue;
         this.touched = true;
-        if (!this.open) {
-          controller.enqueue({ ...this.start, id: this.id });
-          this.open = true;
-        }
-        controller.enqueue({ type: 'text-delta', id: this.id, delta: e.text });
+        const kind = e.type === 'text' ? 'text' : 'reasoning';
+        const id = this.as(controller, kind);
+        controller.enqueue({ type: `${kind}-delta`, id, delta: e.text });
       } else if (e.type === 'tool_calls') {
         this.touched = true;
         const calls = this.run.keep(e);
-        if (calls.length && this.open) {
-          controller.enqueue({ type: 'text-end', id: this.id });
-          this.open = false;
-          this.segment += 1;
-        }
+        if (calls.length) this.close(controller, null);
         for (const c of calls) {
           const id = this.run.nextId();
           const input = JSON.stringify(c.input);
@@ -502,17 +527,19 @@ class TextBlock {
     }
   }
 
-  /** Flush the sieve and close the open segment with `endPart` (its citations, metadata). */
+  /** Flush the sieve and close the open part; a text part ends with `endPart` (its citations, metadata). */
   end(controller, endPart) {
     this.emit(controller, this.sieve.flush());
     const end = endPart || { type: 'text-end' };
-    if (this.open) {
-      controller.enqueue({ ...end, id: this.id });
-      this.open = false;
-    } else if (!this.touched) {
-      // An empty block stays as the model sent it.
-      controller.enqueue(this.start);
-      controller.enqueue({ ...end, id: this.start.id });
+    if (this.open && this.open.kind === 'text') {
+      this.close(controller, end);
+    } else {
+      this.close(controller, null);
+      if (!this.touched) {
+        // An empty block stays as the model sent it.
+        controller.enqueue(this.start);
+        controller.enqueue({ ...end, id: this.start.id });
+      }
     }
   }
 }

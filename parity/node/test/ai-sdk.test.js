@@ -77,15 +77,16 @@ async function streamParts(deltas, options = {}, params = {}) {
   return aiTest.convertReadableStreamToArray(stream);
 }
 
-/** Text and calls in order, adjacent text joined: what a chunking must not change. */
+/** Text, reasoning and calls in order, adjacent pieces joined: what a chunking must not change. */
 function items(parts) {
   const out = [];
   for (const p of parts) {
-    if ((p.type === 'text-delta' || p.type === 'text') && (p.delta ?? p.text)) {
+    const kind = { 'text-delta': 'text', text: 'text', 'reasoning-delta': 'reasoning', reasoning: 'reasoning' }[p.type];
+    if (kind && (p.delta ?? p.text)) {
       const t = p.delta ?? p.text;
       const last = out[out.length - 1];
-      if (last && 'text' in last) last.text += t;
-      else out.push({ text: t });
+      if (last && kind in last) last[kind] += t;
+      else out.push({ [kind]: t });
     } else if (p.type === 'tool-call') {
       out.push({ call: { name: p.toolName, input: JSON.parse(p.input) } });
     }
@@ -109,6 +110,17 @@ function checkShape(parts, oneBlock = true) {
         break;
       case 'text-end':
         assert.ok(open.delete(p.id), `text-end without text-start ${p.id}`);
+        break;
+      case 'reasoning-start':
+        assert.ok(!open.has(`r:${p.id}`), `reasoning-start ${p.id} twice`);
+        open.add(`r:${p.id}`);
+        break;
+      case 'reasoning-delta':
+        assert.ok(open.has(`r:${p.id}`), `reasoning-delta outside its block ${p.id}`);
+        assert.ok(p.delta.length > 0, 'empty reasoning-delta');
+        break;
+      case 'reasoning-end':
+        assert.ok(open.delete(`r:${p.id}`), `reasoning-end without reasoning-start ${p.id}`);
         break;
       case 'tool-input-start':
         inputs.set(p.id, { name: p.toolName, text: '', ended: false });
@@ -174,16 +186,16 @@ test('stream: a text block that is all markup leaves no empty text part; an empt
   assert.deepEqual(empty.map((p) => p.type), ['stream-start', 'text-start', 'text-end', 'finish']);
 });
 
-test('stream: every fixture through the middleware at every chunking gives its events (text and calls)', async () => {
+test('stream: every fixture through the middleware at every chunking gives its events (text, reasoning, calls)', async () => {
   let n = 0;
   for (const file of fixtureFiles()) {
     const c = load(file);
     const want = [];
     for (const e of c.expected.events) {
-      if (e.type === 'text') want.push({ text: e.text });
-      else for (const call of e.calls) want.push({ call });
+      if (e.type === 'text' || e.type === 'reasoning') want.push(e);
+      else for (const call of e.calls) want.push({ type: 'tool-call', toolName: call.name, input: JSON.stringify(call.input) });
     }
-    const expected = items(want.map((w) => ('text' in w ? { type: 'text', text: w.text } : { type: 'tool-call', toolName: w.call.name, input: JSON.stringify(w.call.input) })));
+    const expected = items(want);
     const rejected = [...new Set(c.expected.events.flatMap((e) => e.rejectedToolNames || []))];
     // Whole, one random chunking, the fixture's own, and one character a part up to 400
     // characters: each part costs stream machinery, and fixtures.test.js already runs the Sieve
@@ -322,10 +334,36 @@ test('options: formats pass through to the sieve', async () => {
   assert.deepEqual(all.filter((i) => i.call).length, 2);
 });
 
+test('reasoning regions become reasoning parts in place; reasoning: off keeps them as text', async () => {
+  const doc = `<think>maybe ${BLOCK('draft')}?</think>Reading. ${BLOCK()} ok`;
+  const want = [
+    { reasoning: `maybe ${BLOCK('draft')}?` },
+    { text: 'Reading. ' },
+    { call: { name: 'read_file', input: { path: 'a.txt' } } },
+    { text: ' ok' },
+  ];
+  for (const [how, deltas] of Object.entries(CHUNKINGS(doc))) {
+    const parts = await streamParts(deltas);
+    checkShape(parts);
+    assert.deepEqual(items(parts), want, how);
+    const order = parts.filter((p) => (p.type.endsWith('-start') && p.type !== 'stream-start') || p.type === 'tool-call').map((p) => `${p.type}:${p.id ?? p.toolName}`);
+    assert.deepEqual(order, ['reasoning-start:txt-0', 'text-start:txt', 'tool-input-start:call_1', 'tool-call:read_file', 'text-start:txt-2'], how);
+  }
+  const gen = await wrapped(mockModel({ text: doc })).doGenerate({ prompt: [] });
+  assert.deepEqual(gen.content.map((p) => p.type), ['reasoning', 'text', 'tool-call', 'text']);
+  assert.deepEqual(items(gen.content), want);
+  const off = await streamParts([doc], { reasoning: 'off' });
+  assert.deepEqual(items(off)[0], { text: '<think>maybe ' });
+  const r = await ai.generateText({ model: wrapped(mockModel({ text: doc })), prompt: 'x' });
+  assert.equal(r.reasoningText, `maybe ${BLOCK('draft')}?`);
+  assert.equal(r.text, 'Reading.  ok');
+});
+
 test('options are checked when the middleware is made', () => {
   assert.throws(() => toolsieveMiddleware({ tool: [] }), OptionsError);
   assert.throws(() => toolsieveMiddleware({ unknownTools: 'drop' }), OptionsError);
   assert.throws(() => toolsieveMiddleware({ formats: ['json'] }), OptionsError);
+  assert.throws(() => toolsieveMiddleware({ reasoning: 'always' }), OptionsError);
   assert.throws(() => toolsieveMiddleware({ idFactory: 'x' }), InputTypeError);
   assert.throws(() => toolsieveMiddleware([]), InputTypeError);
   assert.equal(toolsieveMiddleware(null).specificationVersion, 'v4');
@@ -392,7 +430,7 @@ test('event types a later Sieve may add are never emitted as text', async (t) =>
     sieveModule.Sieve.prototype.feed = original;
   });
   sieveModule.Sieve.prototype.feed = function feed(chunk) {
-    return [{ type: 'reasoning', text: 'secret' }, { type: 'tool_call_start', index: 0, name: 'x' }, ...original.call(this, chunk)];
+    return [{ type: 'tool_call_start', index: 0, name: 'x' }, { type: 'some_later_kind', text: 'secret' }, ...original.call(this, chunk)];
   };
   const parts = await streamParts(['a ', BLOCK(), ' b']);
   checkShape(parts);

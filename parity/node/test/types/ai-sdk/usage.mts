@@ -7,7 +7,7 @@ import aiSdk, { toolsieveMiddleware, type ToolsieveMiddlewareOptions } from 'too
 
 declare const base: Exclude<LanguageModel, string>;
 
-const options: ToolsieveMiddlewareOptions = { unknownTools: 'reject', formats: ['dsml', 'tokens'], idFactory: () => 'id' };
+const options: ToolsieveMiddlewareOptions = { unknownTools: 'reject', formats: ['dsml', 'tokens'], reasoning: 'open', idFactory: () => 'id' };
 const middleware = toolsieveMiddleware(options);
 const asAi: LanguageModelMiddleware = middleware;
 const asSpec: LanguageModelV4Middleware = middleware; // the provider spec's own type, version v4
@@ -30,6 +30,8 @@ function misuse(): void {
   toolsieveMiddleware({ idFactory: () => 1 });
   // @ts-expect-error unknown option
   toolsieveMiddleware({ tool: [] });
+  // @ts-expect-error unknown reasoning mode
+  toolsieveMiddleware({ reasoning: 'always' });
 }
 
 void [use, misuse];
