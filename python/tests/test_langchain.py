@@ -165,6 +165,8 @@ def test_every_fixture_through_the_model_at_several_chunkings() -> None:
     runs = 0
     for path in fixture_files():
         case = load(path)
+        if case.get("options", {}).get("streamArguments"):
+            continue  # R16 (incremental arguments) is not an option of the integration yet
         events = case["expected"]["events"]
         text = "".join(e["text"] for e in events if e["type"] == "text")
         thought = "".join(e["text"] for e in events if e["type"] == "reasoning")
@@ -177,7 +179,8 @@ def test_every_fixture_through_the_model_at_several_chunkings() -> None:
             ways["fixture"] = case["chunks"]
         for how, pieces in ways.items():
             chunked = [cut(case["input"], pieces)] if pieces else [[AIMessageChunk(content="")]]
-            model = ToolsieveChatModel(model=ChunkedFakeChatModel(chunked), **options(case))
+            opts = {k: v for k, v in options(case).items() if k != "stream_arguments"}
+            model = ToolsieveChatModel(model=ChunkedFakeChatModel(chunked), **opts)
             total = _sum(list(model.stream("x")))
             where = f"{path.name} ({how})"
             assert total.content == text, where
@@ -362,9 +365,11 @@ def test_options_are_checked_when_the_model_is_made() -> None:
         ToolsieveChatModel(model=inner, formats=["json"])
     with pytest.raises(OptionsError):
         ToolsieveChatModel(model=inner, max_capture_chars=0)
-    # Wrong types are caught by pydantic first, as for any LangChain model.
+    # Wrong types and misspelt options are caught by pydantic first, as for any LangChain model.
     with pytest.raises(ValidationError):
         ToolsieveChatModel(model=inner, tools="read_file")
+    with pytest.raises(ValidationError):
+        ToolsieveChatModel(model=inner, unknown_tool="reject")
     assert ToolsieveChatModel(model=inner, formats=["dsml"]).invoke("x").content == "x"
 
 

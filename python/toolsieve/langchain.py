@@ -45,6 +45,7 @@ try:
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
     from langchain_core.runnables import Runnable, RunnableConfig
     from langchain_core.utils.function_calling import convert_to_openai_tool
+    from pydantic import ConfigDict
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise MissingDependencyError(
         f"toolsieve.langchain needs langchain-core: pip install 'toolsieve[langchain]' ({exc})"
@@ -69,6 +70,9 @@ class ToolsieveChatModel(BaseChatModel):
     call ids (default `call_` + 24 hex digits); `bind_native_tools=False` keeps `bind_tools` from
     binding the tools on `model`.
     """
+
+    # A misspelt option is an error, not silently ignored (pydantic's default).
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     model: Runnable[Any, Any]
     tools: list[Any] | None = None

@@ -190,6 +190,7 @@ test('stream: every fixture through the middleware at every chunking gives its e
   let n = 0;
   for (const file of fixtureFiles()) {
     const c = load(file);
+    if (c.options && c.options.streamArguments) continue; // R16: not an option of the middleware yet
     const want = [];
     for (const e of c.expected.events) {
       if (e.type === 'text' || e.type === 'reasoning') want.push(e);
