@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = ("scanner", "shell", "values", "names", "schema")
+MODULES = ("scanner", "shell", "values", "names", "schema", "reasoning", "arguments")
 KNOWN = ROOT / "parity" / "known-survivors.json"
 BUILD = ROOT / "build"
 STAGE = BUILD / "mutmut"
