@@ -160,14 +160,14 @@ class ValueTap:
         if st is Tap.HOLD or not s:
             return ""
         if st is Tap.LEAD:
+            if self.written:  # nothing before the CDATA: as written, both readings start here
+                self.state = Tap.STREAM
+                return s
             # One CDATA between blanks is its raw content (R6.1); joined with more it is trimmed
             # (R6.2): both agree only when the content does not begin with a blank.
             if s[0] in JS_SPACE:
                 self.state = Tap.HOLD
                 return ""
-            if self.written:
-                self.state = Tap.STREAM
-                return s
             self.state = Tap.DECIDE
             return self._decide(s, decoded=True)
         if st is Tap.DECIDE:
