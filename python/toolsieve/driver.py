@@ -1,4 +1,4 @@
-"""The JSONL driver of DRIVER.md: `python -m toolsieve.driver`.
+"""The JSONL driver of docs/DRIVER.md: `python -m toolsieve.driver`.
 
 One request per input line, one response per request, in order; a bad request gets an error
 response and the driver goes on. Ops: `parse`, `stream`, and `call` (one library function by its

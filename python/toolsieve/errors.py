@@ -37,7 +37,7 @@ class MissingDependencyError(ToolsieveError, ImportError):
 
 
 class BadRequest(Exception):
-    """A driver-protocol request that cannot be answered (DRIVER.md); not a library error."""
+    """A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error."""
 
 
 def check_iterable(value: Any, what: str) -> Iterable[Any]:

@@ -1,4 +1,4 @@
-"""Result and event types: small frozen dataclasses whose `to_dict()` gives the DRIVER.md shapes."""
+"""Result and event types: small frozen dataclasses whose `to_dict()` gives the docs/DRIVER.md shapes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool-name resolution and the unknown-tool policy (SEMANTICS.md R10, seed 003).
+"""Tool-name resolution and the unknown-tool policy (docs/SPEC.md R10).
 
 Models rename tools: `Read_File`, `mcp.search_web`, `search-web`. With declared tool names, a
 parsed name resolves through a funnel, strictest level first; the first level that matches wins:

@@ -1,4 +1,4 @@
-"""OpenAI output (SEMANTICS.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
+"""OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
 OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
 
     from toolsieve.openai import rewrite_chat_completion_stream

@@ -1,4 +1,4 @@
-"""Role normalization for prompts (SEMANTICS.md R11, seed 003).
+"""Role normalization for prompts (docs/SPEC.md R11).
 
 `normalize_role(role)` always returns one of `system`, `user`, `assistant`, `tool`, and never
 raises. The role is trimmed (D10 whitespace) and ASCII-lowercased, then:

@@ -1,4 +1,4 @@
-"""Tool definitions and schema-aware normalization of call inputs (SEMANTICS.md R12).
+"""Tool definitions and schema-aware normalization of call inputs (docs/SPEC.md R12).
 
 Tool definitions are OpenAI-style, either wrapped or flat::
 

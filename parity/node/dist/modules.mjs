@@ -583,7 +583,7 @@ class SSEFormatError extends ToolsieveError {}
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
 class OpenAIFormatError extends ToolsieveError {}
 
-/** A driver-protocol request that cannot be answered (DRIVER.md); not a library error. */
+/** A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error. */
 class BadRequest extends Error {
   constructor(message) {
     super(message);
@@ -750,7 +750,7 @@ module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, json
   "src/names.js": function (module, exports, __require) {
 'use strict';
 /**
- * Tool-name resolution and the unknown-tool policy (SEMANTICS.md R10).
+ * Tool-name resolution and the unknown-tool policy (docs/SPEC.md R10).
  * Port of python/toolsieve/names.py: see its docstring for the funnel and the decisions
  * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
  */
@@ -914,7 +914,7 @@ module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declared
   "src/openai.js": function (module, exports, __require) {
 'use strict';
 /**
- * OpenAI output (SEMANTICS.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
+ * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
  * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
  * Port of python/toolsieve/openai.py (camelCase); its docstring lists every gateway decision
  * (one sieve per choice, chunks kept one for one, extra chunks, usage moving, finish reasons,
@@ -2031,7 +2031,7 @@ module.exports = { preparePromptRequest, rewritesResponse, REQUIRED_LINE };
   "src/roles.js": function (module, exports, __require) {
 'use strict';
 /**
- * Role normalization for prompts (SEMANTICS.md R11).
+ * Role normalization for prompts (docs/SPEC.md R11).
  * Port of python/toolsieve/roles.py: see its docstring for every mapping and why the unknown
  * becomes `user`.
  */
@@ -3705,7 +3705,7 @@ module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage 
   "src/schema.js": function (module, exports, __require) {
 'use strict';
 /**
- * Tool definitions and schema-aware normalization of call inputs (SEMANTICS.md R12).
+ * Tool definitions and schema-aware normalization of call inputs (docs/SPEC.md R12).
  * Port of python/toolsieve/schema.py: see its docstring for where a schema is found, when a
  * schema "says string", how arrays and objects recurse, and how numbers and keys are written.
  *

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The requests and responses of the driver protocol (DRIVER.md), without any I/O: `respond(line)`
+ * The requests and responses of the driver protocol (docs/DRIVER.md), without any I/O: `respond(line)`
  * answers one JSON request line. Ops: `parse`, `stream`, and `call` (one library function by its
  * camelCase name with JSON `args`: the function fixtures of R10-R13; tool-call ids are call_1,
  * call_2, ... counting from 1 in each request). Port of python/toolsieve/driver.py; used by

@@ -27,7 +27,7 @@ class SSEFormatError extends ToolsieveError {}
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
 class OpenAIFormatError extends ToolsieveError {}
 
-/** A driver-protocol request that cannot be answered (DRIVER.md); not a library error. */
+/** A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error. */
 class BadRequest extends Error {
   constructor(message) {
     super(message);

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * OpenAI output (SEMANTICS.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
+ * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
  * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
  * Port of python/toolsieve/openai.py (camelCase); its docstring lists every gateway decision
  * (one sieve per choice, chunks kept one for one, extra chunks, usage moving, finish reasons,

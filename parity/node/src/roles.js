@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Role normalization for prompts (SEMANTICS.md R11).
+ * Role normalization for prompts (docs/SPEC.md R11).
  * Port of python/toolsieve/roles.py: see its docstring for every mapping and why the unknown
  * becomes `user`.
  */

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Tool definitions and schema-aware normalization of call inputs (SEMANTICS.md R12).
+ * Tool definitions and schema-aware normalization of call inputs (docs/SPEC.md R12).
  * Port of python/toolsieve/schema.py: see its docstring for where a schema is found, when a
  * schema "says string", how arrays and objects recurse, and how numbers and keys are written.
  *
