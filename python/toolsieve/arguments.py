@@ -7,7 +7,7 @@ characters of the parameter's final value, and only when that value is certainly
 (R16.2): its opening characters rule out every other reading of R6 (a JSON literal, an object
 list, XML children) and the whitespace rules of R6.1/R6.2 cannot change what came before. What
 is not certain is held: a trailing run of whitespace (a plain value is trimmed), a partial entity
-(at most 9 characters), and the whole value when it may still be something else. The final value
+(at most 9 characters), and the whole value when it may still be something else (D36). The final value
 is always the one R6 gives (`values.param_value`); streaming only decides how much of it leaves
 early, so the fragments are a prefix of the final JSON text by construction.
 
@@ -348,7 +348,7 @@ class ArgumentsWriter:
 
     def _block(self, e: Any, out: list[Any]) -> None:
         """A block's event: calls begun in it are complete; the others (token sections, JSON
-        calls, repaired blocks) are announced now, whole, before it."""
+        calls, repaired blocks) are announced now, whole, before it (D38)."""
         applied = self._apply(e)
         begun, self._begun = self._begun, 0
         for call in e.calls[begun:]:

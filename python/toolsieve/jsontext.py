@@ -1,6 +1,6 @@
 """JSON as JavaScript reads and writes it, so that Python and JavaScript give the same text.
 
-`json_text` writes a JSON-like value byte for byte as `JSON.stringify(value)` does (no spaces):
+`json_text` writes a JSON-like value byte for byte as `JSON.stringify(value)` does (D19, no spaces):
 numbers as JavaScript writes them — integral floats without a fraction (`2.0` → `"2"`), exponents
 from 1e21 up and below 1e-6 (`1e21` → `"1e+21"`, `1.5e-7` → `"1.5e-7"`), non-finite numbers as
 `null` — and object keys that are array indices (`"0"`, `"12"`) first in ascending order, as in a

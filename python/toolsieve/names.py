@@ -172,7 +172,7 @@ class PolicyResult(NamedTuple):
 def apply_policy(
     calls: Sequence[ToolCall], tool_names: Iterable[str] | None, unknown_tools: UnknownToolsPolicy = "keep"
 ) -> PolicyResult:
-    """Resolve call names against the declared names and apply the unknown-tool policy (R10.2).
+    """Resolve call names against the declared names and apply the unknown-tool policy (R10.2, D17).
 
     - No declared names (None or empty): the calls are returned unchanged, whatever the policy.
     - Each call whose name resolves carries the declared spelling (same input object).

@@ -11,7 +11,7 @@ Formatting (`to_openai_tool_calls`, `to_openai_stream_deltas`): each call become
 it) of the input normalized by the tool's schema (R12). Ids are `call_` + 24 random hex digits, or
 whatever `id_factory()` returns (one call per tool call, in order).
 
-Gateway decisions (where R13 is silent):
+Gateway decisions (where R13 is silent; D20):
 
 - Each choice (`choices[].index`, or its position when `index` is missing) has its own Sieve; its
   `delta.content` goes through it. Released text stays `delta.content`; calls become
@@ -34,11 +34,11 @@ Gateway decisions (where R13 is silent):
 - `finish_reason` `"stop"` becomes `"tool_calls"` when the choice emitted at least one call;
   other reasons (`"length"`, `"content_filter"`, …) are kept.
 - `json_tool_calls=True` also takes JSON tool calls in prose (R9) out of the content.
-- `stream_arguments=True` (R16.5, streaming only): each call goes out as OpenAI's API streams it,
+- `stream_arguments=True` (R16.5, D39, streaming only): each call goes out as OpenAI's API streams it,
   a first delta with `index`, `id`, `type`, `name` and `arguments: ""` as soon as its name is
   final, then `arguments` fragments as they arrive; the accumulated message is the same as
   without the option (but for blocks that break after a call started, R16.3).
-- Reasoning (R15.4, the `reasoning` option, "auto" by default): a reasoning region in the content
+- Reasoning (R15.4, D35, the `reasoning` option, "auto" by default): a reasoning region in the content
   comes out as `delta.reasoning_content` (with `content` null in that delta) or
   `message.reasoning_content`, appended to any reasoning_content upstream already sent.
 - Names resolve against the declared names (R10: `tool_names`, or else the names in `tools`),

@@ -5,7 +5,7 @@ implementation. It has four parts: the block format with its rules; one section 
 description, parameters from the JSON schema: name, type, required or optional, allowed values,
 description); an example with one call; an example with two calls in one block.
 
-Decisions:
+Decisions (D30 in docs/SPEC.md):
 
 - Tools are OpenAI-style definitions (see `schema`); entries without a name are skipped, a name
   given twice is described once (the first definition). No tools: the empty string.

@@ -1,7 +1,7 @@
 """Role normalization for prompts (docs/SPEC.md R11).
 
 `normalize_role(role)` always returns one of `system`, `user`, `assistant`, `tool`, and never
-raises. The role is trimmed (D10 whitespace) and ASCII-lowercased, then:
+raises (D18). The role is trimmed (D10 whitespace) and ASCII-lowercased, then:
 
 | role after trimming and lowercasing | result |
 |---|---|

@@ -576,6 +576,7 @@ class Scanner:
                     self._start_capture(Level.TOP, r.end)
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
+                # R3 / D6: a bare named invoke may be a block missing its opening wrapper
                 self._start_capture(Level.INVOKE, r.end)
                 self.inv.name = strings.trim(r.name or "")
                 return True
@@ -1574,6 +1575,7 @@ class Scanner:
 
 
 def _named(tag: Tag) -> bool:
+    """The tag has a non-blank `name` (D14: without one an invoke or parameter makes its block text)."""
     return tag.name is not None and not strings.is_blank(tag.name)
 
 

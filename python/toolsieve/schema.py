@@ -109,7 +109,8 @@ def tool_schemas(tools: Iterable[Any] | None) -> dict[str, dict[str, Any]]:
 
 def find_tool_schema(tools: Iterable[Any] | None, name: Any) -> dict[str, Any] | None:
     """The schema of the tool called `name` (trimmed): the first tool of exactly that name that has
-    a schema; else the schema (or None) of the first tool whose name matches ignoring ASCII case."""
+    a schema; else the schema (or None) of the first tool whose name matches ignoring ASCII case
+    (D19)."""
     if not isinstance(tools, list | tuple) or not isinstance(name, str):
         return None
     want = trim(name)

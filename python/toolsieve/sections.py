@@ -6,7 +6,7 @@ A section is `<｜tool▁calls▁begin｜>` (or `<｜tool▁calls｜>`), one or 
 - V3.1: HEAD is the tool name and BODY a JSON object (it may span lines);
 - V3 / R1: HEAD is the word `function` and BODY the tool name, a newline, and the arguments as a
   JSON object in a fenced block (```` ```json ```` … ```` ``` ````); the fence is syntax here.
-Each marker is one tokenizer token, so the recognizer is exact: a bar `｜` (U+FF5C, also ASCII `|`)
+Each marker is one tokenizer token, so the recognizer is exact (D25): a bar `｜` (U+FF5C, also ASCII `|`)
 on each side and `▁` (U+2581) between the words. Nothing else is folded: these markers are never
 typed by hand, and a looser form would collide with the DSML shell of R2 (`<|tool_calls|>`).
 """
@@ -58,7 +58,7 @@ def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
 
 def decode_call(head: str, body: str) -> tuple[str, dict[str, Any]] | None:
     """One call from the text between its markers (R14.4, R14.5); None when it is not a valid
-    call (the section then follows D4: all or nothing)."""
+    call (the section then follows D4 and D28: all or nothing)."""
     h = strings.trim(head)
     b = strings.trim(body)
     if not b or b[0] == "{":  # V3.1: NAME<｜tool▁sep｜>{json}; no arguments at all is {}

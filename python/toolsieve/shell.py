@@ -187,7 +187,7 @@ def _match_head(s: str, j: int, final: bool, keywords: re.Pattern[str]) -> Tag |
     closing = "/" in prefix
     prefix_noslash = prefix.replace("/", "")
     word = km.group(1)
-    if word.endswith("-calls") and not prefix_noslash.strip():
+    if word.endswith("-calls") and not prefix_noslash.strip():  # D12: `tool-calls` needs a prefix
         return NO
     local = WRAPPER if word.endswith("calls") else word
     # Original index just past the keyword.

@@ -1,6 +1,6 @@
 """The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner.
 
-Declared tools (R10, R12) act on each recognized block after the scanner decided it, so they
+Declared tools (R10, R12; D22) act on each recognized block after the scanner decided it, so they
 never change what is text and what is a block, nor chunk invariance:
 
 - Declared names are `tool_names`, or else the names of `tools`. When `tools` are given or the
@@ -159,7 +159,7 @@ class Sieve:
 
     @property
     def saw_tool_call_syntax(self) -> bool:
-        """True once a wrapper tag was recognized outside ignored regions (R7)."""
+        """True once a wrapper tag was recognized outside ignored regions (R7, D11)."""
         return self._scanner.saw
 
     @property
@@ -171,7 +171,7 @@ class Sieve:
 
 
 def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
-    """The `formats` option (R14.9): None means every format; else names from FORMATS."""
+    """The `formats` option (R14.9, D23): None means every format; else names from FORMATS."""
     if formats is None:
         return ALL_FORMATS
     if isinstance(formats, (str, Mapping)) or not isinstance(formats, Iterable):
