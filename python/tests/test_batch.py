@@ -320,3 +320,18 @@ def test_missing_pyarrow_is_a_clear_error(tmp_path: Path) -> None:
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
     assert p.returncode == 2
     assert b"pip install 'toolsieve[batch]'" in p.stderr and b"Traceback" not in p.stderr
+
+
+def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
+    src = write_lines(tmp_path / "in.jsonl", list(docs.completions(2000, seed=8, shape="flat")))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolsieve", "batch", str(src), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(100)
+    proc.stdout.close()  # like `| head -c 100`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert b"Traceback" not in err and b"Exception ignored" not in err

@@ -506,9 +506,10 @@ def command(args: Any, sieve_options: dict[str, Any]) -> int:
     except (ValueError, ToolsieveError) as exc:
         print(f"toolsieve: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # a reader such as `head` stopped early: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            raise
         where = f" {exc.filename}" if exc.filename else ""
         print(f"toolsieve: cannot read or write{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
