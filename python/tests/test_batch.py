@@ -335,3 +335,24 @@ def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0
     assert b"Traceback" not in err and b"Exception ignored" not in err
+
+
+def test_reasoning_option(tmp_path: Path) -> None:
+    text = (
+        '<think>plan <tool_calls><invoke name="a"></invoke></tool_calls></think>'
+        'answer <tool_calls><invoke name="b"></invoke></tool_calls>'
+    )
+    src = write_lines(tmp_path / "in.jsonl", [json.dumps({"content": text})])
+    got = {}
+    for mode in ("auto", "off"):
+        p = cli(str(src), "--reasoning", mode, "-q")
+        assert p.returncode == 0, p.stderr
+        got[mode] = json.loads(p.stdout)
+    auto, off = got["auto"], got["off"]
+    assert auto["reasoning"] == 'plan <tool_calls><invoke name="a"></invoke></tool_calls>'
+    assert auto["content"] == "answer " and [c["function"]["name"] for c in auto["tool_calls"]] == ["b"]
+    assert off["reasoning"] == "" and [c["function"]["name"] for c in off["tool_calls"]] == ["a", "b"]
+    table = pa.table({"content": [text]})
+    assert ParseBatch(reasoning="off")(table).column("reasoning").to_pylist() == [""]
+    assert ParseBatch()(table).column("reasoning").to_pylist() == [auto["reasoning"]]
+    assert cli(str(src), "--reasoning", "sometimes").returncode == 2

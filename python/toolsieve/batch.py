@@ -13,7 +13,7 @@ name, so `--field content` rewrites `content` as the gateway would):
 - `tool_calls`: the calls in OpenAI shape (`{"id", "type": "function", "function": {"name",
   "arguments"}}`), `[]` when there are none;
 - `content`: the text outside the calls (the sieve's text events, joined);
-- `reasoning`: the reasoning text ("" when none);
+- `reasoning`: the reasoning text (`<think>…</think>`, per the `reasoning` option; "" when none);
 - `saw_tool_call_syntax`: as in `parse()`;
 - `error`: null, or why the record could not be read (a line that is not JSON, not a JSON object,
   no such field, a field that is not a string); the other four are then null.
@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, BinaryIO, Final
 
 from .errors import MissingDependencyError, ToolsieveError
-from .events import TextEvent, ToolCall, ToolCallsEvent
+from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import dumps
 from .openai import to_openai_tool_calls
 from .sieve import Sieve
@@ -115,8 +115,8 @@ def _failed(message: str) -> dict[str, Any]:
 
 class RecordParser:
     """What one process needs to sieve records: the field path and the Sieve options (`tools`,
-    `tool_names`, `unknown_tools`, `json_tool_calls`, `formats`, … as `Sieve` takes them, passed
-    through unchanged). The options are checked here, once."""
+    `tool_names`, `unknown_tools`, `json_tool_calls`, `formats`, `reasoning`, … as `Sieve` takes
+    them, passed through unchanged). The options are checked here, once."""
 
     def __init__(self, field: str = "content", **sieve_options: Any) -> None:
         self.field = field
@@ -136,6 +136,8 @@ class RecordParser:
                 calls.extend(e.calls)
             elif isinstance(e, TextEvent):
                 content.append(e.text)
+            elif isinstance(e, ReasoningEvent):
+                reasoning.append(e.text)
         return {
             "tool_calls": to_openai_tool_calls(calls, id_factory=call_ids(text)),
             "content": "".join(content),
@@ -241,8 +243,9 @@ class ParseBatch:
         ds.map_batches(ParseBatch(field="content", tools=tools), batch_format="pyarrow")
 
     Takes the options of `Sieve` (`tools`, `tool_names`, `unknown_tools`, `json_tool_calls`,
-    `formats`, …); the output columns are those of `toolsieve batch` (module docstring). Also usable
-    as a class (`map_batches(ParseBatch, fn_constructor_kwargs={...})`) for actor pools."""
+    `formats`, `reasoning`, …); the output columns are those of `toolsieve batch` (module
+    docstring). Also usable as a class (`map_batches(ParseBatch, fn_constructor_kwargs={...})`)
+    for actor pools."""
 
     def __init__(self, field: str = "content", **sieve_options: Any) -> None:
         self.parser = RecordParser(field, **sieve_options)
