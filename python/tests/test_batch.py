@@ -232,9 +232,15 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         assert b"Traceback" not in p.stderr
     p = cli(str(tmp_path / "missing.jsonl"))
     assert p.returncode == 2 and b"cannot read" in p.stderr
+    p = cli(str(src), "-o", str(src))
+    assert p.returncode == 2 and b"overwrite the input" in p.stderr
+    assert src.read_text() == '{"content": "x"}\n'
+    lists = write_lines(tmp_path / "lists.jsonl", ['{"choices": ["a", "b", "c"]}'])
+    p = cli(str(lists), "--field", "choices.²")  # not an index: no such field
+    assert p.returncode == 1 and json.loads(p.stdout)["error"] == "no field 'choices.²'"
     with pytest.raises(OptionsError):
         RecordParser("content", formats=["nope"])
-    with pytest.raises(ValueError):
+    with pytest.raises(OptionsError):
         RecordParser("")
 
 

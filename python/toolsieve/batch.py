@@ -34,6 +34,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import importlib
+import itertools
 import json
 import os
 import sys
@@ -41,7 +42,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, BinaryIO, Final
 
-from .errors import MissingDependencyError, ToolsieveError
+from .errors import MissingDependencyError, OptionsError, ToolsieveError
 from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import dumps
 from .openai import to_openai_tool_calls
@@ -55,7 +56,7 @@ IN_FLIGHT_PER_WORKER: Final = 3  # tasks queued per worker: enough to keep it bu
 def split_field(field: str) -> tuple[str, ...]:
     """The steps of a dotted field path (`choices.0.message.content`)."""
     if not isinstance(field, str) or not field or any(not s for s in field.split(".")):
-        raise ValueError(
+        raise OptionsError(
             f"field must be a dotted path such as content or choices.0.message.content: {field!r}"
         )
     return tuple(field.split("."))
@@ -87,7 +88,7 @@ def field_text(record: Any, path: tuple[str, ...], name: str) -> str:
             if step not in v:
                 raise RecordError(f"no field {name!r}")
             v = v[step]
-        elif isinstance(v, list | tuple) and step.isdigit() and int(step) < len(v):
+        elif isinstance(v, list | tuple) and step.isascii() and step.isdigit() and int(step) < len(v):
             v = v[int(step)]
         else:
             raise RecordError(f"no field {name!r}")
@@ -99,7 +100,7 @@ def field_text(record: Any, path: tuple[str, ...], name: str) -> str:
 def call_ids(text: str) -> Callable[[], str]:
     """Ids for the calls of one text, in order (see the module docstring)."""
     head = "call_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-    n = iter(range(1 << 62))
+    n = itertools.count()
     return lambda: f"{head}{next(n):04x}"
 
 
@@ -399,6 +400,8 @@ def run(
             "input and output must both be JSONL or both be Parquet (.parquet) files;"
             " Parquet needs file names, not -"
         )
+    if "-" not in (input_path, output_path) and os.path.abspath(input_path) == os.path.abspath(output_path):
+        raise ValueError(f"the output would overwrite the input: {output_path}")
     if is_parquet(input_path):
         return _run_parquet(input_path, output_path, field, opts, workers, progress)
     inp = sys.stdin.buffer if input_path == "-" else open(input_path, "rb")  # noqa: SIM115
