@@ -5,8 +5,10 @@ same docs."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from collections.abc import Iterator
 
 PROSE = [
     "Sure, let me check that.\n",
@@ -266,3 +268,114 @@ def kept(raw: str, text: str) -> bool:
     check for tests and fuzzing."""
     pattern = "(?:" + DROPPED.pattern + ")?"
     return re.fullmatch(pattern.join(re.escape(p) for p in DROPPED.split(text)), raw) is not None
+
+
+# Logged completions (issue 16): the batch tests and W14. Mostly prose around a few of the pieces
+# above, about 1 KB each, some with reasoning, as JSONL records of a chat-completion log.
+SENTENCES = [
+    "I'll start by reading the configuration to see which options are set. ",
+    "The test failed because the fixture expects a trailing newline. ",
+    "Here is a summary of what changed in the last three commits. ",
+    "我先检查一下目录结构，然后再修改配置文件。",
+    "That function is called from two places, both in the scheduler. ",
+    "Let me know if you want the same change applied to the other services. ",
+    "The error message points at line 42, where the list is indexed past its end. ",
+    "Everything compiles now; the remaining warning is about an unused import. ",
+    "Comparing a < b here is safe since both are integers. ",
+    "You can run it with `make test` once the dependencies are installed. ",
+]
+THOUGHTS = [
+    "The user wants the file read first. ",
+    "Maybe the path is relative to the repository root. ",
+    "I should not guess the schema; better to look. ",
+    "用户想先看文件内容。",
+    'An example call would be <tool_calls><invoke name="x"></invoke></tool_calls>, but not yet. ',
+]
+
+
+def prose(rng: random.Random, size: int) -> str:
+    out: list[str] = []
+    n = 0
+    while n < size:
+        s = rng.choice(SENTENCES) if rng.random() < 0.85 else rng.choice(PROSE)
+        out.append(s)
+        n += len(s)
+    return "".join(out)
+
+
+def completion_text(rng: random.Random, size: int = 1000) -> str:
+    """About `size` characters: optional reasoning, prose, and one to three tool-call pieces
+    (blocks and token sections in every format, fenced or inline examples, broken ones)."""
+    parts: list[str] = []
+    r = rng.random()
+    if r < 0.3:
+        thought = "".join(rng.choice(THOUGHTS) for _ in range(rng.randint(1, 6)))
+        closed = rng.random() < 0.9
+        parts.append("<think>\n" + thought + ("\n</think>\n\n" if closed else "\n"))
+    pieces = rng.randint(0, 3)
+    for _ in range(pieces):
+        parts.append(prose(rng, rng.randint(size // 8, size // 3)))
+        k = rng.random()
+        if k < 0.5:
+            parts.append(block(rng))
+        elif k < 0.75:
+            parts.append(section(rng))
+        elif k < 0.9:
+            parts.append("```xml\n" + block(rng) + "\n```\n")
+        else:
+            parts.append("`" + block(rng) + "` ")
+    left = size - sum(len(p) for p in parts)
+    parts.append(prose(rng, max(left, 20)))
+    return "".join(parts)
+
+
+def completion(
+    rng: random.Random, i: int, shape: str = "openai", bad: float = 0.0, arrow: bool = False
+) -> str:
+    """One JSONL line (no newline) of a completion log: an OpenAI chat completion (`shape="openai"`,
+    text at choices.0.message.content) or a flat record (`"flat"`, text at `content`). With
+    probability `bad` the record is bad: not JSON, not an object, no such field, not a string;
+    `arrow=True` keeps to bad records that Arrow readers can hold (a null text, no choices)."""
+    text = completion_text(rng, rng.randint(300, 1100))
+    kind = rng.choice(["null", "empty"] if arrow else ["json", "array", "missing", "number", "null"])
+    value: object = text
+    if rng.random() < bad:
+        if kind == "json":
+            return '{"id": "cmpl-' + str(i) + '", "choices": ['
+        if kind == "array":
+            return json.dumps([i, text])
+        value = {"number": 7, "null": None}.get(kind, text)
+    else:
+        kind = ""
+    if shape == "flat":
+        rec: dict[str, object] = {
+            "id": f"cmpl-{i}",
+            "model": "deepseek-chat",
+            "turn": i % 7,
+            "content": value,
+        }
+        if kind in ("missing", "empty"):
+            del rec["content"]
+        return json.dumps(rec, ensure_ascii=False)
+    message: dict[str, object] = {"role": "assistant", "content": value}
+    if kind == "missing":
+        del message["content"]
+    choices = [] if kind == "empty" else [{"index": 0, "message": message, "finish_reason": "stop"}]
+    rec = {
+        "id": f"chatcmpl-{i}",
+        "object": "chat.completion",
+        "created": 1760000000 + i,
+        "model": "deepseek-chat",
+        "choices": choices,
+        "usage": {"prompt_tokens": 100 + i % 50, "completion_tokens": len(text) // 4},
+    }
+    return json.dumps(rec, ensure_ascii=False)
+
+
+def completions(
+    n: int, seed: int = 0, shape: str = "openai", bad: float = 0.0, arrow: bool = False
+) -> Iterator[str]:
+    """`n` JSONL lines of `completion`, the same for the same arguments."""
+    rng = random.Random(seed)
+    for i in range(n):
+        yield completion(rng, i, shape, bad, arrow)

@@ -30,6 +30,12 @@ W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsiev
     clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
     receive) and what the server adds over direct, time to first byte, errors, the server's RSS
     before and after; then unpaced, as events/s through each server against direct
+W14 (`--w14`, instead of W1-W10; slow) batch mode: 200,000 generated logged completions (about
+    1 KB of text each, parity/docs.py `completions`) as JSONL through `toolsieve batch` with one
+    process and with `--workers 2`, and through Ray Data on a local 2-CPU Ray instance
+    (`read_json` of the same records in 16 files, `map_batches(ParseBatch)`, `write_json`):
+    records/s, peak memory (PSS of the whole process tree, sampled; also the peak of the first
+    quarter of the run, to show it stays flat) and whether all three outputs are identical
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "parity"))  # docs.py: the W14 corpus
 
 from toolsieve import Sieve, ToolCallsEvent, parse
 from toolsieve.jsontext import json_text
@@ -503,6 +510,183 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
     return 0
 
 
+W14_FIELD = "choices.0.message.content"
+W14_SHARDS = 16
+
+
+def _tree(root: int) -> list[int]:
+    """`root` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def _pss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+                    break
+        except OSError:
+            continue
+    return total / 1024
+
+
+def _measured(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run `cmd`, sampling the PSS of its process tree twice a second; its wall time, the peak
+    memory overall and in the first quarter of the run, its last stdout line, and its CPU time
+    (the CPU of processes it waited for)."""
+    import resource
+
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    samples: list[tuple[float, float]] = []
+    while proc.poll() is None:
+        samples.append((time.perf_counter() - t0, _pss_mb(_tree(proc.pid))))
+        time.sleep(0.5)
+    wall = time.perf_counter() - t0
+    out = proc.stdout.read() if proc.stdout else ""
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"W14: {cmd[:4]} failed with {proc.returncode}")
+    early = [m for t, m in samples if t <= wall / 4] or [0.0]
+    return {
+        "wall_s": wall,
+        "cpu_s": (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
+        "peak_mb": max((m for _, m in samples), default=0.0),
+        "peak_first_quarter_mb": max(early),
+        "stdout": out.strip().splitlines()[-1] if out.strip() else "",
+    }
+
+
+def w14_ray_child(shards: str, out: str) -> int:
+    """The Ray Data run of W14, in its own process: prints the seconds for ray.init and for the
+    pipeline (read, map_batches, write) as JSON."""
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    import ray
+    import ray.data
+
+    from toolsieve.batch import ParseBatch
+
+    t0 = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    t1 = time.perf_counter()
+    ds = ray.data.read_json(shards)
+    ds.map_batches(ParseBatch(field=W14_FIELD), batch_format="pyarrow").write_json(out)
+    t2 = time.perf_counter()
+    ray.shutdown()
+    print(json.dumps({"init_s": t1 - t0, "run_s": t2 - t1}))
+    return 0
+
+
+def _digests(paths: list[Path]) -> dict[str, str]:
+    """id -> a digest of the record (keys sorted), for every record in these JSONL files."""
+    import hashlib
+
+    out: dict[str, str] = {}
+    for p in paths:
+        with p.open(encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                out[r["id"]] = hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest()
+    return out
+
+
+def w14(records: int, workdir: str | None, json_out: str | None) -> int:
+    import docs
+
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print("W14 needs the ray extra: pip install 'toolsieve[ray]'")
+        return 1
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        d = Path(tmp)
+        (d / "shards").mkdir()
+        src = d / "in.jsonl"
+        shards = [
+            (d / "shards" / f"part-{i:03d}.jsonl").open("w", encoding="utf-8") for i in range(W14_SHARDS)
+        ]
+        per = -(-records // W14_SHARDS)
+        size = 0
+        with src.open("w", encoding="utf-8") as f:
+            for i, line in enumerate(docs.completions(records, seed=14)):
+                f.write(line + "\n")
+                shards[i // per].write(line + "\n")
+                size += len(line.encode()) + 1
+        for s in shards:
+            s.close()
+        cli = [
+            str(Path(sys.executable).with_name("toolsieve")),
+            "batch",
+            str(src),
+            "--field",
+            W14_FIELD,
+            "-q",
+        ]
+        results: dict[str, dict[str, Any]] = {}
+        for w in (1, 2):
+            out = d / f"out-{w}.jsonl"
+            results[f"--workers {w}"] = _measured([*cli, "-o", str(out), "--workers", str(w)])
+        env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+        ray_out = d / "ray"
+        ray_run = _measured(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--w14-ray-child",
+                str(d / "shards"),
+                str(ray_out),
+            ],
+            env,
+        )
+        times = json.loads(ray_run["stdout"])
+        ray_run.update(times)
+        results["Ray Data"] = ray_run
+        same_cli = (d / "out-1.jsonl").read_bytes() == (d / "out-2.jsonl").read_bytes()
+        want = _digests([d / "out-1.jsonl"])
+        got = _digests(sorted(ray_out.iterdir()))
+        same_ray = got == want and len(want) == records
+    print(
+        f"W14: {records:,} completions, {size / 1e6:.0f} MB of JSONL ({size / records:,.0f} bytes a record)"
+    )
+    print(f"identical output: --workers 1 == --workers 2: {same_cli}; Ray Data == CLI (by id): {same_ray}\n")
+    print("| path | time | records/s | CPU time | peak memory (PSS) | peak in the first quarter |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, r in results.items():
+        secs = r["run_s"] if name == "Ray Data" else r["wall_s"]
+        r["records_per_s"] = records / secs
+        cpu = f"{r['cpu_s']:.0f} s" if name != "Ray Data" else ""
+        note = f" (+ {r['init_s']:.1f} s ray.init)" if name == "Ray Data" else ""
+        print(
+            f"| {name} | {secs:.1f} s{note} | {r['records_per_s']:,.0f} | {cpu} "
+            f"| {r['peak_mb']:,.0f} MB | {r['peak_first_quarter_mb']:,.0f} MB |"
+        )
+    one, two, rd = (results[k]["records_per_s"] for k in ("--workers 1", "--workers 2", "Ray Data"))
+    print(
+        f"\n--workers 2 / --workers 1: {two / one:.2f}x (goal >= 1.8); Ray Data / --workers 2: {rd / two:.2f}"
+    )
+    if json_out:
+        data = {"records": records, "bytes": size, "identical": same_cli and same_ray, "results": results}
+        Path(json_out).write_text(json.dumps(data, indent=2) + "\n")
+    return 0 if same_cli and same_ray else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -512,7 +696,17 @@ def main() -> int:
     ap.add_argument("--w11-clients", type=int, default=200, metavar="N")
     ap.add_argument("--w11-seconds", type=float, default=20.0, metavar="S")
     ap.add_argument("--w11-unpaced-clients", type=int, default=20, metavar="N")
+    ap.add_argument("--w14", action="store_true", help="run W14 (batch mode, Ray Data) instead of W1-W10")
+    ap.add_argument("--w14-records", type=int, default=200_000, metavar="N")
+    ap.add_argument(
+        "--w14-dir", default=None, metavar="DIR", help="where W14 writes its files (default: /tmp)"
+    )
+    ap.add_argument("--w14-ray-child", nargs=2, metavar=("SHARDS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.w14_ray_child:
+        return w14_ray_child(*args.w14_ray_child)
+    if args.w14:
+        return w14(args.w14_records, args.w14_dir, args.json)
     if args.w11:
         return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json)
 

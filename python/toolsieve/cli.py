@@ -1,12 +1,14 @@
 """Command line: `toolsieve parse [FILE]`, `toolsieve stream [FILE] [--chunk-size N]` and
 `toolsieve openai [FILE]` (rewrite a captured OpenAI SSE stream). All three take the declared
 tools: `--tools-file tools.json` (names and schemas), `--tools A,B`, `--unknown-tools reject`.
-`toolsieve serve --upstream URL` runs the gateway server (`toolsieve.server`, the `server` extra);
+`toolsieve batch INPUT -o OUTPUT --field PATH [--workers N]` sieves logged completions
+(JSONL, or Parquet with the `batch` extra; `toolsieve.batch`). `toolsieve serve --upstream URL`
+runs the gateway server (`toolsieve.server`, the `server` extra);
 each of its flags can also come from an environment variable (`TOOLSIEVE_UPSTREAM`, …).
 
 Exit status: 0 on success, 1 when the input is not valid UTF-8 (for `openai`: not a readable
-chat-completion event stream, or one that ended without `data: [DONE]`), 2 for usage errors and
-files that cannot be read.
+chat-completion event stream, or one that ended without `data: [DONE]`; for `batch`: some records
+were bad), 2 for usage errors and files that cannot be read.
 """
 
 from __future__ import annotations
@@ -121,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send each call's name first and its arguments in pieces, as OpenAI's API streams them",
     )
+    help_ = "sieve many logged completions: JSONL (or Parquet) in and out, on every core"
+    sp = sub.add_parser("batch", help=help_, description=help_)
+    from .batch import add_arguments
+
+    add_arguments(sp)
+    declared(sp)
     return p
 
 
@@ -395,6 +403,17 @@ def _decoded(stream: BinaryIO, name: str) -> Iterator[str]:
         raise SystemExit(2) from None
 
 
+def _sieve_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "tool_names": args.tools,
+        "tools": _read_tools(args.tools_file) if args.tools_file else None,
+        "unknown_tools": args.unknown_tools,
+        "json_tool_calls": args.json_calls,
+        "formats": args.formats,
+        "reasoning": args.reasoning,
+    }
+
+
 def _print(obj: Any) -> None:
     sys.stdout.write(dumps(jsonable(obj)) + "\n")
 
@@ -405,20 +424,16 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
     if args.command == "serve":
         return _serve(args, args.serve_parser)
+    if args.command == "batch":
+        from .batch import command
+
+        return command(args, _sieve_options(args))
     stream = _open(args.file)
     name = "standard input" if args.file == "-" else args.file
     try:
         if args.command == "openai":
             return _openai(args, stream, name)
-        kw: dict[str, Any] = {
-            "tool_names": args.tools,
-            "tools": _read_tools(args.tools_file) if args.tools_file else None,
-            "unknown_tools": args.unknown_tools,
-            "json_tool_calls": args.json_calls,
-            "formats": args.formats,
-            "reasoning": args.reasoning,
-            "stream_arguments": args.stream_arguments,
-        }
+        kw = {**_sieve_options(args), "stream_arguments": args.stream_arguments}
         if args.command == "parse":
             text = "".join(_decoded(stream, name))
             _print(parse(text, **kw).to_dict())

@@ -32,8 +32,9 @@ class OpenAIFormatError(ToolsieveError, ValueError):
 
 
 class MissingDependencyError(ToolsieveError, ImportError):
-    """An optional integration was imported without its extra (e.g. `toolsieve.langchain` without
-    `langchain-core`: `pip install 'toolsieve[langchain]'`)."""
+    """An optional extra is needed and not installed: `toolsieve.langchain` without `langchain-core`
+    (`pip install 'toolsieve[langchain]'`), Parquet or `ParseBatch` without pyarrow
+    (`toolsieve[batch]`)."""
 
 
 class BadRequest(Exception):
