@@ -43,8 +43,29 @@ export interface ReasoningEvent {
   text: string;
 }
 
+/**
+ * With `streamArguments`: a call was announced as soon as its name was final. `index` counts the
+ * announced calls of the stream from 0; the call is in a later `tool_calls` event.
+ */
+export interface ToolCallStartEvent {
+  type: 'tool_call_start';
+  index: number;
+  /** The name as the block's `tool_calls` event will have it (declared spelling when it resolves). */
+  name: string;
+}
+
+/**
+ * With `streamArguments`: the next fragment of call `index`'s arguments, as JSON text. A call's
+ * fragments join to exactly `JSON.stringify` of its final (schema-normalized) input.
+ */
+export interface ToolCallArgumentsEvent {
+  type: 'tool_call_arguments';
+  index: number;
+  delta: string;
+}
+
 /** What `Sieve#feed` / `Sieve#flush` return: narrow on `type`. */
-export type SieveEvent = TextEvent | ToolCallsEvent | ReasoningEvent;
+export type SieveEvent = TextEvent | ToolCallsEvent | ReasoningEvent | ToolCallStartEvent | ToolCallArgumentsEvent;
 
 /** What `parse()` returns. */
 export interface ParseResult {
@@ -131,6 +152,12 @@ export interface SieveOptions {
   formats?: readonly FormatName[] | null | undefined;
   /** Reasoning regions (default `'auto'`); an unknown mode throws an `OptionsError`. */
   reasoning?: ReasoningMode | undefined;
+  /**
+   * Announce each call as soon as its name is final (`tool_call_start`) and stream its arguments
+   * as JSON text (`tool_call_arguments`) before the block's `tool_calls` event (default `false`).
+   * A block that breaks after a call started keeps the calls started so far; the rest is text.
+   */
+  streamArguments?: boolean | undefined;
 }
 
 // ---- Core API --------------------------------------------------------------------------------
@@ -152,6 +179,8 @@ export class Sieve {
   readonly formats: ReadonlySet<FormatName>;
   /** The reasoning mode in use. */
   readonly reasoning: ReasoningMode;
+  /** Whether calls are announced and their arguments streamed (the `streamArguments` option). */
+  readonly streamArguments: boolean;
   /** @throws {SieveClosedError} after `flush()`. @throws {InputTypeError} for a non-string. */
   feed(chunk: string): SieveEvent[];
   /** End of stream: the events held back. @throws {SieveClosedError} when called twice. */
@@ -167,7 +196,10 @@ export class Sieve {
 /** One-shot parse: feed everything to a `Sieve`, flush, collect the calls. */
 export function parse(text: string, options?: SieveOptions | null): ParseResult;
 
-/** Join adjacent text events (dropping empty ones); other events pass through. */
+/**
+ * Join adjacent text events (dropping empty ones), adjacent reasoning events, and adjacent
+ * argument fragments of one call; other events pass through.
+ */
 export function coalesce(events: Iterable<SieveEvent>): SieveEvent[];
 
 // ---- Errors ----------------------------------------------------------------------------------
@@ -387,6 +419,12 @@ export interface RewriterOptions {
   formats?: readonly FormatName[] | null | undefined;
   /** Reasoning in the content becomes `reasoning_content` (default `'auto'`). */
   reasoning?: ReasoningMode | undefined;
+  /**
+   * Streams only: each call goes out as OpenAI's API streams it, a first delta with `index`, `id`,
+   * `type`, `name` and `arguments: ''` as soon as its name is final, then `arguments` fragments
+   * (default `false`). `rewriteChatCompletion` does not take it.
+   */
+  streamArguments?: boolean | undefined;
 }
 
 /** Options of the rewrite functions and streams. */
@@ -468,7 +506,7 @@ export function rewriteChatCompletionStream<Chunk = unknown>(
  */
 export function rewriteChatCompletion<Response = unknown>(
   response: Response,
-  options?: (RewriteOptions & { stats?: Partial<RewriteStats> | null | undefined }) | null,
+  options?: (Omit<RewriteOptions, 'streamArguments'> & { stats?: Partial<RewriteStats> | null | undefined }) | null,
 ): Response & ChatCompletionObject;
 
 /** What a rewriter did: blocks recognized, calls emitted, calls rejected by the policy, blocks released as text at `maxCaptureChars`. */

@@ -553,6 +553,401 @@ function toolCallsReason(reason) {
 
 module.exports = { toolsieveMiddleware };
   },
+  "src/arguments.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Incremental tool-call arguments (R16): which characters of a parameter value are already
+ * certain while its body is still arriving, and the JSON text written from them.
+ * Port of python/toolsieve/arguments.py; read its docstring.
+ *
+ * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
+ * learns into small internal events, plain objects with a `kind` (public events have a `type`):
+ * `{kind: 'begun', name}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
+ * `{kind: 'done', input}`. The Sieve writes them as `tool_call_start` / `tool_call_arguments`
+ * (`ArgumentsWriter`), after name resolution and schema normalization (R10, R12).
+ *
+ * Two JavaScript points: lengths and slices are UTF-16 code units (consistent within this engine,
+ * so the fragments still join to the final text), and a piece that ends in a high surrogate holds
+ * it back, because JSON.stringify escapes a lone surrogate but writes a pair as is.
+ */
+
+const { jsonStringBody, jsonText, setKey } = __require("src/jsontext.js");
+const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
+const { RAW_TEXT_NAMES, decodeEntities } = __require("src/values.js");
+
+const JSON_START = '{["-0123456789tfn';
+const NUMBER_CHARS = '0123456789.eE+-';
+const LITERALS = Object.freeze(['true', 'false', 'null']);
+const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+
+/** An array-index key, which JavaScript objects list first (so it cannot stream in order). */
+function isIndexKey(key) {
+  return /^(?:0|[1-9][0-9]{0,9})$/.test(key) && Number(key) <= 2 ** 32 - 2;
+}
+
+/** Where a ValueTap is. */
+const Tap = Object.freeze({
+  LEAD: 0, // blank text so far
+  DECIDE: 1, // the value began; a string reading is not certain yet
+  STREAM: 2, // certainly a string: certain characters go out
+  AFTER_CDATA: 3, // the value began with a CDATA section, which closed; blank text since
+  HOLD: 4, // not streamable: the value comes out when the parameter closes
+});
+
+/**
+ * The open parameter's body, read incrementally. Each method returns the characters of the final
+ * value that became certain.
+ */
+class ValueTap {
+  constructor(name, string) {
+    const typed = string !== null && string !== undefined ? asciiLower(trim(string)) : '';
+    this.written = typed === 'true'; // R14.2 / D24: as written, no decoding, no trimming
+    this.raw = RAW_TEXT_NAMES.has(trim(name).toLowerCase()); // as values.paramValue spells it
+    this.state = typed === 'false' ? Tap.HOLD : Tap.LEAD;
+    this.fromCdata = false; // the value began with a CDATA section
+    this.lead = ''; // LEAD: the blank text so far
+    this.decide = ''; // DECIDE: the opening characters so far
+    // DECIDE, kept so that each piece is looked at once (Python rescans the opening each time):
+    // how many opening characters were checked, and whether a blank came among them.
+    this.checked = 0;
+    this.gapped = false;
+    this.held = ''; // STREAM: a trailing whitespace run (plain values are trimmed, R6.2)
+    this.entity = ''; // STREAM: a partial entity at the end of the text (as written)
+    this.gap = ''; // AFTER_CDATA: the blank text since the CDATA closed
+  }
+
+  /** A piece of body text, as written (entities not decoded). */
+  text(s) {
+    const st = this.state;
+    if (st === Tap.HOLD || !s) return '';
+    if (st === Tap.STREAM) return this.written ? s : this._stream(s, false);
+    if (st === Tap.DECIDE) return this._decide(s, false);
+    const blank = isBlank(s);
+    if (st === Tap.LEAD) {
+      if (blank) {
+        this.lead += s;
+        return '';
+      }
+      if (this.written) {
+        // blank text before non-blank text stays (join all, D24)
+        this.state = Tap.STREAM;
+        const out = this.lead + s;
+        this.lead = '';
+        return out;
+      }
+      this.state = Tap.DECIDE; // R6.2 trims the blank text away
+      return this._decide(s.trimStart(), false);
+    }
+    // AFTER_CDATA
+    if (blank) {
+      this.gap += s;
+      return '';
+    }
+    if (this.written) {
+      this.state = Tap.HOLD;
+      return '';
+    }
+    this.state = Tap.STREAM; // no longer one CDATA between blanks: R6.2 joins and trims
+    const gap = this.gap;
+    this.gap = '';
+    return this._stream(gap + s, false);
+  }
+
+  cdataOpen() {
+    const st = this.state;
+    if (st === Tap.LEAD) {
+      // blank text before a CDATA: dropped or kept, seen at the close
+      if (this.written && this.lead) this.state = Tap.HOLD;
+      this.fromCdata = true;
+    } else if (st === Tap.DECIDE) {
+      this.state = Tap.HOLD;
+    } else if (st === Tap.AFTER_CDATA) {
+      this.state = this.written ? Tap.HOLD : Tap.STREAM;
+    } else if (st === Tap.STREAM && this.entity && !this.written) {
+      const lit = this.entity; // the text ended: not an entity after all
+      this.entity = '';
+      return this._stream(lit, true);
+    }
+    return '';
+  }
+
+  /** A piece of CDATA content (never decoded). */
+  cdataPiece(s) {
+    const st = this.state;
+    if (st === Tap.HOLD || !s) return '';
+    if (st === Tap.LEAD) {
+      // One CDATA between blanks is its raw content (R6.1); joined with more it is trimmed
+      // (R6.2): both agree only when the content does not begin with a blank.
+      if (JS_SPACE.includes(s[0])) {
+        this.state = Tap.HOLD;
+        return '';
+      }
+      if (this.written) {
+        this.state = Tap.STREAM;
+        return s;
+      }
+      this.state = Tap.DECIDE;
+      return this._decide(s, true);
+    }
+    if (st === Tap.DECIDE) return this._decide(s, true);
+    if (this.written) return s;
+    if (this.gap) {
+      s = this.gap + s;
+      this.gap = '';
+    }
+    return this._stream(s, true);
+  }
+
+  cdataClose() {
+    if (this.fromCdata && this.state !== Tap.HOLD && this.state !== Tap.AFTER_CDATA) {
+      this.state = this.state === Tap.STREAM && !this.gap ? Tap.AFTER_CDATA : Tap.HOLD;
+      this.fromCdata = false;
+    }
+  }
+
+  // ---- internals ----------------------------------------------------------------------
+
+  /** DECIDE: collect opening characters until only a string reading is left. */
+  _decide(s, decoded) {
+    const first = this.decide ? this.decide[0] : s[0];
+    this.decide += s;
+    if (!this.decide) return '';
+    if (first === '<' && !(this.raw && decoded)) {
+      this.state = Tap.HOLD; // XML children or a structured fragment (R6.4, R6.5)
+      return '';
+    }
+    if (first === '&' && !decoded) {
+      this.state = Tap.HOLD; // an entity decodes to anything: wait for the close
+      return '';
+    }
+    if (first === '{' || first === '[' || first === '"') {
+      // JSON text can run on: never ruled out, so the value comes out at the close. Python stays
+      // in DECIDE collecting the opening; HOLD is the same answer without keeping it.
+      this.state = Tap.HOLD;
+      return '';
+    }
+    if (JSON_START.includes(first) && !this._ruledOutBy(s, first)) return '';
+    this.state = Tap.STREAM;
+    const opening = this.decide;
+    this.decide = '';
+    return this._stream(opening, decoded);
+  }
+
+  /**
+   * `ruledOut(this.decide)` (for an opening that is a number or literal so far) looking only at
+   * the new piece `s`: what came before was checked, so a long opening costs linear time.
+   */
+  _ruledOutBy(s, first) {
+    const lit = first === 't' || first === 'f' || first === 'n' ? LITERALS.find((x) => x[0] === first) : null;
+    for (let i = 0; i < s.length; i++, this.checked++) {
+      const ch = s[i];
+      if (JS_SPACE.includes(ch)) {
+        this.gapped = true; // trailing blanks are trimmed; anything after them rules out
+      } else if (this.gapped) {
+        return true;
+      } else if (lit !== null ? this.checked >= lit.length || lit[this.checked] !== ch : !NUMBER_CHARS.includes(ch)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Decoded characters out, holding back a trailing whitespace run and, at the end of text, a
+   * partial entity.
+   */
+  _stream(s, decoded) {
+    if (!decoded) {
+      s = this.entity + s;
+      this.entity = '';
+      const amp = s.lastIndexOf('&');
+      if (amp >= Math.max(0, s.length - ENTITY_SPAN) && !s.slice(amp).includes(';')) {
+        this.entity = s.slice(amp);
+        s = s.slice(0, amp);
+      }
+      s = decodeEntities(s);
+    }
+    // Only this piece is trimmed: a long blank run is not rescanned for each piece.
+    const body = s.trimEnd();
+    if (!body) {
+      this.held += s;
+      return '';
+    }
+    const out = this.held + body;
+    this.held = s.slice(body.length);
+    return out;
+  }
+}
+
+/**
+ * Do the opening characters `d` (no leading blank) rule out a JSON reading (R6.3)? The one-shot
+ * form of the check ValueTap makes piece by piece (`_ruledOutBy`); the tests hold them together.
+ */
+function ruledOut(d) {
+  const c = d[0];
+  if ('{["'.includes(c)) return false; // JSON text can run on: the value comes out at the close
+  const body = d.trimEnd();
+  if ('tfn'.includes(c)) return !LITERALS.find((x) => x[0] === c).startsWith(body);
+  for (const ch of body) if (!NUMBER_CHARS.includes(ch)) return true;
+  return false;
+}
+
+// ---- the Sieve side: internal events to public ones -----------------------------------------
+
+/** A call announced by `tool_call_start`: what of its arguments text went out. */
+class Call {
+  constructor(index, name) {
+    this.index = index; // -1: rejected by the policy, so never announced
+    this.name = name;
+    this.sent = 0; // code units of the arguments text sent
+    this.keys = 0; // keys written
+    this.openKey = null; // a string value streaming now
+    this.openSent = 0; // code units of that value's JSON text sent (with its quote)
+    this.high = ''; // a high surrogate held until the next piece (see the module comment)
+  }
+}
+
+/**
+ * Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
+ * events. `resolve(name)` gives the declared spelling or null when the policy rejects the call;
+ * `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
+ * treatment of a block. Every fragment extends the call's arguments text, which ends as
+ * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes.
+ */
+class ArgumentsWriter {
+  constructor(resolve, normalize, apply, start, delta) {
+    this._resolve = resolve;
+    this._normalize = normalize;
+    this._apply = apply;
+    this._start = start; // (index, name) -> event
+    this._delta = delta; // (index, text) -> event
+    this.nextIndex = 0;
+    this._call = null;
+    this._begun = 0; // calls begun in the current block
+  }
+
+  events(events) {
+    const out = [];
+    for (const e of events) {
+      switch (e.kind) {
+        case 'chars':
+          this._chars(e, out);
+          break;
+        case 'param':
+          this._param(e, out);
+          break;
+        case 'begun':
+          this._begin(e.name, out);
+          break;
+        case 'done':
+          this._done(e.input, out);
+          break;
+        default:
+          if (e.type === 'tool_calls') this._block(e, out);
+          else out.push(e);
+      }
+    }
+    return out;
+  }
+
+  _begin(name, out) {
+    this._begun += 1;
+    const resolved = this._resolve(name);
+    if (resolved === null) {
+      this._call = new Call(-1, name);
+      return;
+    }
+    this._call = new Call(this.nextIndex, resolved);
+    this.nextIndex += 1;
+    out.push(this._start(this._call.index, resolved));
+  }
+
+  _send(c, text, out) {
+    if (text) {
+      c.sent += text.length;
+      out.push(this._delta(c.index, text));
+    }
+  }
+
+  _key(c, key) {
+    c.keys += 1;
+    return (c.keys === 1 ? '{' : ',') + jsonText(key) + ':';
+  }
+
+  _chars(e, out) {
+    const c = this._call;
+    if (c === null || c.index < 0) return;
+    let text = c.high + e.text;
+    c.high = '';
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      c.high = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    const body = jsonStringBody(text);
+    if (c.openKey !== e.key) {
+      c.openKey = e.key;
+      c.openSent = 1 + body.length;
+      this._send(c, this._key(c, e.key) + '"' + body, out);
+    } else {
+      c.openSent += body.length;
+      this._send(c, body, out);
+    }
+  }
+
+  _param(e, out) {
+    const c = this._call;
+    if (c === null || c.index < 0) return;
+    const one = {};
+    setKey(one, e.key, e.value);
+    const text = jsonText(this._normalize(c.name, one)[e.key]);
+    if (c.openKey === e.key) this._send(c, text.slice(c.openSent), out);
+    else this._send(c, this._key(c, e.key) + text, out);
+    c.openKey = null;
+    c.high = '';
+  }
+
+  _done(input, out) {
+    const c = this._call;
+    this._call = null;
+    if (c === null || c.index < 0) return;
+    const final = jsonText(this._normalize(c.name, input));
+    this._send(c, final.slice(c.sent), out);
+  }
+
+  /**
+   * A block's event: calls begun in it are complete; the others (token sections, JSON calls,
+   * repaired blocks) are announced now, whole, before it.
+   */
+  _block(e, out) {
+    const applied = this._apply(e);
+    const begun = this._begun;
+    this._begun = 0;
+    for (const call of e.calls.slice(begun)) {
+      const resolved = this._resolve(call.name);
+      if (resolved === null) continue;
+      const index = this.nextIndex;
+      this.nextIndex += 1;
+      out.push(this._start(index, resolved));
+      out.push(this._delta(index, jsonText(this._normalize(resolved, call.input))));
+    }
+    out.push(applied);
+  }
+}
+
+module.exports = {
+  ArgumentsWriter,
+  Call,
+  ENTITY_SPAN,
+  JSON_START,
+  LITERALS,
+  NUMBER_CHARS,
+  Tap,
+  ValueTap,
+  isIndexKey,
+  ruledOut,
+};
+  },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -666,6 +1061,16 @@ function setKey(obj, k, v) {
   }
 }
 
+/**
+ * `s` as inside a JSON string literal written by JSON.stringify (no quotes): a string value
+ * streamed in pieces (R16) escapes to the same text as whole, piece by piece, as long as no piece
+ * ends between the two halves of a surrogate pair (ArgumentsWriter holds those back).
+ */
+function jsonStringBody(s) {
+  const q = JSON.stringify(s);
+  return q.slice(1, q.length - 1);
+}
+
 /** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
 function jsNumber(x) {
   if (typeof x === 'bigint') return String(x); // Python int: all its digits
@@ -745,7 +1150,7 @@ function jsonText(value) {
   return out.join('');
 }
 
-module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonText };
+module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonStringBody, jsonText };
   },
   "src/names.js": function (module, exports, __require) {
 'use strict';
@@ -1023,8 +1428,11 @@ class Options {
     jsonToolCalls = false,
     formats = null,
     reasoning = 'auto',
+    streamArguments = false,
   } = {}) {
     this.tools = checkTools(tools);
+    if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
+    this.streamArguments = streamArguments;
     this.formats = checkFormats(formats);
     this.reasoning = checkReasoning(reasoning);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
@@ -1041,12 +1449,33 @@ class Options {
   }
 
   sieve() {
+    if (this.streamArguments) {
+      // the sieve resolves, rejects and normalizes as it announces
+      return new Sieve({
+        toolNames: this.toolNames,
+        tools: this.tools,
+        unknownTools: this.unknownTools,
+        jsonToolCalls: this.jsonToolCalls,
+        formats: this.formats,
+        reasoning: this.reasoning,
+        streamArguments: true,
+      });
+    }
     return new Sieve({
       toolNames: this.toolNames,
       jsonToolCalls: this.jsonToolCalls,
       formats: this.formats,
       reasoning: this.reasoning,
     });
+  }
+
+  /** R16.5: a block whose calls went out as they were announced: only counted here. */
+  announced(e) {
+    const rejected = e.rejectedToolNames || [];
+    for (const n of rejected) this.rejected.add(n);
+    this.stats.blocks += 1;
+    this.stats.calls += e.calls.length;
+    this.stats.rejectedCalls += rejected.length;
   }
 
   policy(calls) {
@@ -1057,9 +1486,23 @@ class Options {
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return r.calls;
   }
+
+  /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
+  resolve(name) {
+    return applyPolicy([{ name, input: {} }], this.toolNames, 'keep').calls[0].name;
+  }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats', 'reasoning'];
+const REWRITER_OPTIONS = [
+  'tools',
+  'toolNames',
+  'unknownTools',
+  'idFactory',
+  'jsonToolCalls',
+  'formats',
+  'reasoning',
+  'streamArguments',
+];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -1092,6 +1535,18 @@ function indexOf(choice, pos, where) {
     throw new OpenAIFormatError(`${where}: choices[${pos}].index must be an integer, got ${JSON.stringify(idx)}`);
   }
   return idx;
+}
+
+/** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
+function extend(deltas, more) {
+  for (const d of more) {
+    const last = deltas[deltas.length - 1];
+    if (last !== undefined && !hasOwn(d, 'id') && !hasOwn(last, 'id') && last.index === d.index) {
+      last.function.arguments += d.function.arguments;
+    } else {
+      deltas.push(d);
+    }
+  }
 }
 
 function extra(envelope, index, delta, finish) {
@@ -1163,20 +1618,42 @@ class ChatCompletionStreamRewriter {
         else out.push({ reasoning_content: e.text });
         continue;
       }
-      const calls = this._opts.policy(e.calls);
-      if (!calls.length) continue;
-      const deltas = toOpenAIStreamDeltas(calls, {
-        tools: this._opts.tools,
-        idFactory: this._opts.idFactory,
-        startIndex: st.nextIndex,
-      });
-      for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
-      st.nextIndex += deltas.length;
+      let deltas;
+      if (e.type !== 'tool_calls') {
+        deltas = [this._streamed(st, e)];
+      } else if (this._opts.streamArguments) {
+        this._opts.announced(e);
+        continue;
+      } else {
+        const calls = this._opts.policy(e.calls);
+        if (!calls.length) continue;
+        deltas = toOpenAIStreamDeltas(calls, {
+          tools: this._opts.tools,
+          idFactory: this._opts.idFactory,
+          startIndex: st.nextIndex,
+        });
+        for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
+        st.nextIndex += deltas.length;
+      }
       st.emitted = true;
-      if (last !== undefined && hasOwn(last, 'tool_calls')) last.tool_calls.push(...deltas);
+      if (last !== undefined && hasOwn(last, 'tool_calls')) extend(last.tool_calls, deltas);
       else out.push({ tool_calls: deltas });
     }
     return out;
+  }
+
+  /**
+   * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
+   * fragments, as OpenAI's API streams them.
+   */
+  _streamed(st, e) {
+    if (e.type === 'tool_call_arguments') return { index: st.streamed.get(e.index), function: { arguments: e.delta } };
+    const index = st.nextIndex;
+    st.streamed.set(e.index, index);
+    st.taken.add(index);
+    st.nextIndex = index + 1;
+    const name = this._opts.resolve(e.name);
+    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
   }
 
   /** The output chunks for one input chunk, in order. */
@@ -1209,14 +1686,18 @@ class ChatCompletionStreamRewriter {
       }
       let st = this._choices.get(idx);
       if (st === undefined) {
-        st = { sieve: null, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
+        // streamed (R16.5): the sieve's call index -> output index
+        st = { sieve: null, streamed: new Map(), nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
         this._choices.set(idx, st);
       }
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
       const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
       let events = [];
       if (content) {
-        if (st.sieve === null) st.sieve = this._opts.sieve();
+        if (st.sieve === null) {
+          st.sieve = this._opts.sieve();
+          st.streamed = new Map();
+        }
         events = events.concat(st.sieve.feed(content));
       }
       const reason = get(choice, 'finish_reason');
@@ -1321,7 +1802,8 @@ async function* rewriteChatCompletionStream(chunks, opts) {
  * returned as it is.
  */
 function rewriteChatCompletion(response, opts) {
-  const o = optionsOf(opts, [...REWRITE_OPTIONS, 'stats']);
+  // streamArguments is for streams only: a whole response has nothing to stream
+  const o = optionsOf(opts, [...REWRITE_OPTIONS.filter((k) => k !== 'streamArguments'), 'stats']);
   const { stats, ...rest } = o;
   const options = new Options(rest);
   try {
@@ -2080,6 +2562,7 @@ module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
 const sections = __require("src/sections.js");
 const values = __require("src/values.js");
 const strings = __require("src/strings.js");
+const { ValueTap, isIndexKey } = __require("src/arguments.js");
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -2327,6 +2810,9 @@ class _Invoke {
     this.name = '';
     this.params = [];
     this.text = []; // body text that is not a parameter (a JSON body, D5)
+    this.keys = new Set(); // R16: parameter names so far
+    this.top = -1; // R16: the largest array-index name so far
+    this.other = false; // R16: a name that is not an array index came
   }
 }
 
@@ -2357,6 +2843,8 @@ class _Cdata {
 class _Capture {
   constructor() {
     this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.started = 0; // R16: calls announced in this block (streamArguments)
     this.raw = []; // the block's source text so far
     this.calls = [];
     this.start = 0; // absolute offset of the block
@@ -2399,8 +2887,12 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false) {
     this.maxCapture = maxCapture;
+    this.stream = streamArguments; // R16: announce calls, stream their string values
+    this.tap = null; // the open parameter's ValueTap, when streaming
+    this._tapText = 0; // par.text pieces the tap has seen
+    this._tapCdata = 0; // cd.parts pieces the tap has seen
     this.jsonCalls = jsonCalls;
     const dsml = formats.has('dsml');
     const native = formats.has('function_calls');
@@ -2425,7 +2917,7 @@ class Scanner {
     this.base = 0; // absolute offset of buf[0]
     this.mode = Mode.TEXT;
     this.saw = false;
-    this.out = [];
+    this.out = []; // events, and R16's internal events for the Sieve
     this._text = [];
     this.line = new FenceLine(); // TEXT's line state
     // rescan index after a failed inline span: run length -> absolute offsets
@@ -2482,6 +2974,7 @@ class Scanner {
     }
     this.work += this.buf.length;
     this._run(false);
+    if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
   }
@@ -2522,7 +3015,8 @@ class Scanner {
   /** Forget the pairs before the earliest position a capture may still start from. */
   _prunePairs() {
     let keep = this.base + this.pos;
-    if (this.mode === Mode.CAPTURE) keep = this.cap.start;
+    // A block with a call announced has no capture limit (D37): no distance is measured in it.
+    if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
     else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
@@ -3105,6 +3599,8 @@ class Scanner {
     cap.over = false;
     cap.calls = [];
     cap.looseOk = true;
+    cap.wrapped = level === Level.TOP;
+    cap.started = 0;
     this.inv.params = [];
     this.inv.text = [];
     this.pos = end;
@@ -3120,13 +3616,52 @@ class Scanner {
 
   /** Not a block: what was captured is text; TEXT resumes at the current position. */
   _fail() {
+    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
     const text = this._consumed();
     this._emit(text);
+    this._textResumes(text);
+    return true;
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
     this.mode = Mode.TEXT;
     const nl = text.lastIndexOf('\n');
     const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
     this.line.midLine();
     if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
+  }
+
+  /**
+   * R16.3: the block broke after a call was announced. The calls so far are kept, the one in
+   * progress completed with what it has (its open parameter's value as R6 reads the body so far);
+   * the block ends here and TEXT resumes at the current position.
+   */
+  _break() {
+    const cap = this.cap;
+    const inv = this.inv;
+    const par = this.par;
+    this._tapPull();
+    this.tap = null;
+    if (cap.level !== Level.TOP) {
+      const params = inv.params.slice();
+      if (cap.level !== Level.INVOKE) {
+        const segs = par.segs.slice();
+        if (par.text.length) segs.push(['text', par.text.join('')]);
+        if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
+        for (const seg of segs) this.work += seg[1].length;
+        params.push([par.name, values.paramValue(par.name, segs, par.string)]);
+      }
+      const input = values.invokeInput(params);
+      cap.calls.push({ name: inv.name, input });
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    const raw = this._consumed();
+    this._flushText();
+    this.out.push(toolCallsEvent(cap.calls.slice(), raw));
+    cap.started = 0;
+    this._textResumes(raw);
     return true;
   }
 
@@ -3134,8 +3669,9 @@ class Scanner {
     const cap = this.cap;
     cap.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
-    if (!cap.over && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
+    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
+    cap.started = 0;
     this._flushText();
     this.out.push(toolCallsEvent(cap.calls.slice(), cap.raw.join('')));
     this.mode = Mode.TEXT;
@@ -3167,7 +3703,9 @@ class Scanner {
 
   _mCapture(final) {
     const cap = this.cap;
-    if (cap.over || this._over(cap.start)) this._overflow();
+    // R16 (D37): once a call is announced its arguments stream instead of being held, so the
+    // capture limit stops applying to the block.
+    if (!cap.started && (cap.over || this._over(cap.start))) this._overflow();
     const level = cap.level;
     if (level === Level.CDATA) return this._cCdata(final);
     if (level === Level.AFTER_CDATA) return this._cAfter(final);
@@ -3216,6 +3754,14 @@ class Scanner {
       this.inv.name = strings.trim(r.name || '');
       this.inv.params = [];
       this.inv.text = [];
+      if (this.stream && this.cap.wrapped && !this.cap.over) {
+        this.cap.started += 1;
+        this.inv.keys = new Set();
+        this.inv.top = -1;
+        this.inv.other = false;
+        this._flushText();
+        this.out.push({ kind: 'begun', name: this.inv.name });
+      }
       return true;
     }
     if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
@@ -3240,19 +3786,29 @@ class Scanner {
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
           if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          const name = strings.trim(r.name || '');
+          if (cap.started && this._reorders(name)) return this._break();
           cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.PARAM;
-          this.par.name = strings.trim(r.name || '');
+          this.par.name = name;
           this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
+          if (cap.started) {
+            this.tap = new ValueTap(name, this.par.string);
+            this._tapText = this._tapCdata = 0;
+          }
           return true;
         }
         if (r.local === INVOKE && r.closing) {
           const inp = cap.over ? {} : this._invokeInput();
           if (inp === null) return this._fail();
           cap.calls.push({ name: inv.name, input: inp });
+          if (cap.started) {
+            this._flushText();
+            this.out.push({ kind: 'done', input: inp });
+          }
           cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.TOP;
@@ -3338,7 +3894,12 @@ class Scanner {
     this.pos = pos;
     if (cd === MORE || eos === MORE || r === MORE) return false;
     if (typeof cd === 'number') {
+      if (this.tap !== null) {
+        this._tapPull();
+        this._tapOut(this.tap.cdataOpen());
+      }
       this._parFlushText();
+      this._tapText = this._tapCdata = 0;
       cap.raw.push(buf.slice(pos, cd));
       this.pos = cd;
       cap.level = Level.CDATA;
@@ -3346,16 +3907,65 @@ class Scanner {
       return true;
     }
     if (isTag(r) && r.local === PARAMETER && r.closing) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap = null;
+      }
       this._parFlushText();
       for (const seg of par.segs) this.work += seg[1].length;
       const value = values.paramValue(par.name, par.segs, par.string);
       this.inv.params.push([par.name, value]);
+      if (cap.started) {
+        this._flushText();
+        this.out.push({ kind: 'param', key: par.name, value });
+      }
       cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       cap.level = Level.INVOKE;
       return true;
     }
     return this._fail(); // the end-of-sentence token, or another tag inside a value
+  }
+
+  /**
+   * R16 (D37): a parameter name that repeats (R6.6 makes an array of both) or an array index
+   * after another name (JavaScript lists index keys first) would change arguments text already
+   * sent: the block breaks before it.
+   */
+  _reorders(name) {
+    const inv = this.inv;
+    if (inv.keys.has(name)) return true;
+    if (isIndexKey(name)) {
+      const n = Number(name);
+      if (inv.other || n < inv.top) return true;
+      inv.top = n;
+    } else {
+      inv.other = true;
+    }
+    inv.keys.add(name);
+    return false;
+  }
+
+  /** Hand the tap the body pieces it has not seen; what became certain goes out. */
+  _tapPull() {
+    const tap = this.tap;
+    if (tap === null) return;
+    let got = '';
+    const text = this.par.text;
+    const parts = this.cd.parts;
+    for (; this._tapText < text.length; this._tapText++) got += tap.text(text[this._tapText]);
+    const level = this.cap.level;
+    if (level === Level.CDATA || level === Level.AFTER_CDATA) {
+      for (; this._tapCdata < parts.length; this._tapCdata++) got += tap.cdataPiece(parts[this._tapCdata]);
+    }
+    this._tapOut(got);
+  }
+
+  _tapOut(s) {
+    if (s) {
+      this._flushText();
+      this.out.push({ kind: 'chars', key: this.par.name, text: s });
+    }
   }
 
   _parFlushText() {
@@ -3512,6 +4122,11 @@ class Scanner {
       if (closed === MORE) return false;
     }
     if (closed === true) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap.cdataClose();
+        this._tapText = this._tapCdata = 0;
+      }
       this.par.segs.push(['cdata', cd.parts.join('')]);
       for (const p of cd.parts) this.cap.raw.push(p);
       for (const p of cd.after) this.cap.raw.push(p);
@@ -3535,7 +4150,7 @@ class Scanner {
     const cd = this.cd;
     const cap = this.cap;
     const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
-    if (!cap.looseOk || cap.over) return this._fail();
+    if (!cap.looseOk || cap.over || cap.started) return this._fail(); // with a call announced, the block breaks here (R16.3, D37)
     cap.looseOk = false;
     this.work += content.length;
     let i = 0;
@@ -4499,8 +5114,9 @@ const { ALL_FORMATS, FORMATS, Scanner } = __require("src/scanner.js");
 const { applyPolicy, checkPolicy, declaredNames } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
 const { ReasoningGate, checkReasoning } = __require("src/reasoning.js");
+const { ArgumentsWriter } = __require("src/arguments.js");
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -4508,6 +5124,8 @@ const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
  *
  * Text comes out as soon as it cannot become part of a tool call (R8.3); a recognized block
  * comes out once, as one `tool_calls` event whose `raw` is its exact source text (R8.1, R8.2).
+ * With `streamArguments` (R16) each call is also announced (`tool_call_start`) as soon as its name
+ * is final, and its arguments follow as JSON text fragments (`tool_call_arguments`).
  */
 class Sieve {
   constructor(options) {
@@ -4516,6 +5134,9 @@ class Sieve {
     this.tools = tools;
     this.formats = checkFormats(opts.formats);
     this.reasoning = checkReasoning(opts.reasoning === undefined ? 'auto' : opts.reasoning);
+    const streamArguments = opts.streamArguments === undefined ? false : opts.streamArguments;
+    if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
+    this.streamArguments = streamArguments;
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
@@ -4526,7 +5147,16 @@ class Sieve {
     if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats);
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments);
+    this._writer = streamArguments
+      ? new ArgumentsWriter(
+          (name) => this._resolve(name),
+          (name, input) => this._normalizeInput(name, input),
+          (e) => this._apply(e),
+          (index, name) => ({ type: 'tool_call_start', index, name }),
+          (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
+        )
+      : null;
     this._gate = new ReasoningGate(this.reasoning);
     this._closed = false;
   }
@@ -4557,12 +5187,29 @@ class Sieve {
   }
 
   _declared(events) {
-    // R1-R8 behavior unless tools or the reject policy act on calls (toolNames alone: names as written).
-    if (this.tools === null && (!this.toolNames.length || this.unknownTools === 'keep')) return events;
+    if (this._writer !== null) return this._writer.events(events);
+    if (!this._acts()) return events; // R1-R8 behavior: nothing declared that acts on calls
     return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
   }
 
+  /** Do declared tools act on calls (names, policy, schemas)? toolNames alone keep names as written. */
+  _acts() {
+    return this.tools !== null || (this.toolNames.length > 0 && this.unknownTools !== 'keep');
+  }
+
+  /** R16: a call's name as the block's event will have it, or null when it is rejected. */
+  _resolve(name) {
+    if (!this._acts()) return name;
+    const r = applyPolicy([{ name, input: {} }], this.toolNames, this.unknownTools);
+    return r.calls.length ? r.calls[0].name : null;
+  }
+
+  _normalizeInput(name, input) {
+    return this.tools === null ? input : normalizeInput(name, input, this.tools);
+  }
+
   _apply(e) {
+    if (!this._acts()) return e;
     const r = applyPolicy(e.calls, this.toolNames, this.unknownTools);
     const calls = this.tools === null ? r.calls : r.calls.map((c) => this._normalized(c));
     for (const n of r.rejectedToolNames) this._rejected.add(n);
@@ -4632,7 +5279,10 @@ function parse(text, options) {
   return result;
 }
 
-/** Join adjacent text events and adjacent reasoning events (the form fixtures and the driver protocol compare). */
+/**
+ * Join adjacent text events, adjacent reasoning events, and adjacent argument fragments of one
+ * call (the form fixtures and the driver protocol compare).
+ */
 function coalesce(events) {
   if (events === null || typeof events !== 'object' || typeof events[Symbol.iterator] !== 'function') {
     throw new InputTypeError(`coalesce() takes an iterable of events, got ${typeName(events)}`);
@@ -4652,6 +5302,12 @@ function coalesce(events) {
       const last = out[out.length - 1];
       if (last !== undefined && last.type === 'reasoning') {
         out[out.length - 1] = { type: 'reasoning', text: last.text + e.text };
+        continue;
+      }
+    } else if (e.type === 'tool_call_arguments') {
+      const last = out[out.length - 1];
+      if (last !== undefined && last.type === 'tool_call_arguments' && last.index === e.index) {
+        out[out.length - 1] = { type: 'tool_call_arguments', index: e.index, delta: last.delta + e.delta };
         continue;
       }
     }

@@ -22,7 +22,7 @@ const {
   toOpenAIToolCalls,
 } = require('./openai');
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments'];
 
 function options(req) {
   const opts = req.options;
@@ -51,6 +51,10 @@ function options(req) {
     jsonToolCalls: jsonCalls,
     formats,
   };
+  if (opts.streamArguments !== undefined) {
+    if (typeof opts.streamArguments !== 'boolean') throw new BadRequest('streamArguments must be a boolean');
+    out.streamArguments = opts.streamArguments;
+  }
   if (opts.reasoning !== undefined) {
     if (typeof opts.reasoning !== 'string') throw new BadRequest('reasoning must be a string');
     out.reasoning = opts.reasoning;
@@ -63,6 +67,8 @@ function eventDict(e) {
     return e.rejectedToolNames ? { type: 'tool_calls', calls: e.calls, rejectedToolNames: e.rejectedToolNames } : { type: 'tool_calls', calls: e.calls };
   }
   if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
+  if (e.type === 'tool_call_start') return { type: 'tool_call_start', index: e.index, name: e.name };
+  if (e.type === 'tool_call_arguments') return { type: 'tool_call_arguments', index: e.index, delta: e.delta };
   return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
 }
 
@@ -99,7 +105,7 @@ function ids() {
 }
 
 const orNull = (v) => (v === undefined ? null : v);
-const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning'];
+const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments'];
 
 /** The `call` op: one library function by its camelCase name, with JSON arguments. */
 function callFunction(fn, list) {
@@ -149,7 +155,13 @@ function callFunction(fn, list) {
         reasoning: o.reasoning === undefined ? 'auto' : o.reasoning,
         idFactory: ids(),
       };
-      if (fn === 'rewriteChatCompletion') return rewriteChatCompletion(data, kw);
+      if (fn === 'rewriteChatCompletion') {
+        if (o.streamArguments !== undefined) {
+          throw new BadRequest('streamArguments is an option of rewriteChatCompletionStream');
+        }
+        return rewriteChatCompletion(data, kw);
+      }
+      kw.streamArguments = o.streamArguments === undefined ? false : o.streamArguments;
       if (!Array.isArray(data)) throw new BadRequest('rewriteChatCompletionStream needs a list of chunks');
       const rw = new ChatCompletionStreamRewriter(kw);
       const out = [];

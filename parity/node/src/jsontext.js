@@ -37,6 +37,16 @@ function setKey(obj, k, v) {
   }
 }
 
+/**
+ * `s` as inside a JSON string literal written by JSON.stringify (no quotes): a string value
+ * streamed in pieces (R16) escapes to the same text as whole, piece by piece, as long as no piece
+ * ends between the two halves of a surrogate pair (ArgumentsWriter holds those back).
+ */
+function jsonStringBody(s) {
+  const q = JSON.stringify(s);
+  return q.slice(1, q.length - 1);
+}
+
 /** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
 function jsNumber(x) {
   if (typeof x === 'bigint') return String(x); // Python int: all its digits
@@ -116,4 +126,4 @@ function jsonText(value) {
   return out.join('');
 }
 
-module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonText };
+module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonStringBody, jsonText };

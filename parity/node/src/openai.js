@@ -109,8 +109,11 @@ class Options {
     jsonToolCalls = false,
     formats = null,
     reasoning = 'auto',
+    streamArguments = false,
   } = {}) {
     this.tools = checkTools(tools);
+    if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
+    this.streamArguments = streamArguments;
     this.formats = checkFormats(formats);
     this.reasoning = checkReasoning(reasoning);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
@@ -127,12 +130,33 @@ class Options {
   }
 
   sieve() {
+    if (this.streamArguments) {
+      // the sieve resolves, rejects and normalizes as it announces
+      return new Sieve({
+        toolNames: this.toolNames,
+        tools: this.tools,
+        unknownTools: this.unknownTools,
+        jsonToolCalls: this.jsonToolCalls,
+        formats: this.formats,
+        reasoning: this.reasoning,
+        streamArguments: true,
+      });
+    }
     return new Sieve({
       toolNames: this.toolNames,
       jsonToolCalls: this.jsonToolCalls,
       formats: this.formats,
       reasoning: this.reasoning,
     });
+  }
+
+  /** R16.5: a block whose calls went out as they were announced: only counted here. */
+  announced(e) {
+    const rejected = e.rejectedToolNames || [];
+    for (const n of rejected) this.rejected.add(n);
+    this.stats.blocks += 1;
+    this.stats.calls += e.calls.length;
+    this.stats.rejectedCalls += rejected.length;
   }
 
   policy(calls) {
@@ -143,9 +167,23 @@ class Options {
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return r.calls;
   }
+
+  /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
+  resolve(name) {
+    return applyPolicy([{ name, input: {} }], this.toolNames, 'keep').calls[0].name;
+  }
 }
 
-const REWRITER_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'idFactory', 'jsonToolCalls', 'formats', 'reasoning'];
+const REWRITER_OPTIONS = [
+  'tools',
+  'toolNames',
+  'unknownTools',
+  'idFactory',
+  'jsonToolCalls',
+  'formats',
+  'reasoning',
+  'streamArguments',
+];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -178,6 +216,18 @@ function indexOf(choice, pos, where) {
     throw new OpenAIFormatError(`${where}: choices[${pos}].index must be an integer, got ${JSON.stringify(idx)}`);
   }
   return idx;
+}
+
+/** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
+function extend(deltas, more) {
+  for (const d of more) {
+    const last = deltas[deltas.length - 1];
+    if (last !== undefined && !hasOwn(d, 'id') && !hasOwn(last, 'id') && last.index === d.index) {
+      last.function.arguments += d.function.arguments;
+    } else {
+      deltas.push(d);
+    }
+  }
 }
 
 function extra(envelope, index, delta, finish) {
@@ -249,20 +299,42 @@ class ChatCompletionStreamRewriter {
         else out.push({ reasoning_content: e.text });
         continue;
       }
-      const calls = this._opts.policy(e.calls);
-      if (!calls.length) continue;
-      const deltas = toOpenAIStreamDeltas(calls, {
-        tools: this._opts.tools,
-        idFactory: this._opts.idFactory,
-        startIndex: st.nextIndex,
-      });
-      for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
-      st.nextIndex += deltas.length;
+      let deltas;
+      if (e.type !== 'tool_calls') {
+        deltas = [this._streamed(st, e)];
+      } else if (this._opts.streamArguments) {
+        this._opts.announced(e);
+        continue;
+      } else {
+        const calls = this._opts.policy(e.calls);
+        if (!calls.length) continue;
+        deltas = toOpenAIStreamDeltas(calls, {
+          tools: this._opts.tools,
+          idFactory: this._opts.idFactory,
+          startIndex: st.nextIndex,
+        });
+        for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
+        st.nextIndex += deltas.length;
+      }
       st.emitted = true;
-      if (last !== undefined && hasOwn(last, 'tool_calls')) last.tool_calls.push(...deltas);
+      if (last !== undefined && hasOwn(last, 'tool_calls')) extend(last.tool_calls, deltas);
       else out.push({ tool_calls: deltas });
     }
     return out;
+  }
+
+  /**
+   * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
+   * fragments, as OpenAI's API streams them.
+   */
+  _streamed(st, e) {
+    if (e.type === 'tool_call_arguments') return { index: st.streamed.get(e.index), function: { arguments: e.delta } };
+    const index = st.nextIndex;
+    st.streamed.set(e.index, index);
+    st.taken.add(index);
+    st.nextIndex = index + 1;
+    const name = this._opts.resolve(e.name);
+    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
   }
 
   /** The output chunks for one input chunk, in order. */
@@ -295,14 +367,18 @@ class ChatCompletionStreamRewriter {
       }
       let st = this._choices.get(idx);
       if (st === undefined) {
-        st = { sieve: null, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
+        // streamed (R16.5): the sieve's call index -> output index
+        st = { sieve: null, streamed: new Map(), nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
         this._choices.set(idx, st);
       }
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
       const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
       let events = [];
       if (content) {
-        if (st.sieve === null) st.sieve = this._opts.sieve();
+        if (st.sieve === null) {
+          st.sieve = this._opts.sieve();
+          st.streamed = new Map();
+        }
         events = events.concat(st.sieve.feed(content));
       }
       const reason = get(choice, 'finish_reason');
@@ -407,7 +483,8 @@ async function* rewriteChatCompletionStream(chunks, opts) {
  * returned as it is.
  */
 function rewriteChatCompletion(response, opts) {
-  const o = optionsOf(opts, [...REWRITE_OPTIONS, 'stats']);
+  // streamArguments is for streams only: a whole response has nothing to stream
+  const o = optionsOf(opts, [...REWRITE_OPTIONS.filter((k) => k !== 'streamArguments'), 'stats']);
   const { stats, ...rest } = o;
   const options = new Options(rest);
   try {

@@ -21,6 +21,7 @@
 const sections = require('./sections');
 const values = require('./values');
 const strings = require('./strings');
+const { ValueTap, isIndexKey } = require('./arguments');
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -268,6 +269,9 @@ class _Invoke {
     this.name = '';
     this.params = [];
     this.text = []; // body text that is not a parameter (a JSON body, D5)
+    this.keys = new Set(); // R16: parameter names so far
+    this.top = -1; // R16: the largest array-index name so far
+    this.other = false; // R16: a name that is not an array index came
   }
 }
 
@@ -298,6 +302,8 @@ class _Cdata {
 class _Capture {
   constructor() {
     this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.started = 0; // R16: calls announced in this block (streamArguments)
     this.raw = []; // the block's source text so far
     this.calls = [];
     this.start = 0; // absolute offset of the block
@@ -340,8 +346,12 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false) {
     this.maxCapture = maxCapture;
+    this.stream = streamArguments; // R16: announce calls, stream their string values
+    this.tap = null; // the open parameter's ValueTap, when streaming
+    this._tapText = 0; // par.text pieces the tap has seen
+    this._tapCdata = 0; // cd.parts pieces the tap has seen
     this.jsonCalls = jsonCalls;
     const dsml = formats.has('dsml');
     const native = formats.has('function_calls');
@@ -366,7 +376,7 @@ class Scanner {
     this.base = 0; // absolute offset of buf[0]
     this.mode = Mode.TEXT;
     this.saw = false;
-    this.out = [];
+    this.out = []; // events, and R16's internal events for the Sieve
     this._text = [];
     this.line = new FenceLine(); // TEXT's line state
     // rescan index after a failed inline span: run length -> absolute offsets
@@ -423,6 +433,7 @@ class Scanner {
     }
     this.work += this.buf.length;
     this._run(false);
+    if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
   }
@@ -463,7 +474,8 @@ class Scanner {
   /** Forget the pairs before the earliest position a capture may still start from. */
   _prunePairs() {
     let keep = this.base + this.pos;
-    if (this.mode === Mode.CAPTURE) keep = this.cap.start;
+    // A block with a call announced has no capture limit (D37): no distance is measured in it.
+    if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
     else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
@@ -1046,6 +1058,8 @@ class Scanner {
     cap.over = false;
     cap.calls = [];
     cap.looseOk = true;
+    cap.wrapped = level === Level.TOP;
+    cap.started = 0;
     this.inv.params = [];
     this.inv.text = [];
     this.pos = end;
@@ -1061,13 +1075,52 @@ class Scanner {
 
   /** Not a block: what was captured is text; TEXT resumes at the current position. */
   _fail() {
+    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
     const text = this._consumed();
     this._emit(text);
+    this._textResumes(text);
+    return true;
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
     this.mode = Mode.TEXT;
     const nl = text.lastIndexOf('\n');
     const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
     this.line.midLine();
     if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
+  }
+
+  /**
+   * R16.3: the block broke after a call was announced. The calls so far are kept, the one in
+   * progress completed with what it has (its open parameter's value as R6 reads the body so far);
+   * the block ends here and TEXT resumes at the current position.
+   */
+  _break() {
+    const cap = this.cap;
+    const inv = this.inv;
+    const par = this.par;
+    this._tapPull();
+    this.tap = null;
+    if (cap.level !== Level.TOP) {
+      const params = inv.params.slice();
+      if (cap.level !== Level.INVOKE) {
+        const segs = par.segs.slice();
+        if (par.text.length) segs.push(['text', par.text.join('')]);
+        if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
+        for (const seg of segs) this.work += seg[1].length;
+        params.push([par.name, values.paramValue(par.name, segs, par.string)]);
+      }
+      const input = values.invokeInput(params);
+      cap.calls.push({ name: inv.name, input });
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    const raw = this._consumed();
+    this._flushText();
+    this.out.push(toolCallsEvent(cap.calls.slice(), raw));
+    cap.started = 0;
+    this._textResumes(raw);
     return true;
   }
 
@@ -1075,8 +1128,9 @@ class Scanner {
     const cap = this.cap;
     cap.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
-    if (!cap.over && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
+    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
+    cap.started = 0;
     this._flushText();
     this.out.push(toolCallsEvent(cap.calls.slice(), cap.raw.join('')));
     this.mode = Mode.TEXT;
@@ -1108,7 +1162,9 @@ class Scanner {
 
   _mCapture(final) {
     const cap = this.cap;
-    if (cap.over || this._over(cap.start)) this._overflow();
+    // R16 (D37): once a call is announced its arguments stream instead of being held, so the
+    // capture limit stops applying to the block.
+    if (!cap.started && (cap.over || this._over(cap.start))) this._overflow();
     const level = cap.level;
     if (level === Level.CDATA) return this._cCdata(final);
     if (level === Level.AFTER_CDATA) return this._cAfter(final);
@@ -1157,6 +1213,14 @@ class Scanner {
       this.inv.name = strings.trim(r.name || '');
       this.inv.params = [];
       this.inv.text = [];
+      if (this.stream && this.cap.wrapped && !this.cap.over) {
+        this.cap.started += 1;
+        this.inv.keys = new Set();
+        this.inv.top = -1;
+        this.inv.other = false;
+        this._flushText();
+        this.out.push({ kind: 'begun', name: this.inv.name });
+      }
       return true;
     }
     if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
@@ -1181,19 +1245,29 @@ class Scanner {
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
           if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          const name = strings.trim(r.name || '');
+          if (cap.started && this._reorders(name)) return this._break();
           cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.PARAM;
-          this.par.name = strings.trim(r.name || '');
+          this.par.name = name;
           this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
+          if (cap.started) {
+            this.tap = new ValueTap(name, this.par.string);
+            this._tapText = this._tapCdata = 0;
+          }
           return true;
         }
         if (r.local === INVOKE && r.closing) {
           const inp = cap.over ? {} : this._invokeInput();
           if (inp === null) return this._fail();
           cap.calls.push({ name: inv.name, input: inp });
+          if (cap.started) {
+            this._flushText();
+            this.out.push({ kind: 'done', input: inp });
+          }
           cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.TOP;
@@ -1279,7 +1353,12 @@ class Scanner {
     this.pos = pos;
     if (cd === MORE || eos === MORE || r === MORE) return false;
     if (typeof cd === 'number') {
+      if (this.tap !== null) {
+        this._tapPull();
+        this._tapOut(this.tap.cdataOpen());
+      }
       this._parFlushText();
+      this._tapText = this._tapCdata = 0;
       cap.raw.push(buf.slice(pos, cd));
       this.pos = cd;
       cap.level = Level.CDATA;
@@ -1287,16 +1366,65 @@ class Scanner {
       return true;
     }
     if (isTag(r) && r.local === PARAMETER && r.closing) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap = null;
+      }
       this._parFlushText();
       for (const seg of par.segs) this.work += seg[1].length;
       const value = values.paramValue(par.name, par.segs, par.string);
       this.inv.params.push([par.name, value]);
+      if (cap.started) {
+        this._flushText();
+        this.out.push({ kind: 'param', key: par.name, value });
+      }
       cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       cap.level = Level.INVOKE;
       return true;
     }
     return this._fail(); // the end-of-sentence token, or another tag inside a value
+  }
+
+  /**
+   * R16 (D37): a parameter name that repeats (R6.6 makes an array of both) or an array index
+   * after another name (JavaScript lists index keys first) would change arguments text already
+   * sent: the block breaks before it.
+   */
+  _reorders(name) {
+    const inv = this.inv;
+    if (inv.keys.has(name)) return true;
+    if (isIndexKey(name)) {
+      const n = Number(name);
+      if (inv.other || n < inv.top) return true;
+      inv.top = n;
+    } else {
+      inv.other = true;
+    }
+    inv.keys.add(name);
+    return false;
+  }
+
+  /** Hand the tap the body pieces it has not seen; what became certain goes out. */
+  _tapPull() {
+    const tap = this.tap;
+    if (tap === null) return;
+    let got = '';
+    const text = this.par.text;
+    const parts = this.cd.parts;
+    for (; this._tapText < text.length; this._tapText++) got += tap.text(text[this._tapText]);
+    const level = this.cap.level;
+    if (level === Level.CDATA || level === Level.AFTER_CDATA) {
+      for (; this._tapCdata < parts.length; this._tapCdata++) got += tap.cdataPiece(parts[this._tapCdata]);
+    }
+    this._tapOut(got);
+  }
+
+  _tapOut(s) {
+    if (s) {
+      this._flushText();
+      this.out.push({ kind: 'chars', key: this.par.name, text: s });
+    }
   }
 
   _parFlushText() {
@@ -1453,6 +1581,11 @@ class Scanner {
       if (closed === MORE) return false;
     }
     if (closed === true) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap.cdataClose();
+        this._tapText = this._tapCdata = 0;
+      }
       this.par.segs.push(['cdata', cd.parts.join('')]);
       for (const p of cd.parts) this.cap.raw.push(p);
       for (const p of cd.after) this.cap.raw.push(p);
@@ -1476,7 +1609,7 @@ class Scanner {
     const cd = this.cd;
     const cap = this.cap;
     const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
-    if (!cap.looseOk || cap.over) return this._fail();
+    if (!cap.looseOk || cap.over || cap.started) return this._fail(); // with a call announced, the block breaks here (R16.3, D37)
     cap.looseOk = false;
     this.work += content.length;
     let i = 0;

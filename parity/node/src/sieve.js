@@ -10,8 +10,9 @@ const { ALL_FORMATS, FORMATS, Scanner } = require('./scanner');
 const { applyPolicy, checkPolicy, declaredNames } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { ReasoningGate, checkReasoning } = require('./reasoning');
+const { ArgumentsWriter } = require('./arguments');
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -19,6 +20,8 @@ const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
  *
  * Text comes out as soon as it cannot become part of a tool call (R8.3); a recognized block
  * comes out once, as one `tool_calls` event whose `raw` is its exact source text (R8.1, R8.2).
+ * With `streamArguments` (R16) each call is also announced (`tool_call_start`) as soon as its name
+ * is final, and its arguments follow as JSON text fragments (`tool_call_arguments`).
  */
 class Sieve {
   constructor(options) {
@@ -27,6 +30,9 @@ class Sieve {
     this.tools = tools;
     this.formats = checkFormats(opts.formats);
     this.reasoning = checkReasoning(opts.reasoning === undefined ? 'auto' : opts.reasoning);
+    const streamArguments = opts.streamArguments === undefined ? false : opts.streamArguments;
+    if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
+    this.streamArguments = streamArguments;
     this.unknownTools = checkPolicy(opts.unknownTools === undefined ? 'keep' : opts.unknownTools);
     this.toolNames = Object.freeze(declaredNames(opts.toolNames, tools));
     this._rejected = new Set();
@@ -37,7 +43,16 @@ class Sieve {
     if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats);
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments);
+    this._writer = streamArguments
+      ? new ArgumentsWriter(
+          (name) => this._resolve(name),
+          (name, input) => this._normalizeInput(name, input),
+          (e) => this._apply(e),
+          (index, name) => ({ type: 'tool_call_start', index, name }),
+          (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
+        )
+      : null;
     this._gate = new ReasoningGate(this.reasoning);
     this._closed = false;
   }
@@ -68,12 +83,29 @@ class Sieve {
   }
 
   _declared(events) {
-    // R1-R8 behavior unless tools or the reject policy act on calls (toolNames alone: names as written).
-    if (this.tools === null && (!this.toolNames.length || this.unknownTools === 'keep')) return events;
+    if (this._writer !== null) return this._writer.events(events);
+    if (!this._acts()) return events; // R1-R8 behavior: nothing declared that acts on calls
     return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
   }
 
+  /** Do declared tools act on calls (names, policy, schemas)? toolNames alone keep names as written. */
+  _acts() {
+    return this.tools !== null || (this.toolNames.length > 0 && this.unknownTools !== 'keep');
+  }
+
+  /** R16: a call's name as the block's event will have it, or null when it is rejected. */
+  _resolve(name) {
+    if (!this._acts()) return name;
+    const r = applyPolicy([{ name, input: {} }], this.toolNames, this.unknownTools);
+    return r.calls.length ? r.calls[0].name : null;
+  }
+
+  _normalizeInput(name, input) {
+    return this.tools === null ? input : normalizeInput(name, input, this.tools);
+  }
+
   _apply(e) {
+    if (!this._acts()) return e;
     const r = applyPolicy(e.calls, this.toolNames, this.unknownTools);
     const calls = this.tools === null ? r.calls : r.calls.map((c) => this._normalized(c));
     for (const n of r.rejectedToolNames) this._rejected.add(n);
@@ -143,7 +175,10 @@ function parse(text, options) {
   return result;
 }
 
-/** Join adjacent text events and adjacent reasoning events (the form fixtures and the driver protocol compare). */
+/**
+ * Join adjacent text events, adjacent reasoning events, and adjacent argument fragments of one
+ * call (the form fixtures and the driver protocol compare).
+ */
 function coalesce(events) {
   if (events === null || typeof events !== 'object' || typeof events[Symbol.iterator] !== 'function') {
     throw new InputTypeError(`coalesce() takes an iterable of events, got ${typeName(events)}`);
@@ -163,6 +198,12 @@ function coalesce(events) {
       const last = out[out.length - 1];
       if (last !== undefined && last.type === 'reasoning') {
         out[out.length - 1] = { type: 'reasoning', text: last.text + e.text };
+        continue;
+      }
+    } else if (e.type === 'tool_call_arguments') {
+      const last = out[out.length - 1];
+      if (last !== undefined && last.type === 'tool_call_arguments' && last.index === e.index) {
+        out[out.length - 1] = { type: 'tool_call_arguments', index: e.index, delta: last.delta + e.delta };
         continue;
       }
     }

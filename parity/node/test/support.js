@@ -81,8 +81,20 @@ function runStream(c, chunks) {
   const events = [];
   for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
   for (const e of sieve.flush()) events.push(e);
-  const raw = events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join('');
-  return [jsonable(coalesce(events).map(eventDict)), raw];
+  return [jsonable(coalesce(events).map(eventDict)), sources(events)];
+}
+
+/**
+ * The input the events stand for, joined (D29, R15): text, reasoning and a block's raw; R16's
+ * `tool_call_start` / `tool_call_arguments` carry none (the block's event has it all).
+ */
+function sources(events) {
+  let out = '';
+  for (const e of events) {
+    if (e.type === 'tool_calls') out += e.raw;
+    else if (e.type === 'text' || e.type === 'reasoning') out += e.text;
+  }
+  return out;
 }
 
 const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>/;
@@ -172,6 +184,7 @@ module.exports = {
   options,
   runParse,
   runStream,
+  sources,
   kept,
   firstDifference,
   describe,

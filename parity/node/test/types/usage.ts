@@ -44,6 +44,8 @@ import type {
   SieveEvent,
   TextEvent,
   ToolCallsEvent,
+  ToolCallStartEvent,
+  ToolCallArgumentsEvent,
   ParseResult,
   SieveOptions,
   ToolDefinition,
@@ -156,11 +158,18 @@ function sieveUsage(): void {
       for (const e of sieve.feed(chunk)) {
         if (e.type === 'text') show(e.text);
         else if (e.type === 'reasoning') show(e.text);
-        else run(e.calls);
+        else if (e.type === 'tool_calls') run(e.calls);
       }
     }
     // @ts-expect-error not a reasoning mode
     void new Sieve({ reasoning: 'on' });
+    const streaming = new Sieve({ tools, streamArguments: true });
+    const streams: boolean = streaming.streamArguments;
+    const announced: (ToolCallStartEvent | ToolCallArgumentsEvent)[] = [];
+    for (const e of streaming.feed(reply)) if (e.type === 'tool_call_start' || e.type === 'tool_call_arguments') announced.push(e);
+    void [streams, announced];
+    // @ts-expect-error streamArguments is a boolean
+    void new Sieve({ streamArguments: 'yes' });
     for (const e of sieve.flush()) {
       switch (e.type) {
         case 'text': {
@@ -179,6 +188,18 @@ function sieveUsage(): void {
         case 'reasoning': {
           const thought: string = e.text;
           void thought;
+          break;
+        }
+        case 'tool_call_start': {
+          const started: [number, string] = [e.index, e.name];
+          void started;
+          // @ts-expect-error an announced call has no arguments yet
+          void e.delta;
+          break;
+        }
+        case 'tool_call_arguments': {
+          const fragment: [number, string] = [e.index, e.delta];
+          void fragment;
           break;
         }
         default: {
@@ -410,6 +431,11 @@ function openaiUsage(): void {
     const rewritten: ChatCompletionObject = rewriteChatCompletion(response, { toolNames: ['ls'] });
     rewriteChatCompletion(response, { formats: ['tokens'] });
     new ChatCompletionStreamRewriter({ formats: ['dsml', 'function_calls'] });
+    new ChatCompletionStreamRewriter({ streamArguments: true });
+    for await (const chunk of rewriteChatCompletionStream(chunks, { ...opts, streamArguments: true })) void chunk;
+    createChatCompletionRewriteStream({ streamArguments: true });
+    // @ts-expect-error a whole response has nothing to stream
+    rewriteChatCompletion(response, { streamArguments: true });
     const messageContent: string | null | undefined = rewritten.choices?.[0]?.message?.content;
     void messageContent;
     // @ts-expect-error chunks must be an iterable
