@@ -305,6 +305,8 @@ def gen_requests(text: str, seed: int) -> list[dict[str, Any]]:
         {"id": "random", "op": "stream", "chunks": chunks},
         {"id": "parse+tools", "op": "parse", "text": text, "options": GEN_OPTIONS},
         {"id": "random+tools", "op": "stream", "chunks": chunks, "options": GEN_OPTIONS},
+        {"id": "random+arguments", "op": "stream", "chunks": chunks, "options": {"streamArguments": True}},
+        {"id": "random+open", "op": "stream", "chunks": chunks, "options": {"reasoning": "open"}},
         {
             "id": "gateway",
             "op": "call",
