@@ -51,6 +51,7 @@ class ValueTap {
     this.fromCdata = false; // the value began with a CDATA section
     this.lead = ''; // LEAD: the blank text so far
     this.decide = ''; // DECIDE: the opening characters so far
+    this.first = ''; // DECIDE: the first of them
     // DECIDE, kept so that each piece is looked at once (Python rescans the opening each time):
     // how many opening characters were checked, and whether a blank came among them.
     this.checked = 0;
@@ -153,9 +154,10 @@ class ValueTap {
 
   /** DECIDE: collect opening characters until only a string reading is left. */
   _decide(s, decoded) {
-    const first = this.decide ? this.decide[0] : s[0];
+    if (!this.decide) this.first = s[0]; // kept: indexing a long concatenated string flattens it
     this.decide += s;
     if (!this.decide) return '';
+    const first = this.first;
     if (first === '<' && !(this.raw && decoded)) {
       this.state = Tap.HOLD; // XML children or a structured fragment (R6.4, R6.5)
       return '';
