@@ -2,7 +2,7 @@
 /**
  * Incremental tool-call arguments (R16): which characters of a parameter value are already
  * certain while its body is still arriving, and the JSON text written from them.
- * Port of python/toolsieve/arguments.py; read its docstring.
+ * Port of python/toolsieve/arguments.py; read its docstring (what streams is D36).
  *
  * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
  * learns into small internal events, plain objects with a `kind` (public events have a `type`):
@@ -121,15 +121,16 @@ class ValueTap {
     const st = this.state;
     if (st === Tap.HOLD || !s) return '';
     if (st === Tap.LEAD) {
+      if (this.written) {
+        // nothing before the CDATA: as written, both readings start here
+        this.state = Tap.STREAM;
+        return s;
+      }
       // One CDATA between blanks is its raw content (R6.1); joined with more it is trimmed
       // (R6.2): both agree only when the content does not begin with a blank.
       if (JS_SPACE.includes(s[0])) {
         this.state = Tap.HOLD;
         return '';
-      }
-      if (this.written) {
-        this.state = Tap.STREAM;
-        return s;
       }
       this.state = Tap.DECIDE;
       return this._decide(s, true);
@@ -155,21 +156,18 @@ class ValueTap {
   /** DECIDE: collect opening characters until only a string reading is left. */
   _decide(s, decoded) {
     if (!this.decide) this.first = s[0]; // kept: indexing a long concatenated string flattens it
+    const first = this.first;
+    if (this.decide && (first === '{' || first === '[' || first === '"')) {
+      return ''; // never ruled out (JSON can run on): the rest of the opening need not be kept
+    }
     this.decide += s;
     if (!this.decide) return '';
-    const first = this.first;
     if (first === '<' && !(this.raw && decoded)) {
       this.state = Tap.HOLD; // XML children or a structured fragment (R6.4, R6.5)
       return '';
     }
     if (first === '&' && !decoded) {
       this.state = Tap.HOLD; // an entity decodes to anything: wait for the close
-      return '';
-    }
-    if (first === '{' || first === '[' || first === '"') {
-      // JSON text can run on: never ruled out, so the value comes out at the close. Python stays
-      // in DECIDE collecting the opening; HOLD is the same answer without keeping it.
-      this.state = Tap.HOLD;
       return '';
     }
     if (JSON_START.includes(first) && !this._ruledOutBy(s, first)) return '';
@@ -184,6 +182,7 @@ class ValueTap {
    * the new piece `s`: what came before was checked, so a long opening costs linear time.
    */
   _ruledOutBy(s, first) {
+    if (first === '{' || first === '[' || first === '"') return false;
     const lit = first === 't' || first === 'f' || first === 'n' ? LITERALS.find((x) => x[0] === first) : null;
     for (let i = 0; i < s.length; i++, this.checked++) {
       const ch = s[i];
@@ -363,7 +362,7 @@ class ArgumentsWriter {
 
   /**
    * A block's event: calls begun in it are complete; the others (token sections, JSON calls,
-   * repaired blocks) are announced now, whole, before it.
+   * repaired blocks) are announced now, whole, before it (D38).
    */
   _block(e, out) {
     const applied = this._apply(e);
