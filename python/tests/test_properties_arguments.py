@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 import docs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import split
@@ -164,3 +165,31 @@ def test_the_capture_limit_does_not_release_a_block_whose_call_started() -> None
     assert [c.input["content"] for c in calls] == [big]
     plain = parse(text, max_capture_chars=1000)
     assert plain.calls == ()  # without the option the block is released (R8.3)
+
+
+HEAD = '<|DSML|tool_calls><|DSML|invoke name="w"><|DSML|parameter name="v">'
+TAIL = "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "1" * 200_000 + "x",  # a number-like opening, ruled out at the very end
+        "a" + " " * 200_000 + "b",  # a blank run inside plain text
+        "<![CDATA[a" + " " * 200_000 + "b]]>",  # a blank run inside CDATA
+        "true" + " " * 200_000 + "x",  # a literal-like opening, then blanks
+        " " * 200_000 + "x",  # blank text before the value
+        '{"a": "' + "x" * 200_000 + '"}',  # JSON: held to the close, not copied per piece
+    ],
+    ids=["digits", "text-blanks", "cdata-blanks", "true-blanks", "lead-blanks", "json"],
+)
+def test_streaming_a_value_is_linear(value: str) -> None:
+    """R8.7 with stream_arguments: the value taps look at each piece once (work counter)."""
+    text = HEAD + value + TAIL
+    s = Sieve(stream_arguments=True)
+    chunks = 0
+    for i in range(0, len(text), 16):
+        s.feed(text[i : i + 16])
+        chunks += 1
+    s.flush()
+    assert s.work <= 6 * len(text) + 64 * chunks, s.work / len(text)

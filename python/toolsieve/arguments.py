@@ -85,9 +85,14 @@ class Tap(IntEnum):
 
 class ValueTap:
     """The open parameter's body, read incrementally (see the module docstring). Each method
-    returns the characters of the final value that became certain."""
+    returns the characters of the final value that became certain. Runs that may grow without
+    bound (blank text, held whitespace, an undecided opening) are kept as lists of pieces and
+    looked at piece by piece, so a value costs time linear in its length."""
 
-    __slots__ = ("decide", "entity", "from_cdata", "gap", "held", "lead", "raw", "state", "written")
+    __slots__ = (
+        "decide", "digits_gap", "entity", "from_cdata", "gap", "held", "kind", "lead", "raw",
+        "state", "work", "written",
+    )  # fmt: skip
 
     def __init__(self, name: str, string: str | None) -> None:
         typed = ascii_lower(trim(string)) if string is not None else ""
@@ -95,11 +100,14 @@ class ValueTap:
         self.raw = trim(name).lower() in RAW_TEXT_NAMES
         self.state = Tap.HOLD if typed == "false" else Tap.LEAD
         self.from_cdata = False  # the value began with a CDATA section
-        self.lead = ""  # LEAD: the blank text so far
-        self.decide = ""  # DECIDE: the opening characters so far
-        self.held = ""  # STREAM: a trailing whitespace run (plain values are trimmed, R6.2)
+        self.lead: list[str] = []  # LEAD: the blank text so far
+        self.decide: list[str] = []  # DECIDE: the opening so far (not kept for JSON-like ones)
+        self.kind = ""  # DECIDE: "lit" (t/f/n), "num" (digit or -), "json" ({ [ ")
+        self.digits_gap = False  # DECIDE "num": a blank came after the digits
+        self.held: list[str] = []  # STREAM: a trailing whitespace run (plain values are trimmed)
         self.entity = ""  # STREAM: a partial entity at the end of the text (as written)
-        self.gap = ""  # AFTER_CDATA: the blank text since the CDATA closed
+        self.gap: list[str] = []  # AFTER_CDATA: the blank text since the CDATA closed
+        self.work = 0  # characters looked at (Sieve.work: linear time is checked by counting)
 
     def text(self, s: str) -> str:
         """A piece of body text, as written (entities not decoded)."""
@@ -113,23 +121,25 @@ class ValueTap:
         blank = not s.strip(JS_SPACE)
         if st is Tap.LEAD:
             if blank:
-                self.lead += s
+                self.lead.append(s)
                 return ""
             if self.written:  # blank text before non-blank text stays (join all, D24)
                 self.state = Tap.STREAM
-                out, self.lead = self.lead + s, ""
+                out = "".join(self.lead) + s
+                self.lead = []
                 return out
             self.state = Tap.DECIDE  # R6.2 trims the blank text away
             return self._decide(s.lstrip(JS_SPACE))
         # AFTER_CDATA
         if blank:
-            self.gap += s
+            self.gap.append(s)
             return ""
         if self.written:
             self.state = Tap.HOLD
             return ""
         self.state = Tap.STREAM  # no longer one CDATA between blanks: R6.2 joins and trims
-        gap, self.gap = self.gap, ""
+        gap = "".join(self.gap)
+        self.gap = []
         return self._stream(gap + s)
 
     def cdata_open(self) -> str:
@@ -151,12 +161,7 @@ class ValueTap:
         """A piece of CDATA content (never decoded)."""
         st = self.state
         if st is Tap.STREAM and not self.gap:  # the hot path: a long CDATA body streaming
-            if self.written:
-                return s
-            s = self.held + s
-            body = s.rstrip(JS_SPACE)
-            self.held = s[len(body) :]
-            return body
+            return s if self.written else self._stream(s, decoded=True)
         if st is Tap.HOLD or not s:
             return ""
         if st is Tap.LEAD:
@@ -174,9 +179,9 @@ class ValueTap:
             return self._decide(s, decoded=True)
         if self.written:
             return s
-        if self.gap:
-            s, self.gap = self.gap + s, ""
-        return self._stream(s, decoded=True)
+        gap = "".join(self.gap)
+        self.gap = []
+        return self._stream(gap + s, decoded=True)
 
     def cdata_close(self) -> None:
         if self.from_cdata and self.state is not Tap.HOLD and self.state is not Tap.AFTER_CDATA:
@@ -189,22 +194,43 @@ class ValueTap:
     # ---- internals ----------------------------------------------------------------------
 
     def _decide(self, s: str, *, decoded: bool = False) -> str:
-        """DECIDE: collect opening characters until only a string reading is left."""
-        self.decide += s
-        d = self.decide
-        if not d:
+        """DECIDE: look at the new opening characters only, until only a string reading is left."""
+        if not s:
             return ""
-        c = d[0]
-        if c == "<" and not (self.raw and decoded):
-            self.state = Tap.HOLD  # XML children or a structured fragment (R6.4, R6.5)
+        if not self.kind:
+            c = s[0]
+            if c == "<" and not (self.raw and decoded):
+                self.state = Tap.HOLD  # XML children or a structured fragment (R6.4, R6.5)
+                return ""
+            if c == "&" and not decoded:
+                self.state = Tap.HOLD  # an entity decodes to anything: wait for the close
+                return ""
+            if c not in _JSON_START:
+                return self._go(s, decoded)
+            self.kind = "json" if c in '{["' else "lit" if c in "tfn" else "num"
+        if self.kind == "json":
+            return ""  # JSON text can run on: the value comes out at the close
+        self.decide.append(s)
+        if self.kind == "lit":
+            if s.strip(JS_SPACE):  # at most 6 such joins: then the opening is not a literal
+                joined = "".join(self.decide)
+                self.work += len(joined)
+                if _ruled_out(joined):
+                    return self._go(joined, decoded)
             return ""
-        if c == "&" and not decoded:
-            self.state = Tap.HOLD  # an entity decodes to anything: wait for the close
-            return ""
-        if c in _JSON_START and not _ruled_out(d):
-            return ""
+        # "num": a character no number has, or anything after a blank, rules it out
+        self.work += len(s)
+        for ch in s:
+            if ch in JS_SPACE:
+                self.digits_gap = True
+            elif self.digits_gap or ch not in _NUMBER_CHARS:
+                return self._go("".join(self.decide), decoded)
+        return ""
+
+    def _go(self, opening: str, decoded: bool) -> str:
+        self.work += len(opening)
         self.state = Tap.STREAM
-        opening, self.decide = d, ""
+        self.decide = []
         return self._stream(opening, decoded=decoded)
 
     def _stream(self, s: str, *, decoded: bool = False) -> str:
@@ -218,10 +244,19 @@ class ValueTap:
                 self.entity = s[amp:]
                 s = s[:amp]
             s = decode_entities(s)
-        s = self.held + s
+        self.work += len(s)
         body = s.rstrip(JS_SPACE)
-        self.held = s[len(body) :]
-        return body
+        if not body:
+            if s:
+                self.held.append(s)
+            return ""
+        if self.held:
+            out = "".join(self.held) + body
+            self.work += len(out) - len(body)
+        else:
+            out = body
+        self.held = [s[len(body) :]] if len(body) < len(s) else []
+        return out
 
 
 def _ruled_out(d: str) -> bool:

@@ -960,7 +960,7 @@ class Scanner:
         so far); the block ends here and TEXT resumes at the current position."""
         cap, inv, par = self.cap, self.inv, self.par
         self._tap_pull()
-        self.tap = None
+        self._tap_done()
         if cap.level != Level.TOP:
             params = list(inv.params)
             if cap.level != Level.INVOKE:
@@ -1208,7 +1208,7 @@ class Scanner:
         if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
             if self.tap is not None:
                 self._tap_pull()
-                self.tap = None
+                self._tap_done()
             self._par_flush_text()
             self.work += sum(len(x) for _, x in par.segs)
             value = values.param_value(par.name, par.segs, par.string)
@@ -1261,6 +1261,11 @@ class Scanner:
                 )
                 if got:  # inside a block no text is pending: the characters go straight out
                     self.out.append(ValueChars(self.par.name, got))
+
+    def _tap_done(self) -> None:
+        if self.tap is not None:
+            self.work += self.tap.work
+            self.tap = None
 
     def _tap_out(self, s: str) -> None:
         if s:

@@ -167,7 +167,8 @@ class Sieve:
         """Debug counter: characters the scanner has been exposed to so far (new input, held
         lookahead seen again, rescans, value decoding). Linear time means work / input stays
         below a small constant, whatever the chunking."""
-        return self._scanner.work + self._gate.work
+        tap = self._scanner.tap
+        return self._scanner.work + self._gate.work + (tap.work if tap is not None else 0)
 
 
 def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
