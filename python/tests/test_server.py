@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from upstream import CLEAN, REPLY, TOOLS, WANT_CALLS, Upstream, UpstreamServer
+from upstream import CLEAN, REPLY, THINK, TOOLS, WANT_CALLS, Upstream, UpstreamServer
 
 openai = pytest.importorskip("openai")
 httpx = pytest.importorskip("httpx")
@@ -410,3 +410,28 @@ def test_prompt_mode_tool_choice_none_streams_the_reply_as_it_is(gateways: Any, 
         )
     assert (content, calls, finish) == (REPLY, [], "stop")
     assert "tools" not in Upstream.requests[-1]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_reasoning_and_incremental_arguments_flags(gateways: Any, kind: str) -> None:
+    """`--stream-arguments` (R16.5) and `--reasoning` (R15.4) through each server: the SDK sees
+    argument fragments, reasoning_content without the draft call, and the same final message."""
+    gw = gateways(kind, "--stream-arguments", "--reasoning", "auto", "--formats", "dsml")
+    with (
+        sdk(gw.url) as client,
+        client.chat.completions.stream(model="think", messages=messages(), tools=TOOLS) as stream,
+    ):
+        events = list(stream)
+        final = stream.get_final_completion()
+    choice = final.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.content == CLEAN
+    check_calls(choice.message.tool_calls)
+    fragments = [e for e in events if e.type == "tool_calls.function.arguments.delta"]
+    assert len(fragments) > len(WANT_CALLS)  # arguments arrived in pieces
+    reasoning = "".join(
+        (c.choices[0].delta.model_extra or {}).get("reasoning_content") or ""
+        for c in (e.chunk for e in events if e.type == "chunk")
+        if c.choices
+    )
+    assert reasoning == THINK[len("<think>") : -len("</think>")]

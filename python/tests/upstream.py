@@ -10,6 +10,7 @@ The model name picks the behavior (so one server serves every test):
 - `silent`: sends the headers and a first chunk, then nothing; records a cancel when the
   connection closes.
 - `cut`: streams half the reply and closes the connection without `[DONE]`.
+- `think`: `THINK` (reasoning with a draft call) and then `REPLY`, streamed as `dsml`.
 - `error`: answers 429 with an OpenAI error body.
 - `hang`: does not answer at all (no headers) for 60 s.
 """
@@ -41,6 +42,8 @@ REPLY = (
     "然后再写。"
 )
 CLEAN = "好的，我先读一下文件。\n\n\n\n然后再写。"
+THINK = '<think>Plan: <|DSML|tool_calls><|DSML|invoke name="rm"></|DSML|invoke></|DSML|tool_calls></think>'
+
 WANT_CALLS = [
     ("read_file", {"path": "1", "limit": 20}),
     ("write_file", {"path": "src/f.py", "content": CODE}),
@@ -219,7 +222,8 @@ class Upstream(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 self._wait_for_close(model, 60)
                 return
-            pieces = list(stream_bytes(REPLY, Upstream.chunk_size))
+            text = THINK + REPLY if model == "think" else REPLY
+            pieces = list(stream_bytes(text, Upstream.chunk_size))
             if model == "cut":
                 pieces = pieces[: len(pieces) // 2]
             for p in pieces:

@@ -22,6 +22,8 @@ const { ChatCompletionStreamRewriter, rewriteChatCompletion } = require('./opena
 const { preparePromptRequest, rewritesResponse } = require('./request');
 const { UsageError } = require('./errors');
 const { jsonText } = require('./jsontext');
+const { checkFormats } = require('./sieve');
+const { REASONING_MODES, checkReasoning } = require('./reasoning');
 
 const MODES = ['passthrough', 'prompt'];
 const POLICIES = ['keep', 'reject'];
@@ -40,6 +42,9 @@ function gatewayConfig(c) {
     timeout: c.timeout === undefined ? 600 : c.timeout,
     connectTimeout: c.connectTimeout === undefined ? 10 : c.connectTimeout,
     keepalive: c.keepalive === undefined ? 15 : c.keepalive,
+    formats: c.formats === undefined ? null : c.formats,
+    reasoning: c.reasoning === undefined ? 'auto' : c.reasoning,
+    streamArguments: c.streamArguments === undefined ? false : c.streamArguments,
     log: c.log === undefined ? (line) => process.stderr.write(line + '\n') : c.log,
   };
   if (typeof cfg.upstream !== 'string' || !/^https?:\/\//.test(cfg.upstream)) {
@@ -49,6 +54,15 @@ function gatewayConfig(c) {
   if (!MODES.includes(cfg.mode)) throw new UsageError(`mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(cfg.mode)}`);
   if (!POLICIES.includes(cfg.unknownTools)) {
     throw new UsageError(`unknown-tools must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(cfg.unknownTools)}`);
+  }
+  try {
+    if (cfg.formats !== null) checkFormats(cfg.formats);
+    checkReasoning(cfg.reasoning);
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  if (typeof cfg.streamArguments !== 'boolean') {
+    throw new UsageError(`streamArguments must be a boolean, got ${JSON.stringify(cfg.streamArguments)}`);
   }
   for (const k of ['timeout', 'connectTimeout', 'keepalive']) {
     if (typeof cfg[k] !== 'number' || !(cfg[k] > 0) || !Number.isFinite(cfg[k])) {
@@ -311,7 +325,13 @@ function gatewayHandler(config) {
     const ctype = up.headers['content-type'] || '';
     if (up.statusCode < 400 && ctype.startsWith('text/event-stream')) {
       out.stream = true;
-      return stream(req, res, up, upReq, state, rewrite ? new ChatCompletionStreamRewriter({ tools, unknownTools: cfg.unknownTools }) : null, out, t0);
+      return stream(req, res, up, upReq, state, rewrite ? new ChatCompletionStreamRewriter({
+        tools,
+        unknownTools: cfg.unknownTools,
+        formats: cfg.formats,
+        reasoning: cfg.reasoning,
+        streamArguments: cfg.streamArguments,
+      }) : null, out, t0);
     }
     let data;
     try {
@@ -328,7 +348,14 @@ function gatewayHandler(config) {
     let text;
     try {
       const stats = {};
-      text = jsonText(rewriteChatCompletion(JSON.parse(data.toString('utf8')), { tools, unknownTools: cfg.unknownTools, rejectedToolNames: out.rejected, stats }));
+      text = jsonText(rewriteChatCompletion(JSON.parse(data.toString('utf8')), {
+        tools,
+        unknownTools: cfg.unknownTools,
+        rejectedToolNames: out.rejected,
+        stats,
+        formats: cfg.formats,
+        reasoning: cfg.reasoning,
+      }));
       out.stats = stats;
     } catch (e) {
       metrics.upstreamError('format');
@@ -496,11 +523,15 @@ const FLAGS = [
   ['unknown-tools', 'TOOLSIEVE_UNKNOWN_TOOLS', 'keep', POLICIES, 'calls to undeclared tools: keep or reject'],
   ['timeout', 'TOOLSIEVE_TIMEOUT', '600', 'seconds', 'upstream silence that ends a request (s)'],
   ['keepalive', 'TOOLSIEVE_KEEPALIVE', '15', 'seconds', "write ': keep-alive' after this silence (s)"],
+  ['formats', 'TOOLSIEVE_FORMATS', undefined, 'formats', 'recognize only these markup formats (A,B)'],
+  ['reasoning', 'TOOLSIEVE_REASONING', 'auto', REASONING_MODES, 'thinking in content becomes reasoning_content: auto, open, off'],
+  ['stream-arguments', 'TOOLSIEVE_STREAM_ARGUMENTS', 'no', 'bool', "stream each call's arguments as they arrive, as OpenAI's API does"],
 ];
 
 const USAGE =
   'usage: toolsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY] [--mode passthrough|prompt]\n' +
   '                         [--unknown-tools keep|reject] [--timeout S] [--keepalive S]\n' +
+  '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments]\n' +
   FLAGS.map(([f, env, def, , help]) => `  --${f.padEnd(14)} ${help}${def !== undefined ? ` (default ${def})` : ''} [$${env}]`).join('\n') +
   '\n';
 
@@ -510,7 +541,10 @@ function parseGatewayArgs(argv, env = process.env) {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: Object.fromEntries([...FLAGS.map(([f]) => [f, { type: 'string' }]), ['help', { type: 'boolean', short: 'h' }]]),
+      options: Object.fromEntries([
+        ...FLAGS.map(([f, , , kind]) => [f, { type: kind === 'bool' ? 'boolean' : 'string' }]),
+        ['help', { type: 'boolean', short: 'h' }],
+      ]),
       strict: true,
       allowPositionals: false,
     }));
@@ -541,6 +575,19 @@ function parseGatewayArgs(argv, env = process.env) {
         throw new UsageError(`${where}: must be a positive number of seconds: ${JSON.stringify(v)}`);
       }
       out[key] = n;
+    } else if (kind === 'bool') {
+      if (typeof v === 'boolean') out[key] = v;
+      else if (/^(1|true|yes|on)$/i.test(v.trim())) out[key] = true;
+      else if (/^(0|false|no|off|)$/i.test(v.trim())) out[key] = false;
+      else throw new UsageError(`${where}: not a yes/no value: ${JSON.stringify(v)}`);
+    } else if (kind === 'formats') {
+      const names = v.split(',').map((t) => t.trim()).filter(Boolean);
+      try {
+        checkFormats(names);
+      } catch (e) {
+        throw new UsageError(`${where}: ${e.message}`);
+      }
+      out[key] = names;
     } else if (kind === 'url') {
       if (!/^https?:\/\//.test(v)) throw new UsageError(`${where} must be an http:// or https:// URL, got ${JSON.stringify(v)}`);
       out[key] = v;
