@@ -2,7 +2,7 @@
 // returns, so the page compares plain JSON values.
 
 // No loss (R8.2): text, reasoning + raw rebuild the input, except end-of-sentence tokens (D29)
-// and reasoning markers (R15), which are dropped.
+// and reasoning markers (R15), which are dropped. R16's start and argument events add nothing.
 const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>/;
 function kept(raw, input) {
   const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -94,24 +94,84 @@ function errorOf(e) {
 }
 
 function eventDict(e, withRaw) {
-  if (e.type === 'text') return { type: 'text', text: e.text };
+  if (e.type === 'text') return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
   if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
+  if (e.type === 'tool_call_start') return { type: 'tool_call_start', index: e.index, name: e.name };
+  if (e.type === 'tool_call_arguments') return { type: 'tool_call_arguments', index: e.index, delta: e.delta };
   const d = { type: 'tool_calls', calls: e.calls.map((c) => ({ name: c.name, input: c.input })) };
   if (e.rejectedToolNames) d.rejectedToolNames = e.rejectedToolNames;
   if (withRaw) d.raw = e.raw;
   return d;
 }
 
-function stream(ts, chunks, options) {
-  const sieve = new ts.Sieve(options);
-  const events = [];
-  for (const ch of chunks) for (const e of sieve.feed(ch)) events.push(e);
-  for (const e of sieve.flush()) events.push(e);
-  const raw = events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join('');
-  return { coalesced: ts.coalesce(events), raw, count: events.length };
+/** The input an event stands for: R16's start and argument events stand for none (their source
+ * is in the block's raw). */
+function sourceOf(e) {
+  if (e.type === 'tool_calls') return e.raw;
+  if (e.type === 'text' || e.type === 'reasoning') return e.text;
+  return '';
 }
 
-/** The JS engine on one input: same shape as pyside.py's 'run'. */
+/** Coalescing over event dicts, as the engines' coalesce(): adjacent text joined, adjacent
+ * reasoning joined, adjacent argument fragments of one call joined; empty text dropped. The
+ * replay uses it on a prefix of the stream's events. */
+export function coalesceEvents(events) {
+  const out = [];
+  for (const e of events) {
+    const last = out[out.length - 1];
+    if (e.type === 'text' || e.type === 'reasoning') {
+      if (!e.text) continue;
+      if (last && last.type === e.type) {
+        const joined = { ...last, text: last.text + e.text };
+        if (e.type === 'text' && !last.note && e.note) joined.note = e.note;
+        out[out.length - 1] = joined;
+        continue;
+      }
+    } else if (e.type === 'tool_call_arguments' && last && last.type === e.type && last.index === e.index) {
+      out[out.length - 1] = { ...last, delta: last.delta + e.delta };
+      continue;
+    }
+    out.push(e);
+  }
+  return out;
+}
+
+// Options newer than some builds of the JS package; one the build rejects as unknown is
+// reported (and left out) rather than failing every run that sets it.
+const NEWER_OPTIONS = { reasoning: 'auto', streamArguments: true, formats: ['dsml'] };
+let lacking = null;
+
+/** The options of NEWER_OPTIONS this build of the JS sieve does not know. */
+export function jsLacks(ts) {
+  if (lacking) return lacking;
+  lacking = [];
+  for (const [k, v] of Object.entries(NEWER_OPTIONS)) {
+    try {
+      new ts.Sieve({ [k]: v });
+    } catch (e) {
+      if (/unknown option/.test((e && e.message) || '')) lacking.push(k);
+    }
+  }
+  return lacking;
+}
+
+/** The options of `options` the JS build lacks (see jsLacks). */
+export function unsupportedOptions(ts, options) {
+  const lacks = jsLacks(ts);
+  return Object.keys(options || {}).filter((k) => lacks.includes(k));
+}
+
+function stream(ts, chunks, options) {
+  const sieve = new ts.Sieve(options);
+  const steps = chunks.map((ch) => Array.from(sieve.feed(ch)));
+  steps.push(Array.from(sieve.flush()));
+  const events = steps.flat();
+  const raw = events.map(sourceOf).join('');
+  return { coalesced: ts.coalesce(events), raw, count: events.length, steps };
+}
+
+/** The JS engine on one input: same shape as pyside.py's 'run'. `steps[i]` holds the events
+ * feed(chunks[i]) returned, the last one those of flush(): the replay's material. */
 export function jsRun(ts, input, chunks, options) {
   try {
     const s = stream(ts, chunks, options);
@@ -119,6 +179,7 @@ export function jsRun(ts, input, chunks, options) {
       parse: ts.parse(input, options),
       events: s.coalesced.map((e) => eventDict(e, true)),
       eventCount: s.count,
+      steps: s.steps.map((step) => step.map((e) => eventDict(e, true))),
     });
   } catch (e) {
     return { error: errorOf(e) };
@@ -138,8 +199,21 @@ export function comparable(result) {
   return result && result.call ? { id: result.id, call: result.call } : result;
 }
 
-/** The JS engine on one fixture case: same shape as pyside.py's 'fixtures' results. */
+/** Options a function fixture's call passes (an object among its arguments) that the JS build
+ * lacks. */
+function callLacks(ts, c) {
+  const names = new Set();
+  for (const a of c.call.args || []) {
+    if (a && typeof a === 'object' && !Array.isArray(a)) for (const k of unsupportedOptions(ts, a)) names.add(k);
+  }
+  return [...names];
+}
+
+/** The JS engine on one fixture case: same shape as pyside.py's 'fixtures' results, or
+ * {id, unsupported: [option]} when the case needs an option this JS build lacks. */
 export function jsFixture(ts, c, protocol) {
+  const lacks = c.call ? callLacks(ts, c) : unsupportedOptions(ts, c.options);
+  if (lacks.length) return { id: c.id, unsupported: lacks };
   if (c.call) return jsCall(protocol, c);
   const out = { id: c.id };
   try {

@@ -4,7 +4,8 @@
 strings crosses the JS/Python boundary. Requests:
 
     {"op": "run", "input": str, "chunks": [str], "options": {camelCase options, e.g. "toolNames"}}
-        -> {"parse": ParseResult, "events": [event with raw], "eventCount": n}
+        -> {"parse": ParseResult, "events": [event with raw], "eventCount": n,
+            "steps": [[event with raw] per feed(chunk), then those of flush()]}
     {"op": "fixtures", "cases": [{"id", "input", "options", "chunkings": {name: [str]}} | {"id", "call"}]}
         -> {"results": [{"id", "parse", "streams": {name: {"events", "rawOk"}}}
                         | {"id", "call": {"result"} | {"error": type}, "detail"} | {"id", "error"}]}
@@ -28,7 +29,8 @@ _EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>|</?think>")
 
 
 def _kept(raw: str, text: str) -> bool:
-    """No loss (R8.2), except end-of-sentence tokens (D29) and reasoning markers (R15) dropped."""
+    """No loss (R8.2), except end-of-sentence tokens (D29) and reasoning markers (R15) dropped.
+    `raw` joins the events' `source` (R16's start and argument events have none)."""
     pattern = "(?:" + _EOS.pattern + ")?"
     return re.fullmatch(pattern.join(re.escape(p) for p in _EOS.split(text)), raw) is not None
 
@@ -50,12 +52,13 @@ def _event(e: Any, with_raw: bool) -> dict[str, Any]:
     return d
 
 
-def _stream(chunks: list[str], kw: dict[str, Any]) -> tuple[list[Any], str, int]:
+def _stream(chunks: list[str], kw: dict[str, Any]) -> tuple[list[Any], str, list[list[Any]]]:
+    """Coalesced events, the source they stand for, and the events of each feed() and flush()."""
     sieve = Sieve(**kw)
-    events = [e for c in chunks for e in sieve.feed(c)]
-    events += sieve.flush()
-    raw = "".join(e.raw if e.type == "tool_calls" else e.text for e in events)
-    return coalesce(events), raw, len(events)
+    steps = [list(sieve.feed(c)) for c in chunks]
+    steps.append(list(sieve.flush()))
+    events = [e for step in steps for e in step]
+    return coalesce(events), "".join(e.source for e in events), steps
 
 
 def _error(exc: BaseException) -> dict[str, str]:
@@ -64,11 +67,12 @@ def _error(exc: BaseException) -> dict[str, str]:
 
 def _run(req: dict[str, Any]) -> dict[str, Any]:
     kw = _kw(req.get("options"))
-    events, _raw, count = _stream(req["chunks"], kw)
+    events, _raw, steps = _stream(req["chunks"], kw)
     return {
         "parse": parse(req["input"], **kw).to_dict(),
         "events": [_event(e, True) for e in events],
-        "eventCount": count,
+        "eventCount": sum(len(s) for s in steps),
+        "steps": [[_event(e, True) for e in s] for s in steps],
     }
 
 
