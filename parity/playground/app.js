@@ -2,7 +2,18 @@
 // the Python parser (Pyodide, worker.js) in a Web Worker, their events side by side, and a parity
 // table over every fixture. `window.playground` exposes the state for the browser test.
 
-import { checkFixture, comparable, firstDifference, fixedChunks, fixtureChunkings, jsFixture, jsRun } from './harness.js';
+import {
+  checkFixture,
+  coalesceEvents,
+  comparable,
+  firstDifference,
+  fixedChunks,
+  fixtureChunkings,
+  jsFixture,
+  jsLacks,
+  jsRun,
+  unsupportedOptions,
+} from './harness.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,6 +25,8 @@ const EXAMPLES = [
   { id: 'native-dsml-v3-2', label: 'DeepSeek-V3.2 native DSML (function_calls, string attributes)', url: 'examples/native-dsml-v3-2.txt', toolNames: '' },
   { id: 'token-section-v3-1', label: 'DeepSeek-V3.1 token section', url: 'examples/token-section-v3-1.txt', toolNames: '' },
   { id: 'token-section-v3-r1', label: 'DeepSeek-V3 / R1 token section (fenced JSON)', url: 'examples/token-section-v3-r1.txt', toolNames: '' },
+  { id: 'reasoning-draft-call', label: 'Reasoning model: <think> with a draft call, then the real one', url: 'examples/reasoning-draft-call.txt', toolNames: '' },
+  { id: 'write-file-long', label: 'Incremental arguments: a long write_file body (replay it)', url: 'examples/write-file-long.txt', toolNames: '', streamArguments: true },
 ];
 
 const state = {
@@ -27,6 +40,7 @@ const state = {
   fixtures: null,
   errors: [],
   runSeq: 0,
+  extraOptions: {},
 };
 window.playground = state;
 
@@ -178,8 +192,9 @@ async function startJs() {
     const [ts, protocol] = await Promise.all([import('/node/dist/index.mjs'), import('/node/dist/driver.mjs')]);
     state.ts = ts;
     state.protocol = protocol;
+    state.jsLacks = jsLacks(ts);
     $('js-status').dataset.state = 'ready';
-    $('js-stage').textContent = `ready: parity/node ${ts.version || ''}`;
+    $('js-stage').textContent = `ready: parity/node ${ts.version || ''}${state.jsLacks.length ? ` (without ${state.jsLacks.join(', ')})` : ''}`;
   } catch (err) {
     $('js-status').dataset.state = 'error';
     $('js-stage').textContent = 'failed to load';
@@ -214,58 +229,219 @@ function openAIToolCalls(calls, idStore) {
 // ---------------------------------------------------------------------------------------------
 // The playground view.
 
+// Options set by a fixture opened from the table that have no control here (tools,
+// unknownTools, formats, …): kept for its runs until an example is picked.
+const CONTROLLED = ['toolNames', 'jsonToolCalls', 'reasoning', 'streamArguments'];
+
+function setExtraOptions(options) {
+  state.extraOptions = Object.fromEntries(Object.entries(options || {}).filter(([k]) => !CONTROLLED.includes(k)));
+  const keys = Object.keys(state.extraOptions);
+  const box = $('extra-options');
+  box.hidden = !keys.length;
+  box.replaceChildren(
+    `fixture options: ${keys.join(', ')} `,
+    el('button', { type: 'button', class: 'link', title: 'drop them', text: '✕', onclick: () => (setExtraOptions({}), runPlayground()) }),
+  );
+}
+
 function currentRequest() {
   const input = $('input').value;
   const names = $('tool-names').value.split(',').map((s) => s.trim()).filter(Boolean);
   const size = Math.max(0, parseInt($('chunk-size').value, 10) || 0);
   const chunks = fixedChunks(input, size);
-  // Options in the driver protocol's camelCase; only those set are sent, so an engine that does
-  // not know an option yet still runs the rest.
-  const options = {};
+  // Options in the driver protocol's camelCase; off switches are not sent, so an engine that
+  // does not know an option yet still runs the rest.
+  const options = { ...state.extraOptions };
   if (names.length) options.toolNames = names;
   if ($('json-calls').checked) options.jsonToolCalls = true;
+  options.reasoning = $('reasoning').value;
+  if ($('stream-args').checked) options.streamArguments = true;
   return { input, chunks, size, options };
 }
 
-function renderEvents(target, summary, result, req, idStores) {
+/** The events at replay position `pos` (steps fed so far): those of the first `pos` steps,
+ * coalesced; at the end, the engine's own coalesced events (what the engines are compared on). */
+function eventsAt(result, pos) {
+  if (!result.steps || pos >= result.steps.length) return result.events;
+  return coalesceEvents(result.steps.slice(0, pos).flat());
+}
+
+/** How many argument fragments each call index got in the first `pos` steps. */
+function fragmentsAt(result, pos) {
+  const n = new Map();
+  for (const step of (result.steps || []).slice(0, pos)) {
+    for (const e of step) if (e.type === 'tool_call_arguments') n.set(e.index, (n.get(e.index) || 0) + 1);
+  }
+  return n;
+}
+
+function renderColumn(side, result, req, idStores, pos) {
+  const target = $(`${side}-events`);
+  const pane = $(`${side}-reasoning`);
   if (result.error) {
-    summary.textContent = '';
+    $(`${side}-summary`).textContent = '';
+    pane.hidden = true;
     target.replaceChildren(el('div', { class: 'error-box', text: `${result.error.type}: ${result.error.message}` }));
     return;
   }
   const p = result.parse;
   const nCalls = result.events.filter((e) => e.type === 'tool_calls').reduce((n, e) => n + e.calls.length, 0);
-  summary.textContent =
-    `parse(): ${p.calls.length} call(s), sawToolCallSyntax ${p.sawToolCallSyntax} · stream: ` +
-    `${req.chunks.length} chunk(s) of ${req.size || 'all'} → ${result.eventCount} events, ` +
+  $(`${side}-summary`).textContent =
+    `parse(): ${p.calls.length} call(s), sawToolCallSyntax ${p.sawToolCallSyntax}` +
+    (p.reasoning !== undefined ? `, reasoning ${Array.from(p.reasoning).length} chars` : '') +
+    ` · stream: ${req.chunks.length} chunk(s) of ${req.size || 'all'} → ${result.eventCount} events, ` +
     `${result.events.length} after coalescing, ${nCalls} call(s)`;
+  const events = eventsAt(result, pos);
+  renderReasoning(pane, result, events);
+  target.replaceChildren(...eventNodes(events, fragmentsAt(result, pos), idStores));
+}
+
+const reasoningOf = (events) => events.filter((e) => e.type === 'reasoning').map((e) => e.text).join('');
+
+/** Reasoning in a pane of its own: it is not content, and markup in it never runs (R15). */
+function renderReasoning(pane, result, events) {
+  const all = reasoningOf(result.events);
+  pane.hidden = !all;
+  if (!all) return pane.replaceChildren();
+  const now = reasoningOf(events);
+  const len = (s) => Array.from(s).length;
+  const title = el(
+    'div',
+    { class: 'pane-title' },
+    'Reasoning',
+    el('small', { text: ` · ${now === all ? len(all) : `${len(now)} of ${len(all)}`} characters · not content, markup in it never runs` }),
+  );
+  const nodes = [title, el('pre', { class: 'reasoning-text', text: now || '(none yet at this step)' })];
+  if (result.parse.reasoning !== all) {
+    nodes.push(el('div', { class: 'error-box', text: 'parse().reasoning differs from the streamed reasoning' }));
+  }
+  pane.replaceChildren(...nodes);
+}
+
+/** The event list: text, a marker where reasoning went, calls announced with their arguments
+ * so far (R16), and the final tool_calls cards. */
+function eventNodes(events, fragments, idStores) {
   const nodes = [];
   let block = 0;
-  for (const e of result.events) {
-    if (e.type === 'text') {
-      nodes.push(el('div', { class: 'event ev-text', 'data-type': 'text' }, el('span', { class: 'label', text: 'text' }), el('pre', { text: e.text })));
+  let announced = null; // {slot, calls: [{index, name, args}]}: a block whose calls stream
+  const settle = () => {
+    if (announced) nodes[announced.slot] = streamCard(announced.calls, fragments);
+    announced = null;
+  };
+  for (const e of events) {
+    if (e.type === 'tool_call_start' || e.type === 'tool_call_arguments') {
+      if (!announced) announced = { slot: nodes.push(null) - 1, calls: [] };
+      let call = announced.calls.find((c) => c.index === e.index);
+      if (!call) announced.calls.push((call = { index: e.index, name: e.name ?? '?', args: '' }));
+      if (e.type === 'tool_call_arguments') call.args += e.delta;
       continue;
     }
-    const stores = idStores[block] || (idStores[block] = new Map());
-    block += 1;
-    const card = el('div', { class: 'event ev-calls', 'data-type': 'tool_calls' }, el('span', { class: 'label', text: `tool_calls · ${e.calls.length} call(s)` }));
-    for (const c of e.calls) {
-      card.append(el('div', { class: 'call' }, el('div', { class: 'call-name', text: c.name }), paramsTable(c.input)));
+    if (e.type === 'tool_calls') {
+      const stores = idStores[block] || (idStores[block] = new Map());
+      block += 1;
+      const card = callsCard(e, stores, announced ? announced.calls : [], fragments);
+      if (announced) nodes[announced.slot] = card;
+      else nodes.push(card);
+      announced = null;
+      continue;
     }
-    let openai;
-    try {
-      openai = JSON.stringify(openAIToolCalls(e.calls, stores), null, 2);
-    } catch (err) {
-      openai = `could not format: ${err.message}`;
+    settle();
+    if (e.type === 'reasoning') {
+      nodes.push(
+        el(
+          'div',
+          { class: 'event ev-reasoning-ref', 'data-type': 'reasoning' },
+          el('span', { class: 'label', text: 'reasoning' }),
+          el('span', { class: 'muted', text: ` ${Array.from(e.text).length} characters, in the reasoning pane above` }),
+        ),
+      );
+    } else {
+      nodes.push(el('div', { class: 'event ev-text', 'data-type': 'text' }, el('span', { class: 'label', text: 'text' }), el('pre', { text: e.text })));
     }
-    card.append(
-      el('details', { class: 'openai' }, el('summary', { text: 'OpenAI tool_calls' }), el('pre', { class: 'openai-json', text: openai })),
-      el('details', {}, el('summary', { text: 'raw source of the block' }), el('pre', { text: e.raw })),
-    );
-    nodes.push(card);
   }
-  if (!nodes.length) nodes.push(el('p', { class: 'muted', text: '(no events: empty input)' }));
-  target.replaceChildren(...nodes);
+  settle();
+  if (!nodes.length) nodes.push(el('p', { class: 'muted', text: '(no events yet)' }));
+  return nodes;
+}
+
+/** A block whose calls were announced and whose arguments are still streaming. */
+function streamCard(calls, fragments) {
+  const card = el(
+    'div',
+    { class: 'event ev-stream', 'data-type': 'tool_call_stream' },
+    el('span', { class: 'label', text: `tool_calls · streaming · ${calls.length} call(s) announced` }),
+  );
+  for (const c of calls) {
+    const n = fragments.get(c.index) || 0;
+    card.append(
+      el(
+        'div',
+        { class: 'call streaming', 'data-index': String(c.index) },
+        el('div', { class: 'call-name' }, `#${c.index} ${c.name}`, el('small', { text: ` · ${Array.from(c.args).length} characters in ${n} fragment(s)` })),
+        el('pre', { class: 'args-text', text: c.args }),
+        partialParams(c.args),
+      ),
+    );
+  }
+  return card;
+}
+
+/** The arguments so far read as the object they begin, for a readable view of long strings;
+ * the fragments are a prefix of the final JSON text (R16.3), so closing it usually parses. */
+function partialParams(args) {
+  const cut = args.replace(/\\u[0-9a-fA-F]{0,3}$/, '').replace(/(^|[^\\])((?:\\\\)*)\\$/, '$1$2');
+  for (const end of ['', '"}', '}', '"]}', ']}']) {
+    try {
+      const v = JSON.parse(cut + end);
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        const d = el('details', { class: 'so-far' }, el('summary', { text: 'decoded so far' }), paramsTable(v));
+        d.open = replay.decoded; // the page is redrawn at every step: keep the reader's choice
+        d.addEventListener('toggle', () => (replay.decoded = d.open));
+        return d;
+      }
+    } catch {
+      // not closable this way; try the next ending
+    }
+  }
+  return null;
+}
+
+function callsCard(e, stores, streamed, fragments) {
+  const card = el('div', { class: 'event ev-calls', 'data-type': 'tool_calls' }, el('span', { class: 'label', text: `tool_calls · ${e.calls.length} call(s)` }));
+  // Announced calls are the block's calls in order (R16.3): pair them up when the counts match.
+  const paired = streamed.length === e.calls.length ? streamed : [];
+  e.calls.forEach((c, i) => {
+    const call = el('div', { class: 'call' }, el('div', { class: 'call-name', text: c.name }), paramsTable(c.input));
+    const s = paired[i];
+    if (s) {
+      let joins = false;
+      try {
+        joins = firstDifference(c.input, JSON.parse(s.args)) === null;
+      } catch {
+        joins = false;
+      }
+      call.append(
+        el(
+          'details',
+          { class: 'streamed', 'data-index': String(s.index) },
+          el('summary', { text: `arguments as streamed: ${fragments.get(s.index) || 0} fragment(s) ${joins ? '✓ join to this input' : '✗ do not join to this input'}` }),
+          el('pre', { class: 'args-text', text: s.args }),
+        ),
+      );
+    }
+    card.append(call);
+  });
+  let openai;
+  try {
+    openai = JSON.stringify(openAIToolCalls(e.calls, stores), null, 2);
+  } catch (err) {
+    openai = `could not format: ${err.message}`;
+  }
+  card.append(
+    el('details', { class: 'openai' }, el('summary', { text: 'OpenAI tool_calls' }), el('pre', { class: 'openai-json', text: openai })),
+    el('details', {}, el('summary', { text: 'raw source of the block' }), el('pre', { text: e.raw })),
+  );
+  return card;
 }
 
 /** A call's input as a parameter table: strings shown as they are, other values as JSON. */
@@ -287,14 +463,85 @@ function setBadge(kind, text) {
   b.textContent = text;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Replay: the stream chunk by chunk. Position k shows what the first k steps emitted (step i
+// feeds chunk i; the last step is flush()), so the events are computed once per run.
+
+const replay = { pos: 0, total: 0, timer: null, decoded: true };
+state.replay = replay;
+
+function renderRun() {
+  const run = state.lastRun;
+  if (!run) return;
+  renderColumn('js', run.js, run.request, run.idStores, replay.pos);
+  if (run.python) renderColumn('py', run.python, run.request, run.idStores, replay.pos);
+}
+
+function replayLabel() {
+  const run = state.lastRun;
+  const n = run ? run.request.chunks.length : 0;
+  const { pos, total } = replay;
+  if (!run || !total) return '';
+  if (pos >= total) return `final: ${n} chunk(s) fed, then flush()`;
+  if (pos === 0) return `before the first chunk (${n} to feed)`;
+  const fed = Array.from(run.request.chunks.slice(0, pos).join('')).length;
+  const all = Array.from(run.request.input).length;
+  return `fed ${pos}/${n} chunks (${fed} of ${all} code points)${pos === n ? ', flush() not yet called' : ''}`;
+}
+
+function setReplay(pos, keepPlaying = false) {
+  if (!keepPlaying) stopPlay();
+  const run = state.lastRun;
+  replay.total = run ? run.request.chunks.length + 1 : 0;
+  replay.pos = Math.max(0, Math.min(pos, replay.total));
+  $('replay-pos').max = String(replay.total);
+  $('replay-pos').value = String(replay.pos);
+  $('replay-label').textContent = replayLabel();
+  renderRun();
+}
+
+function stopPlay() {
+  clearInterval(replay.timer);
+  replay.timer = null;
+  $('replay-play').textContent = 'play';
+}
+
+function togglePlay() {
+  if (replay.timer) return stopPlay();
+  if (replay.pos >= replay.total) setReplay(0);
+  // About six seconds for the whole stream, whatever its number of chunks.
+  const ms = Math.max(15, Math.min(150, Math.round(6000 / Math.max(1, replay.total))));
+  $('replay-play').textContent = 'pause';
+  replay.timer = setInterval(() => {
+    setReplay(replay.pos + 1, true);
+    if (replay.pos >= replay.total) stopPlay();
+  }, ms);
+}
+
+/** The first replay step after which the two engines' events so far differ, or null. */
+function replayDifference(py, js) {
+  if (!py.steps || !js.steps || py.steps.length !== js.steps.length) return 'the number of steps';
+  for (let k = 1; k <= py.steps.length; k++) {
+    if (firstDifference(coalesceEvents(py.steps.slice(0, k).flat()), coalesceEvents(js.steps.slice(0, k).flat())) !== null) return k;
+  }
+  return null;
+}
+
 async function runPlayground() {
   if (!state.ts) return;
   const seq = ++state.runSeq;
   const req = currentRequest();
-  const idStores = [];
-  const js = jsRun(state.ts, req.input, req.chunks, req.options);
-  renderEvents($('js-events'), $('js-summary'), js, req, idStores);
-  state.lastRun = { seq, request: req, js, python: null, equal: null, difference: null };
+  // An option the JS build does not know yet is left out of its run, and said so.
+  const missing = unsupportedOptions(state.ts, req.options);
+  const jsOptions = Object.fromEntries(Object.entries(req.options).filter(([k]) => !missing.includes(k)));
+  const js = jsRun(state.ts, req.input, req.chunks, jsOptions);
+  const notice = $('js-notice');
+  notice.hidden = !missing.length;
+  notice.textContent = missing.length
+    ? `This build of the JS sieve does not know ${missing.join(', ')} yet: this column runs without it, and the engines are not compared.`
+    : '';
+  state.lastRun = { seq, request: req, js, python: null, equal: null, difference: null, unsupported: missing, idStores: [], replayDifference: null };
+  setReplay(Infinity);
   if (!state.pyReady) {
     setBadge('pending', state.py && $('py-status').dataset.state === 'error' ? 'Python engine unavailable' : 'waiting for Pyodide…');
     return;
@@ -307,10 +554,20 @@ async function runPlayground() {
     py = { error: { type: 'WorkerError', message: err.message } };
   }
   if (seq !== state.runSeq) return; // a newer run started meanwhile
-  renderEvents($('py-events'), $('py-summary'), py, req, idStores);
+  const run = state.lastRun;
+  run.python = py;
+  renderColumn('py', py, req, run.idStores, replay.pos);
+  if (missing.length) {
+    setBadge('unsupported', `JS build lacks ${missing.join(', ')}: engines not compared`);
+    return;
+  }
   const strip = (r) => (r.error ? r : { parse: r.parse, events: r.events });
   const diff = firstDifference(strip(py), strip(js));
-  state.lastRun = { seq, request: req, js, python: py, equal: diff === null, difference: diff };
+  run.equal = diff === null;
+  run.difference = diff;
+  // Informational: the events so far after every chunk (the engines must agree on the end).
+  run.replayDifference = py.error || js.error ? null : replayDifference(py, js);
+  $('replay-bar').dataset.engines = run.replayDifference === null ? 'same-every-step' : `differ-from-step-${run.replayDifference}`;
   if (diff === null) setBadge('agree', '✓ engines agree');
   else setBadge('differ', `✗ engines differ at ${diff}`);
 }
@@ -330,6 +587,9 @@ async function loadExample(id) {
     $('input').value = await r.text();
     $('tool-names').value = ex.toolNames;
     $('json-calls').checked = Boolean(ex.jsonToolCalls);
+    $('reasoning').value = ex.reasoning || 'auto';
+    $('stream-args').checked = Boolean(ex.streamArguments);
+    setExtraOptions({});
   } catch (err) {
     showLoadError(`example ${id}`, err);
   }
@@ -365,7 +625,7 @@ async function runFixtures() {
     if (!state.ts) throw new Error('the JS sieve is not loaded');
     const index = await fetchJson('/fixtures/index.json');
     // Sieve fixtures (an `input`) run through parse and the stream; function fixtures (a `call`,
-    // R10-R13) through each engine's driver `call` op.
+    // R10-R13, R15.4, R16.5) through each engine's driver `call` op.
     const wanted = index.fixtures.filter((f) => f.kind === 'sieve' || f.kind === 'function');
     const functionFixtures = wanted.filter((f) => f.kind === 'function').length;
     if (!wanted.length) throw new Error(`no fixtures in /fixtures/index.json (${index.fixtures.length} listed)`);
@@ -434,16 +694,19 @@ async function runFixtures() {
     const rows = files.map((f, i) => {
       const py = pyError ? { error: { type: 'PythonEngine', message: pyError.message } } : pyResults[i];
       const js = jsResults[i];
+      // A case needing an option this JS build lacks is not run in JS: n/a, not a failure.
+      const na = js.unsupported ? `needs ${js.unsupported.join(', ')}, which this JS build lacks` : null;
       const pyWhy = checkFixture(f.fixture, py);
-      const jsWhy = checkFixture(f.fixture, js);
-      const diff = pyError ? '(no Python result)' : firstDifference(comparable(py), comparable(js));
+      const jsWhy = na || checkFixture(f.fixture, js);
+      const diff = pyError ? '(no Python result)' : na ? na : firstDifference(comparable(py), comparable(js));
       const pyKnown = knownOf(f.id, 'pyodide');
       const jsKnown = knownOf(f.id, 'node');
       const status = (why, k) => (why === null ? 'ok' : k !== undefined ? 'known' : 'fail');
       const row = { id: f.id, rule: f.rule, pyOk: pyWhy === null, pyWhy, jsOk: jsWhy === null, jsWhy, equal: diff === null, diff };
+      row.unsupported = js.unsupported || null;
       row.py = status(pyWhy, pyKnown);
-      row.js = status(jsWhy, jsKnown);
-      row.eq = diff === null ? 'equal' : pyKnown !== undefined || jsKnown !== undefined ? 'known' : 'differ';
+      row.js = na ? 'n/a' : status(jsWhy, jsKnown);
+      row.eq = na ? 'n/a' : diff === null ? 'equal' : pyKnown !== undefined || jsKnown !== undefined ? 'known' : 'differ';
       row.known = [pyKnown, jsKnown].filter((x) => x !== undefined).join('; ');
       row.stale = [pyWhy === null && pyKnown !== undefined ? 'pyodide' : null, jsWhy === null && jsKnown !== undefined ? 'node' : null].filter(Boolean);
       return row;
@@ -458,6 +721,10 @@ async function runFixtures() {
       jsOk: count((r) => r.jsOk),
       equal: count((r) => r.equal),
       known: count((r) => r.py === 'known' || r.js === 'known'),
+      jsLacks: jsLacks(state.ts),
+      unsupported: count((r) => r.js === 'n/a'),
+      r15: count((r) => r.id.startsWith('r15-reasoning/')),
+      r16: count((r) => r.id.startsWith('r16-arguments/')),
       unexpected: count((r) => r.py === 'fail' || r.js === 'fail' || r.eq === 'differ'),
       stale: rows.filter((r) => r.stale.length).map((r) => `${r.id} [${r.stale.join(', ')}]`),
       jsMs,
@@ -472,10 +739,11 @@ async function runFixtures() {
     summary.classList.add(result.allOk ? 'all-ok' : 'not-ok');
     summary.textContent =
       `${result.allOk ? '✓' : '✗'} ${result.total - functionFixtures} sieve fixtures × (parse + stream whole, per char, ` +
-      `random split seed ${seed}, own chunks where given) and ${functionFixtures} function fixtures (R10–R13): ` +
+      `random split seed ${seed}, own chunks where given) and ${functionFixtures} function fixtures (a call: R10–R13, R15.4, R16.5): ` +
       `Python ${result.pythonOk}/${result.total} ok · JS ${result.jsOk}/${result.total} ok · ` +
       `engines equal on ${result.equal}/${result.total}` +
       (result.known ? ` · ${result.known} known difference(s)` : '') +
+      (result.unsupported ? ` · ${result.unsupported} not run in JS (this build lacks ${result.jsLacks.join(', ')})` : '') +
       (result.allOk ? '' : ` · ${result.unexpected} unexpected`) +
       ` — Python ${pyMs === null ? 'failed' : Math.round(pyMs) + ' ms'}, JS ${Math.round(jsMs)} ms` +
       (result.stale.length ? `\nlisted in parity/known-differences.json but passing: ${result.stale.join(', ')}` : '') +
@@ -493,6 +761,7 @@ async function runFixtures() {
 
 function statusCell(status, why, reason) {
   if (status === 'ok' || status === 'equal') return el('td', { class: 'ok' }, '✓');
+  if (status === 'n/a') return el('td', { class: 'na' }, 'n/a', el('span', { class: 'why', text: why }));
   const known = status === 'known';
   return el(
     'td',
@@ -507,8 +776,8 @@ function renderFixtureTable(rows) {
   const body = $('fixtures-table').querySelector('tbody');
   const trs = [];
   for (const r of rows) {
-    if (only && r.pyOk && r.jsOk && r.equal) continue;
-    const eqWhy = r.diff === null ? '' : `first difference at ${r.diff}`;
+    if (only && r.pyOk && (r.jsOk || r.js === 'n/a') && (r.equal || r.eq === 'n/a')) continue;
+    const eqWhy = r.diff === null ? '' : r.eq === 'n/a' ? r.diff : `first difference at ${r.diff}`;
     const link = el('a', { text: r.id, title: 'open in the playground', onclick: () => openFixture(r.id) });
     trs.push(
       el(
@@ -530,11 +799,15 @@ function renderFixtureTable(rows) {
 async function openFixture(id) {
   try {
     const f = await fetchJson(`/fixtures/${id}`);
-    if (typeof f.input !== 'string') return; // a function fixture (R10-R13): nothing to type in
+    if (typeof f.input !== 'string') return; // a function fixture (a `call`): nothing to type in
     $('example').value = '';
     $('input').value = f.input;
-    $('tool-names').value = ((f.options && f.options.toolNames) || []).join(', ');
-    $('json-calls').checked = Boolean(f.options && f.options.jsonToolCalls);
+    const o = f.options || {};
+    $('tool-names').value = (o.toolNames || []).join(', ');
+    $('json-calls').checked = Boolean(o.jsonToolCalls);
+    $('reasoning').value = o.reasoning || 'auto';
+    $('stream-args').checked = Boolean(o.streamArguments);
+    setExtraOptions(o);
     showView('view-play');
     runPlayground();
   } catch (err) {
@@ -562,6 +835,13 @@ async function main() {
   });
   $('tool-names').addEventListener('input', scheduleRun);
   $('json-calls').addEventListener('change', scheduleRun);
+  $('reasoning').addEventListener('change', scheduleRun);
+  $('stream-args').addEventListener('change', scheduleRun);
+  $('replay-first').addEventListener('click', () => setReplay(0));
+  $('replay-back').addEventListener('click', () => setReplay(replay.pos - 1));
+  $('replay-next').addEventListener('click', () => setReplay(replay.pos + 1));
+  $('replay-play').addEventListener('click', togglePlay);
+  $('replay-pos').addEventListener('input', () => setReplay(parseInt($('replay-pos').value, 10) || 0));
   $('chunk-size').addEventListener('input', scheduleRun);
   $('run').addEventListener('click', runPlayground);
   $('run-fixtures').addEventListener('click', runFixtures);

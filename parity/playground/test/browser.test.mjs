@@ -97,16 +97,18 @@ function stopServer(proc) {
 }
 
 /** Wait until the latest run (on the text now in the input box) has both engines' results and the
- * badge shows the verdict; returns that run. */
+ * badge shows the verdict ('unsupported' when the JS build lacks an option of the run); returns
+ * that run. */
 async function waitForVerdict(page) {
   const handle = await page.waitForFunction(
     () => {
       const pg = window.playground;
       const run = pg.lastRun;
       const state = document.getElementById('badge').dataset.state;
+      const compared = run && (run.equal !== null || run.unsupported.length > 0);
       const settled =
-        run && run.seq === pg.runSeq && run.python !== null && run.equal !== null &&
-        run.request.input === document.getElementById('input').value && ['agree', 'differ'].includes(state);
+        run && run.seq === pg.runSeq && run.python !== null && compared &&
+        run.request.input === document.getElementById('input').value && ['agree', 'differ', 'unsupported'].includes(state);
       return settled ? { ...run, badge: { state, text: document.getElementById('badge').textContent } } : false;
     },
     null,
@@ -228,6 +230,9 @@ async function runPlayground(t) {
       assert.equal(r.equal, true);
     }
 
+    await checkReasoning(page, t);
+    await checkReplay(page, t);
+
     // Run all fixtures in the page, through both engines.
     await page.click('#tab-fixtures');
     await page.click('#run-fixtures');
@@ -237,7 +242,14 @@ async function runPlayground(t) {
     });
     const fx = await page.evaluate(() => {
       const f = window.playground.fixtures;
-      return f && { ...f, rows: f.rows.filter((r) => r.py === 'fail' || r.js === 'fail' || r.eq === 'differ') };
+      return (
+        f && {
+          ...f,
+          rows: f.rows.filter((r) => r.py === 'fail' || r.js === 'fail' || r.eq === 'differ'),
+          na: f.rows.filter((r) => r.js === 'n/a').map((r) => ({ id: r.id, unsupported: r.unsupported })),
+          newer: f.rows.filter((r) => /^r1[56]-/.test(r.id)).map((r) => ({ id: r.id, py: r.py })),
+        }
+      );
     });
     const summaryText = await page.textContent('#fixtures-summary');
     assert.ok(fx, `fixture run failed: ${summaryText}`);
@@ -247,6 +259,23 @@ async function runPlayground(t) {
     // Every fixture passes in both engines and they agree, except the intentional differences
     // listed in parity/known-differences.json (engine 'pyodide' or 'node'), which the page marks.
     assert.equal(await page.locator('#fixtures-table tbody tr').count(), fx.total);
+    // The reasoning (R15) and incremental-arguments (R16) fixtures are in the table, with their
+    // options; Python passes them all.
+    assert.ok(fx.r15 >= 25, `only ${fx.r15} r15-reasoning fixtures`);
+    assert.ok(fx.r16 >= 22, `only ${fx.r16} r16-arguments fixtures`);
+    assert.deepEqual(fx.newer.filter((r) => r.py !== 'ok'), [], 'R15/R16 fixtures failing in Python');
+    // A JS build without streamArguments runs none of the cases that need it (n/a, not failed);
+    // once it has the option, every case runs in both engines.
+    if (fx.jsLacks.includes('streamArguments')) {
+      assert.ok(fx.na.length >= 22);
+      for (const r of fx.na) {
+        assert.ok(r.id.startsWith('r16-arguments/'), `${r.id}: n/a in JS`);
+        assert.deepEqual(r.unsupported, ['streamArguments'], r.id);
+      }
+      t.diagnostic(`the JS build lacks streamArguments: ${fx.na.length} fixtures not run in JS (Python only)`);
+    } else {
+      assert.deepEqual(fx.na, [], 'fixtures not run in JS');
+    }
 
     // The gateway as a WHATWG TransformStream in the page: SSE bytes cut every 7 bytes go through
     // createSSERewriteStream; the DSML in delta.content comes out as delta.tool_calls.
@@ -320,4 +349,112 @@ async function runPlayground(t) {
     await stopServer(server.proc);
     rmSync(userDataDir, { recursive: true, force: true });
   }
+}
+
+/** Reasoning (R15): the example's <think> region, with a draft call in it, shows in each engine's
+ * reasoning pane, apart from the content, and the draft does not run; with reasoning "off" the
+ * markers are text and the draft runs. */
+async function checkReasoning(page, t) {
+  await page.selectOption('#example', 'reasoning-draft-call');
+  await page.waitForFunction(() => document.getElementById('input').value.startsWith('<think>'));
+  const r = await waitForVerdict(page);
+  assert.equal(r.badge.state, 'agree', `reasoning example: ${r.badge.text}`);
+  assert.equal(r.request.options.reasoning, 'auto');
+  for (const [engine, result] of [['python', r.python], ['js', r.js]]) {
+    const reasoning = result.events.filter((e) => e.type === 'reasoning').map((e) => e.text).join('');
+    assert.match(reasoning, /invoke name="read_file"/, `${engine}: the draft call is reasoning`);
+    assert.equal(result.parse.reasoning, reasoning, `${engine}: parse().reasoning`);
+    const calls = result.events.filter((e) => e.type === 'tool_calls').flatMap((e) => e.calls);
+    assert.deepEqual(calls.map((c) => c.name), ['list_dir'], `${engine} calls`);
+  }
+  for (const side of ['py', 'js']) {
+    assert.equal(await page.isVisible(`#${side}-reasoning`), true, `${side}: reasoning pane`);
+    assert.match(await page.textContent(`#${side}-reasoning .reasoning-text`), /tests\/test_clamp\.py/);
+    const content = await page.textContent(`#${side}-events`);
+    assert.ok(!content.includes('test_clamp'), `${side}: the draft is not in the content`);
+    assert.equal(await page.locator(`#${side}-events .ev-reasoning-ref`).count(), 1);
+    assert.deepEqual(await page.locator(`#${side}-events .call-name`).allTextContents(), ['list_dir']);
+  }
+  await page.selectOption('#reasoning', 'off');
+  await page.waitForFunction(() => window.playground.lastRun.request.options.reasoning === 'off');
+  const off = await waitForVerdict(page);
+  assert.equal(off.badge.state, 'agree', `reasoning off: ${off.badge.text}`);
+  for (const side of ['py', 'js']) {
+    assert.equal(await page.isVisible(`#${side}-reasoning`), false, `${side}: no reasoning pane when off`);
+    assert.deepEqual(await page.locator(`#${side}-events .call-name`).allTextContents(), ['read_file', 'list_dir']);
+  }
+  t.diagnostic('reasoning example: reasoning pane apart from the content in both engines; "off" runs the draft');
+}
+
+/** Incremental arguments (R16): the long write_file example replayed chunk by chunk shows the
+ * announced call's arguments text growing, then the final call when the block closes. */
+async function checkReplay(page, t) {
+  await page.selectOption('#example', 'write-file-long');
+  await page.waitForFunction(() => document.getElementById('input').value.includes('class TokenBucket'));
+  assert.equal(await page.isChecked('#stream-args'), true);
+  const r = await waitForVerdict(page);
+  const lacks = await page.evaluate(() => window.playground.jsLacks);
+  const jsStreams = !lacks.includes('streamArguments');
+  assert.equal(r.badge.state, jsStreams ? 'agree' : 'unsupported', r.badge.text);
+  const engines = jsStreams ? [['py', r.python], ['js', r.js]] : [['py', r.python]];
+  let final = null;
+  for (const [side, result] of engines) {
+    assert.ok(!result.error, `${side}: ${JSON.stringify(result.error)}`);
+    const types = result.events.map((e) => e.type);
+    assert.deepEqual(types, ['text', 'tool_call_start', 'tool_call_arguments', 'tool_calls', 'text'], `${side} events`);
+    const args = result.events[2].delta;
+    const call = result.events[3].calls[0];
+    assert.equal(call.name, 'write_file');
+    assert.deepEqual(JSON.parse(args), call.input, `${side}: the fragments join to the final input`);
+    final = final === null ? args : final;
+    assert.equal(args, final, 'both engines stream the same arguments text');
+  }
+  // The replay's coalescing of every step gives the engine's own coalesced events.
+  const same = await page.evaluate(async () => {
+    const h = await import('./harness.js');
+    const run = window.playground.lastRun;
+    return [run.python, run.js].map((x) => h.firstDifference(x.events, h.coalesceEvents(x.steps.flat())));
+  });
+  assert.deepEqual(same, [null, null], 'coalesced steps == coalesced events');
+
+  await page.click('#replay-first');
+  assert.match(await page.textContent('#replay-label'), /before the first chunk/);
+  const seen = Object.fromEntries(engines.map(([side]) => [side, []]));
+  const closed = {};
+  const total = await page.evaluate(() => window.playground.replay.total);
+  for (let step = 1; step <= total && Object.keys(closed).length < engines.length; step++) {
+    await page.click('#replay-next');
+    for (const [side] of engines) {
+      if (closed[side]) continue;
+      const s = await page.evaluate((col) => {
+        const live = document.querySelector(`${col} .ev-stream .call[data-index="0"] .args-text`);
+        return { live: live && live.textContent, final: document.querySelector(`${col} .ev-calls`) !== null };
+      }, `#${side}-events`);
+      if (s.final) closed[side] = step;
+      else if (s.live !== null && s.live !== seen[side][seen[side].length - 1]) seen[side].push(s.live);
+    }
+  }
+  for (const [side] of engines) {
+    const states = seen[side];
+    assert.ok(closed[side], `${side}: the call never completed in the replay`);
+    // The arguments may be whole a few steps before the block closes (its closing tags).
+    const partial = states.filter((s) => s !== final);
+    assert.ok(partial.length >= 3, `${side}: only ${partial.length} distinct partial argument states before the call completed`);
+    for (let i = 0; i < states.length; i++) {
+      assert.ok(final.startsWith(states[i]), `${side}: state ${i} is not a prefix of the final arguments`);
+      if (i) assert.ok(states[i].length > states[i - 1].length, `${side}: state ${i} does not grow`);
+    }
+    assert.match(await page.textContent(`#${side}-events .ev-calls details.streamed summary`), /✓ join to this input/);
+    t.diagnostic(`replay (${side}): ${states.length} growing argument states over ${closed[side]} of ${total} steps before the block closed`);
+  }
+  if (!jsStreams) t.diagnostic('replay (js): skipped, the JS build lacks streamArguments');
+
+  // play runs to the end by itself and leaves the final view.
+  await page.click('#replay-first');
+  await page.click('#replay-play');
+  await page.waitForFunction(() => window.playground.replay.pos === window.playground.replay.total && !window.playground.replay.timer, null, {
+    timeout: 60_000,
+  });
+  assert.match(await page.textContent('#replay-label'), /^final/);
+  assert.equal(await page.locator('#py-events .ev-calls').count(), 1);
 }
