@@ -2,9 +2,11 @@
 // no browser is downloaded). Run from the project root:  node --test parity/playground/test/
 //
 // It starts the playground server on a free 127.0.0.1 port, opens the page, checks that both
-// engines agree on the DeepSeek example (text plus a tool call), runs every fixture in the page
-// through both engines, checks that the console had no errors and that no request left
-// 127.0.0.1, reports the Pyodide cold start measured in the page, and saves a screenshot to
+// engines agree on the DeepSeek example (text plus a tool call), that the reasoning example shows
+// its reasoning apart from the content, that replaying the write_file example chunk by chunk with
+// incremental arguments shows the arguments text growing (in the JS column too once its build
+// has streamArguments), runs every fixture in the page through both engines, checks that the
+// console had no errors and that no request left 127.0.0.1, reports the Pyodide cold start measured in the page, and saves a screenshot to
 // build/playground.png (ignored by git, so a test run leaves the tree clean); set
 // TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
 //
