@@ -6,9 +6,10 @@
 // its reasoning apart from the content, that replaying the write_file example chunk by chunk with
 // incremental arguments shows the arguments text growing (in the JS column too once its build
 // has streamArguments), runs every fixture in the page through both engines, checks that the
-// console had no errors and that no request left 127.0.0.1, reports the Pyodide cold start measured in the page, and saves a screenshot to
-// build/playground.png (ignored by git, so a test run leaves the tree clean); set
-// TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
+// console had no errors and that no request left 127.0.0.1, reports the Pyodide cold start
+// measured in the page, and saves a screenshot to build/playground.png (ignored by git, so a test
+// run leaves the tree clean); set TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the
+// project root) to refresh the README's.
 //
 // Without Chromium, without `npm ci` in parity/playground or without the Pyodide runtime of
 // scripts/build_pyodide, the test is skipped with the reason, unless CI=true, where it must run.
