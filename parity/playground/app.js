@@ -3,6 +3,7 @@
 // table over every fixture. `window.playground` exposes the state for the browser test.
 
 import {
+  appendCoalesced,
   checkFixture,
   coalesceEvents,
   comparable,
@@ -518,11 +519,18 @@ function togglePlay() {
   }, ms);
 }
 
-/** The first replay step after which the two engines' events so far differ, or null. */
+/** The first replay step after which the two engines' events so far differ, or null. Both lists
+ * grow step by step; up to the last step compared they were equal, so only their tails can
+ * differ. */
 function replayDifference(py, js) {
   if (!py.steps || !js.steps || py.steps.length !== js.steps.length) return 'the number of steps';
-  for (let k = 1; k <= py.steps.length; k++) {
-    if (firstDifference(coalesceEvents(py.steps.slice(0, k).flat()), coalesceEvents(js.steps.slice(0, k).flat())) !== null) return k;
+  const a = [];
+  const b = [];
+  for (let k = 0; k < py.steps.length; k++) {
+    const from = Math.max(0, a.length - 1);
+    appendCoalesced(a, py.steps[k]);
+    appendCoalesced(b, js.steps[k]);
+    if (a.length !== b.length || firstDifference(a.slice(from), b.slice(from)) !== null) return k + 1;
   }
   return null;
 }
@@ -535,6 +543,7 @@ async function runPlayground() {
   const missing = unsupportedOptions(state.ts, req.options);
   const jsOptions = Object.fromEntries(Object.entries(req.options).filter(([k]) => !missing.includes(k)));
   const js = jsRun(state.ts, req.input, req.chunks, jsOptions);
+  $('replay-parity').textContent = '';
   const notice = $('js-notice');
   notice.hidden = !missing.length;
   notice.textContent = missing.length
@@ -567,7 +576,8 @@ async function runPlayground() {
   run.difference = diff;
   // Informational: the events so far after every chunk (the engines must agree on the end).
   run.replayDifference = py.error || js.error ? null : replayDifference(py, js);
-  $('replay-bar').dataset.engines = run.replayDifference === null ? 'same-every-step' : `differ-from-step-${run.replayDifference}`;
+  $('replay-parity').textContent =
+    run.replayDifference === null ? 'engines: the same events after every chunk' : `engines: events so far differ from step ${run.replayDifference}`;
   if (diff === null) setBadge('agree', '✓ engines agree');
   else setBadge('differ', `✗ engines differ at ${diff}`);
 }

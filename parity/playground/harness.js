@@ -116,7 +116,11 @@ function sourceOf(e) {
  * reasoning joined, adjacent argument fragments of one call joined; empty text dropped. The
  * replay uses it on a prefix of the stream's events. */
 export function coalesceEvents(events) {
-  const out = [];
+  return appendCoalesced([], events);
+}
+
+/** Append `events` to the coalesced list `out` (only its last entry can change); returns `out`. */
+export function appendCoalesced(out, events) {
   for (const e of events) {
     const last = out[out.length - 1];
     if (e.type === 'text' || e.type === 'reasoning') {

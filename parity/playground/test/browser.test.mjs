@@ -450,7 +450,8 @@ async function checkReplay(page, t) {
     assert.match(await page.textContent(`#${side}-events .ev-calls details.streamed summary`), /✓ join to this input/);
     t.diagnostic(`replay (${side}): ${states.length} growing argument states over ${closed[side]} of ${total} steps before the block closed`);
   }
-  if (!jsStreams) t.diagnostic('replay (js): skipped, the JS build lacks streamArguments');
+  if (jsStreams) t.diagnostic(`replay: ${await page.textContent('#replay-parity')}`);
+  else t.diagnostic('replay (js): skipped, the JS build lacks streamArguments');
 
   // play runs to the end by itself and leaves the final view.
   await page.click('#replay-first');
