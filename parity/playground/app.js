@@ -250,8 +250,8 @@ function currentRequest() {
   const names = $('tool-names').value.split(',').map((s) => s.trim()).filter(Boolean);
   const size = Math.max(0, parseInt($('chunk-size').value, 10) || 0);
   const chunks = fixedChunks(input, size);
-  // Options in the driver protocol's camelCase; off switches are not sent, so an engine that
-  // does not know an option yet still runs the rest.
+  // Options in the driver protocol's camelCase; off switches are not sent, and runPlayground
+  // leaves out of the JS run an option its build does not know yet.
   const options = { ...state.extraOptions };
   if (names.length) options.toolNames = names;
   if ($('json-calls').checked) options.jsonToolCalls = true;
