@@ -4,12 +4,11 @@
 // It starts the playground server on a free 127.0.0.1 port, opens the page, checks that both
 // engines agree on the DeepSeek example (text plus a tool call), that the reasoning example shows
 // its reasoning apart from the content, that replaying the write_file example chunk by chunk with
-// incremental arguments shows the arguments text growing (in the JS column too once its build
-// has streamArguments), runs every fixture in the page through both engines, checks that the
-// console had no errors and that no request left 127.0.0.1, reports the Pyodide cold start
-// measured in the page, and saves a screenshot to build/playground.png (ignored by git, so a test
-// run leaves the tree clean); set TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the
-// project root) to refresh the README's.
+// incremental arguments shows the arguments text growing in both columns, runs every fixture in
+// the page through both engines, checks that the console had no errors and that no request left
+// 127.0.0.1, reports the Pyodide cold start measured in the page, and saves a screenshot to
+// build/playground.png (ignored by git, so a test run leaves the tree clean); set
+// TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
 //
 // Without Chromium, without `npm ci` in parity/playground or without the Pyodide runtime of
 // scripts/build_pyodide, the test is skipped with the reason, unless CI=true, where it must run.
@@ -267,18 +266,9 @@ async function runPlayground(t) {
     assert.ok(fx.r15 >= 25, `only ${fx.r15} r15-reasoning fixtures`);
     assert.ok(fx.r16 >= 22, `only ${fx.r16} r16-arguments fixtures`);
     assert.deepEqual(fx.newer.filter((r) => r.py !== 'ok'), [], 'R15/R16 fixtures failing in Python');
-    // A JS build without streamArguments runs none of the cases that need it (n/a, not failed);
-    // once it has the option, every case runs in both engines.
-    if (fx.jsLacks.includes('streamArguments')) {
-      assert.ok(fx.na.length >= 22);
-      for (const r of fx.na) {
-        assert.ok(r.id.startsWith('r16-arguments/'), `${r.id}: n/a in JS`);
-        assert.deepEqual(r.unsupported, ['streamArguments'], r.id);
-      }
-      t.diagnostic(`the JS build lacks streamArguments: ${fx.na.length} fixtures not run in JS (Python only)`);
-    } else {
-      assert.deepEqual(fx.na, [], 'fixtures not run in JS');
-    }
+    // The JS build knows every option (the page would mark cases needing one it lacks n/a).
+    assert.deepEqual(fx.jsLacks, [], 'options the JS build lacks');
+    assert.deepEqual(fx.na, [], 'fixtures not run in JS');
 
     // The gateway as a WHATWG TransformStream in the page: SSE bytes cut every 7 bytes go through
     // createSSERewriteStream; the DSML in delta.content comes out as delta.tool_calls.
@@ -396,10 +386,9 @@ async function checkReplay(page, t) {
   await page.waitForFunction(() => document.getElementById('input').value.includes('class TokenBucket'));
   assert.equal(await page.isChecked('#stream-args'), true);
   const r = await waitForVerdict(page);
-  const lacks = await page.evaluate(() => window.playground.jsLacks);
-  const jsStreams = !lacks.includes('streamArguments');
-  assert.equal(r.badge.state, jsStreams ? 'agree' : 'unsupported', r.badge.text);
-  const engines = jsStreams ? [['py', r.python], ['js', r.js]] : [['py', r.python]];
+  assert.deepEqual(await page.evaluate(() => window.playground.jsLacks), [], 'options the JS build lacks');
+  assert.equal(r.badge.state, 'agree', r.badge.text);
+  const engines = [['py', r.python], ['js', r.js]];
   let final = null;
   for (const [side, result] of engines) {
     assert.ok(!result.error, `${side}: ${JSON.stringify(result.error)}`);
@@ -450,8 +439,7 @@ async function checkReplay(page, t) {
     assert.match(await page.textContent(`#${side}-events .ev-calls details.streamed summary`), /✓ join to this input/);
     t.diagnostic(`replay (${side}): ${states.length} growing argument states over ${closed[side]} of ${total} steps before the block closed`);
   }
-  if (jsStreams) t.diagnostic(`replay: ${await page.textContent('#replay-parity')}`);
-  else t.diagnostic('replay (js): skipped, the JS build lacks streamArguments');
+  t.diagnostic(`replay: ${await page.textContent('#replay-parity')}`);
 
   // play runs to the end by itself and leaves the final view.
   await page.click('#replay-first');
