@@ -123,7 +123,13 @@ test('flags: defaults, environment, usage errors', () => {
     unknownTools: 'keep',
     timeout: 600,
     keepalive: 15,
+    reasoning: 'auto',
+    streamArguments: false,
   });
+  const more = parseGatewayArgs(['--upstream', 'http://u', '--formats', 'dsml, tokens', '--reasoning', 'open', '--stream-arguments'], {});
+  assert.deepEqual([more.formats, more.reasoning, more.streamArguments], [['dsml', 'tokens'], 'open', true]);
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'YES' }).streamArguments, true);
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'off' }).streamArguments, false);
   const env = { TOOLSIEVE_UPSTREAM: 'https://u', TOOLSIEVE_MODE: 'prompt', TOOLSIEVE_PORT: '0' };
   const c = parseGatewayArgs([], env);
   assert.equal(c.mode, 'prompt');
@@ -138,6 +144,10 @@ test('flags: defaults, environment, usage errors', () => {
     [['--upstream', 'u'], {}],
     [['--upstream', 'http://u'], { TOOLSIEVE_UNKNOWN_TOOLS: 'drop' }],
     [['--upstream', 'http://u', 'extra'], {}],
+    [['--upstream', 'http://u', '--formats', 'dsml,xml'], {}],
+    [['--upstream', 'http://u', '--reasoning', 'on'], {}],
+    [['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'maybe' }],
+    [['--upstream', 'http://u', '--stream-arguments=yes'], {}],
   ]) {
     assert.throws(() => parseGatewayArgs(argv, e), UsageError, JSON.stringify(argv));
   }
