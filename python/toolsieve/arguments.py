@@ -65,9 +65,6 @@ class CallDone:
     input: dict[str, Any]
 
 
-Internal = CallBegun | ValueChars | ParamDone | CallDone
-
-
 def is_index_key(key: str) -> bool:
     """An array-index key, which JavaScript objects list first (so it cannot stream in order)."""
     return INDEX_KEY.fullmatch(key) is not None and int(key) <= 2**32 - 2
