@@ -286,11 +286,13 @@ class _Param:
 class _Cdata:
     """A CDATA section inside a parameter body, with the fences inside it (R5.3, D7)."""
 
-    __slots__ = ("after", "depth", "fence", "fence_len", "line", "parts", "start")
+    __slots__ = ("after", "after_tail", "depth", "fence", "fence_len", "line", "parts", "start")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.after: list[str] = []  # `]]>` and blanks that may close it (AFTER_CDATA)
+        # spaces since the last newline in those blanks; -1: no newline yet (or not only spaces)
+        self.after_tail = -1
         self.start = 0  # absolute offset of the content
         self.depth = 1  # nested CDATA openers
         self.fence = ""  # the open fence character inside the CDATA, or ""
@@ -436,9 +438,25 @@ class Scanner:
         step = self._steps
         while step[self.mode](False):
             pass
+        self._release_past_limit()
         if self.tap is not None:
             self._tap_pull()
         return self._take()
+
+    def _release_past_limit(self) -> None:
+        """At the end of a chunk, what a block holds past max_capture is released now, not with
+        the next chunk (R8.3): a step may consume a whole chunk before it waits."""
+        at = self.base + self.pos
+        cap = self.cap
+        if self.mode == Mode.CAPTURE and not cap.started and (cap.over or at - cap.start > self.max_capture):
+            self._overflow()  # (once a call is announced the limit stops applying, D37)
+        elif self.mode == Mode.TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
+            self._sec_overflow()
+        elif self.mode == Mode.JSON and at - self.json.start > self.max_capture:
+            self._json_release()
+            step = self._steps
+            while step[self.mode](False):
+                pass
 
     def finish(self) -> list[Event]:
         step = self._steps
@@ -1011,6 +1029,9 @@ class Scanner:
         cap.raw, self.cd.parts, self.cd.after = [], [], []
         self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
         self.par.text, self.par.segs = [], []
+        # Only "there was one" matters from here on: keep no more (memory stays flat).
+        del cap.calls[1:]
+        del self.inv.params[1:]
 
     def _m_capture(self, final: bool) -> bool:
         cap = self.cap
@@ -1358,6 +1379,7 @@ class Scanner:
                     cd.parts.append(buf[k : k + 3])
                 else:
                     cd.after = [buf[k : k + 3]]
+                    cd.after_tail = -1
                     self.cap.level = Level.AFTER_CDATA
                 self.pos = k + 3
                 return True
@@ -1392,12 +1414,17 @@ class Scanner:
                 k += 1
             ws = buf[pos:k]
             cd.after.append(ws)
+            # The line state after the blanks, counted across chunks (the blanks may be split).
             nl = ws.rfind("\n")
             if nl >= 0:
-                tail = len(ws) - nl - 1
+                cd.after_tail = 0
+            if cd.after_tail >= 0:
+                rest = ws[nl + 1 :]
+                spaces = cd.after_tail + len(rest) if rest == " " * len(rest) else 4
+                cd.after_tail = min(spaces, 4)
                 cd.line.mid_line()
-                if tail <= 3 and " " * tail == ws[nl + 1 :]:
-                    cd.line.indent = tail
+                if spaces <= 3:
+                    cd.line.indent = spaces
             self.pos = k
             return True
         closed: bool | str = False
@@ -1416,7 +1443,7 @@ class Scanner:
             cd.parts, cd.after = [], []
             self.cap.level = Level.PARAM
             return True
-        if not any("\n" in p for p in cd.after):
+        if cd.after_tail < 0:  # no newline after the `]]>`: the line goes on
             cd.line.mid_line()
         cd.parts.extend(cd.after)
         cd.after = []

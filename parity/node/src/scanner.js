@@ -290,6 +290,8 @@ class _Cdata {
   constructor() {
     this.parts = [];
     this.after = []; // `]]>` and blanks that may close it (AFTER_CDATA)
+    // spaces since the last newline in those blanks; -1: no newline yet (or not only spaces)
+    this.afterTail = -1;
     this.start = 0; // absolute offset of the content
     this.depth = 1; // nested CDATA openers
     this.fence = ''; // the open fence character inside the CDATA, or ''
@@ -433,9 +435,26 @@ class Scanner {
     }
     this.work += this.buf.length;
     this._run(false);
+    this._releasePastLimit();
     if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
+  }
+
+  /**
+   * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
+   * chunk (R8.3): a step may consume a whole chunk before it waits.
+   */
+  _releasePastLimit() {
+    const cap = this.cap;
+    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
+      this._overflow(); // (once a call is announced the limit stops applying, D37)
+    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
+      this._secOverflow();
+    } else if (this.mode === Mode.JSON && this._over(this.json.start)) {
+      this._jsonRelease();
+      this._run(false);
+    }
   }
 
   finish() {
@@ -1158,6 +1177,9 @@ class Scanner {
     this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
     this.par.text = [];
     this.par.segs = [];
+    // Only "there was one" matters from here on: keep no more (memory stays flat).
+    cap.calls.length = Math.min(cap.calls.length, 1);
+    this.inv.params.length = Math.min(this.inv.params.length, 1);
   }
 
   _mCapture(final) {
@@ -1528,6 +1550,7 @@ class Scanner {
           cd.parts.push(buf.slice(k, k + 3));
         } else {
           cd.after = [buf.slice(k, k + 3)];
+          cd.afterTail = -1;
           this.cap.level = Level.AFTER_CDATA;
         }
         this.pos = k + 3;
@@ -1566,11 +1589,15 @@ class Scanner {
       while (k < n && (buf[k] === ' ' || buf[k] === '\t' || buf[k] === '\r' || buf[k] === '\n')) k++;
       const ws = buf.slice(pos, k);
       cd.after.push(ws);
+      // The line state after the blanks, counted across chunks (the blanks may be split).
       const nl = ws.lastIndexOf('\n');
-      if (nl >= 0) {
-        const tail = ws.length - nl - 1;
+      if (nl >= 0) cd.afterTail = 0;
+      if (cd.afterTail >= 0) {
+        const rest = ws.slice(nl + 1);
+        const spaces = /^ *$/.test(rest) ? cd.afterTail + rest.length : 4;
+        cd.afterTail = Math.min(spaces, 4);
         cd.line.midLine();
-        if (tail <= 3 && ' '.repeat(tail) === ws.slice(nl + 1)) cd.line.indent = tail;
+        if (spaces <= 3) cd.line.indent = spaces;
       }
       this.pos = k;
       return true;
@@ -1594,7 +1621,7 @@ class Scanner {
       this.cap.level = Level.PARAM;
       return true;
     }
-    if (!cd.after.some((p) => p.includes('\n'))) cd.line.midLine();
+    if (cd.afterTail < 0) cd.line.midLine(); // no newline after the `]]>`: the line goes on
     for (const p of cd.after) cd.parts.push(p);
     cd.after = [];
     this.cap.level = Level.CDATA;
