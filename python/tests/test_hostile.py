@@ -69,6 +69,11 @@ HOSTILE: dict[str, Callable[[], str]] = {
     ),
     "one million call-begin markers": lambda: "<｜tool▁call▁begin｜>" * 1_000_000,
     "one million native DSML prefixes": lambda: "<｜DSML｜" * 1_000_000,
+    # issue 14: each block needed the one repair of its own, and each repair rescanned the rest
+    "2,000 blocks each holding a lone CDATA opener": lambda: (
+        '<tool_calls><invoke name="a"><parameter name="p"><![CDATA[x <![CDATA[ y]]></parameter>'
+        "</invoke></tool_calls>\n" * 2000
+    ),
 }
 
 

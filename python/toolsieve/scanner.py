@@ -99,6 +99,7 @@ class Mode(IntEnum):
     CAPTURE = 4
     JSON = 5
     TOKENS = 6
+    REGION = 7
 
 
 class Level(IntEnum):
@@ -123,9 +124,17 @@ _WS: Final = re.compile("[" + strings.JS_SPACE + "]+")
 _RUNS: Final = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
 _BLANKS: Final = re.compile(r"[ \t\r]*")
 _CD_SPECIAL: Final = re.compile(r"\]\]|\n {0,3}[`~]|[<＜〈《][!！、]")
-_CD_FENCE_LINE: Final = re.compile(r"\n {0,3}[`~]")
 _CD_TAIL: Final = re.compile(r"(?:\n {0,3}|\]|[<＜〈《])\Z")
 _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
+# Ignored regions in prose (R5, D40-D42): kind -> (closer, a partial closer at the end of input).
+_REGIONS: Final = {
+    "cdata": (re.compile(r"\]\][>＞〉]"), re.compile(r"\]\]?\Z")),
+    "comment": (re.compile(r"-->"), re.compile(r"--?\Z")),
+    "pre": (re.compile(r"</pre>", re.I), re.compile(r"<(?:/(?:p(?:r(?:e)?)?)?)?\Z", re.I)),
+}
+_PRE_OPEN: Final = re.compile(r"<pre(?=[ \t\r\n>])", re.I)
+_PRE_PREFIX: Final = re.compile(r"<(?:p(?:r(?:e)?)?)?\Z", re.I)
+_COMMENT_PREFIX: Final = re.compile(r"<(?:!(?:-)?)?\Z")
 
 # FenceLine.step results
 WAIT: Final = 0  # consumed to the end of the buffer; still deciding
@@ -303,7 +312,7 @@ class _Cdata:
 class _Capture:
     """CAPTURE: the block being parsed."""
 
-    __slots__ = ("calls", "level", "loose_ok", "over", "raw", "start", "started", "wrapped")
+    __slots__ = ("calls", "level", "over", "raw", "start", "started", "wrapped")
 
     def __init__(self) -> None:
         self.level = Level.TOP
@@ -313,7 +322,6 @@ class _Capture:
         self.calls: list[ToolCall] = []
         self.start = 0  # absolute offset of the block
         self.over = False  # grew past max_capture: released as text as it goes
-        self.loose_ok = True  # the one loose-CDATA repair (R5.6) is still available
 
 
 class Stage(IntEnum):
@@ -368,6 +376,7 @@ class Scanner:
         self._tap_text = 0  # par.text pieces the tap has seen
         self._tap_cdata = 0  # cd.parts pieces the tap has seen
         self.json_calls = json_calls
+        self.loose = False  # an unclosed CDATA was repaired (D8): the rest is read by its rule
         dsml, native = "dsml" in formats, "function_calls" in formats
         self._keywords = (
             (KEYWORDS_ALL if native else KEYWORDS_SEED) if dsml else (KEYWORDS_NATIVE if native else None)
@@ -400,6 +409,8 @@ class Scanner:
         self.cd = _Cdata()
         self.json = _Json()
         self.sec = _Section()
+        self.region = _REGIONS["cdata"]  # REGION: the closer of the open region, and its prefix
+        self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
         self._steps = (  # indexed by Mode
             self._m_text,
             self._m_run,
@@ -408,6 +419,7 @@ class Scanner:
             self._m_capture,
             self._m_json,
             self._m_tokens,
+            self._m_region,
         )
 
     # ---- driving ------------------------------------------------------------------------
@@ -527,6 +539,7 @@ class Scanner:
                 self._start_run(line=True, at=end - line.run)
                 return True
             pos = end
+            self._bol = self._abs(pos)  # at most 3 spaces in: an HTML block may start here
         c = buf[pos]
         if c == "\n":
             self._emit(c)
@@ -582,6 +595,17 @@ class Scanner:
                 return True
             self.saw = True
             self._start_section(end)
+            return True
+        rg = match_region(buf, pos, final, self._abs(pos) == self._bol)
+        if rg is MORE:
+            return False
+        if isinstance(rg, tuple):
+            self.line.indent = -1
+            kind, end = rg
+            self._emit(buf[pos:end])
+            self.pos = end
+            self.mode = Mode.REGION
+            self.region = _REGIONS[kind]
             return True
         r = self._tag(buf, pos, final)
         if r is MORE:
@@ -678,6 +702,32 @@ class Scanner:
         line.line_start()
         return True
 
+    # ---- REGION (CDATA, HTML comment or <pre> block in prose) ---------------------------
+
+    def _m_region(self, final: bool) -> bool:
+        """An ignored region in prose (D40, D41): text up to its closer, or to the end of input;
+        only a partial closer at the end of the buffer waits."""
+        buf, pos = self.buf, self.pos
+        n = len(buf)
+        if pos >= n:
+            return False
+        closer, partial = self.region
+        m = closer.search(buf, pos)
+        if m is None:
+            end = n
+            if not final:
+                t = partial.search(buf, max(pos, n - 6))
+                if t is not None:
+                    end = t.start()
+            self._emit(buf[pos:end])
+            self.pos = end
+            return False
+        self._emit(buf[pos : m.end()])
+        self.pos = m.end()
+        self.mode = Mode.TEXT
+        self.line.mid_line()
+        return True
+
     # ---- PENDING (inline code span) -----------------------------------------------------
 
     def _start_pending(self, n: int) -> None:
@@ -737,6 +787,13 @@ class Scanner:
                     self._pending_literal(p.line_start)
                     return True
             elif c in OPEN_ANGLES:
+                if p.indent <= 3:  # a `<pre>` block starts here and ends the paragraph (D41)
+                    rg = match_region(buf, pos, final, True)
+                    if rg is MORE:
+                        return False
+                    if isinstance(rg, tuple) and rg[0] == "pre":
+                        self._pending_literal(p.line_start)
+                        return True
                 mk = self._marker(buf, pos, final)
                 if mk is MORE:
                     return False
@@ -777,6 +834,14 @@ class Scanner:
                 self._p_hold_here(self._abs(pos))
                 self._p_put(buf[pos : mk[1]])
                 self.pos = mk[1]
+                return True
+            rg = match_region(buf, pos, final, False)
+            if rg is MORE:
+                return False
+            if isinstance(rg, tuple):  # a region hides what follows if the span is literal
+                self._p_hold_here(self._abs(pos))
+                self._p_put(buf[pos : rg[1]])
+                self.pos = rg[1]
                 return True
             r = self._tag(buf, pos, final)
             if r is MORE:
@@ -939,7 +1004,6 @@ class Scanner:
         cap.start = self._abs(self.pos)
         cap.over = False
         cap.calls = []
-        cap.loose_ok = True
         cap.wrapped = level == Level.TOP
         cap.started = 0
         self.inv.params = []
@@ -1317,6 +1381,8 @@ class Scanner:
             if final:
                 return self._eof_in_cdata()
             return False
+        if self.loose:
+            return self._c_cdata_loose(final)
         cd = self.cd
         line = cd.line
         if line.tail or line.run or line.indent >= 0:
@@ -1346,7 +1412,7 @@ class Scanner:
                 return True
         # Only line starts that begin with a fence character matter (R5.3), so plain lines are
         # skipped in bulk; a possible partial match at the end of the buffer waits.
-        m = (_CD_FENCE_LINE if cd.fence else _CD_SPECIAL).search(buf, pos)
+        m = _CD_SPECIAL.search(buf, pos)
         if m is None:
             end = n
             if not final:
@@ -1377,6 +1443,8 @@ class Scanner:
                 if cd.depth > 1:
                     cd.depth -= 1
                     cd.parts.append(buf[k : k + 3])
+                elif cd.fence:  # a closer in a fenced example stays in the value (R5.3)
+                    cd.parts.append(buf[k : k + 3])
                 else:
                     cd.after = [buf[k : k + 3]]
                     cd.after_tail = -1
@@ -1386,6 +1454,8 @@ class Scanner:
             cd.parts.append("]")
             self.pos = k + 1
             return True
+        # Openers count inside a fence too: an example there has its own closers, and an opener
+        # seen through a fence the value never closed is the next value's (D7).
         opener = match_cdata_open(buf, k, final)
         if opener is MORE:
             return False
@@ -1450,14 +1520,48 @@ class Scanner:
         self.cap.level = Level.CDATA
         return True
 
+    def _c_cdata_loose(self, final: bool) -> bool:
+        """After the repair (D8) every CDATA is read by its rule, in one pass: the value runs to
+        the first parameter closing tag, less a `]]>` and blanks right before it."""
+        buf, pos = self.buf, self.pos
+        cd = self.cd
+        m = _ANGLE.search(buf, pos)
+        if m is None:
+            cd.parts.append(buf[pos:])
+            self.pos = len(buf)
+            return True
+        k = m.start()
+        r = self._tag(buf, k, final)
+        if r is MORE:
+            cd.parts.append(buf[pos:k])
+            self.pos = k
+            return False
+        if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
+            self._loose_value("".join(cd.parts) + buf[pos:k])
+            cd.parts = []
+            self.pos = k
+            return True
+        end = self._skip(buf, k)
+        cd.parts.append(buf[pos:end])
+        self.pos = end
+        return True
+
+    def _loose_value(self, content: str) -> None:
+        """The repaired CDATA value (D8): `content` up to its parameter closing tag."""
+        t = _LOOSE_CLOSE_TAIL.search(content)
+        self.par.segs.append(("cdata", content[: t.start()] if t else content))
+        self.cap.raw.append(content)
+        self.cap.level = Level.PARAM
+
     def _eof_in_cdata(self) -> bool:
         """R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter
-        closing tag; the rest of the block is then parsed as usual (once)."""
+        closing tag; the rest of the input is then read once more, every CDATA in it by the
+        same rule (`_c_cdata_loose`), so no second repair and no second rescan."""
         cd, cap = self.cd, self.cap
         content = "".join(cd.parts) + "".join(cd.after) + self.buf[self.pos :]
-        if not cap.loose_ok or cap.over or cap.started:
+        if self.loose or cap.over or cap.started:
             return self._fail()  # with a call announced, the block breaks here (R16.3, D37)
-        cap.loose_ok = False
+        self.loose = True
         self.work += len(content)
         i = 0
         close = -1
@@ -1472,14 +1576,8 @@ class Scanner:
             i = m.start() + 1
         if close < 0:
             return self._fail()
-        value = content[:close]
-        t = _LOOSE_CLOSE_TAIL.search(value)
-        if t:
-            value = value[: t.start()]
-        self.par.segs.append(("cdata", value))
-        cap.raw.append(content[:close])
+        self._loose_value(content[:close])
         cd.parts, cd.after = [], []
-        cap.level = Level.PARAM
         self.buf = content[close:]
         self.base = cd.start + close
         self.pos = 0
@@ -1606,9 +1704,32 @@ class Scanner:
         return self._fail()
 
 
+def match_region(s: str, i: int, final: bool, bol: bool) -> tuple[str, int] | str:
+    """An ignored region opening at `s[i]` (an open angle): (kind, end of the opener), MORE or
+    NO. A CDATA section (drift forms, R5.5) or an HTML comment anywhere; a `<pre>` block only
+    at a line start (`bol`), as CommonMark's HTML blocks. A comment's closer may overlap its
+    opener (`<!-->`), so its opener ends after `<!`."""
+    if s.startswith("<!--", i):
+        return "comment", i + 2
+    if not final and _COMMENT_PREFIX.match(s, i):
+        return MORE
+    cd = match_cdata_open(s, i, final)
+    if isinstance(cd, int):
+        return "cdata", cd
+    if cd is MORE:
+        return MORE
+    if bol:
+        m = _PRE_OPEN.match(s, i)
+        if m is not None or (final and s[i : i + 4].lower() == "<pre" and i + 4 == len(s)):
+            return "pre", i + 4
+        if not final and _PRE_PREFIX.match(s, i):
+            return MORE
+    return NO
+
+
 def _named(tag: Tag) -> bool:
     """The tag has a non-blank `name` (D14: without one an invoke or parameter makes its block text)."""
     return tag.name is not None and not strings.is_blank(tag.name)
 
 
-__all__ = ["ALL_FORMATS", "CLOSE_ANGLES", "FORMATS", "FenceLine", "Level", "Mode", "Scanner"]
+__all__ = ["ALL_FORMATS", "CLOSE_ANGLES", "FORMATS", "FenceLine", "Level", "Mode", "Scanner", "match_region"]

@@ -60,6 +60,7 @@ const Mode = Object.freeze({
   CAPTURE: 4,
   JSON: 5,
   TOKENS: 6,
+  REGION: 7,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -86,9 +87,17 @@ const BLANKS = /[ \t\r]*/y;
 const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
 const SPECIAL_JSON_ANY = /[\n`<\uff1c\u3008\u300a{]/;
 const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_FENCE_LINE = /\n {0,3}[`~]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
+// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
+const REGIONS = {
+  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
+  comment: [/-->/g, /--?$/g],
+  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
+};
+const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
+const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
+const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
@@ -111,6 +120,27 @@ function matchAt(re, s, pos) {
 
 function isTag(r) {
   return r !== null && typeof r === 'object';
+}
+
+/**
+ * An ignored region opening at `s[i]` (an open angle): [kind, end of the opener], MORE or NO. A
+ * CDATA section (drift forms, R5.5) or an HTML comment anywhere; a `<pre>` block only at a line
+ * start (`bol`), as CommonMark's HTML blocks. A comment's closer may overlap its opener (`<!-->`),
+ * so its opener ends after `<!`.
+ */
+function matchRegion(s, i, final, bol) {
+  if (s.startsWith('<!--', i)) return ['comment', i + 2];
+  if (!final && matchAt(COMMENT_PREFIX, s, i)) return MORE;
+  const cd = matchCdataOpen(s, i, final);
+  if (typeof cd === 'number') return ['cdata', cd];
+  if (cd === MORE) return MORE;
+  if (bol) {
+    if (matchAt(PRE_OPEN, s, i) || (final && s.slice(i, i + 4).toLowerCase() === '<pre' && i + 4 === s.length)) {
+      return ['pre', i + 4];
+    }
+    if (!final && matchAt(PRE_PREFIX, s, i)) return MORE;
+  }
+  return NO;
 }
 
 function named(tag) {
@@ -310,7 +340,6 @@ class _Capture {
     this.calls = [];
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
-    this.looseOk = true; // the one loose-CDATA repair (R5.6) is still available
   }
 }
 
@@ -355,6 +384,7 @@ class Scanner {
     this._tapText = 0; // par.text pieces the tap has seen
     this._tapCdata = 0; // cd.parts pieces the tap has seen
     this.jsonCalls = jsonCalls;
+    this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
     const dsml = formats.has('dsml');
     const native = formats.has('function_calls');
     this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
@@ -393,6 +423,8 @@ class Scanner {
     this.cd = new _Cdata();
     this.json = new _Json();
     this.sec = new _Section();
+    this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
+    this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._steps = [
       // indexed by Mode
       (f) => this._mText(f),
@@ -402,6 +434,7 @@ class Scanner {
       (f) => this._mCapture(f),
       (f) => this._mJson(f),
       (f) => this._mTokens(f),
+      (f) => this._mRegion(f),
     ];
   }
 
@@ -605,6 +638,7 @@ class Scanner {
         return true;
       }
       pos = end;
+      this._bol = this._abs(pos); // at most 3 spaces in: an HTML block may start here
     }
     const c = buf[pos];
     if (c === '\n') {
@@ -667,6 +701,17 @@ class Scanner {
       }
       this.saw = true;
       this._startSection(end);
+      return true;
+    }
+    const rg = matchRegion(buf, pos, final, this._abs(pos) === this._bol);
+    if (rg === MORE) return false;
+    if (Array.isArray(rg)) {
+      this.line.indent = -1;
+      const [kind, end] = rg;
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      this.mode = Mode.REGION;
+      this.region = REGIONS[kind];
       return true;
     }
     const r = this._tag(buf, pos, final);
@@ -780,6 +825,37 @@ class Scanner {
     return true;
   }
 
+  // ---- REGION (CDATA, HTML comment or <pre> block in prose) ---------------------------
+
+  /**
+   * An ignored region in prose (D40, D41): text up to its closer, or to the end of input; only a
+   * partial closer at the end of the buffer waits.
+   */
+  _mRegion(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) return false;
+    const [closer, partial] = this.region;
+    const m = search(closer, buf, pos);
+    if (m === null) {
+      let end = n;
+      if (!final) {
+        const t = search(partial, buf, Math.max(pos, n - 6));
+        if (t !== null) end = t.index;
+      }
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      return false;
+    }
+    const end = m.index + m[0].length;
+    this._emit(buf.slice(pos, end));
+    this.pos = end;
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
+
   // ---- PENDING (inline code span) -----------------------------------------------------
 
   _startPending(n) {
@@ -848,6 +924,15 @@ class Scanner {
           return true;
         }
       } else if (OPEN_ANGLES.includes(c)) {
+        if (p.indent <= 3) {
+          // a `<pre>` block starts here and ends the paragraph (D41)
+          const rg = matchRegion(buf, pos, final, true);
+          if (rg === MORE) return false;
+          if (Array.isArray(rg) && rg[0] === 'pre') {
+            this._pendingLiteral(p.lineStart);
+            return true;
+          }
+        }
         const mk = this._marker(buf, pos, final);
         if (mk === MORE) return false;
         if (Array.isArray(mk) && mk[0] === sections.SECTION_BEGIN) {
@@ -892,6 +977,15 @@ class Scanner {
         this._pHoldHere(this._abs(pos));
         this._pPut(buf.slice(pos, mk[1]));
         this.pos = mk[1];
+        return true;
+      }
+      const rg = matchRegion(buf, pos, final, false);
+      if (rg === MORE) return false;
+      if (Array.isArray(rg)) {
+        // a region hides what follows if the span is literal
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, rg[1]));
+        this.pos = rg[1];
         return true;
       }
       const r = this._tag(buf, pos, final);
@@ -1076,7 +1170,6 @@ class Scanner {
     cap.start = this._abs(this.pos);
     cap.over = false;
     cap.calls = [];
-    cap.looseOk = true;
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
     this.inv.params = [];
@@ -1477,6 +1570,7 @@ class Scanner {
       if (final) return this._eofInCdata();
       return false;
     }
+    if (this.loose) return this._cCdataLoose(final);
     const cd = this.cd;
     const line = cd.line;
     if (line.tail || line.run || line.indent >= 0) {
@@ -1514,7 +1608,7 @@ class Scanner {
     }
     // Only line starts that begin with a fence character matter (R5.3), so plain lines are
     // skipped in bulk; a possible partial match at the end of the buffer waits.
-    const m = search(cd.fence ? CD_FENCE_LINE : CD_SPECIAL, buf, pos);
+    const m = search(CD_SPECIAL, buf, pos);
     if (m === null) {
       let end = n;
       if (!final) {
@@ -1548,6 +1642,8 @@ class Scanner {
         if (cd.depth > 1) {
           cd.depth -= 1;
           cd.parts.push(buf.slice(k, k + 3));
+        } else if (cd.fence) {
+          cd.parts.push(buf.slice(k, k + 3)); // a closer in a fenced example stays in the value (R5.3)
         } else {
           cd.after = [buf.slice(k, k + 3)];
           cd.afterTail = -1;
@@ -1560,6 +1656,8 @@ class Scanner {
       this.pos = k + 1;
       return true;
     }
+    // Openers count inside a fence too: an example there has its own closers, and an opener seen
+    // through a fence the value never closed is the next value's (D7).
     const opener = matchCdataOpen(buf, k, final);
     if (opener === MORE) return false;
     if (typeof opener === 'number') {
@@ -1629,15 +1727,58 @@ class Scanner {
   }
 
   /**
+   * After the repair (D8) every CDATA is read by its rule, in one pass: the value runs to the
+   * first parameter closing tag, less a `]]>` and blanks right before it.
+   */
+  _cCdataLoose(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const cd = this.cd;
+    const m = search(ANGLE, buf, pos);
+    if (m === null) {
+      cd.parts.push(buf.slice(pos));
+      this.pos = buf.length;
+      return true;
+    }
+    const k = m.index;
+    const r = this._tag(buf, k, final);
+    if (r === MORE) {
+      cd.parts.push(buf.slice(pos, k));
+      this.pos = k;
+      return false;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
+      cd.parts = [];
+      this.pos = k;
+      return true;
+    }
+    const end = this._skip(buf, k);
+    cd.parts.push(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
+  _looseValue(content) {
+    const t = LOOSE_CLOSE_TAIL.exec(content);
+    this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
+    this.cap.raw.push(content);
+    this.cap.level = Level.PARAM;
+  }
+
+  /**
    * R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter closing
-   * tag; the rest of the block is then parsed as usual (once).
+   * tag; the rest of the input is then read once more, every CDATA in it by the same rule
+   * (`_cCdataLoose`), so no second repair and no second rescan.
    */
   _eofInCdata() {
     const cd = this.cd;
     const cap = this.cap;
     const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
-    if (!cap.looseOk || cap.over || cap.started) return this._fail(); // with a call announced, the block breaks here (R16.3, D37)
-    cap.looseOk = false;
+    // with a call announced, the block breaks here (R16.3, D37)
+    if (this.loose || cap.over || cap.started) return this._fail();
+    this.loose = true;
     this.work += content.length;
     let i = 0;
     let close = -1;
@@ -1652,14 +1793,9 @@ class Scanner {
       i = m.index + 1;
     }
     if (close < 0) return this._fail();
-    let value = content.slice(0, close);
-    const t = LOOSE_CLOSE_TAIL.exec(value);
-    if (t) value = value.slice(0, t.index);
-    this.par.segs.push(['cdata', value]);
-    cap.raw.push(content.slice(0, close));
+    this._looseValue(content.slice(0, close));
     cd.parts = [];
     cd.after = [];
-    cap.level = Level.PARAM;
     this.buf = content.slice(close);
     this.base = cd.start + close;
     this.pos = 0;
@@ -1801,4 +1937,4 @@ class Scanner {
   }
 }
 
-module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage };
+module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage, matchRegion };

@@ -44,6 +44,9 @@ const HOSTILE = {
     Array.from({ length: 1000 }, (_, i) => `Step ${i}.\n` + block('path', `f${i}.txt`) + '\n').join(''),
   'one million call-begin markers': () => '<\uff5ctool\u2581call\u2581begin\uff5c>'.repeat(1_000_000),
   'one million native DSML prefixes': () => '<\uff5cDSML\uff5c'.repeat(1_000_000),
+  // issue 14: each block needed the one repair of its own, and each repair rescanned the rest
+  '2,000 blocks each holding a lone CDATA opener': () =>
+    '<tool_calls><invoke name="a"><parameter name="p"><![CDATA[x <![CDATA[ y]]></parameter></invoke></tool_calls>\n'.repeat(2000),
 };
 
 function stream(text, size) {
