@@ -9,7 +9,7 @@ import tracemalloc
 
 import pytest
 
-from toolsieve import Sieve, TextEvent, ToolCallsEvent
+from toolsieve import Event, Sieve, TextEvent, ToolCallsEvent
 
 LIMIT = 1000
 SLACK = 1100  # a pending tag's bounded lookahead (shell.MAX_TAG and its attribute value)
@@ -53,8 +53,11 @@ CONSTRUCTS: dict[str, tuple[str, str]] = {
 }
 
 
-def out_len(events: list[TextEvent | ToolCallsEvent]) -> int:
-    return sum(len(e.text) if isinstance(e, TextEvent) else len(e.raw) for e in events)
+def out_len(events: list[Event]) -> int:
+    return sum(
+        len(e.text) if isinstance(e, TextEvent) else len(e.raw) if isinstance(e, ToolCallsEvent) else 0
+        for e in events
+    )
 
 
 def run(opener: str, unit: str, total: int, size: int, trace: bool = False) -> tuple[int, int]:
