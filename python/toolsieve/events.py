@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 from .errors import InputTypeError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call: the tool `name` and its `input` object (always a dict)."""
 

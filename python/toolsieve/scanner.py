@@ -218,6 +218,37 @@ class FenceLine:
         return k - pos >= 3
 
 
+class _Text:
+    """Text kept in pieces. Small pieces are joined in batches, so a long text costs about one
+    byte per character (as the input does) whatever the size of its pieces (issue 14, item 5)."""
+
+    __slots__ = ("big", "size", "small")
+
+    def __init__(self) -> None:
+        self.big: list[str] = []
+        self.small: list[str] = []
+        self.size = 0  # characters in `small`
+
+    def add(self, s: str) -> None:
+        if len(s) >= 4096:
+            self._flush()
+            self.big.append(s)
+            return
+        self.small.append(s)
+        self.size += len(s)
+        if self.size >= 4096 or len(self.small) >= 64:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.small:
+            self.big.append("".join(self.small))
+            self.small = []
+            self.size = 0
+
+    def text(self, tail: str = "") -> str:
+        return "".join([*self.big, *self.small, tail])
+
+
 class _Run:
     """RUN: a backtick or tilde run being counted (its characters are text either way)."""
 
@@ -269,11 +300,14 @@ class _Pending:
 class _Invoke:
     """The invoke being captured."""
 
-    __slots__ = ("keys", "name", "other", "params", "text", "top")
+    __slots__ = ("keys", "multi", "name", "other", "params", "text", "top")
 
     def __init__(self) -> None:
         self.name = ""
-        self.params: list[tuple[str, Any]] = []
+        # The input object, built as the parameters close (R6.6: `multi` are the names already
+        # arrays), so a long invoke keeps its values once, not also as a list of pairs.
+        self.params: dict[str, Any] = {}
+        self.multi: set[str] = set()
         self.text: list[str] = []  # body text that is not a parameter (a JSON body, D5)
         self.keys: set[str] = set()  # R16: parameter names so far
         self.top = -1  # R16: the largest array-index name so far
@@ -312,13 +346,16 @@ class _Cdata:
 class _Capture:
     """CAPTURE: the block being parsed."""
 
-    __slots__ = ("calls", "level", "over", "raw", "start", "started", "wrapped")
+    __slots__ = ("calls", "level", "mark", "over", "raw", "start", "started", "wrapped")
 
     def __init__(self) -> None:
         self.level = Level.TOP
         self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
         self.started = 0  # R16: calls announced in this block (stream_arguments)
-        self.raw: list[str] = []  # the block's source text so far
+        # The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it
+        # is always the input from `start`, so it is kept in chunk-sized pieces, not per token.
+        self.raw = _Text()
+        self.mark = 0
         self.calls: list[ToolCall] = []
         self.start = 0  # absolute offset of the block
         self.over = False  # grew past max_capture: released as text as it goes
@@ -335,11 +372,12 @@ class Stage(IntEnum):
 class _Section:
     """TOKENS: the token section being parsed (R14.4, R14.5)."""
 
-    __slots__ = ("body", "calls", "head", "head_len", "over", "raw", "stage", "start")
+    __slots__ = ("body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start")
 
     def __init__(self) -> None:
         self.stage = Stage.BETWEEN
-        self.raw: list[str] = []
+        self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
+        self.mark = 0
         self.calls: list[ToolCall] = []
         self.head: list[str] = []
         self.head_len = 0
@@ -411,6 +449,7 @@ class Scanner:
         self.sec = _Section()
         self.region = _REGIONS["cdata"]  # REGION: the closer of the open region, and its prefix
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
+        self._names: dict[str, str] = {}  # see _name
         self._steps = (  # indexed by Mode
             self._m_text,
             self._m_run,
@@ -441,6 +480,7 @@ class Scanner:
             self.line.indent = -1
             return [TextEvent(chunk)]
         if pos:
+            self._keep_raw()
             self.base += pos
             self.buf = self.buf[pos:] + chunk
             self.pos = 0
@@ -482,6 +522,24 @@ class Scanner:
         self.out = []
         return out
 
+    def _keep_raw(self) -> None:
+        """The buffer is about to drop what is behind `pos`: an open block keeps its source."""
+        holder: _Capture | _Section
+        if self.mode == Mode.CAPTURE:
+            holder = self.cap
+        elif self.mode == Mode.TOKENS:
+            holder = self.sec
+        else:
+            return
+        at = self.base + self.pos
+        if at > holder.mark:
+            holder.raw.add(self.buf[holder.mark - self.base : self.pos])
+            holder.mark = at
+
+    def _source(self, holder: _Capture | _Section) -> str:
+        """The source of the open block or section, up to `pos`."""
+        return holder.raw.text(self.buf[holder.mark - self.base : self.pos])
+
     # ---- output -------------------------------------------------------------------------
 
     def _emit(self, s: str) -> None:
@@ -512,6 +570,18 @@ class Scanner:
         if r is not MORE:
             self._memo_at, self._memo, self._memo_base = at, r, self.base
         return r
+
+    def _name(self, name: str | None) -> str:
+        """A tool or parameter name, trimmed. The same name in many calls is one string: a block
+        of many calls keeps one copy of each name (issue 14, memory per held character)."""
+        n = strings.trim(name or "")
+        names = self._names
+        got = names.get(n)
+        if got is None:
+            if len(names) >= 1024:
+                names.clear()
+            names[n] = got = n
+        return got
 
     def _skip(self, buf: str, pos: int) -> int:
         """Where to resume after no tag started at `pos`: past the open angles, but not past the
@@ -620,7 +690,7 @@ class Scanner:
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
                 # R3 / D6: a bare named invoke may be a block missing its opening wrapper
                 self._start_capture(Level.INVOKE, r.end)
-                self.inv.name = strings.trim(r.name or "")
+                self.inv.name = self._name(r.name)
                 return True
             self._emit(buf[pos : r.end])
             self.pos = r.end
@@ -1000,23 +1070,18 @@ class Scanner:
         self.mode = Mode.CAPTURE
         cap = self.cap
         cap.level = level
-        cap.raw = [self.buf[self.pos : end]]
-        cap.start = self._abs(self.pos)
+        cap.raw = _Text()
+        cap.start = cap.mark = self._abs(self.pos)
         cap.over = False
         cap.calls = []
         cap.wrapped = level == Level.TOP
         cap.started = 0
-        self.inv.params = []
+        self.inv.params, self.inv.multi = {}, set()
         self.inv.text = []
         self.pos = end
 
     def _consumed(self) -> str:
-        if self.mode == Mode.TOKENS:
-            return "".join(self.sec.raw)
-        parts = self.cap.raw
-        if self.cap.level in (Level.CDATA, Level.AFTER_CDATA):
-            parts = parts + self.cd.parts + self.cd.after
-        return "".join(parts)
+        return self._source(self.sec if self.mode == Mode.TOKENS else self.cap)
 
     def _fail(self) -> bool:
         """Not a block: what was captured is text; TEXT resumes at the current position."""
@@ -1044,7 +1109,7 @@ class Scanner:
         self._tap_pull()
         self._tap_done()
         if cap.level != Level.TOP:
-            params = list(inv.params)
+            inp = inv.params  # (the block ends here: the object is the call's)
             if cap.level != Level.INVOKE:
                 segs = list(par.segs)
                 if par.text:
@@ -1052,8 +1117,7 @@ class Scanner:
                 if cap.level in (Level.CDATA, Level.AFTER_CDATA):
                     segs.append(("cdata", "".join(self.cd.parts)))
                 self.work += sum(len(x) for _, x in segs)
-                params.append((par.name, values.param_value(par.name, segs, par.string)))
-            inp = values.invoke_input(params)
+                values.add_param(inp, inv.multi, par.name, values.param_value(par.name, segs, par.string))
             cap.calls.append(ToolCall(inv.name, inp))
             self._flush_text()
             self.out.append(CallDone(inp))
@@ -1066,7 +1130,6 @@ class Scanner:
 
     def _succeed(self, end: int) -> bool:
         cap = self.cap
-        cap.raw.append(self.buf[self.pos : end])
         self.pos = end
         if not cap.over and not cap.started and self.base + end - cap.start > self.max_capture:
             self._overflow()  # the closing tag took the block past the limit
@@ -1074,7 +1137,7 @@ class Scanner:
             return self._fail()
         cap.started = 0
         self._flush_text()
-        self.out.append(ToolCallsEvent(tuple(cap.calls), "".join(cap.raw)))
+        self.out.append(ToolCallsEvent(tuple(cap.calls), self._source(cap)))
         self.mode = Mode.TEXT
         self.line.mid_line()
         return True
@@ -1090,12 +1153,14 @@ class Scanner:
             self.out.append(TextEvent(self._consumed(), "capture_limit"))
         else:
             self._emit(self._consumed())
-        cap.raw, self.cd.parts, self.cd.after = [], [], []
+        cap.raw, cap.mark = _Text(), self.base + self.pos
+        self.cd.parts, self.cd.after = [], []
         self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
         self.par.text, self.par.segs = [], []
         # Only "there was one" matters from here on: keep no more (memory stays flat).
         del cap.calls[1:]
-        del self.inv.params[1:]
+        if len(self.inv.params) > 1:
+            self.inv.params, self.inv.multi = {"": None}, set()
 
     def _m_capture(self, final: bool) -> bool:
         cap = self.cap
@@ -1119,7 +1184,6 @@ class Scanner:
             return self._c_param(final, c)
         m = _WS.match(buf, pos)
         if m:
-            cap.raw.append(m.group(0))
             if level == Level.INVOKE and self.inv.text:
                 self.inv.text.append(m.group(0))
             self.pos = m.end()
@@ -1151,11 +1215,10 @@ class Scanner:
         if not isinstance(r, Tag):
             return self._fail()
         if r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
-            self.cap.raw.append(buf[pos : r.end])
             self.pos = r.end
             self.cap.level = Level.INVOKE
-            self.inv.name = strings.trim(r.name or "")
-            self.inv.params = []
+            self.inv.name = self._name(r.name)
+            self.inv.params, self.inv.multi = {}, set()
             self.inv.text = []
             if self.stream and self.cap.wrapped and not self.cap.over:
                 self.cap.started += 1
@@ -1185,10 +1248,9 @@ class Scanner:
                 if r.local == PARAMETER and not r.closing:
                     if r.self_closing or not _named(r) or not strings.is_blank("".join(inv.text)):
                         return self._fail()
-                    name = strings.trim(r.name or "")
+                    name = self._name(r.name)
                     if cap.started and self._reorders(name):
                         return self._break()
-                    cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
                     cap.level = Level.PARAM
                     self.par.name = name
@@ -1203,11 +1265,11 @@ class Scanner:
                     inp = {} if cap.over else self._invoke_input()
                     if inp is None:
                         return self._fail()
+                    inv.params, inv.multi = {}, set()  # `inp` is the call's now
                     cap.calls.append(ToolCall(inv.name, inp))
                     if cap.started:
                         self._flush_text()
                         self.out.append(CallDone(inp))
-                    cap.raw.append(buf[pos : r.end])
                     self.pos = r.end
                     cap.level = Level.TOP
                     return True
@@ -1215,7 +1277,6 @@ class Scanner:
             if not inv.text:
                 return self._fail()
             end = self._skip(buf, pos)
-            cap.raw.append(buf[pos:end])
             inv.text.append(buf[pos:end])
             self.pos = end
             return True
@@ -1223,7 +1284,6 @@ class Scanner:
             return self._fail()
         m = _ANGLE.search(buf, pos + 1)
         end = m.start() if m else len(buf)
-        cap.raw.append(buf[pos:end])
         inv.text.append(buf[pos:end])
         self.pos = end
         return True
@@ -1231,7 +1291,7 @@ class Scanner:
     def _invoke_input(self) -> dict[str, Any] | None:
         body = "".join(self.inv.text)
         if self.inv.params:
-            return values.invoke_input(self.inv.params) if strings.is_blank(body) else None
+            return self.inv.params if strings.is_blank(body) else None
         if strings.is_blank(body):
             return {}
         return values.json_body_input(body)
@@ -1255,7 +1315,6 @@ class Scanner:
             pos = m.start()
             c = buf[pos]
         if pos > start:
-            self.cap.raw.append(buf[start:pos])
             self.par.text.append(buf[start:pos])
         self.pos = pos
         return True
@@ -1274,7 +1333,6 @@ class Scanner:
                     return None
         cap, par = self.cap, self.par
         if pos > start:
-            cap.raw.append(buf[start:pos])
             par.text.append(buf[start:pos])
         self.pos = pos
         if cd is MORE or eos is MORE or r is MORE:
@@ -1285,7 +1343,6 @@ class Scanner:
                 self._tap_out(self.tap.cdata_open())
             self._par_flush_text()
             self._tap_text = self._tap_cdata = 0
-            cap.raw.append(buf[pos:cd])
             self.pos = cd
             cap.level = Level.CDATA
             self._start_cdata(cd)
@@ -1297,11 +1354,11 @@ class Scanner:
             self._par_flush_text()
             self.work += sum(len(x) for _, x in par.segs)
             value = values.param_value(par.name, par.segs, par.string)
-            self.inv.params.append((par.name, value))
+            par.segs = []  # the body is decoded: keep only its value
+            values.add_param(self.inv.params, self.inv.multi, par.name, value)
             if cap.started:
                 self._flush_text()
                 self.out.append(ParamDone(par.name, value))
-            cap.raw.append(buf[pos : r.end])
             self.pos = r.end
             cap.level = Level.INVOKE
             return True
@@ -1508,8 +1565,6 @@ class Scanner:
                 self.tap.cdata_close()
                 self._tap_text = self._tap_cdata = 0
             self.par.segs.append(("cdata", "".join(cd.parts)))
-            self.cap.raw.extend(cd.parts)
-            self.cap.raw.extend(cd.after)
             cd.parts, cd.after = [], []
             self.cap.level = Level.PARAM
             return True
@@ -1550,7 +1605,6 @@ class Scanner:
         """The repaired CDATA value (D8): `content` up to its parameter closing tag."""
         t = _LOOSE_CLOSE_TAIL.search(content)
         self.par.segs.append(("cdata", content[: t.start()] if t else content))
-        self.cap.raw.append(content)
         self.cap.level = Level.PARAM
 
     def _eof_in_cdata(self) -> bool:
@@ -1578,8 +1632,14 @@ class Scanner:
             return self._fail()
         self._loose_value(content[:close])
         cd.parts, cd.after = [], []
+        # The block's source now ends where the value does; reading goes on from there.
+        end = cd.start + close
+        source = self._source(cap) + self.buf[self.pos :]
+        cap.raw = _Text()
+        cap.raw.add(source[: end - cap.start])
+        cap.mark = end
         self.buf = content[close:]
-        self.base = cd.start + close
+        self.base = end
         self.pos = 0
         return True
 
@@ -1589,22 +1649,21 @@ class Scanner:
         self.mode = Mode.TOKENS
         sec = self.sec
         sec.stage = Stage.BETWEEN
-        sec.raw = [self.buf[self.pos : end]]
+        sec.raw = _Text()
         sec.calls = []
-        sec.start = self._abs(self.pos)
+        sec.start = sec.mark = self._abs(self.pos)
         sec.over = False
         self.pos = end
 
     def _sec_succeed(self, end: int) -> bool:
         sec = self.sec
-        sec.raw.append(self.buf[self.pos : end])
         self.pos = end
         if not sec.over and self.base + end - sec.start > self.max_capture:
             self._sec_overflow()  # the section end took it past the limit
         if sec.over:
             return self._fail()
         self._flush_text()
-        self.out.append(ToolCallsEvent(tuple(sec.calls), "".join(sec.raw)))
+        self.out.append(ToolCallsEvent(tuple(sec.calls), self._source(sec)))
         self.mode = Mode.TEXT
         self.line.mid_line()
         return True
@@ -1615,10 +1674,11 @@ class Scanner:
         if not sec.over:
             sec.over = True
             self._flush_text()
-            self.out.append(TextEvent("".join(sec.raw), "capture_limit"))
+            self.out.append(TextEvent(self._source(sec), "capture_limit"))
         else:
-            self._emit("".join(sec.raw))
-        sec.raw, sec.head, sec.body = [], [], []
+            self._emit(self._source(sec))
+        sec.raw, sec.mark = _Text(), self.base + self.pos
+        sec.head, sec.body = [], []
 
     def _m_tokens(self, final: bool) -> bool:
         sec = self.sec
@@ -1636,7 +1696,6 @@ class Scanner:
         if sec.stage == Stage.BETWEEN:
             m = _WS.match(buf, pos)
             if m:
-                sec.raw.append(m.group(0))
                 self.pos = m.end()
                 return True
             mk = match_marker(buf, pos, final) if buf[pos] == "<" else NO
@@ -1646,7 +1705,6 @@ class Scanner:
                 return self._fail()  # D3: nothing else stands between calls
             kind, end = mk
             if kind == sections.CALL_BEGIN:
-                sec.raw.append(buf[pos:end])
                 self.pos = end
                 sec.stage = Stage.HEAD
                 sec.head, sec.head_len, sec.body = [], 0, []
@@ -1660,7 +1718,6 @@ class Scanner:
         if k != pos:
             end = n if k < 0 else k
             piece = buf[pos:end]
-            sec.raw.append(piece)
             if sec.stage == Stage.HEAD:
                 sec.head_len += end - pos
                 if sec.head_len > sections.MAX_HEAD:
@@ -1675,7 +1732,6 @@ class Scanner:
         if mk is MORE:
             return False
         if not isinstance(mk, tuple):
-            sec.raw.append("<")
             if sec.stage == Stage.HEAD:
                 sec.head.append("<")
                 sec.head_len += 1
@@ -1685,7 +1741,6 @@ class Scanner:
             return True
         kind, end = mk
         if sec.stage == Stage.HEAD and kind == sections.SEP:
-            sec.raw.append(buf[pos:end])
             self.pos = end
             sec.stage = Stage.BODY
             return True
@@ -1696,8 +1751,7 @@ class Scanner:
                 call = sections.decode_call(head, body)
                 if call is None:
                     return self._fail()  # D4: one invalid call makes the section text
-                sec.calls.append(ToolCall(*call))
-            sec.raw.append(buf[pos:end])
+                sec.calls.append(ToolCall(self._name(call[0]), call[1]))
             self.pos = end
             sec.stage = Stage.BETWEEN
             return True

@@ -6,6 +6,7 @@ Both behave identically in Python and JavaScript, which is why they exist instea
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 # D10: the whitespace JavaScript's String.prototype.trim removes.
@@ -25,4 +26,7 @@ def ascii_lower(s: str) -> str:
 
 
 def is_blank(s: str) -> bool:
-    return not s.strip(JS_SPACE)
+    return _NOT_SPACE.search(s) is None  # (no copy of a long text, as strip would make)
+
+
+_NOT_SPACE: Final = re.compile("[^" + JS_SPACE + "]")

@@ -13,7 +13,7 @@ from typing import Any, Final
 from .events import ToolCall
 from .jsontext import number_int
 from .shell import CLOSE_ANGLES, MORE, NO, match_cdata_open
-from .strings import ascii_lower, is_blank, trim
+from .strings import JS_SPACE, ascii_lower, is_blank, trim
 
 Segment = tuple[str, str]  # ("text" | "cdata", string)
 
@@ -55,7 +55,25 @@ def decode_entities(s: str) -> str:
     """D13: the five XML entities and numeric references; anything else stays as written."""
     if "&" not in s:
         return s
-    return _ENTITY_RE.sub(_entity, s)
+    if len(s) <= _DECODE_BLOCK:
+        return _ENTITY_RE.sub(_entity, s)
+    # A long text goes by blocks: re.sub keeps every piece of its result as a string object
+    # until it joins them (about 8 bytes per character for code full of entities). A block
+    # never ends inside an entity (one is at most 10 characters, starting with `&`).
+    out: list[str] = []
+    i, n = 0, len(s)
+    while i < n:
+        j = min(n, i + _DECODE_BLOCK)
+        if j < n:
+            k = s.rfind("&", j - 10, j)
+            if k > i:
+                j = k
+        out.append(_ENTITY_RE.sub(_entity, s[i:j]))
+        i = j
+    return "".join(out)
+
+
+_DECODE_BLOCK: Final = 1 << 16
 
 
 def _reject_constant(name: str) -> Any:
@@ -63,6 +81,8 @@ def _reject_constant(name: str) -> Any:
 
 
 _JSON_START: Final = frozenset('{["-0123456789tfn')
+_JSON_BLANKS: Final = re.compile(r"[ \t\n\r]*")
+_JS_BLANKS: Final = re.compile("[" + JS_SPACE + "]*")
 
 
 MAX_DEPTH: Final = 200  # D21: JSON or XML values nested deeper stay strings
@@ -70,9 +90,10 @@ MAX_DEPTH: Final = 200  # D21: JSON or XML values nested deeper stay strings
 
 def json_value(s: str) -> tuple[bool, Any]:
     """(True, value) when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity)."""
+    k = _JSON_BLANKS.match(s).end()  # type: ignore[union-attr]
+    if k == len(s) or s[k] not in _JSON_START:
+        return False, None  # (decided without copying a long text that is not JSON)
     t = s.strip(" \t\n\r")
-    if not t or t[0] not in _JSON_START:
-        return False, None
     try:
         v = json.loads(t, parse_constant=_reject_constant, parse_int=number_int)
     except (ValueError, RecursionError):
@@ -96,9 +117,13 @@ def _deeper_than(v: Any, limit: int) -> bool:
 
 def _object_list(s: str) -> tuple[bool, Any]:
     """D9: `{..}, {..}` (comma-separated objects) as an array."""
-    t = trim(s)
-    if not (t.startswith("{") and t.endswith("}")):
-        return False, None
+    i = _JS_BLANKS.match(s).end()  # type: ignore[union-attr]
+    j = len(s)
+    while j > i and s[j - 1] in JS_SPACE:
+        j -= 1
+    if i == j or s[i] != "{" or s[j - 1] != "}":
+        return False, None  # (decided without copying a long text)
+    t = s[i:j]
     ok, v = json_value("[" + t + "]")
     if ok and isinstance(v, list) and len(v) > 1 and all(isinstance(x, dict) for x in v):
         return True, v
@@ -137,8 +162,10 @@ class _Element:
 
 
 def _tokens(segments: list[Segment]) -> list[tuple[str, str]] | None:
-    """Split segments into ("open"|"close"|"empty", name) and ("text"|"cdata", s) tokens."""
+    """Split segments into ("open"|"close"|"empty", name) and ("text"|"cdata", s) tokens. Nesting
+    deeper than D21 allows stops it at once: no token list the size of the value is built."""
     out: list[tuple[str, str]] = []
+    depth = 0
     for kind, s in segments:
         if kind == "cdata":
             out.append(("cdata", s))
@@ -166,10 +193,14 @@ def _tokens(segments: list[Segment]) -> list[tuple[str, str]] | None:
                 return None  # a '<' that is not markup: not structured
             if m.group(1):
                 out.append(("close", m.group(2)))
+                depth -= 1
             elif m.group(4):
                 out.append(("empty", m.group(2)))
             else:
                 out.append(("open", m.group(2)))
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return None  # _build would refuse it too
             i = m.end()
     return out
 
@@ -308,14 +339,19 @@ def invoke_input(params: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     multi: set[str] = set()
     for name, value in params:
-        if name in out:
-            if name not in multi:
-                out[name] = [out[name]]
-                multi.add(name)
-            out[name].append(value)
-        else:
-            out[name] = value
+        add_param(out, multi, name, value)
     return out
+
+
+def add_param(out: dict[str, Any], multi: set[str], name: str, value: Any) -> None:
+    """One parameter into the input object being built (`multi`: the names already arrays)."""
+    if name in out:
+        if name not in multi:
+            out[name] = [out[name]]
+            multi.add(name)
+        out[name].append(value)
+    else:
+        out[name] = value
 
 
 _BAD_ESCAPE: Final = re.compile(r'\\(?!["\\/bfnrtu])')

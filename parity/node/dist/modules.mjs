@@ -2803,6 +2803,41 @@ class FenceLine {
   }
 }
 
+/**
+ * Text kept in pieces. Small pieces are joined in batches, so a long text costs about what the
+ * input does whatever the size of its pieces (issue 14, item 5).
+ */
+class _Text {
+  constructor() {
+    this.big = [];
+    this.small = [];
+    this.size = 0; // code units in `small`
+  }
+
+  add(s) {
+    if (s.length >= 4096) {
+      this._flush();
+      this.big.push(s); // (a slice of the input's buffer, kept without a copy)
+      return;
+    }
+    this.small.push(s);
+    this.size += s.length;
+    if (this.size >= 4096 || this.small.length >= 64) this._flush();
+  }
+
+  _flush() {
+    if (this.small.length) {
+      this.big.push(this.small.join(''));
+      this.small = [];
+      this.size = 0;
+    }
+  }
+
+  text(tail = '') {
+    return this.big.join('') + this.small.join('') + tail;
+  }
+}
+
 /** RUN: a backtick or tilde run being counted (its characters are text either way). */
 class _Run {
   constructor() {
@@ -2839,7 +2874,11 @@ class _Pending {
 class _Invoke {
   constructor() {
     this.name = '';
-    this.params = [];
+    // The input object, built as the parameters close (R6.6: `multi` are the names already
+    // arrays), so a long invoke keeps its values once, not also as a list of pairs.
+    this.params = {};
+    this.multi = new Set();
+    this.count = 0; // parameters so far (Python: the dict's length)
     this.text = []; // body text that is not a parameter (a JSON body, D5)
     this.keys = new Set(); // R16: parameter names so far
     this.top = -1; // R16: the largest array-index name so far
@@ -2878,7 +2917,10 @@ class _Capture {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
     this.started = 0; // R16: calls announced in this block (streamArguments)
-    this.raw = []; // the block's source text so far
+    // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
+    // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
+    this.raw = new _Text();
+    this.mark = 0;
     this.calls = [];
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
@@ -2896,7 +2938,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
-    this.raw = [];
+    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
+    this.mark = 0;
     this.calls = [];
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
@@ -2967,6 +3010,7 @@ class Scanner {
     this.sec = new _Section();
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
+    this._names = new Map(); // see _name
     this._steps = [
       // indexed by Mode
       (f) => this._mText(f),
@@ -3002,6 +3046,7 @@ class Scanner {
       return [textEvent(chunk)];
     }
     if (pos) {
+      this._keepRaw();
       this.base += pos;
       this.buf = this.buf.slice(pos) + chunk;
       this.pos = 0;
@@ -3049,6 +3094,22 @@ class Scanner {
     while (steps[this.mode](final)) {
       /* step */
     }
+  }
+
+  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  _keepRaw() {
+    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
+    if (holder === null) return;
+    const at = this.base + this.pos;
+    if (at > holder.mark) {
+      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos));
+      holder.mark = at;
+    }
+  }
+
+  /** The source of the open block or section, up to `pos`. */
+  _source(holder) {
+    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
   }
 
   // ---- code point distances (Python's string indices are code points) -------------------
@@ -3146,6 +3207,22 @@ class Scanner {
       this._memoBase = this.base;
     }
     return r;
+  }
+
+  /**
+   * A tool or parameter name, trimmed. The same name in many calls is one string: a block of
+   * many calls keeps one copy of each name (issue 14, memory per held character).
+   */
+  _name(name) {
+    const n = strings.trim(name || '');
+    const names = this._names;
+    let got = names.get(n);
+    if (got === undefined) {
+      if (names.size >= 1024) names.clear();
+      names.set(n, n);
+      got = n;
+    }
+    return got;
   }
 
   /**
@@ -3268,7 +3345,7 @@ class Scanner {
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
         this._startCapture(Level.INVOKE, r.end);
-        this.inv.name = strings.trim(r.name || '');
+        this.inv.name = this._name(r.name);
         return true;
       }
       this._emit(buf.slice(pos, r.end));
@@ -3708,23 +3785,19 @@ class Scanner {
     this.mode = Mode.CAPTURE;
     const cap = this.cap;
     cap.level = level;
-    cap.raw = [this.buf.slice(this.pos, end)];
-    cap.start = this._abs(this.pos);
+    cap.raw = new _Text();
+    cap.start = cap.mark = this._abs(this.pos);
     cap.over = false;
     cap.calls = [];
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
-    this.inv.params = [];
+    this._newParams();
     this.inv.text = [];
     this.pos = end;
   }
 
   _consumed() {
-    if (this.mode === Mode.TOKENS) return this.sec.raw.join('');
-    let parts = this.cap.raw;
-    const level = this.cap.level;
-    if (level === Level.CDATA || level === Level.AFTER_CDATA) parts = parts.concat(this.cd.parts, this.cd.after);
-    return parts.join('');
+    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
   }
 
   /** Not a block: what was captured is text; TEXT resumes at the current position. */
@@ -3757,15 +3830,14 @@ class Scanner {
     this._tapPull();
     this.tap = null;
     if (cap.level !== Level.TOP) {
-      const params = inv.params.slice();
+      const input = inv.params; // (the block ends here: the object is the call's)
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
         if (par.text.length) segs.push(['text', par.text.join('')]);
         if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
         for (const seg of segs) this.work += seg[1].length;
-        params.push([par.name, values.paramValue(par.name, segs, par.string)]);
+        values.addParam(input, inv.multi, par.name, values.paramValue(par.name, segs, par.string));
       }
-      const input = values.invokeInput(params);
       cap.calls.push({ name: inv.name, input });
       this._flushText();
       this.out.push({ kind: 'done', input });
@@ -3780,13 +3852,12 @@ class Scanner {
 
   _succeed(end) {
     const cap = this.cap;
-    cap.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
     if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
     cap.started = 0;
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.slice(), cap.raw.join('')));
+    this.out.push(toolCallsEvent(cap.calls.slice(), this._source(cap)));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -3806,7 +3877,8 @@ class Scanner {
     } else {
       this._emit(this._consumed());
     }
-    cap.raw = [];
+    cap.raw = new _Text();
+    cap.mark = this.base + this.pos;
     this.cd.parts = [];
     this.cd.after = [];
     this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
@@ -3814,7 +3886,10 @@ class Scanner {
     this.par.segs = [];
     // Only "there was one" matters from here on: keep no more (memory stays flat).
     cap.calls.length = Math.min(cap.calls.length, 1);
-    this.inv.params.length = Math.min(this.inv.params.length, 1);
+    if (this.inv.count > 1) {
+      this._newParams();
+      this.inv.count = 1; // (a placeholder: "there was one")
+    }
   }
 
   _mCapture(final) {
@@ -3836,7 +3911,6 @@ class Scanner {
     if (level === Level.PARAM) return this._cParam(final, c);
     const m = matchAt(WS, buf, pos);
     if (m) {
-      cap.raw.push(m[0]);
       if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(m[0]);
       this.pos = pos + m[0].length;
       return true;
@@ -3864,11 +3938,10 @@ class Scanner {
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
     if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-      this.cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       this.cap.level = Level.INVOKE;
-      this.inv.name = strings.trim(r.name || '');
-      this.inv.params = [];
+      this.inv.name = this._name(r.name);
+      this._newParams();
       this.inv.text = [];
       if (this.stream && this.cap.wrapped && !this.cap.over) {
         this.cap.started += 1;
@@ -3902,9 +3975,8 @@ class Scanner {
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
           if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
-          const name = strings.trim(r.name || '');
+          const name = this._name(r.name);
           if (cap.started && this._reorders(name)) return this._break();
-          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = name;
@@ -3920,12 +3992,12 @@ class Scanner {
         if (r.local === INVOKE && r.closing) {
           const inp = cap.over ? {} : this._invokeInput();
           if (inp === null) return this._fail();
+          this._newParams(); // `inp` is the call's now
           cap.calls.push({ name: inv.name, input: inp });
           if (cap.started) {
             this._flushText();
             this.out.push({ kind: 'done', input: inp });
           }
-          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.TOP;
           return true;
@@ -3934,23 +4006,28 @@ class Scanner {
       }
       if (!inv.text.length) return this._fail();
       const end = this._skip(buf, pos);
-      cap.raw.push(buf.slice(pos, end));
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
       return true;
     }
-    if (inv.params.length) return this._fail();
+    if (inv.count) return this._fail();
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
-    cap.raw.push(buf.slice(pos, end));
     inv.text.push(buf.slice(pos, end));
     this.pos = end;
     return true;
   }
 
+  _newParams() {
+    const inv = this.inv;
+    inv.params = {};
+    inv.multi = new Set();
+    inv.count = 0;
+  }
+
   _invokeInput() {
     const body = this.inv.text.join('');
-    if (this.inv.params.length) return strings.isBlank(body) ? values.invokeInput(this.inv.params) : null;
+    if (this.inv.count) return strings.isBlank(body) ? this.inv.params : null;
     if (strings.isBlank(body)) return {};
     return values.jsonBodyInput(body);
   }
@@ -3979,7 +4056,6 @@ class Scanner {
       c = buf[pos];
     }
     if (pos > start) {
-      this.cap.raw.push(buf.slice(start, pos));
       this.par.text.push(buf.slice(start, pos));
     }
     this.pos = pos;
@@ -4004,7 +4080,6 @@ class Scanner {
     const cap = this.cap;
     const par = this.par;
     if (pos > start) {
-      cap.raw.push(buf.slice(start, pos));
       par.text.push(buf.slice(start, pos));
     }
     this.pos = pos;
@@ -4016,7 +4091,6 @@ class Scanner {
       }
       this._parFlushText();
       this._tapText = this._tapCdata = 0;
-      cap.raw.push(buf.slice(pos, cd));
       this.pos = cd;
       cap.level = Level.CDATA;
       this._startCdata(cd);
@@ -4030,12 +4104,13 @@ class Scanner {
       this._parFlushText();
       for (const seg of par.segs) this.work += seg[1].length;
       const value = values.paramValue(par.name, par.segs, par.string);
-      this.inv.params.push([par.name, value]);
+      par.segs = []; // the body is decoded: keep only its value
+      values.addParam(this.inv.params, this.inv.multi, par.name, value);
+      this.inv.count += 1;
       if (cap.started) {
         this._flushText();
         this.out.push({ kind: 'param', key: par.name, value });
       }
-      cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       cap.level = Level.INVOKE;
       return true;
@@ -4254,8 +4329,6 @@ class Scanner {
         this._tapText = this._tapCdata = 0;
       }
       this.par.segs.push(['cdata', cd.parts.join('')]);
-      for (const p of cd.parts) this.cap.raw.push(p);
-      for (const p of cd.after) this.cap.raw.push(p);
       cd.parts = [];
       cd.after = [];
       this.cap.level = Level.PARAM;
@@ -4305,7 +4378,6 @@ class Scanner {
   _looseValue(content) {
     const t = LOOSE_CLOSE_TAIL.exec(content);
     this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
-    this.cap.raw.push(content);
     this.cap.level = Level.PARAM;
   }
 
@@ -4338,8 +4410,14 @@ class Scanner {
     this._looseValue(content.slice(0, close));
     cd.parts = [];
     cd.after = [];
+    // The block's source now ends where the value does; reading goes on from there.
+    const end = cd.start + close;
+    const source = this._source(cap) + this.buf.slice(this.pos);
+    cap.raw = new _Text();
+    cap.raw.add(source.slice(0, end - cap.start));
+    cap.mark = end;
     this.buf = content.slice(close);
-    this.base = cd.start + close;
+    this.base = end;
     this.pos = 0;
     return true;
   }
@@ -4350,21 +4428,20 @@ class Scanner {
     this.mode = Mode.TOKENS;
     const sec = this.sec;
     sec.stage = Stage.BETWEEN;
-    sec.raw = [this.buf.slice(this.pos, end)];
+    sec.raw = new _Text();
     sec.calls = [];
-    sec.start = this._abs(this.pos);
+    sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
     this.pos = end;
   }
 
   _secSucceed(end) {
     const sec = this.sec;
-    sec.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
     if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
     if (sec.over) return this._fail();
     this._flushText();
-    this.out.push(toolCallsEvent(sec.calls.slice(), sec.raw.join('')));
+    this.out.push(toolCallsEvent(sec.calls.slice(), this._source(sec)));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -4376,11 +4453,12 @@ class Scanner {
     if (!sec.over) {
       sec.over = true;
       this._flushText();
-      this.out.push(textEvent(sec.raw.join(''), 'capture_limit'));
+      this.out.push(textEvent(this._source(sec), 'capture_limit'));
     } else {
-      this._emit(sec.raw.join(''));
+      this._emit(this._source(sec));
     }
-    sec.raw = [];
+    sec.raw = new _Text();
+    sec.mark = this.base + this.pos;
     sec.head = [];
     sec.body = [];
   }
@@ -4400,7 +4478,6 @@ class Scanner {
     if (sec.stage === Stage.BETWEEN) {
       const m = matchAt(WS, buf, pos);
       if (m) {
-        sec.raw.push(m[0]);
         this.pos = pos + m[0].length;
         return true;
       }
@@ -4409,7 +4486,6 @@ class Scanner {
       if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
       const [kind, end] = mk;
       if (kind === sections.CALL_BEGIN) {
-        sec.raw.push(buf.slice(pos, end));
         this.pos = end;
         sec.stage = Stage.HEAD;
         sec.head = [];
@@ -4426,7 +4502,6 @@ class Scanner {
     if (k !== pos) {
       const end = k < 0 ? n : k;
       const piece = buf.slice(pos, end);
-      sec.raw.push(piece);
       if (sec.stage === Stage.HEAD) {
         sec.headLen += end - pos;
         // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
@@ -4444,7 +4519,6 @@ class Scanner {
     const mk = matchMarker(buf, pos, final);
     if (mk === MORE) return false;
     if (!Array.isArray(mk)) {
-      sec.raw.push('<');
       if (sec.stage === Stage.HEAD) {
         sec.head.push('<');
         sec.headLen += 1;
@@ -4456,7 +4530,6 @@ class Scanner {
     }
     const [kind, end] = mk;
     if (sec.stage === Stage.HEAD && kind === sections.SEP) {
-      sec.raw.push(buf.slice(pos, end));
       this.pos = end;
       sec.stage = Stage.BODY;
       return true;
@@ -4468,9 +4541,8 @@ class Scanner {
         this.work += body.length;
         const call = sections.decodeCall(head, body);
         if (call === null) return this._fail(); // D4: one invalid call makes the section text
-        sec.calls.push({ name: call[0], input: call[1] });
+        sec.calls.push({ name: this._name(call[0]), input: call[1] });
       }
-      sec.raw.push(buf.slice(pos, end));
       this.pos = end;
       sec.stage = Stage.BETWEEN;
       return true;
@@ -5988,8 +6060,25 @@ function entity(m0, body) {
 /** D13: the five XML entities and numeric references; anything else stays as written. */
 function decodeEntities(s) {
   if (!s.includes('&')) return s;
-  return s.replace(ENTITY_RE, entity);
+  if (s.length <= DECODE_BLOCK) return s.replace(ENTITY_RE, entity);
+  // A long text goes by blocks: replace() with a function keeps every match until it is done
+  // (about 10 bytes per character for code full of entities). A block never ends inside an
+  // entity (one is at most 10 characters, starting with `&`).
+  const out = [];
+  const n = s.length;
+  for (let i = 0; i < n; ) {
+    let j = Math.min(n, i + DECODE_BLOCK);
+    if (j < n) {
+      const k = s.lastIndexOf('&', j - 1);
+      if (k > i && k >= j - 10) j = k;
+    }
+    out.push(s.slice(i, j).replace(ENTITY_RE, entity));
+    i = j;
+  }
+  return out.join('');
 }
+
+const DECODE_BLOCK = 1 << 16;
 
 const JSON_START = '{["-0123456789tfn';
 const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
@@ -6064,9 +6153,13 @@ function element(name) {
   return { name, children: [], texts: [] }; // texts: ['text', decoded] / ['cdata', raw]
 }
 
-/** Split segments into ['open'|'close'|'empty', name] and ['text'|'cdata', s] tokens. */
+/**
+ * Split segments into ['open'|'close'|'empty', name] and ['text'|'cdata', s] tokens. Nesting deeper
+ * than D21 allows stops it at once: no token list the size of the value is built.
+ */
 function tokens(segments) {
   const out = [];
+  let depth = 0;
   for (const [kind, s] of segments) {
     if (kind === 'cdata') {
       out.push(['cdata', s]);
@@ -6092,9 +6185,16 @@ function tokens(segments) {
       TAG_RE.lastIndex = lt;
       const m = TAG_RE.exec(s);
       if (m === null) return null; // a '<' that is not markup: not structured
-      if (m[1]) out.push(['close', m[2]]);
-      else if (m[4]) out.push(['empty', m[2]]);
-      else out.push(['open', m[2]]);
+      if (m[1]) {
+        out.push(['close', m[2]]);
+        depth -= 1;
+      } else if (m[4]) {
+        out.push(['empty', m[2]]);
+      } else {
+        out.push(['open', m[2]]);
+        depth += 1;
+        if (depth > MAX_DEPTH) return null; // build would refuse it too
+      }
       i = lt + m[0].length;
     }
   }
@@ -6236,18 +6336,21 @@ function asWritten(segments) {
 function invokeInput(params) {
   const out = {};
   const multi = new Set();
-  for (const [name, v] of params) {
-    if (hasOwn(out, name)) {
-      if (!multi.has(name)) {
-        setKey(out, name, [out[name]]);
-        multi.add(name);
-      }
-      out[name].push(v);
-    } else {
-      setKey(out, name, v);
-    }
-  }
+  for (const [name, v] of params) addParam(out, multi, name, v);
   return out;
+}
+
+/** One parameter into the input object being built (`multi`: the names already arrays). */
+function addParam(out, multi, name, v) {
+  if (hasOwn(out, name)) {
+    if (!multi.has(name)) {
+      setKey(out, name, [out[name]]);
+      multi.add(name);
+    }
+    out[name].push(v);
+  } else {
+    setKey(out, name, v);
+  }
 }
 
 const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
@@ -6316,6 +6419,7 @@ module.exports = {
   structured,
   paramValue,
   invokeInput,
+  addParam,
   jsonBodyInput,
   jsonCalls,
 };

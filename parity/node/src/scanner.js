@@ -261,6 +261,41 @@ class FenceLine {
   }
 }
 
+/**
+ * Text kept in pieces. Small pieces are joined in batches, so a long text costs about what the
+ * input does whatever the size of its pieces (issue 14, item 5).
+ */
+class _Text {
+  constructor() {
+    this.big = [];
+    this.small = [];
+    this.size = 0; // code units in `small`
+  }
+
+  add(s) {
+    if (s.length >= 4096) {
+      this._flush();
+      this.big.push(s); // (a slice of the input's buffer, kept without a copy)
+      return;
+    }
+    this.small.push(s);
+    this.size += s.length;
+    if (this.size >= 4096 || this.small.length >= 64) this._flush();
+  }
+
+  _flush() {
+    if (this.small.length) {
+      this.big.push(this.small.join(''));
+      this.small = [];
+      this.size = 0;
+    }
+  }
+
+  text(tail = '') {
+    return this.big.join('') + this.small.join('') + tail;
+  }
+}
+
 /** RUN: a backtick or tilde run being counted (its characters are text either way). */
 class _Run {
   constructor() {
@@ -297,7 +332,11 @@ class _Pending {
 class _Invoke {
   constructor() {
     this.name = '';
-    this.params = [];
+    // The input object, built as the parameters close (R6.6: `multi` are the names already
+    // arrays), so a long invoke keeps its values once, not also as a list of pairs.
+    this.params = {};
+    this.multi = new Set();
+    this.count = 0; // parameters so far (Python: the dict's length)
     this.text = []; // body text that is not a parameter (a JSON body, D5)
     this.keys = new Set(); // R16: parameter names so far
     this.top = -1; // R16: the largest array-index name so far
@@ -336,7 +375,10 @@ class _Capture {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
     this.started = 0; // R16: calls announced in this block (streamArguments)
-    this.raw = []; // the block's source text so far
+    // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
+    // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
+    this.raw = new _Text();
+    this.mark = 0;
     this.calls = [];
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
@@ -354,7 +396,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
-    this.raw = [];
+    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
+    this.mark = 0;
     this.calls = [];
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
@@ -425,6 +468,7 @@ class Scanner {
     this.sec = new _Section();
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
+    this._names = new Map(); // see _name
     this._steps = [
       // indexed by Mode
       (f) => this._mText(f),
@@ -460,6 +504,7 @@ class Scanner {
       return [textEvent(chunk)];
     }
     if (pos) {
+      this._keepRaw();
       this.base += pos;
       this.buf = this.buf.slice(pos) + chunk;
       this.pos = 0;
@@ -507,6 +552,22 @@ class Scanner {
     while (steps[this.mode](final)) {
       /* step */
     }
+  }
+
+  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  _keepRaw() {
+    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
+    if (holder === null) return;
+    const at = this.base + this.pos;
+    if (at > holder.mark) {
+      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos));
+      holder.mark = at;
+    }
+  }
+
+  /** The source of the open block or section, up to `pos`. */
+  _source(holder) {
+    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
   }
 
   // ---- code point distances (Python's string indices are code points) -------------------
@@ -604,6 +665,22 @@ class Scanner {
       this._memoBase = this.base;
     }
     return r;
+  }
+
+  /**
+   * A tool or parameter name, trimmed. The same name in many calls is one string: a block of
+   * many calls keeps one copy of each name (issue 14, memory per held character).
+   */
+  _name(name) {
+    const n = strings.trim(name || '');
+    const names = this._names;
+    let got = names.get(n);
+    if (got === undefined) {
+      if (names.size >= 1024) names.clear();
+      names.set(n, n);
+      got = n;
+    }
+    return got;
   }
 
   /**
@@ -726,7 +803,7 @@ class Scanner {
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
         this._startCapture(Level.INVOKE, r.end);
-        this.inv.name = strings.trim(r.name || '');
+        this.inv.name = this._name(r.name);
         return true;
       }
       this._emit(buf.slice(pos, r.end));
@@ -1166,23 +1243,19 @@ class Scanner {
     this.mode = Mode.CAPTURE;
     const cap = this.cap;
     cap.level = level;
-    cap.raw = [this.buf.slice(this.pos, end)];
-    cap.start = this._abs(this.pos);
+    cap.raw = new _Text();
+    cap.start = cap.mark = this._abs(this.pos);
     cap.over = false;
     cap.calls = [];
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
-    this.inv.params = [];
+    this._newParams();
     this.inv.text = [];
     this.pos = end;
   }
 
   _consumed() {
-    if (this.mode === Mode.TOKENS) return this.sec.raw.join('');
-    let parts = this.cap.raw;
-    const level = this.cap.level;
-    if (level === Level.CDATA || level === Level.AFTER_CDATA) parts = parts.concat(this.cd.parts, this.cd.after);
-    return parts.join('');
+    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
   }
 
   /** Not a block: what was captured is text; TEXT resumes at the current position. */
@@ -1215,15 +1288,14 @@ class Scanner {
     this._tapPull();
     this.tap = null;
     if (cap.level !== Level.TOP) {
-      const params = inv.params.slice();
+      const input = inv.params; // (the block ends here: the object is the call's)
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
         if (par.text.length) segs.push(['text', par.text.join('')]);
         if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
         for (const seg of segs) this.work += seg[1].length;
-        params.push([par.name, values.paramValue(par.name, segs, par.string)]);
+        values.addParam(input, inv.multi, par.name, values.paramValue(par.name, segs, par.string));
       }
-      const input = values.invokeInput(params);
       cap.calls.push({ name: inv.name, input });
       this._flushText();
       this.out.push({ kind: 'done', input });
@@ -1238,13 +1310,12 @@ class Scanner {
 
   _succeed(end) {
     const cap = this.cap;
-    cap.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
     if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
     cap.started = 0;
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.slice(), cap.raw.join('')));
+    this.out.push(toolCallsEvent(cap.calls.slice(), this._source(cap)));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -1264,7 +1335,8 @@ class Scanner {
     } else {
       this._emit(this._consumed());
     }
-    cap.raw = [];
+    cap.raw = new _Text();
+    cap.mark = this.base + this.pos;
     this.cd.parts = [];
     this.cd.after = [];
     this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
@@ -1272,7 +1344,10 @@ class Scanner {
     this.par.segs = [];
     // Only "there was one" matters from here on: keep no more (memory stays flat).
     cap.calls.length = Math.min(cap.calls.length, 1);
-    this.inv.params.length = Math.min(this.inv.params.length, 1);
+    if (this.inv.count > 1) {
+      this._newParams();
+      this.inv.count = 1; // (a placeholder: "there was one")
+    }
   }
 
   _mCapture(final) {
@@ -1294,7 +1369,6 @@ class Scanner {
     if (level === Level.PARAM) return this._cParam(final, c);
     const m = matchAt(WS, buf, pos);
     if (m) {
-      cap.raw.push(m[0]);
       if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(m[0]);
       this.pos = pos + m[0].length;
       return true;
@@ -1322,11 +1396,10 @@ class Scanner {
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
     if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-      this.cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       this.cap.level = Level.INVOKE;
-      this.inv.name = strings.trim(r.name || '');
-      this.inv.params = [];
+      this.inv.name = this._name(r.name);
+      this._newParams();
       this.inv.text = [];
       if (this.stream && this.cap.wrapped && !this.cap.over) {
         this.cap.started += 1;
@@ -1360,9 +1433,8 @@ class Scanner {
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
           if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
-          const name = strings.trim(r.name || '');
+          const name = this._name(r.name);
           if (cap.started && this._reorders(name)) return this._break();
-          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = name;
@@ -1378,12 +1450,12 @@ class Scanner {
         if (r.local === INVOKE && r.closing) {
           const inp = cap.over ? {} : this._invokeInput();
           if (inp === null) return this._fail();
+          this._newParams(); // `inp` is the call's now
           cap.calls.push({ name: inv.name, input: inp });
           if (cap.started) {
             this._flushText();
             this.out.push({ kind: 'done', input: inp });
           }
-          cap.raw.push(buf.slice(pos, r.end));
           this.pos = r.end;
           cap.level = Level.TOP;
           return true;
@@ -1392,23 +1464,28 @@ class Scanner {
       }
       if (!inv.text.length) return this._fail();
       const end = this._skip(buf, pos);
-      cap.raw.push(buf.slice(pos, end));
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
       return true;
     }
-    if (inv.params.length) return this._fail();
+    if (inv.count) return this._fail();
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
-    cap.raw.push(buf.slice(pos, end));
     inv.text.push(buf.slice(pos, end));
     this.pos = end;
     return true;
   }
 
+  _newParams() {
+    const inv = this.inv;
+    inv.params = {};
+    inv.multi = new Set();
+    inv.count = 0;
+  }
+
   _invokeInput() {
     const body = this.inv.text.join('');
-    if (this.inv.params.length) return strings.isBlank(body) ? values.invokeInput(this.inv.params) : null;
+    if (this.inv.count) return strings.isBlank(body) ? this.inv.params : null;
     if (strings.isBlank(body)) return {};
     return values.jsonBodyInput(body);
   }
@@ -1437,7 +1514,6 @@ class Scanner {
       c = buf[pos];
     }
     if (pos > start) {
-      this.cap.raw.push(buf.slice(start, pos));
       this.par.text.push(buf.slice(start, pos));
     }
     this.pos = pos;
@@ -1462,7 +1538,6 @@ class Scanner {
     const cap = this.cap;
     const par = this.par;
     if (pos > start) {
-      cap.raw.push(buf.slice(start, pos));
       par.text.push(buf.slice(start, pos));
     }
     this.pos = pos;
@@ -1474,7 +1549,6 @@ class Scanner {
       }
       this._parFlushText();
       this._tapText = this._tapCdata = 0;
-      cap.raw.push(buf.slice(pos, cd));
       this.pos = cd;
       cap.level = Level.CDATA;
       this._startCdata(cd);
@@ -1488,12 +1562,13 @@ class Scanner {
       this._parFlushText();
       for (const seg of par.segs) this.work += seg[1].length;
       const value = values.paramValue(par.name, par.segs, par.string);
-      this.inv.params.push([par.name, value]);
+      par.segs = []; // the body is decoded: keep only its value
+      values.addParam(this.inv.params, this.inv.multi, par.name, value);
+      this.inv.count += 1;
       if (cap.started) {
         this._flushText();
         this.out.push({ kind: 'param', key: par.name, value });
       }
-      cap.raw.push(buf.slice(pos, r.end));
       this.pos = r.end;
       cap.level = Level.INVOKE;
       return true;
@@ -1712,8 +1787,6 @@ class Scanner {
         this._tapText = this._tapCdata = 0;
       }
       this.par.segs.push(['cdata', cd.parts.join('')]);
-      for (const p of cd.parts) this.cap.raw.push(p);
-      for (const p of cd.after) this.cap.raw.push(p);
       cd.parts = [];
       cd.after = [];
       this.cap.level = Level.PARAM;
@@ -1763,7 +1836,6 @@ class Scanner {
   _looseValue(content) {
     const t = LOOSE_CLOSE_TAIL.exec(content);
     this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
-    this.cap.raw.push(content);
     this.cap.level = Level.PARAM;
   }
 
@@ -1796,8 +1868,14 @@ class Scanner {
     this._looseValue(content.slice(0, close));
     cd.parts = [];
     cd.after = [];
+    // The block's source now ends where the value does; reading goes on from there.
+    const end = cd.start + close;
+    const source = this._source(cap) + this.buf.slice(this.pos);
+    cap.raw = new _Text();
+    cap.raw.add(source.slice(0, end - cap.start));
+    cap.mark = end;
     this.buf = content.slice(close);
-    this.base = cd.start + close;
+    this.base = end;
     this.pos = 0;
     return true;
   }
@@ -1808,21 +1886,20 @@ class Scanner {
     this.mode = Mode.TOKENS;
     const sec = this.sec;
     sec.stage = Stage.BETWEEN;
-    sec.raw = [this.buf.slice(this.pos, end)];
+    sec.raw = new _Text();
     sec.calls = [];
-    sec.start = this._abs(this.pos);
+    sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
     this.pos = end;
   }
 
   _secSucceed(end) {
     const sec = this.sec;
-    sec.raw.push(this.buf.slice(this.pos, end));
     this.pos = end;
     if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
     if (sec.over) return this._fail();
     this._flushText();
-    this.out.push(toolCallsEvent(sec.calls.slice(), sec.raw.join('')));
+    this.out.push(toolCallsEvent(sec.calls.slice(), this._source(sec)));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -1834,11 +1911,12 @@ class Scanner {
     if (!sec.over) {
       sec.over = true;
       this._flushText();
-      this.out.push(textEvent(sec.raw.join(''), 'capture_limit'));
+      this.out.push(textEvent(this._source(sec), 'capture_limit'));
     } else {
-      this._emit(sec.raw.join(''));
+      this._emit(this._source(sec));
     }
-    sec.raw = [];
+    sec.raw = new _Text();
+    sec.mark = this.base + this.pos;
     sec.head = [];
     sec.body = [];
   }
@@ -1858,7 +1936,6 @@ class Scanner {
     if (sec.stage === Stage.BETWEEN) {
       const m = matchAt(WS, buf, pos);
       if (m) {
-        sec.raw.push(m[0]);
         this.pos = pos + m[0].length;
         return true;
       }
@@ -1867,7 +1944,6 @@ class Scanner {
       if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
       const [kind, end] = mk;
       if (kind === sections.CALL_BEGIN) {
-        sec.raw.push(buf.slice(pos, end));
         this.pos = end;
         sec.stage = Stage.HEAD;
         sec.head = [];
@@ -1884,7 +1960,6 @@ class Scanner {
     if (k !== pos) {
       const end = k < 0 ? n : k;
       const piece = buf.slice(pos, end);
-      sec.raw.push(piece);
       if (sec.stage === Stage.HEAD) {
         sec.headLen += end - pos;
         // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
@@ -1902,7 +1977,6 @@ class Scanner {
     const mk = matchMarker(buf, pos, final);
     if (mk === MORE) return false;
     if (!Array.isArray(mk)) {
-      sec.raw.push('<');
       if (sec.stage === Stage.HEAD) {
         sec.head.push('<');
         sec.headLen += 1;
@@ -1914,7 +1988,6 @@ class Scanner {
     }
     const [kind, end] = mk;
     if (sec.stage === Stage.HEAD && kind === sections.SEP) {
-      sec.raw.push(buf.slice(pos, end));
       this.pos = end;
       sec.stage = Stage.BODY;
       return true;
@@ -1926,9 +1999,8 @@ class Scanner {
         this.work += body.length;
         const call = sections.decodeCall(head, body);
         if (call === null) return this._fail(); // D4: one invalid call makes the section text
-        sec.calls.push({ name: call[0], input: call[1] });
+        sec.calls.push({ name: this._name(call[0]), input: call[1] });
       }
-      sec.raw.push(buf.slice(pos, end));
       this.pos = end;
       sec.stage = Stage.BETWEEN;
       return true;

@@ -30,8 +30,25 @@ function entity(m0, body) {
 /** D13: the five XML entities and numeric references; anything else stays as written. */
 function decodeEntities(s) {
   if (!s.includes('&')) return s;
-  return s.replace(ENTITY_RE, entity);
+  if (s.length <= DECODE_BLOCK) return s.replace(ENTITY_RE, entity);
+  // A long text goes by blocks: replace() with a function keeps every match until it is done
+  // (about 10 bytes per character for code full of entities). A block never ends inside an
+  // entity (one is at most 10 characters, starting with `&`).
+  const out = [];
+  const n = s.length;
+  for (let i = 0; i < n; ) {
+    let j = Math.min(n, i + DECODE_BLOCK);
+    if (j < n) {
+      const k = s.lastIndexOf('&', j - 1);
+      if (k > i && k >= j - 10) j = k;
+    }
+    out.push(s.slice(i, j).replace(ENTITY_RE, entity));
+    i = j;
+  }
+  return out.join('');
 }
+
+const DECODE_BLOCK = 1 << 16;
 
 const JSON_START = '{["-0123456789tfn';
 const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
@@ -106,9 +123,13 @@ function element(name) {
   return { name, children: [], texts: [] }; // texts: ['text', decoded] / ['cdata', raw]
 }
 
-/** Split segments into ['open'|'close'|'empty', name] and ['text'|'cdata', s] tokens. */
+/**
+ * Split segments into ['open'|'close'|'empty', name] and ['text'|'cdata', s] tokens. Nesting deeper
+ * than D21 allows stops it at once: no token list the size of the value is built.
+ */
 function tokens(segments) {
   const out = [];
+  let depth = 0;
   for (const [kind, s] of segments) {
     if (kind === 'cdata') {
       out.push(['cdata', s]);
@@ -134,9 +155,16 @@ function tokens(segments) {
       TAG_RE.lastIndex = lt;
       const m = TAG_RE.exec(s);
       if (m === null) return null; // a '<' that is not markup: not structured
-      if (m[1]) out.push(['close', m[2]]);
-      else if (m[4]) out.push(['empty', m[2]]);
-      else out.push(['open', m[2]]);
+      if (m[1]) {
+        out.push(['close', m[2]]);
+        depth -= 1;
+      } else if (m[4]) {
+        out.push(['empty', m[2]]);
+      } else {
+        out.push(['open', m[2]]);
+        depth += 1;
+        if (depth > MAX_DEPTH) return null; // build would refuse it too
+      }
       i = lt + m[0].length;
     }
   }
@@ -278,18 +306,21 @@ function asWritten(segments) {
 function invokeInput(params) {
   const out = {};
   const multi = new Set();
-  for (const [name, v] of params) {
-    if (hasOwn(out, name)) {
-      if (!multi.has(name)) {
-        setKey(out, name, [out[name]]);
-        multi.add(name);
-      }
-      out[name].push(v);
-    } else {
-      setKey(out, name, v);
-    }
-  }
+  for (const [name, v] of params) addParam(out, multi, name, v);
   return out;
+}
+
+/** One parameter into the input object being built (`multi`: the names already arrays). */
+function addParam(out, multi, name, v) {
+  if (hasOwn(out, name)) {
+    if (!multi.has(name)) {
+      setKey(out, name, [out[name]]);
+      multi.add(name);
+    }
+    out[name].push(v);
+  } else {
+    setKey(out, name, v);
+  }
 }
 
 const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
@@ -358,6 +389,7 @@ module.exports = {
   structured,
   paramValue,
   invokeInput,
+  addParam,
   jsonBodyInput,
   jsonCalls,
 };
