@@ -56,7 +56,8 @@ def build(shape: str, size: int) -> str:
     if shape == "invokes":
         one = '<|DSML|invoke name="read"><|DSML|parameter name="path">f{i}</|DSML|parameter></|DSML|invoke>'
         n = size // (len(one) + 4)
-        return "<|DSML|tool_calls>" + "".join(one.replace("{i}", str(i)) for i in range(n)) + "</|DSML|tool_calls>"
+        inner = "".join(one.replace("{i}", str(i)) for i in range(n))
+        return "<|DSML|tool_calls>" + inner + "</|DSML|tool_calls>"
     if shape == "tokens":
         one = '<｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path": "f{i}"}<｜tool▁call▁end｜>'
         n = size // (len(one) + 4)
@@ -163,7 +164,8 @@ def holds(langs: list[str], size: int, as_json: bool) -> list[dict[str, Any]]:
             row = {"construct": name, "lang": lang, "chars": r["chars"], "peak_mb": round(r["held"] / 1e6, 1)}
             rows.append(row)
             if not as_json:
-                print(f"{name:40} {lang:6} {r['chars'] / 1e6:6.1f} M chars  peak +{row['peak_mb']:6.1f} MB", flush=True)
+                mb = r["chars"] / 1e6
+                print(f"{name:40} {lang:6} {mb:6.1f} M chars  peak +{row['peak_mb']:6.1f} MB", flush=True)
     return rows
 
 
