@@ -497,7 +497,7 @@ class Scanner:
 
     def _release_past_limit(self) -> None:
         """At the end of a chunk, what a block holds past max_capture is released now, not with
-        the next chunk (R8.3): a step may consume a whole chunk before it waits."""
+        the next chunk (R8.3, D43): a step may consume a whole chunk before it waits."""
         at = self.base + self.pos
         cap = self.cap
         if self.mode == Mode.CAPTURE and not cap.started and (cap.over or at - cap.start > self.max_capture):
@@ -1157,7 +1157,7 @@ class Scanner:
         self.cd.parts, self.cd.after = [], []
         self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
         self.par.text, self.par.segs = [], []
-        # Only "there was one" matters from here on: keep no more (memory stays flat).
+        # Only "there was one" matters from here on: keep no more (memory stays flat, D43).
         del cap.calls[1:]
         if len(self.inv.params) > 1:
             self.inv.params, self.inv.multi = {"": None}, set()

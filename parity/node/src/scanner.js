@@ -521,7 +521,7 @@ class Scanner {
 
   /**
    * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
-   * chunk (R8.3): a step may consume a whole chunk before it waits.
+   * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
    */
   _releasePastLimit() {
     const cap = this.cap;
@@ -1342,7 +1342,7 @@ class Scanner {
     this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
     this.par.text = [];
     this.par.segs = [];
-    // Only "there was one" matters from here on: keep no more (memory stays flat).
+    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
     cap.calls.length = Math.min(cap.calls.length, 1);
     if (this.inv.count > 1) {
       this._newParams();
