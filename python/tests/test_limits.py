@@ -75,3 +75,56 @@ def test_a_code_span_within_the_limit_still_hides_a_block() -> None:
     text = "`x `` " + "pad " * 50 + EVIL + " `"
     assert parse(text, max_capture_chars=1000).calls == ()
     assert [c.name for c in parse(text, max_capture_chars=120).calls] == ["evil"]
+
+
+# Found by the fuzzer with a small limit (scripts/fuzz.py, LIMIT): whether the released text of a
+# block that ends past the limit carried the note depended on where a chunk ended.
+PAST_LIMIT = [
+    '<｜DSML｜function_calls>\n<｜DSML｜invoke name="echo">\n<｜DSML｜parameter name="v" '
+    'string="true">[1, 2, 3]</｜DSML｜parameter“>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    '<|DSML|tool_calls>\n<|DSML|invoke name="update_issue">\n  <|DSML|parameter name="issue">#412'
+    '</|Drameter>\n  <|DSML|parameter name="assignee">null</|DSML|parameter>\n</|DSML|i\n</|DSML|tool_calls>',
+    'Using <|DSML|tool_calls>: <|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter '
+    'name="path">app.js=</|DSML|param`eter/|DSML|invoke></|DSML|tool_calls>',
+]
+
+
+@pytest.mark.parametrize("text", PAST_LIMIT)
+def test_past_the_limit_every_chunking_gives_the_same_events(text: str) -> None:
+    def run(size: int) -> list[dict[str, object]]:
+        s = Sieve(max_capture_chars=97)
+        events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])]
+        return [e.to_dict() for e in coalesce(events + s.flush())]
+
+    whole = run(len(text))
+    assert whole[0].get("note") == "capture_limit"
+    for size in (1, 2, 3, 5, 8, 13):
+        assert run(size) == whole
+
+
+def test_after_a_block_past_the_limit_text_resumes_at_its_line_start() -> None:
+    """The line state after a block released past the limit is where the block ended: here at a
+    line start, so the backticks open a fence and the block in it is an example."""
+    text = (
+        '<tool_calls>\n<invoke name="a_tool_name_long_enough_to_take_its_block_past_sixty"></invoke>\n'
+        '```\n<tool_calls><invoke name="x"></invoke></tool_calls>\n```\n'
+    )
+    assert parse(text, max_capture_chars=60).calls == ()
+    for size in (1, 7, len(text)):
+        s = Sieve(max_capture_chars=60)
+        events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+        assert not any(isinstance(e, ToolCallsEvent) for e in events)
+
+
+def test_a_backtick_run_at_the_limit_of_a_held_span_is_not_lost() -> None:
+    """Found by the fuzzer: when a held inline span passed the limit while a backtick run was being
+    read, the run's characters were neither held nor released."""
+    text = (
+        '``〈DSM|tool_calls!>〈DSM|invoke name="a b">〈DSM|Parameter name="1" string="true">'
+        "<![CDATA[echo `date`"
+    )
+    for limit in range(90, 101):
+        for size in (1, 3, len(text)):
+            s = Sieve(max_capture_chars=limit)
+            events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+            assert "".join(e.source for e in events) == text, (limit, size)

@@ -346,7 +346,7 @@ class _Cdata:
 class _Capture:
     """CAPTURE: the block being parsed."""
 
-    __slots__ = ("calls", "level", "mark", "over", "raw", "start", "started", "wrapped")
+    __slots__ = ("calls", "level", "mark", "over", "raw", "start", "started", "tail", "wrapped")
 
     def __init__(self) -> None:
         self.level = Level.TOP
@@ -356,6 +356,7 @@ class _Capture:
         # is always the input from `start`, so it is kept in chunk-sized pieces, not per token.
         self.raw = _Text()
         self.mark = 0
+        self.tail = ""  # the last characters released past the limit (for the line state)
         self.calls: list[ToolCall] = []
         self.start = 0  # absolute offset of the block
         self.over = False  # grew past max_capture: released as text as it goes
@@ -372,12 +373,13 @@ class Stage(IntEnum):
 class _Section:
     """TOKENS: the token section being parsed (R14.4, R14.5)."""
 
-    __slots__ = ("body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start")
+    __slots__ = ("body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start", "tail")
 
     def __init__(self) -> None:
         self.stage = Stage.BETWEEN
         self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
         self.mark = 0
+        self.tail = ""
         self.calls: list[ToolCall] = []
         self.head: list[str] = []
         self.head_len = 0
@@ -830,6 +832,9 @@ class Scanner:
         if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
             # R8.3: a code span that would hold more than a block may is not a code span. The
             # length is content, so every chunking decides at the same place.
+            if p.run_len:  # a backtick run read to the end of the buffer is held text too
+                p.hold.append("`" * p.run_len)
+                p.run_len = 0
             self._pending_literal(self._abs(pos))
             return True
         if p.run_len:
@@ -1070,7 +1075,7 @@ class Scanner:
         self.mode = Mode.CAPTURE
         cap = self.cap
         cap.level = level
-        cap.raw = _Text()
+        cap.raw, cap.tail = _Text(), ""
         cap.start = cap.mark = self._abs(self.pos)
         cap.over = False
         cap.calls = []
@@ -1087,9 +1092,16 @@ class Scanner:
         """Not a block: what was captured is text; TEXT resumes at the current position."""
         if self.mode == Mode.CAPTURE and self.cap.started:
             return self._break()
+        holder = self.sec if self.mode == Mode.TOKENS else self.cap
+        if not holder.over and self.base + self.pos - holder.start > self.max_capture:
+            # A block that ends past the limit was over it, wherever the chunks ended (D43).
+            if self.mode == Mode.TOKENS:
+                self._sec_overflow()
+            else:
+                self._overflow()
         text = self._consumed()
         self._emit(text)
-        self._text_resumes(text)
+        self._text_resumes(holder.tail + text)  # (the tail of what was released before)
         return True
 
     def _text_resumes(self, text: str) -> None:
@@ -1147,12 +1159,14 @@ class Scanner:
         and the rest of the block is still parsed (so its content is not read as prose) but
         released as text as it goes."""
         cap = self.cap
+        text = self._consumed()
         if not cap.over:
             cap.over = True
             self._flush_text()
-            self.out.append(TextEvent(self._consumed(), "capture_limit"))
+            self.out.append(TextEvent(text, "capture_limit"))
         else:
-            self._emit(self._consumed())
+            self._emit(text)
+        cap.tail = (cap.tail + text)[-4:]
         cap.raw, cap.mark = _Text(), self.base + self.pos
         self.cd.parts, self.cd.after = [], []
         self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
@@ -1649,7 +1663,7 @@ class Scanner:
         self.mode = Mode.TOKENS
         sec = self.sec
         sec.stage = Stage.BETWEEN
-        sec.raw = _Text()
+        sec.raw, sec.tail = _Text(), ""
         sec.calls = []
         sec.start = sec.mark = self._abs(self.pos)
         sec.over = False
@@ -1671,12 +1685,14 @@ class Scanner:
     def _sec_overflow(self) -> None:
         """As `_overflow`: past max_capture the section is released as text as it goes."""
         sec = self.sec
+        text = self._source(sec)
         if not sec.over:
             sec.over = True
             self._flush_text()
-            self.out.append(TextEvent(self._source(sec), "capture_limit"))
+            self.out.append(TextEvent(text, "capture_limit"))
         else:
-            self._emit(self._source(sec))
+            self._emit(text)
+        sec.tail = (sec.tail + text)[-4:]
         sec.raw, sec.mark = _Text(), self.base + self.pos
         sec.head, sec.body = [], []
 

@@ -2921,6 +2921,7 @@ class _Capture {
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
     this.raw = new _Text();
     this.mark = 0;
+    this.tail = ''; // the last characters released past the limit (for the line state)
     this.calls = [];
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
@@ -2940,6 +2941,7 @@ class _Section {
     this.stage = Stage.BETWEEN;
     this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
     this.mark = 0;
+    this.tail = '';
     this.calls = [];
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
@@ -3510,6 +3512,11 @@ class Scanner {
     if (p.hold !== null && this._over(p.holdStart)) {
       // R8.3: a code span that would hold more than a block may is not a code span. The
       // length is content, so every chunking decides at the same place.
+      if (p.runLen) {
+        // a backtick run read to the end of the buffer is held text too
+        p.hold.push('`'.repeat(p.runLen));
+        p.runLen = 0;
+      }
       this._pendingLiteral(this._abs(pos));
       return true;
     }
@@ -3786,6 +3793,7 @@ class Scanner {
     const cap = this.cap;
     cap.level = level;
     cap.raw = new _Text();
+    cap.tail = '';
     cap.start = cap.mark = this._abs(this.pos);
     cap.over = false;
     cap.calls = [];
@@ -3803,9 +3811,16 @@ class Scanner {
   /** Not a block: what was captured is text; TEXT resumes at the current position. */
   _fail() {
     if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
+    const tokens = this.mode === Mode.TOKENS;
+    const holder = tokens ? this.sec : this.cap;
+    if (!holder.over && this._over(holder.start)) {
+      // A block that ends past the limit was over it, wherever the chunks ended (D43).
+      if (tokens) this._secOverflow();
+      else this._overflow();
+    }
     const text = this._consumed();
     this._emit(text);
-    this._textResumes(text);
+    this._textResumes(holder.tail + text); // (the tail of what was released before)
     return true;
   }
 
@@ -3870,13 +3885,15 @@ class Scanner {
    */
   _overflow() {
     const cap = this.cap;
+    const text = this._consumed();
     if (!cap.over) {
       cap.over = true;
       this._flushText();
-      this.out.push(textEvent(this._consumed(), 'capture_limit'));
+      this.out.push(textEvent(text, 'capture_limit'));
     } else {
-      this._emit(this._consumed());
+      this._emit(text);
     }
+    cap.tail = (cap.tail + text).slice(-4);
     cap.raw = new _Text();
     cap.mark = this.base + this.pos;
     this.cd.parts = [];
@@ -4429,6 +4446,7 @@ class Scanner {
     const sec = this.sec;
     sec.stage = Stage.BETWEEN;
     sec.raw = new _Text();
+    sec.tail = '';
     sec.calls = [];
     sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
@@ -4450,13 +4468,15 @@ class Scanner {
   /** As `_overflow`: past maxCapture the section is released as text as it goes. */
   _secOverflow() {
     const sec = this.sec;
+    const text = this._source(sec);
     if (!sec.over) {
       sec.over = true;
       this._flushText();
-      this.out.push(textEvent(this._source(sec), 'capture_limit'));
+      this.out.push(textEvent(text, 'capture_limit'));
     } else {
-      this._emit(this._source(sec));
+      this._emit(text);
     }
+    sec.tail = (sec.tail + text).slice(-4);
     sec.raw = new _Text();
     sec.mark = this.base + this.pos;
     sec.head = [];

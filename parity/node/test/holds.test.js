@@ -107,3 +107,59 @@ for (const [name, [opener, unit]] of Object.entries(CONSTRUCTS)) {
     assert.ok(grown < 384 * 1024, `heap grew by ${grown} bytes`);
   });
 }
+
+// Found by the fuzzer with a small limit (scripts/fuzz.py, LIMIT): whether the released text of a
+// block that ends past the limit carried the note depended on where a chunk ended.
+const PAST_LIMIT = [
+  '<\uff5cDSML\uff5cfunction_calls>\n<\uff5cDSML\uff5cinvoke name="echo">\n<\uff5cDSML\uff5cparameter name="v" ' +
+    'string="true">[1, 2, 3]</\uff5cDSML\uff5cparameter\u201c>\n</\uff5cDSML\uff5cinvoke>\n</\uff5cDSML\uff5cfunction_calls>',
+  '<|DSML|tool_calls>\n<|DSML|invoke name="update_issue">\n  <|DSML|parameter name="issue">#412' +
+    '</|Drameter>\n  <|DSML|parameter name="assignee">null</|DSML|parameter>\n</|DSML|i\n</|DSML|tool_calls>',
+  'Using <|DSML|tool_calls>: <|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter ' +
+    'name="path">app.js=</|DSML|param`eter/|DSML|invoke></|DSML|tool_calls>',
+];
+const { coalesce, parse } = require('..');
+
+for (const [k, text] of PAST_LIMIT.entries()) {
+  test(`past the limit every chunking gives the same events (${k})`, () => {
+    const run = (size) => {
+      const s = new Sieve({ maxCaptureChars: 97 });
+      const events = [];
+      for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+      events.push(...s.flush());
+      return coalesce(events).map(({ raw, ...e }) => e);
+    };
+    const whole = run(text.length);
+    assert.strictEqual(whole[0].note, 'capture_limit');
+    for (const size of [1, 2, 3, 5, 8, 13]) assert.deepStrictEqual(run(size), whole);
+  });
+}
+
+test('after a block past the limit, text resumes at its line start', () => {
+  const text =
+    '<tool_calls>\n<invoke name="a_tool_name_long_enough_to_take_its_block_past_sixty"></invoke>\n' +
+    '```\n<tool_calls><invoke name="x"></invoke></tool_calls>\n```\n';
+  assert.deepStrictEqual(parse(text, { maxCaptureChars: 60 }).calls, []);
+  for (const size of [1, 7, text.length]) {
+    const s = new Sieve({ maxCaptureChars: 60 });
+    const events = [];
+    for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+    events.push(...s.flush());
+    assert.ok(!events.some((e) => e.type === 'tool_calls'));
+  }
+});
+
+test('a backtick run at the limit of a held span is not lost (found by the fuzzer)', () => {
+  const text =
+    '``\u3008DSM|tool_calls!>\u3008DSM|invoke name="a b">\u3008DSM|Parameter name="1" string="true">' +
+    '<![CDATA[echo `date`';
+  for (let limit = 90; limit <= 100; limit++) {
+    for (const size of [1, 3, text.length]) {
+      const s = new Sieve({ maxCaptureChars: limit });
+      const events = [];
+      for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+      events.push(...s.flush());
+      assert.strictEqual(events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join(''), text);
+    }
+  }
+});
