@@ -7,9 +7,9 @@
     .venv/bin/python scripts/memory.py --json
 
 Block shapes (`--shapes`): one block that stays open to its last characters, so everything
-before them is held. Each run is a fresh process: the input is read from a file first, then the
-peak RSS is reset (`/proc/self/clear_refs`), the input is streamed through a Sieve in 64 KiB
-chunks and flushed. Reported: the peak RSS minus the RSS before feeding, per character and per
+before them is held. Each run is a fresh process: the peak RSS is reset (`/proc/self/clear_refs`),
+then the input is read from a file 64 KiB at a time, as a stream arrives, fed to a Sieve, and
+flushed. Reported: the peak RSS minus the RSS before feeding, per character and per
 byte of the input (UTF-8), at `--mb` and at half of it, and the slope between the two (the cost
 of one more held character, without the runtime's constant slack: V8 keeps tens of MB of young
 garbage whatever the input). Linux only.
@@ -79,14 +79,14 @@ def child(path: str, limit: int | None, json_calls: bool) -> None:
     sys.path.insert(0, str(ROOT / "python"))
     from toolsieve import Sieve, ToolCallsEvent
 
-    text = Path(path).read_text(encoding="utf-8")
-    s = Sieve(max_capture_chars=limit or len(text) + 1, json_tool_calls=json_calls)
+    # The input is read as it is fed, 64 KiB at a time, as a stream arrives (not held whole).
+    s = Sieve(max_capture_chars=limit or Path(path).stat().st_size + 1, json_tool_calls=json_calls)
     s.feed("warm up ")
     base = _rss()[0]
     calls = 0
-    step = 65536
-    for i in range(0, len(text), step):
-        calls += sum(len(e.calls) for e in s.feed(text[i : i + step]) if isinstance(e, ToolCallsEvent))
+    with open(path, encoding="utf-8") as f:
+        while chunk := f.read(65536):
+            calls += sum(len(e.calls) for e in s.feed(chunk) if isinstance(e, ToolCallsEvent))
     calls += sum(len(e.calls) for e in s.flush() if isinstance(e, ToolCallsEvent))
     print(json.dumps({"base": base, "peak": _rss()[1], "calls": calls}))
 
