@@ -1173,7 +1173,7 @@ class Scanner:
         self.par.text, self.par.segs = [], []
         # Only "there was one" matters from here on: keep no more (memory stays flat, D43).
         del cap.calls[1:]
-        if len(self.inv.params) > 1:
+        if self.inv.params:  # (a placeholder: "there was one"; a repeated name would grow a list)
             self.inv.params, self.inv.multi = {"": None}, set()
 
     def _m_capture(self, final: bool) -> bool:

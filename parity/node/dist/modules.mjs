@@ -3903,9 +3903,9 @@ class Scanner {
     this.par.segs = [];
     // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
     cap.calls.length = Math.min(cap.calls.length, 1);
-    if (this.inv.count > 1) {
+    if (this.inv.count) {
       this._newParams();
-      this.inv.count = 1; // (a placeholder: "there was one")
+      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
     }
   }
 
