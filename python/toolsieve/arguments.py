@@ -80,6 +80,11 @@ class Tap(IntEnum):
     HOLD = 4  # not streamable: the value comes out when the parameter closes
 
 
+# The members as module constants for the hot paths (as the scanner does with Mode: an Enum
+# class's attribute access goes through EnumType's __getattr__ hook, slow in CPython).
+_T_LEAD, _T_DECIDE, _T_STREAM, _T_AFTER_CDATA, _T_HOLD = Tap
+
+
 class ValueTap:
     """The open parameter's body, read incrementally (see the module docstring). Each method
     returns the characters of the final value that became certain. Runs that may grow without
@@ -95,7 +100,7 @@ class ValueTap:
         typed = ascii_lower(trim(string)) if string is not None else ""
         self.written = typed == "true"  # R14.2 / D24: as written, no decoding, no trimming
         self.raw = trim(name).lower() in RAW_TEXT_NAMES
-        self.state = Tap.HOLD if typed == "false" else Tap.LEAD
+        self.state = _T_HOLD if typed == "false" else _T_LEAD
         self.from_cdata = False  # the value began with a CDATA section
         self.lead: list[str] = []  # LEAD: the blank text so far
         self.decide: list[str] = []  # DECIDE: the opening so far (not kept for JSON-like ones)
@@ -109,47 +114,47 @@ class ValueTap:
     def text(self, s: str) -> str:
         """A piece of body text, as written (entities not decoded)."""
         st = self.state
-        if st is Tap.HOLD or not s:
+        if st is _T_HOLD or not s:
             return ""
-        if st is Tap.STREAM:
+        if st is _T_STREAM:
             return s if self.written else self._stream(s)
-        if st is Tap.DECIDE:
+        if st is _T_DECIDE:
             return self._decide(s)
         blank = not s.strip(JS_SPACE)
-        if st is Tap.LEAD:
+        if st is _T_LEAD:
             if blank:
                 self.lead.append(s)
                 return ""
             if self.written:  # blank text before non-blank text stays (join all, D24)
-                self.state = Tap.STREAM
+                self.state = _T_STREAM
                 out = "".join(self.lead) + s
                 self.lead = []
                 return out
-            self.state = Tap.DECIDE  # R6.2 trims the blank text away
+            self.state = _T_DECIDE  # R6.2 trims the blank text away
             return self._decide(s.lstrip(JS_SPACE))
         # AFTER_CDATA
         if blank:
             self.gap.append(s)
             return ""
         if self.written:
-            self.state = Tap.HOLD
+            self.state = _T_HOLD
             return ""
-        self.state = Tap.STREAM  # no longer one CDATA between blanks: R6.2 joins and trims
+        self.state = _T_STREAM  # no longer one CDATA between blanks: R6.2 joins and trims
         gap = "".join(self.gap)
         self.gap = []
         return self._stream(gap + s)
 
     def cdata_open(self) -> str:
         st = self.state
-        if st is Tap.LEAD:
+        if st is _T_LEAD:
             if self.written and self.lead:
-                self.state = Tap.HOLD  # blank text before a CDATA: dropped or kept, seen at the close
+                self.state = _T_HOLD  # blank text before a CDATA: dropped or kept, seen at the close
             self.from_cdata = True
-        elif st is Tap.DECIDE:
-            self.state = Tap.HOLD
-        elif st is Tap.AFTER_CDATA:
-            self.state = Tap.HOLD if self.written else Tap.STREAM
-        elif st is Tap.STREAM and self.entity and not self.written:
+        elif st is _T_DECIDE:
+            self.state = _T_HOLD
+        elif st is _T_AFTER_CDATA:
+            self.state = _T_HOLD if self.written else _T_STREAM
+        elif st is _T_STREAM and self.entity and not self.written:
             lit, self.entity = self.entity, ""  # the text ended: not an entity after all
             return self._stream(lit, decoded=True)
         return ""
@@ -157,22 +162,22 @@ class ValueTap:
     def cdata_piece(self, s: str) -> str:
         """A piece of CDATA content (never decoded)."""
         st = self.state
-        if st is Tap.STREAM and not self.gap:  # the hot path: a long CDATA body streaming
+        if st is _T_STREAM and not self.gap:  # the hot path: a long CDATA body streaming
             return s if self.written else self._stream(s, decoded=True)
-        if st is Tap.HOLD or not s:
+        if st is _T_HOLD or not s:
             return ""
-        if st is Tap.LEAD:
+        if st is _T_LEAD:
             if self.written:  # nothing before the CDATA: as written, both readings start here
-                self.state = Tap.STREAM
+                self.state = _T_STREAM
                 return s
             # One CDATA between blanks is its raw content (R6.1); joined with more it is trimmed
             # (R6.2): both agree only when the content does not begin with a blank.
             if s[0] in JS_SPACE:
-                self.state = Tap.HOLD
+                self.state = _T_HOLD
                 return ""
-            self.state = Tap.DECIDE
+            self.state = _T_DECIDE
             return self._decide(s, decoded=True)
-        if st is Tap.DECIDE:
+        if st is _T_DECIDE:
             return self._decide(s, decoded=True)
         if self.written:
             return s
@@ -181,11 +186,11 @@ class ValueTap:
         return self._stream(gap + s, decoded=True)
 
     def cdata_close(self) -> None:
-        if self.from_cdata and self.state is not Tap.HOLD and self.state is not Tap.AFTER_CDATA:
-            if self.state is Tap.STREAM and not self.gap:
-                self.state = Tap.AFTER_CDATA
+        if self.from_cdata and self.state is not _T_HOLD and self.state is not _T_AFTER_CDATA:
+            if self.state is _T_STREAM and not self.gap:
+                self.state = _T_AFTER_CDATA
             else:
-                self.state = Tap.HOLD
+                self.state = _T_HOLD
             self.from_cdata = False
 
     # ---- internals ----------------------------------------------------------------------
@@ -197,10 +202,10 @@ class ValueTap:
         if not self.kind:
             c = s[0]
             if c == "<" and not (self.raw and decoded):
-                self.state = Tap.HOLD  # XML children or a structured fragment (R6.4, R6.5)
+                self.state = _T_HOLD  # XML children or a structured fragment (R6.4, R6.5)
                 return ""
             if c == "&" and not decoded:
-                self.state = Tap.HOLD  # an entity decodes to anything: wait for the close
+                self.state = _T_HOLD  # an entity decodes to anything: wait for the close
                 return ""
             if c not in _JSON_START:
                 return self._go(s, decoded)
@@ -226,7 +231,7 @@ class ValueTap:
 
     def _go(self, opening: str, decoded: bool) -> str:
         self.work += len(opening)
-        self.state = Tap.STREAM
+        self.state = _T_STREAM
         self.decide = []
         return self._stream(opening, decoded=decoded)
 

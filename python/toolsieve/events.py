@@ -32,6 +32,12 @@ class TextEvent:
     note: str | None = None
     type: Literal["text"] = field(default="text", init=False)
 
+    def __init__(self, text: str, note: str | None = None) -> None:
+        # One of these is made per chunk: filling the dict directly is twice as fast as the
+        # generated frozen __init__ (which goes through object.__setattr__ per field).
+        d = self.__dict__
+        d["text"], d["note"], d["type"] = text, note, "text"
+
     @property
     def source(self) -> str:
         """The input this event stands for (text, reasoning, a block's raw; "" for R16's events):
@@ -56,6 +62,17 @@ class ToolCallsEvent:
     rejected_tool_names: tuple[str, ...] = ()
     type: Literal["tool_calls"] = field(default="tool_calls", init=False)
 
+    def __init__(
+        self, calls: tuple[ToolCall, ...], raw: str, rejected_tool_names: tuple[str, ...] = ()
+    ) -> None:
+        d = self.__dict__  # as TextEvent
+        d["calls"], d["raw"], d["rejected_tool_names"], d["type"] = (
+            calls,
+            raw,
+            rejected_tool_names,
+            "tool_calls",
+        )
+
     @property
     def source(self) -> str:
         return self.raw
@@ -73,6 +90,10 @@ class ReasoningEvent:
 
     text: str
     type: Literal["reasoning"] = field(default="reasoning", init=False)
+
+    def __init__(self, text: str) -> None:
+        d = self.__dict__  # as TextEvent
+        d["text"], d["type"] = text, "reasoning"
 
     @property
     def source(self) -> str:

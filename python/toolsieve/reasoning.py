@@ -39,6 +39,11 @@ class Phase(IntEnum):
     DONE = 3  # content only, to the end
 
 
+# The members as module constants for the hot paths (as the scanner does with Mode: an Enum
+# class's attribute access goes through EnumType's __getattr__ hook, slow in CPython).
+_P_START, _P_START_INSIDE, _P_INSIDE, _P_DONE = Phase
+
+
 def check_reasoning(mode: object) -> ReasoningMode:
     """The `reasoning` option: one of REASONING_MODES."""
     if not isinstance(mode, str):
@@ -59,26 +64,26 @@ class ReasoningGate:
     """Splits chunks into reasoning and content pieces, in order; `work` counts characters seen."""
 
     def __init__(self, mode: ReasoningMode) -> None:
-        self.phase = {"off": Phase.DONE, "auto": Phase.START, "open": Phase.START_INSIDE}[mode]
+        self.phase = {"off": _P_DONE, "auto": _P_START, "open": _P_START_INSIDE}[mode]
         self.held = ""  # a partial marker at the end of what was seen
         self.work = 0
 
     def feed(self, chunk: str) -> list[Piece]:
-        if self.phase is Phase.DONE:
+        if self.phase is _P_DONE:
             return [(False, chunk)]
         s = self.held + chunk
         self.held = ""
         self.work += len(s)
         out: list[Piece] = []
-        if self.phase is not Phase.INSIDE:
+        if self.phase is not _P_INSIDE:
             s = self._start(s, out)
         return self._rest(s, out)
 
     def _rest(self, s: str, out: list[Piece]) -> list[Piece]:
         """After the start: `s` is in the region or, once it closed, content."""
-        if s and self.phase is Phase.INSIDE:
+        if s and self.phase is _P_INSIDE:
             self._inside(s, out)
-        elif s and self.phase is Phase.DONE:
+        elif s and self.phase is _P_DONE:
             out.append((False, s))
         return out
 
@@ -87,13 +92,13 @@ class ReasoningGate:
         held, self.held = self.held, ""
         if not held:
             return []
-        inside = self.phase is Phase.INSIDE or self.phase is Phase.START_INSIDE
-        self.phase = Phase.DONE
+        inside = self.phase is _P_INSIDE or self.phase is _P_START_INSIDE
+        self.phase = _P_DONE
         return [(inside, held)]
 
     def _start(self, s: str, out: list[Piece]) -> str:
         """Leading whitespace, then maybe the opening marker; returns what is left of `s`."""
-        inside = self.phase is Phase.START_INSIDE
+        inside = self.phase is _P_START_INSIDE
         i = len(s) - len(s.lstrip(_BLANK))
         if i:
             out.append((inside, s[:i]))
@@ -101,12 +106,12 @@ class ReasoningGate:
         if not rest:
             return ""
         if rest.startswith(OPEN):
-            self.phase = Phase.INSIDE
+            self.phase = _P_INSIDE
             return rest[len(OPEN) :]
         if len(rest) < len(OPEN) and OPEN.startswith(rest):
             self.held = rest
             return ""
-        self.phase = Phase.INSIDE if inside else Phase.DONE
+        self.phase = _P_INSIDE if inside else _P_DONE
         return rest
 
     def _inside(self, s: str, out: list[Piece]) -> None:
@@ -114,7 +119,7 @@ class ReasoningGate:
         if j >= 0:
             if j:
                 out.append((True, s[:j]))
-            self.phase = Phase.DONE
+            self.phase = _P_DONE
             if j + len(CLOSE) < len(s):
                 out.append((False, s[j + len(CLOSE) :]))
             return

@@ -67,6 +67,7 @@ from .shell import (
     NO,
     OPEN_ANGLES,
     PARAMETER,
+    STOP_CHARS,
     WRAPPER,
     Tag,
     cdata_close_at,
@@ -102,6 +103,11 @@ class Mode(IntEnum):
     REGION = 7
 
 
+# The members as module constants: the hot paths compare them at every step, and an Enum
+# class's attribute access goes through EnumType's __getattr__ hook (slow in CPython).
+_M_TEXT, _M_RUN, _M_FENCE, _M_PENDING, _M_CAPTURE, _M_JSON, _M_TOKENS, _M_REGION = Mode
+
+
 class Level(IntEnum):
     """Where a CAPTURE is inside its block."""
 
@@ -110,6 +116,10 @@ class Level(IntEnum):
     PARAM = 2  # a parameter body
     CDATA = 3  # a CDATA section inside a parameter body
     AFTER_CDATA = 4  # after a `]]>`: closes the CDATA only if a closing tag follows (D7)
+
+
+# As Mode's members in scanner.py: module constants for the hot paths.
+_L_TOP, _L_INVOKE, _L_PARAM, _L_CDATA, _L_AFTER_CDATA = Level
 
 
 _SPECIAL: Final = re.compile(r"[\n`<＜〈《]")
@@ -132,9 +142,40 @@ _REGIONS: Final = {
     "comment": (re.compile(r"-->"), re.compile(r"--?\Z")),
     "pre": (re.compile(r"</pre>", re.I), re.compile(r"<(?:/(?:p(?:r(?:e)?)?)?)?\Z", re.I)),
 }
+
+
+def _prose_skip(json_calls: bool) -> re.Pattern[str]:
+    """TEXT's skip over decided prose, from `pos`: plain characters; an ASCII `<` of prose HTML
+    (`<div class=`, `</span>`: a head as _PLAIN_TAG's, with no keyword of any format, so every
+    recognizer says NO); open angles before a blank tag head that has ended; a newline followed by a character that cannot start anything at a line
+    start (no indent, fence or tag). It consumes only what is decided whatever follows, so it
+    does not depend on where a chunk ended; it stops at anything else, for the modes' steps."""
+    plain = "[^\\n`<＜〈《" + ("{" if json_calls else "") + "]"
+    head = "[" + re.escape(_PLAIN_HEAD_CHARS) + "]"
+    tag = (
+        "<(?!/?(?i:pre))(?!" + head + "{0,64}?(?i:tool|function|invoke|parameter))"
+        "/?[A-Za-z0-9]" + head + "{0,62}(?=[" + re.escape(STOP_CHARS) + "])"
+    )
+    # `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
+    blank = "<{1,8}(?=[ \\t][^" + re.escape(STOP_CHARS) + "]{0,63}[" + re.escape(STOP_CHARS) + "])"
+    newline = "\\n(?=[^ \\t\\r\\n`~<＜〈《{])"
+    return re.compile("(?:" + plain + "+|" + tag + "|" + blank + "|" + newline + ")*+")
+
+
+# The characters of a prose tag head (see _prose_skip): ASCII, no stop character (the head ends at
+# one, as match_tag's), no `|` or `!` (markers, comments, CDATA drift forms), no control character.
+_PLAIN_HEAD_CHARS: Final = "".join(
+    ch for ch in "\t" + "".join(map(chr, range(0x20, 0x7F))) if ch not in STOP_CHARS and ch not in "|!"
+)
+_PLAIN_TAG_SO_FAR: Final = re.compile("</?(?:[A-Za-z0-9][" + re.escape(_PLAIN_HEAD_CHARS) + "]{0,62})?\\Z")
+_PROSE: Final = _prose_skip(False)
+_PROSE_JSON: Final = _prose_skip(True)
 _PRE_OPEN: Final = re.compile(r"<pre(?=[ \t\r\n>])", re.I)
 _PRE_PREFIX: Final = re.compile(r"<(?:p(?:r(?:e)?)?)?\Z", re.I)
 _COMMENT_PREFIX: Final = re.compile(r"<(?:!(?:-)?)?\Z")
+
+# The modes whose hold the capture limit bounds (_release_past_limit).
+_HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS, _M_JSON))
 
 # FenceLine.step results
 WAIT: Final = 0  # consumed to the end of the buffer; still deciding
@@ -349,7 +390,7 @@ class _Capture:
     __slots__ = ("calls", "level", "mark", "over", "raw", "start", "started", "tail", "wrapped")
 
     def __init__(self) -> None:
-        self.level = Level.TOP
+        self.level = _L_TOP
         self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
         self.started = 0  # R16: calls announced in this block (stream_arguments)
         # The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it
@@ -370,13 +411,17 @@ class Stage(IntEnum):
     BODY = 2  # after the separator: the arguments up to the call end
 
 
+# As Mode's members in scanner.py: module constants for the hot paths.
+_S_BETWEEN, _S_HEAD, _S_BODY = Stage
+
+
 class _Section:
     """TOKENS: the token section being parsed (R14.4, R14.5)."""
 
     __slots__ = ("body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start", "tail")
 
     def __init__(self) -> None:
-        self.stage = Stage.BETWEEN
+        self.stage = _S_BETWEEN
         self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
         self.mark = 0
         self.tail = ""
@@ -425,6 +470,7 @@ class Scanner:
         self.tokens = "tokens" in formats
         self.eos = native or self.tokens  # R14.6: the end-of-sentence token is not content
         self._special = _SPECIAL_JSON if json_calls else _SPECIAL
+        self._prose = _PROSE_JSON if json_calls else _PROSE
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
         self._memo: Tag | str = NO
@@ -432,7 +478,7 @@ class Scanner:
         self.buf = ""
         self.pos = 0
         self.base = 0  # absolute offset of buf[0]
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         self.saw = False
         self.out: list[Any] = []  # events, and R16's internal events for the Sieve
         self._text: list[str] = []
@@ -451,6 +497,7 @@ class Scanner:
         self.sec = _Section()
         self.region = _REGIONS["cdata"]  # REGION: the closer of the open region, and its prefix
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
+        self._prose_stop = -1  # absolute offset where this feed's prose skip stopped (-1: none)
         self._names: dict[str, str] = {}  # see _name
         self._steps = (  # indexed by Mode
             self._m_text,
@@ -467,52 +514,61 @@ class Scanner:
 
     def feed(self, chunk: str) -> list[Event]:
         pos = self.pos
-        if (
-            chunk
-            and self.mode is Mode.TEXT
-            and pos == len(self.buf)
-            and (self.line.indent < 0 or chunk[0] not in " ~")
-            and self._special.search(chunk) is None
-        ):
-            # Fast path: plain prose with nothing held decides itself.
-            self.work += len(chunk)
-            self.base += pos
-            self.buf = chunk
-            self.pos = len(chunk)
-            self.line.indent = -1
-            return [TextEvent(chunk)]
+        mode = self.mode
         if pos:
-            self._keep_raw()
+            if mode is _M_CAPTURE or mode is _M_TOKENS:
+                self._keep_raw()
             self.base += pos
-            self.buf = self.buf[pos:] + chunk
-            self.pos = 0
+            buf = self.buf[pos:] + chunk
         else:
-            self.buf += chunk
-        self.work += len(self.buf)
+            buf = self.buf + chunk
+        self.buf = buf
+        self.pos = 0
+        self.work += len(buf)
+        self._prose_stop = -1
+        if mode is _M_TEXT and buf and (self.line.indent < 0 or buf[0] not in " ~"):
+            # Fast path: decided prose from the start of what is new or held (see _prose_skip).
+            # A line start's indent only matters before a space, a tilde or what prose stops at.
+            end = self._prose.match(buf).end()  # type: ignore[union-attr]
+            if end:
+                self.line.indent = -1
+                if end == len(buf):
+                    self.pos = end
+                    return [TextEvent(buf)]
+                self._text.append(buf[:end])
+                self.pos = end
+            self._prose_stop = self.base + end  # _m_text need not try there again in this feed
         step = self._steps
         while step[self.mode](False):
             pass
-        self._release_past_limit()
+        if self.mode in _HOLDING:
+            self._release_past_limit()
         if self.tap is not None:
             self._tap_pull()
-        return self._take()
+        if self._text:  # _take, inlined: this runs once per chunk
+            self.out.append(TextEvent("".join(self._text)))
+            self._text = []
+        out = self.out
+        self.out = []
+        return out
 
     def _release_past_limit(self) -> None:
         """At the end of a chunk, what a block holds past max_capture is released now, not with
         the next chunk (R8.3, D43): a step may consume a whole chunk before it waits."""
         at = self.base + self.pos
         cap = self.cap
-        if self.mode == Mode.CAPTURE and not cap.started and (cap.over or at - cap.start > self.max_capture):
+        if self.mode == _M_CAPTURE and not cap.started and (cap.over or at - cap.start > self.max_capture):
             self._overflow()  # (once a call is announced the limit stops applying, D37)
-        elif self.mode == Mode.TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
+        elif self.mode == _M_TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
             self._sec_overflow()
-        elif self.mode == Mode.JSON and at - self.json.start > self.max_capture:
+        elif self.mode == _M_JSON and at - self.json.start > self.max_capture:
             self._json_release()
             step = self._steps
             while step[self.mode](False):
                 pass
 
     def finish(self) -> list[Event]:
+        self._prose_stop = -1
         step = self._steps
         while step[self.mode](True):
             pass
@@ -527,9 +583,9 @@ class Scanner:
     def _keep_raw(self) -> None:
         """The buffer is about to drop what is behind `pos`: an open block keeps its source."""
         holder: _Capture | _Section
-        if self.mode == Mode.CAPTURE:
+        if self.mode == _M_CAPTURE:
             holder = self.cap
-        elif self.mode == Mode.TOKENS:
+        elif self.mode == _M_TOKENS:
             holder = self.sec
         else:
             return
@@ -612,6 +668,13 @@ class Scanner:
                 return True
             pos = end
             self._bol = self._abs(pos)  # at most 3 spaces in: an HTML block may start here
+        if self.base + pos != self._prose_stop:
+            end = self._prose.match(buf, pos).end()  # type: ignore[union-attr]
+            if end > pos:  # decided prose, in one step (see _prose_skip)
+                self._emit(buf[pos:end])
+                line.indent = -1
+                self.pos = end
+                return True
         c = buf[pos]
         if c == "\n":
             self._emit(c)
@@ -626,15 +689,10 @@ class Scanner:
             self._start_run(line=False, at=pos)
             return True
         if c in OPEN_ANGLES:
+            if not final and c == "<" and _PLAIN_TAG_SO_FAR.match(buf, pos):
+                return False  # a prose tag head cut by the end of the input so far: all say MORE
             return self._text_tag(final)
-        if c == "{" and self.json_calls:
-            return self._text_json(final)
-        m = self._special.search(buf, pos + 1)
-        end = m.start() if m else n
-        self._emit(buf[pos:end])
-        line.indent = -1
-        self.pos = end
-        return True
+        return self._text_json(final)  # `{`: the only other character _prose stops at
 
     def _text_line_end(self) -> bool:
         """End of input while only line-start spaces were seen: nothing more to decide."""
@@ -676,7 +734,7 @@ class Scanner:
             kind, end = rg
             self._emit(buf[pos:end])
             self.pos = end
-            self.mode = Mode.REGION
+            self.mode = _M_REGION
             self.region = _REGIONS[kind]
             return True
         r = self._tag(buf, pos, final)
@@ -687,11 +745,11 @@ class Scanner:
             if r.local == WRAPPER:
                 self.saw = True
                 if not r.closing:
-                    self._start_capture(Level.TOP, r.end)
+                    self._start_capture(_L_TOP, r.end)
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
                 # R3 / D6: a bare named invoke may be a block missing its opening wrapper
-                self._start_capture(Level.INVOKE, r.end)
+                self._start_capture(_L_INVOKE, r.end)
                 self.inv.name = self._name(r.name)
                 return True
             self._emit(buf[pos : r.end])
@@ -705,7 +763,7 @@ class Scanner:
     # ---- RUN (backticks / tildes) -------------------------------------------------------
 
     def _start_run(self, *, line: bool, at: int) -> None:
-        self.mode = Mode.RUN
+        self.mode = _M_RUN
         self.run.start = self._abs(at)
         self.run.line = line
 
@@ -721,12 +779,12 @@ class Scanner:
         char, length = line.char, line.run
         line.run = 0
         if self.run.line and length >= 3:
-            self.mode = Mode.FENCE
+            self.mode = _M_FENCE
             fence = self.fence
             fence.char, fence.length = char, length
             fence.line.mid_line()
             return True
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         if char == "`":
             start = self.run.start
             if start < self.idx_end:
@@ -761,7 +819,7 @@ class Scanner:
         if r == TAIL_END and buf[pos] == "\n":  # a closing fence line
             self._emit("\n")
             self.pos = pos + 1
-            self.mode = Mode.TEXT
+            self.mode = _M_TEXT
             self.line.line_start()
             return True
         k = buf.find("\n", pos)
@@ -796,14 +854,14 @@ class Scanner:
             return False
         self._emit(buf[pos : m.end()])
         self.pos = m.end()
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         self.line.mid_line()
         return True
 
     # ---- PENDING (inline code span) -----------------------------------------------------
 
     def _start_pending(self, n: int) -> None:
-        self.mode = Mode.PENDING
+        self.mode = _M_PENDING
         p = self.pend
         p.n = n
         p.hold = None
@@ -956,7 +1014,7 @@ class Scanner:
             if p.hold is not None:
                 self._emit("".join(p.hold))
             p.hold = None
-            self.mode = Mode.TEXT
+            self.mode = _M_TEXT
             self.line.indent = -1
             return True
         self._p_hold_here(start)
@@ -967,7 +1025,7 @@ class Scanner:
 
     def _pending_literal(self, region_end: int) -> None:
         """The open inline span has no closer in its paragraph: its opener is literal."""
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         p = self.pend
         if p.hold is None:
             self.line.indent = p.indent if p.blank and p.indent <= 3 else -1
@@ -994,7 +1052,7 @@ class Scanner:
             self._emit("{")
             self.pos = pos + 1
             return True
-        self.mode = Mode.JSON
+        self.mode = _M_JSON
         j = self.json
         j.parts = [m.group(0)]
         j.depth = 1
@@ -1058,44 +1116,44 @@ class Scanner:
                 self.saw = True
                 self._flush_text()
                 self.out.append(ToolCallsEvent(tuple(calls), text))
-                self.mode = Mode.TEXT
+                self.mode = _M_TEXT
         return True
 
     def _json_release(self) -> bool:
         """Not a JSON tool call: the candidate is text (R9.2)."""
         self._emit("".join(self.json.parts))
         self.json.parts = []
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         self.line.indent = -1
         return True
 
     # ---- CAPTURE ------------------------------------------------------------------------
 
     def _start_capture(self, level: Level, end: int) -> None:
-        self.mode = Mode.CAPTURE
+        self.mode = _M_CAPTURE
         cap = self.cap
         cap.level = level
         cap.raw, cap.tail = _Text(), ""
         cap.start = cap.mark = self._abs(self.pos)
         cap.over = False
         cap.calls = []
-        cap.wrapped = level == Level.TOP
+        cap.wrapped = level == _L_TOP
         cap.started = 0
         self.inv.params, self.inv.multi = {}, set()
         self.inv.text = []
         self.pos = end
 
     def _consumed(self) -> str:
-        return self._source(self.sec if self.mode == Mode.TOKENS else self.cap)
+        return self._source(self.sec if self.mode == _M_TOKENS else self.cap)
 
     def _fail(self) -> bool:
         """Not a block: what was captured is text; TEXT resumes at the current position."""
-        if self.mode == Mode.CAPTURE and self.cap.started:
+        if self.mode == _M_CAPTURE and self.cap.started:
             return self._break()
-        holder = self.sec if self.mode == Mode.TOKENS else self.cap
+        holder = self.sec if self.mode == _M_TOKENS else self.cap
         if not holder.over and self.base + self.pos - holder.start > self.max_capture:
             # A block that ends past the limit was over it, wherever the chunks ended (D43).
-            if self.mode == Mode.TOKENS:
+            if self.mode == _M_TOKENS:
                 self._sec_overflow()
             else:
                 self._overflow()
@@ -1106,7 +1164,7 @@ class Scanner:
 
     def _text_resumes(self, text: str) -> None:
         """TEXT resumes after `text`: the line state its last line leaves."""
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         nl = text.rfind("\n")
         tail = text[nl + 1 :] if nl >= 0 else "x"
         self.line.mid_line()
@@ -1120,13 +1178,13 @@ class Scanner:
         cap, inv, par = self.cap, self.inv, self.par
         self._tap_pull()
         self._tap_done()
-        if cap.level != Level.TOP:
+        if cap.level != _L_TOP:
             inp = inv.params  # (the block ends here: the object is the call's)
-            if cap.level != Level.INVOKE:
+            if cap.level != _L_INVOKE:
                 segs = list(par.segs)
                 if par.text:
                     segs.append(("text", "".join(par.text)))
-                if cap.level in (Level.CDATA, Level.AFTER_CDATA):
+                if cap.level in (_L_CDATA, _L_AFTER_CDATA):
                     segs.append(("cdata", "".join(self.cd.parts)))
                 self.work += sum(len(x) for _, x in segs)
                 values.add_param(inp, inv.multi, par.name, values.param_value(par.name, segs, par.string))
@@ -1150,7 +1208,7 @@ class Scanner:
         cap.started = 0
         self._flush_text()
         self.out.append(ToolCallsEvent(tuple(cap.calls), self._source(cap)))
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         self.line.mid_line()
         return True
 
@@ -1183,9 +1241,9 @@ class Scanner:
         if not cap.started and (cap.over or self.base + self.pos - cap.start > self.max_capture):
             self._overflow()
         level = cap.level
-        if level == Level.CDATA:
+        if level == _L_CDATA:
             return self._c_cdata(final)
-        if level == Level.AFTER_CDATA:
+        if level == _L_AFTER_CDATA:
             return self._c_after(final)
         buf, pos = self.buf, self.pos
         n = len(buf)
@@ -1194,15 +1252,15 @@ class Scanner:
                 return False
             return self._fail()  # end of input inside a block (R8.5, D27)
         c = buf[pos]
-        if level == Level.PARAM:
+        if level == _L_PARAM:
             return self._c_param(final, c)
         m = _WS.match(buf, pos)
         if m:
-            if level == Level.INVOKE and self.inv.text:
+            if level == _L_INVOKE and self.inv.text:
                 self.inv.text.append(m.group(0))
             self.pos = m.end()
             return True
-        if level == Level.TOP:
+        if level == _L_TOP:
             return self._c_top(final, c)
         return self._c_invoke(final, c)
 
@@ -1230,7 +1288,7 @@ class Scanner:
             return self._fail()
         if r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
             self.pos = r.end
-            self.cap.level = Level.INVOKE
+            self.cap.level = _L_INVOKE
             self.inv.name = self._name(r.name)
             self.inv.params, self.inv.multi = {}, set()
             self.inv.text = []
@@ -1266,7 +1324,7 @@ class Scanner:
                     if cap.started and self._reorders(name):
                         return self._break()
                     self.pos = r.end
-                    cap.level = Level.PARAM
+                    cap.level = _L_PARAM
                     self.par.name = name
                     self.par.string = r.string if self.native else None
                     self.par.segs = []
@@ -1285,7 +1343,7 @@ class Scanner:
                         self._flush_text()
                         self.out.append(CallDone(inp))
                     self.pos = r.end
-                    cap.level = Level.TOP
+                    cap.level = _L_TOP
                     return True
                 return self._fail()
             if not inv.text:
@@ -1358,7 +1416,7 @@ class Scanner:
             self._par_flush_text()
             self._tap_text = self._tap_cdata = 0
             self.pos = cd
-            cap.level = Level.CDATA
+            cap.level = _L_CDATA
             self._start_cdata(cd)
             return True
         if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
@@ -1374,7 +1432,7 @@ class Scanner:
                 self._flush_text()
                 self.out.append(ParamDone(par.name, value))
             self.pos = r.end
-            cap.level = Level.INVOKE
+            cap.level = _L_INVOKE
             return True
         return self._fail()  # the end-of-sentence token, or another tag inside a value
 
@@ -1404,7 +1462,7 @@ class Scanner:
             got = "".join([tap.text(x) for x in text[self._tap_text :]])
             self._tap_text = len(text)
             self._tap_out(got)
-        if self.cap.level >= Level.CDATA:
+        if self.cap.level >= _L_CDATA:
             parts = self.cd.parts
             i = self._tap_cdata
             n = len(parts)
@@ -1519,7 +1577,7 @@ class Scanner:
                 else:
                     cd.after = [buf[k : k + 3]]
                     cd.after_tail = -1
-                    self.cap.level = Level.AFTER_CDATA
+                    self.cap.level = _L_AFTER_CDATA
                 self.pos = k + 3
                 return True
             cd.parts.append("]")
@@ -1580,13 +1638,13 @@ class Scanner:
                 self._tap_text = self._tap_cdata = 0
             self.par.segs.append(("cdata", "".join(cd.parts)))
             cd.parts, cd.after = [], []
-            self.cap.level = Level.PARAM
+            self.cap.level = _L_PARAM
             return True
         if cd.after_tail < 0:  # no newline after the `]]>`: the line goes on
             cd.line.mid_line()
         cd.parts.extend(cd.after)
         cd.after = []
-        self.cap.level = Level.CDATA
+        self.cap.level = _L_CDATA
         return True
 
     def _c_cdata_loose(self, final: bool) -> bool:
@@ -1619,7 +1677,7 @@ class Scanner:
         """The repaired CDATA value (D8): `content` up to its parameter closing tag."""
         t = _LOOSE_CLOSE_TAIL.search(content)
         self.par.segs.append(("cdata", content[: t.start()] if t else content))
-        self.cap.level = Level.PARAM
+        self.cap.level = _L_PARAM
 
     def _eof_in_cdata(self) -> bool:
         """R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter
@@ -1660,9 +1718,9 @@ class Scanner:
     # ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
 
     def _start_section(self, end: int) -> None:
-        self.mode = Mode.TOKENS
+        self.mode = _M_TOKENS
         sec = self.sec
-        sec.stage = Stage.BETWEEN
+        sec.stage = _S_BETWEEN
         sec.raw, sec.tail = _Text(), ""
         sec.calls = []
         sec.start = sec.mark = self._abs(self.pos)
@@ -1678,7 +1736,7 @@ class Scanner:
             return self._fail()
         self._flush_text()
         self.out.append(ToolCallsEvent(tuple(sec.calls), self._source(sec)))
-        self.mode = Mode.TEXT
+        self.mode = _M_TEXT
         self.line.mid_line()
         return True
 
@@ -1706,10 +1764,10 @@ class Scanner:
             if not final:
                 return False
             # D26: a section whose calls are all complete survives a missing section end.
-            if sec.stage == Stage.BETWEEN and sec.calls:
+            if sec.stage == _S_BETWEEN and sec.calls:
                 return self._sec_succeed(pos)
             return self._fail()
-        if sec.stage == Stage.BETWEEN:
+        if sec.stage == _S_BETWEEN:
             m = _WS.match(buf, pos)
             if m:
                 self.pos = m.end()
@@ -1722,7 +1780,7 @@ class Scanner:
             kind, end = mk
             if kind == sections.CALL_BEGIN:
                 self.pos = end
-                sec.stage = Stage.HEAD
+                sec.stage = _S_HEAD
                 sec.head, sec.head_len, sec.body = [], 0, []
                 return True
             if kind == sections.SECTION_END and sec.calls:
@@ -1734,7 +1792,7 @@ class Scanner:
         if k != pos:
             end = n if k < 0 else k
             piece = buf[pos:end]
-            if sec.stage == Stage.HEAD:
+            if sec.stage == _S_HEAD:
                 sec.head_len += end - pos
                 if sec.head_len > sections.MAX_HEAD:
                     self.pos = end
@@ -1748,7 +1806,7 @@ class Scanner:
         if mk is MORE:
             return False
         if not isinstance(mk, tuple):
-            if sec.stage == Stage.HEAD:
+            if sec.stage == _S_HEAD:
                 sec.head.append("<")
                 sec.head_len += 1
             elif not sec.over:
@@ -1756,11 +1814,11 @@ class Scanner:
             self.pos = pos + 1
             return True
         kind, end = mk
-        if sec.stage == Stage.HEAD and kind == sections.SEP:
+        if sec.stage == _S_HEAD and kind == sections.SEP:
             self.pos = end
-            sec.stage = Stage.BODY
+            sec.stage = _S_BODY
             return True
-        if sec.stage == Stage.BODY and kind == sections.CALL_END:
+        if sec.stage == _S_BODY and kind == sections.CALL_END:
             if not sec.over:
                 head, body = "".join(sec.head), "".join(sec.body)
                 self.work += len(body)
@@ -1769,7 +1827,7 @@ class Scanner:
                     return self._fail()  # D4: one invalid call makes the section text
                 sec.calls.append(ToolCall(self._name(call[0]), call[1]))
             self.pos = end
-            sec.stage = Stage.BETWEEN
+            sec.stage = _S_BETWEEN
             return True
         return self._fail()
 

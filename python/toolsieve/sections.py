@@ -45,7 +45,7 @@ def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
     n = len(s)
     if i + 1 >= n:
         return NO if final else MORE
-    if s[i + 1] not in BARS:
+    if s[i + 1] not in BARS or (i + 2 < n and s[i + 2] not in "te"):  # every marker: `<｜t…` or `<｜e…`
         return NO
     w = s[i : i + MAX_MARKER].replace("|", "｜")
     for marker, kind in _MARKERS:

@@ -78,8 +78,8 @@ OPEN_ANGLES: Final = "<＜〈《"
 _ANGLES_RUN: Final = re.compile("[" + OPEN_ANGLES + "]+")
 CLOSE_ANGLES: Final = ">＞〉》"
 # Characters that end the head of a tag (prefix noise + local name + attribute names).
-_STOP = "\n\r<>=\"'`,.;()[]{}*&^%$#@?+\\~＜＞〈〉《》＝“”‘’＂＇"
-_HEAD_RE: Final = re.compile("[^" + re.escape(_STOP) + "]{0," + str(MAX_HEAD + 1) + "}")
+STOP_CHARS: Final = "\n\r<>=\"'`,.;()[]{}*&^%$#@?+\\~＜＞〈〉《》＝“”‘’＂＇"
+_HEAD_RE: Final = re.compile("[^" + re.escape(STOP_CHARS) + "]{0," + str(MAX_HEAD + 1) + "}")
 _KEYWORD_RE: Final = re.compile(r"(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])")
 # R14.1: the native DSML wrapper (`function_calls`) too.
 _KEYWORD_NATIVE_RE: Final = re.compile(

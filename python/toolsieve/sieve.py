@@ -36,6 +36,7 @@ from .scanner import ALL_FORMATS, FORMATS, Scanner
 from .schema import check_tools, normalize_input
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
+_DONE = Phase.DONE  # a module constant: read once per chunk (see scanner.py on Enum members)
 
 
 class Sieve:
@@ -95,9 +96,17 @@ class Sieve:
             raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
         if not chunk:
             return []
-        if self._gate.phase is Phase.DONE:  # no reasoning (left): straight to the scanner
-            return self._declared(self._scanner.feed(chunk))
-        return self._declared(self._pass(self._gate.feed(chunk)))
+        if self._gate.phase is not _DONE:
+            return self._declared(self._pass(self._gate.feed(chunk)))
+        # No reasoning (left): straight to the scanner. The common case (nothing declared acts
+        # on calls, no incremental arguments) skips _declared: this runs once per chunk.
+        if (
+            self._writer is None
+            and self.tools is None
+            and not (self.tool_names and self.unknown_tools != "keep")
+        ):
+            return self._scanner.feed(chunk)
+        return self._declared(self._scanner.feed(chunk))
 
     def flush(self) -> list[Event]:
         if self._closed:
