@@ -146,10 +146,11 @@ _REGIONS: Final = {
 
 def _prose_skip(json_calls: bool) -> re.Pattern[str]:
     """TEXT's skip over decided prose, from `pos`: plain characters; an ASCII `<` of prose HTML
-    (`<div class=`, `</span>`: a head as _PLAIN_TAG's, with no keyword of any format, so every
-    recognizer says NO); open angles before a blank tag head that has ended; a newline followed by a character that cannot start anything at a line
-    start (no indent, fence or tag). It consumes only what is decided whatever follows, so it
-    does not depend on where a chunk ended; it stops at anything else, for the modes' steps."""
+    (`<div class=`, `</span>`: an ASCII head starting with a letter or digit, ended, with no
+    keyword of any format, so every recognizer says NO); open angles before a blank head that
+    has ended (`a < b`); a newline followed by a character that cannot start anything at a
+    line start (no indent, fence or tag). It consumes only what is decided whatever follows,
+    so it does not depend on where a chunk ended; it stops at anything else, for the steps."""
     plain = "[^\\n`<＜〈《" + ("{" if json_calls else "") + "]"
     head = "[" + re.escape(_PLAIN_HEAD_CHARS) + "]"
     tag = (

@@ -143,6 +143,15 @@ KEYWORDS_NATIVE: Final = _KEYWORD_ONLY_NATIVE_RE
 def match_tag(s: str, i: int, final: bool, keywords: re.Pattern[str] = _KEYWORD_RE) -> Tag | str:
     """Recognize a tool tag starting at `s[i]` (an open angle). Returns a Tag, MORE or NO.
     `keywords` says which local names are tags (the formats in use, R14.9)."""
+    if s[i] == "<":
+        fast = _match_plain(s, i, final, keywords)
+        if fast is not None:
+            return fast
+    return _match_general(s, i, final, keywords)
+
+
+def _match_general(s: str, i: int, final: bool, keywords: re.Pattern[str]) -> Tag | str:
+    """match_tag for every spelling: open angles, then the head and the attributes."""
     n = len(s)
     j = _ANGLES_RUN.match(s, i).end()  # type: ignore[union-attr]
     if j - i > MAX_LEAD:
@@ -161,6 +170,49 @@ def match_tag(s: str, i: int, final: bool, keywords: re.Pattern[str] = _KEYWORD_
             return Tag(r.local, True, r.name, r.self_closing, r.end, r.string)
         return NO if isinstance(r, Tag) else r
     return _match_head(s, j, final, keywords)
+
+
+# The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
+# character that folding changes or drops): one regex decides them, complete or cut by the end of
+# the input, with the answer the general recognizer below gives (tested against it).
+_WSP: Final = "[ \t\n\r]"
+_VALUE: Final = '[^"\n“”„‟″＂]'  # the characters that fold to `"` end a value (R2.4)
+_ATTR: Final = _WSP + "+[A-Za-z_][A-Za-z0-9_:.-]{0,39}" + _WSP + "*=" + _WSP + '*"' + _VALUE + '*"'
+_PLAIN_TAG: Final = re.compile(
+    "<(?P<slash>/?)(?:[|｜](?i:dsml)[|｜])?(?P<word>(?i:tool_?calls|function_?calls|invoke|parameter))"
+    f"(?P<attrs>(?:{_ATTR})*)"
+    f"(?:{_WSP}*(?P<self>/?)(?P<end>>)"  # complete, or cut by the end of the input:
+    f'|(?:{_WSP}+[A-Za-z_][A-Za-z0-9_:.-]{{0,39}}(?:{_WSP}*={_WSP}*(?:"{_VALUE}*)?)?|{_WSP}*/?)\\Z)'
+)
+_PLAIN_ATTR: Final = re.compile(f'{_WSP}+([A-Za-z_][A-Za-z0-9_:.-]*){_WSP}*={_WSP}*"({_VALUE}*)"')
+_HEAD_TO_END: Final = re.compile("<[^" + re.escape(STOP_CHARS) + "]{0," + str(MAX_HEAD) + "}\\Z")
+
+
+def _match_plain(s: str, i: int, final: bool, keywords: re.Pattern[str]) -> Tag | str | None:
+    """match_tag for a plainly spelled tag at `s[i]` (`<`); None: ask the general recognizer."""
+    if not final and _HEAD_TO_END.match(s, i):
+        return MORE  # the head has not ended: any head waits (see _match_head)
+    m = _PLAIN_TAG.match(s, i)
+    if m is None or m.end() - m.end("word") > MAX_TAG:
+        return None
+    if _HEAD_RE.match(s, i + 1).end() - i - 1 > MAX_HEAD:  # type: ignore[union-attr]
+        return None  # (a head ends at its first stop character: `=`, `>`, a newline)
+    word = m.group("word").lower()
+    if not keywords.fullmatch(word):
+        return None
+    if m.group("end") is None:
+        return None if final else MORE
+    name: str | None = None
+    string: str | None = None
+    if m.group("attrs"):
+        for attr, value in _PLAIN_ATTR.findall(m.group("attrs")):
+            attr = attr.lower()
+            if attr == "name" and name is None:
+                name = value
+            elif attr == "string" and string is None:
+                string = value
+    local = WRAPPER if word.endswith("calls") else word
+    return Tag(local, m.group("slash") == "/", name, m.group("self") == "/", m.end(), string)
 
 
 def _match_head(s: str, j: int, final: bool, keywords: re.Pattern[str]) -> Tag | str:

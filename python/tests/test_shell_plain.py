@@ -1,0 +1,109 @@
+"""The plain-tag fast path of match_tag (issue 15) gives the general recognizer's answer.
+
+`_match_plain` decides the tags models write with one regex; `_match_general` decides every
+spelling. For every prefix of many tag-like strings (plain, mutated, cut anywhere), under each
+keyword set and with `final` both ways, the fast path either declines (None) or agrees.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolsieve.shell import (
+    KEYWORDS_ALL,
+    KEYWORDS_NATIVE,
+    KEYWORDS_SEED,
+    MORE,
+    _match_general,
+    _match_plain,
+    match_tag,
+)
+
+KEYWORD_SETS = (KEYWORDS_SEED, KEYWORDS_ALL, KEYWORDS_NATIVE)
+
+TAGS = [
+    '<|DSML|invoke name="read_file">',
+    '<|DSML|parameter name="path">',
+    '<｜DSML｜parameter name="content" string="true">',
+    "</|DSML|parameter>",
+    "</｜DSML｜invoke>",
+    "<|DSML|tool_calls>",
+    "<｜DSML｜function_calls>",
+    "</|dsml|TOOL_CALLS>",
+    "<tool_calls>",
+    "<toolcalls/>",
+    '<invoke name="x"/>',
+    '<parameter\n  name="a b"\r\n  string="false" >',
+    '<|DSML|invoke Name="x" name="y" other="z">',
+    '<|DSML|invoke name="x"string="y">',
+    '<|DSML|invoke name="x" />',
+    "<|DSML|invoke/>",
+    '<|DSML|parameter name="“q”">',
+    '<|DSML|parameter name="a>b">',
+    "<|DSML|functioncalls>",
+    "<|DSML|tool-calls>",
+    '<|DSML|invoke name="x"|',
+    '<|DSML|invoke name="x" !>',
+    "<|DSML|invoke-x>",
+    "<|DSML|invoke name=x>",
+    "<|DSML|invoke name='x'>",
+    "<|DSML|invoke " + "a" * 45 + '="x">',
+    "<|DSML|invoke" + " " * 60 + 'name="x">',
+    '<|DSML|invoke name="' + "v" * 600 + '">',
+    "<" + "x" * 70,
+    '<|DSML|invoke\x0bname="x">',
+]
+
+
+def check(s: str, i: int = 0) -> None:
+    for kw, final in itertools.product(KEYWORD_SETS, (False, True)):
+        fast = _match_plain(s, i, final, kw)
+        general = _match_general(s, i, final, kw)
+        assert fast is None or fast == general, (s, kw.pattern, final, fast, general)
+        assert match_tag(s, i, final, kw) == general
+
+
+def test_every_prefix_of_tag_like_strings() -> None:
+    for tag in TAGS:
+        for tail in ("", " rest", "\n", "<", ">"):
+            text = tag + tail
+            for end in range(1, len(text) + 1):
+                check(text[:end])
+
+
+def test_the_fast_path_decides_the_plain_tags() -> None:
+    # It must not decline the common shapes (else it saves nothing): complete and cut.
+    for tag in TAGS[:12]:
+        assert _match_plain(tag, 0, False, KEYWORDS_ALL) is not None, tag
+    assert _match_plain('<|DSML|invoke name="x', 0, False, KEYWORDS_ALL) is MORE
+
+
+def test_random_mutations() -> None:
+    rng = random.Random(15)
+    alphabet = " \t\n\r<>/=\"'|｜“”＂-_:.!aAnmeiDSMLtoolcalsvkprg\x0b\u200b＞"
+    for _ in range(4000):
+        t = list(rng.choice(TAGS))
+        for _ in range(rng.randint(1, 3)):
+            op = rng.randrange(3)
+            k = rng.randrange(len(t) + 1)
+            if op == 0:
+                t.insert(k, rng.choice(alphabet))
+            elif op == 1 and k < len(t):
+                del t[k]
+            elif k < len(t):
+                t[k] = rng.choice(alphabet)
+        s = "".join(t)
+        if s.startswith("<"):
+            for end in range(1, len(s) + 1, rng.randint(1, 4)):
+                check(s[:end])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=' \t\n<>/="|｜“abcdeilmnoprstvkDSML_-', max_size=40))
+def test_hypothesis(tail: str) -> None:
+    for head in ("<", "</", "<|DSML|", "<|DSML|invoke", '<|DSML|parameter name="'):
+        check(head + tail)
