@@ -13,6 +13,7 @@ typed by hand, and a looser form would collide with the DSML shell of R2 (`<|too
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from . import strings, values
@@ -40,6 +41,11 @@ BARS: Final = "｜|"
 MAX_HEAD: Final = 512  # a call head (the name, or `function`) longer than this is not a call
 
 
+# One regex for all of them (either bar on either side); the word names the kind.
+_KINDS: Final = {m[2:-2]: kind for m, kind in _MARKERS}
+_MARKER_RE: Final = re.compile("<[｜|](" + "|".join(re.escape(w) for w in _KINDS) + ")[｜|]>")
+
+
 def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
     """Recognize a token marker at `s[i]` (`<`). Returns (kind, end), MORE or NO."""
     n = len(s)
@@ -47,12 +53,13 @@ def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
         return NO if final else MORE
     if s[i + 1] not in BARS or (i + 2 < n and s[i + 2] not in "te"):  # every marker: `<｜t…` or `<｜e…`
         return NO
-    w = s[i : i + MAX_MARKER].replace("|", "｜")
-    for marker, kind in _MARKERS:
-        if w.startswith(marker):
-            return kind, i + len(marker)
-    if not final and i + len(w) == n and any(m.startswith(w) for m, _ in _MARKERS):
-        return MORE
+    m = _MARKER_RE.match(s, i)
+    if m is not None:
+        return _KINDS[m.group(1)], m.end()
+    if not final and i + MAX_MARKER > n:  # cut by the end of the input: a marker's start?
+        w = s[i:].replace("|", "｜")
+        if any(mk.startswith(w) for mk, _ in _MARKERS):
+            return MORE
     return NO
 
 

@@ -88,6 +88,10 @@ _JS_BLANKS: Final = re.compile("[" + JS_SPACE + "]*")
 MAX_DEPTH: Final = 200  # D21: JSON or XML values nested deeper stay strings
 
 
+# json.loads with options builds a decoder per call; one decoder serves every value.
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_int=number_int)
+
+
 def json_value(s: str) -> tuple[bool, Any]:
     """(True, value) when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity)."""
     k = _JSON_BLANKS.match(s).end()  # type: ignore[union-attr]
@@ -95,10 +99,11 @@ def json_value(s: str) -> tuple[bool, Any]:
         return False, None  # (decided without copying a long text that is not JSON)
     t = s.strip(" \t\n\r")
     try:
-        v = json.loads(t, parse_constant=_reject_constant, parse_int=number_int)
+        v = _DECODER.decode(t)
     except (ValueError, RecursionError):
         return False, None
-    if t[0] in "[{" and _deeper_than(v, MAX_DEPTH):
+    # (a value is at most as deep as its text has openers: only a text with many is walked)
+    if t[0] in "[{" and t.count("[") + t.count("{") > MAX_DEPTH and _deeper_than(v, MAX_DEPTH):
         return False, None
     return True, v
 

@@ -1,4 +1,4 @@
-"""The plain-tag fast path of match_tag (issue 15) gives the general recognizer's answer.
+"""Speed paths (issue 15) give the answers of the general code they stand in front of.
 
 `_match_plain` decides the tags models write with one regex; `_match_general` decides every
 spelling. For every prefix of many tag-like strings (plain, mutated, cut anywhere), under each
@@ -13,6 +13,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolsieve import sections
 from toolsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
@@ -107,3 +108,41 @@ def test_random_mutations() -> None:
 def test_hypothesis(tail: str) -> None:
     for head in ("<", "</", "<|DSML|", "<|DSML|invoke", '<|DSML|parameter name="'):
         check(head + tail)
+
+
+def _marker_reference(s: str, i: int, final: bool) -> tuple[str, int] | str:
+    """match_marker as first written (a loop over the markers), the reference for its regex."""
+    n = len(s)
+    if i + 1 >= n:
+        return "NO" if final else MORE
+    if s[i + 1] not in sections.BARS:
+        return "NO"
+    w = s[i : i + sections.MAX_MARKER].replace("|", "｜")
+    for marker, kind in sections._MARKERS:
+        if w.startswith(marker):
+            return kind, i + len(marker)
+    if not final and i + len(w) == n and any(m.startswith(w) for m, _ in sections._MARKERS):
+        return MORE
+    return "NO"
+
+
+def test_match_marker_against_its_first_form() -> None:
+    rng = random.Random(10)
+    markers = [m for m, _ in sections._MARKERS]
+    alphabet = "<>|｜▁toolcalbegindsepfhr "
+    for _ in range(3000):
+        t = list(rng.choice(markers).replace("｜", rng.choice("｜|")))
+        for _ in range(rng.randint(0, 2)):
+            k = rng.randrange(len(t) + 1)
+            if rng.random() < 0.5:
+                t.insert(k, rng.choice(alphabet))
+            elif k < len(t):
+                del t[k]
+        s = "".join(t) + rng.choice(["", "x", "<"])
+        if not s.startswith("<"):
+            continue
+        for end in range(1, len(s) + 1):
+            for final in (False, True):
+                assert sections.match_marker(s[:end], 0, final) == _marker_reference(s[:end], 0, final), s[
+                    :end
+                ]
