@@ -539,6 +539,9 @@ class Scanner:
                 self._text.append(buf[:end])
                 self.pos = end
             self._prose_stop = self.base + end  # _m_text need not try there again in this feed
+        elif mode is _M_TOKENS and "<" not in buf and self._sec_takes(buf):
+            self.pos = len(buf)
+            return []
         step = self._steps
         while step[self.mode](False):
             pass
@@ -1754,6 +1757,21 @@ class Scanner:
         sec.tail = (sec.tail + text)[-4:]
         sec.raw, sec.mark = _Text(), self.base + self.pos
         sec.head, sec.body = [], []
+
+    def _sec_takes(self, buf: str) -> bool:
+        """Fast path of feed: a call's head or body with no marker in sight is only appended
+        (what _m_tokens would do, with no limit reached); False: let the steps decide."""
+        sec = self.sec
+        if sec.over or sec.stage is _S_BETWEEN or self.base + len(buf) - sec.start > self.max_capture:
+            return False
+        if sec.stage is _S_BODY:
+            sec.body.append(buf)
+            return True
+        if sec.head_len + len(buf) > sections.MAX_HEAD:
+            return False
+        sec.head.append(buf)
+        sec.head_len += len(buf)
+        return True
 
     def _m_tokens(self, final: bool) -> bool:
         sec = self.sec
