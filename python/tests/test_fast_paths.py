@@ -146,3 +146,27 @@ def test_match_marker_against_its_first_form() -> None:
                 assert sections.match_marker(s[:end], 0, final) == _marker_reference(s[:end], 0, final), s[
                     :end
                 ]
+
+
+def test_match_cdata_open_plain_spelling() -> None:
+    from toolsieve import shell
+
+    def general(s: str, final: bool) -> int | str:
+        # the recognizer without its plain-spelling shortcut: fold the window, match, or a prefix
+        if len(s) > 1 and s[1] in shell._NOT_CDATA_SEP:
+            return "NO"
+        window = s[:24]
+        folded, idx = shell._fold_map(window)
+        m = shell._CDATA_RE.match(folded)
+        if m is not None:
+            return idx[m.end() - 1] + 1
+        if not final and len(window) == len(s) and shell._CDATA_PREFIX_RE.fullmatch(folded):
+            return MORE
+        return "NO"
+
+    for tail in ("", "x", "\x00y", "]]>", "<![CDATA["):
+        for opener in ("<![CDATA[", "<![cdata[", "<!![CDATA[", "<![CDATA", "<!-[CDATA["):
+            s = opener + tail
+            for end in range(1, len(s) + 1):
+                for final in (False, True):
+                    assert shell.match_cdata_open(s[:end], 0, final) == general(s[:end], final), s[:end]

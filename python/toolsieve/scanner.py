@@ -1270,6 +1270,8 @@ class Scanner:
 
     def _eos_at(self, buf: str, pos: int, final: bool) -> bool | str:
         """Is there an end-of-sentence token at `buf[pos]`? True, False or MORE."""
+        if pos + 1 < len(buf) and buf[pos + 1] not in BARS:
+            return False  # (what _marker finds without a call: every marker starts `<｜`)
         mk = self._marker(buf, pos, final)
         if mk is MORE:
             return MORE

@@ -376,6 +376,11 @@ def match_cdata_open(s: str, i: int, final: bool) -> int | str:
     """Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO."""
     if i + 1 < len(s) and s[i + 1] in _NOT_CDATA_SEP:
         return NO
+    rest = s[i : i + 9]
+    if rest == "<![CDATA[":  # the plain spelling, complete or cut (as the folding below finds)
+        return i + 9
+    if len(rest) < 9 and not final and "<![CDATA[".startswith(rest):
+        return MORE
     window = s[i : i + 24]
     folded, idx = _fold_map(window)
     m = _CDATA_RE.match(folded)
