@@ -175,16 +175,20 @@ def _match_general(s: str, i: int, final: bool, keywords: re.Pattern[str]) -> Ta
 # The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
 # character that folding changes or drops): one regex decides them, complete or cut by the end of
 # the input, with the answer the general recognizer below gives (tested against it).
-_WSP: Final = "[ \t\n\r]"
-_VALUE: Final = '[^"\n“”„‟″＂]'  # the characters that fold to `"` end a value (R2.4)
-_ATTR: Final = _WSP + "+[A-Za-z_][A-Za-z0-9_:.-]{0,39}" + _WSP + "*=" + _WSP + '*"' + _VALUE + '*"'
+# Every run is bounded (a tag is at most MAX_TAG characters), so a call scans a bounded span.
+_SP: Final = "[ \t\n\r]"
+_WSP: Final = _SP + "{0,512}"
+_WSP1: Final = _SP + "{1,512}"
+_NAME: Final = "[A-Za-z_][A-Za-z0-9_:.-]{0,39}"
+_VALUE: Final = '[^"\n“”„‟″＂]{0,513}'  # the characters that fold to `"` end a value (R2.4)
+_ATTR: Final = f'{_WSP1}{_NAME}{_WSP}={_WSP}"{_VALUE}"'
 _PLAIN_TAG: Final = re.compile(
     "<(?P<slash>/?)(?:[|｜](?i:dsml)[|｜])?(?P<word>(?i:tool_?calls|function_?calls|invoke|parameter))"
-    f"(?P<attrs>(?:{_ATTR})*)"
-    f"(?:{_WSP}*(?P<self>/?)(?P<end>>)"  # complete, or cut by the end of the input:
-    f'|(?:{_WSP}+[A-Za-z_][A-Za-z0-9_:.-]{{0,39}}(?:{_WSP}*={_WSP}*(?:"{_VALUE}*)?)?|{_WSP}*/?)\\Z)'
+    f"(?P<attrs>(?:{_ATTR}){{0,100}})"
+    f"(?:{_WSP}(?P<self>/?)(?P<end>>)"  # complete, or cut by the end of the input:
+    f'|(?:{_WSP1}{_NAME}(?:{_WSP}={_WSP}(?:"{_VALUE})?)?|{_WSP}/?)\\Z)'
 )
-_PLAIN_ATTR: Final = re.compile(f'{_WSP}+([A-Za-z_][A-Za-z0-9_:.-]*){_WSP}*={_WSP}*"({_VALUE}*)"')
+_PLAIN_ATTR: Final = re.compile(f'{_WSP1}({_NAME}){_WSP}={_WSP}"({_VALUE})"')
 _HEAD_TO_END: Final = re.compile("<[^" + re.escape(STOP_CHARS) + "]{0," + str(MAX_HEAD) + "}\\Z")
 
 
