@@ -164,8 +164,19 @@ def test_match_cdata_open_plain_spelling() -> None:
             return MORE
         return "NO"
 
-    for tail in ("", "x", "\x00y", "]]>", "<![CDATA["):
-        for opener in ("<![CDATA[", "<![cdata[", "<!![CDATA[", "<![CDATA", "<!-[CDATA["):
+    for tail in ("", "x", "\x00y", "]]>", "<![CDATA[", "\u200b[CDATA["):
+        for opener in (
+            "<![CDATA[",
+            "<![cdata[",
+            "<!![CDATA[",
+            "<![CDATA",
+            "<!-[CDATA[",
+            "<|DSML|tool_calls>",
+            "<|[CDATA[",
+            "<|\x01[CDATA[",
+            "<｜[ＣＤＡＴＡ[",
+            "<::[CdAtA[",
+        ):
             s = opener + tail
             for end in range(1, len(s) + 1):
                 for final in (False, True):

@@ -376,6 +376,9 @@ _CDATA_PREFIX_RE: Final = re.compile(
 )
 
 
+_DROPPED_ASCII: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # FOLD drops these
+
+
 def match_cdata_open(s: str, i: int, final: bool) -> int | str:
     """Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO."""
     if i + 1 < len(s) and s[i + 1] in _NOT_CDATA_SEP:
@@ -386,10 +389,16 @@ def match_cdata_open(s: str, i: int, final: bool) -> int | str:
     if len(rest) < 9 and not final and "<![CDATA[".startswith(rest):
         return MORE
     window = s[i : i + 24]
-    folded, idx = _fold_map(window)
-    m = _CDATA_RE.match(folded)
-    if m is not None:
-        return i + idx[m.end() - 1] + 1
+    if window.isascii() and _DROPPED_ASCII.search(window) is None:
+        folded = window.lower()  # what folding gives ASCII without control characters
+        m = _CDATA_RE.match(folded)
+        if m is not None:
+            return i + m.end()
+    else:
+        folded, idx = _fold_map(window)
+        m = _CDATA_RE.match(folded)
+        if m is not None:
+            return i + idx[m.end() - 1] + 1
     if not final and i + len(window) == len(s):
         pm = _CDATA_PREFIX_RE.fullmatch(folded)
         if pm is not None:
