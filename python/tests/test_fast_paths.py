@@ -10,10 +10,13 @@ from __future__ import annotations
 import itertools
 import random
 
+import docs
+from conftest import fixture_files, load
+from fixture_support import options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import sections
+from toolsieve import Sieve, sections
 from toolsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
@@ -181,3 +184,105 @@ def test_match_cdata_open_plain_spelling() -> None:
             for end in range(1, len(s) + 1):
                 for final in (False, True):
                     assert shell.match_cdata_open(s[:end], 0, final) == general(s[:end], final), s[:end]
+
+
+# ---- feed's fast paths: a chunk that only extends a tag or marker the steps wait on ---------
+
+FEED_FAST_PATHS = ("_cap_waits", "_sec_waits")
+
+
+def _feed_all(chunks: list[str], opts: dict[str, object], fast: bool) -> list[list[object]]:
+    s = Sieve(**opts)  # type: ignore[arg-type]
+    if not fast:
+        for name in FEED_FAST_PATHS:  # the steps decide every chunk
+            setattr(s._scanner, name, lambda buf: False)
+    sc = s._scanner
+    out: list[list[object]] = []
+    for c in chunks:  # the events, and where the steps stand: the same state, not only output
+        out.append([*s.feed(c), sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos])
+    out.append(list(s.flush()))
+    out.append([s._scanner.work, s.saw_tool_call_syntax])
+    return out
+
+
+def _feed_docs() -> list[tuple[str, dict[str, object]]]:
+    cases: list[tuple[str, dict[str, object]]] = []
+    for p in fixture_files():
+        case = load(p)
+        cases.append((case["input"], options(case)))
+    rng = random.Random(1515)
+    w4 = "".join(
+        f'<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[f{i}]]>'
+        f'</|DSML|parameter>\n<｜DSML｜parameter name="n" string="false">{i}</｜DSML｜parameter>\n'
+        f'<|DSML|parameter name="d"><!［CDATA［x{i}]]></|DSML|parameter>'
+        "</|DSML|invoke>\n"
+        for i in range(3)
+    )
+    w10 = "".join(f'<｜tool▁call▁begin｜>f{i}<｜tool▁sep｜>{{"a": {i}}}<｜tool▁call▁end｜>' for i in range(3))
+    base = [
+        "x\n<|DSML|tool_calls>\n" + w4 + "</|DSML|tool_calls>\ny",
+        "x<｜tool▁calls▁begin｜>" + w10 + "<｜tool▁calls▁end｜>y",
+        "<｜tool▁calls▁begin｜>" + w10 + "<｜end▁of▁sentence｜>",
+    ]
+    alphabet = '<>/|｜▁!=" \n[]CDATtoolcalsbeginendsepvkDSML'
+    for _ in range(300):
+        t = list(rng.choice(base))
+        for _ in range(rng.randint(0, 4)):
+            k = rng.randrange(len(t) + 1)
+            op = rng.randrange(3)
+            if op == 0:
+                t.insert(k, rng.choice(alphabet))
+            elif k < len(t):
+                if op == 1:
+                    del t[k]
+                else:
+                    t[k] = rng.choice(alphabet)
+        opts: dict[str, object] = {"stream_arguments": rng.random() < 0.3}
+        if rng.random() < 0.3:
+            opts["max_capture_chars"] = rng.randint(10, 120)
+        cases.append(("".join(t), opts))
+    for _ in range(200):
+        cases.append((docs.document(rng), {}))
+    return cases
+
+
+def test_feed_fast_paths_change_no_event() -> None:
+    """With the feed fast paths on or off, every chunk gets the same events (not only the same
+    coalesced result) and the work counter is the same."""
+    rng = random.Random(7)
+    runs = 0
+    for text, opts in _feed_docs():
+        if not text:
+            continue
+        for chunks in (
+            [text[i : i + 8] for i in range(0, len(text), 8)],
+            docs.random_chunks(text, rng),
+            docs.random_chunks(text, rng, 1, 30),
+        ):
+            fast = _feed_all(chunks, opts, True)
+            general = _feed_all(chunks, opts, False)
+            assert fast == general, (text, chunks, opts)
+            runs += 1
+    assert runs > 1000
+
+
+def test_feed_fast_paths_are_taken() -> None:
+    """They save something: on many small calls, most chunks that hold a tag or marker cut by
+    the chunk's end take them."""
+    for name, text in (
+        ("_cap_waits", '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="p">1'),
+        ("_sec_waits", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"),
+    ):
+        s = Sieve()
+        taken = {"n": 0}
+        original = getattr(s._scanner, name)
+
+        def counted(buf: str, original: object = original, taken: dict[str, int] = taken) -> bool:
+            r = original(buf)  # type: ignore[operator]
+            taken["n"] += bool(r)
+            return bool(r)
+
+        setattr(s._scanner, name, counted)
+        for i in range(0, len(text), 3):
+            s.feed(text[i : i + 3])
+        assert taken["n"] >= 8, (name, taken)

@@ -517,8 +517,12 @@ class Scanner:
         pos = self.pos
         mode = self.mode
         if pos:
-            if mode is _M_CAPTURE or mode is _M_TOKENS:
-                self._keep_raw()
+            if mode is _M_CAPTURE or mode is _M_TOKENS:  # _keep_raw, inlined (once per chunk)
+                holder: _Capture | _Section = self.cap if mode is _M_CAPTURE else self.sec
+                at = self.base + pos
+                if at > holder.mark:
+                    holder.raw.add(self.buf[holder.mark - self.base : pos])
+                    holder.mark = at
             self.base += pos
             buf = self.buf[pos:] + chunk
         else:
@@ -539,9 +543,15 @@ class Scanner:
                 self._text.append(buf[:end])
                 self.pos = end
             self._prose_stop = self.base + end  # _m_text need not try there again in this feed
-        elif mode is _M_TOKENS and "<" not in buf and self._sec_takes(buf):
-            self.pos = len(buf)
-            return []
+        elif mode is _M_TOKENS:
+            if "<" not in buf:
+                if self._sec_takes(buf):
+                    self.pos = len(buf)
+                    return []
+            elif buf[0] == "<" and ">" not in buf and self._sec_waits(buf):
+                return []
+        elif mode is _M_CAPTURE and buf and buf[0] == "<" and ">" not in buf and self._cap_waits(buf):
+            return []  # (with a `>` in sight the steps decide: a tag or marker may end there)
         step = self._steps
         while step[self.mode](False):
             pass
@@ -583,20 +593,6 @@ class Scanner:
         out = self.out
         self.out = []
         return out
-
-    def _keep_raw(self) -> None:
-        """The buffer is about to drop what is behind `pos`: an open block keeps its source."""
-        holder: _Capture | _Section
-        if self.mode == _M_CAPTURE:
-            holder = self.cap
-        elif self.mode == _M_TOKENS:
-            holder = self.sec
-        else:
-            return
-        at = self.base + self.pos
-        if at > holder.mark:
-            holder.raw.add(self.buf[holder.mark - self.base : self.pos])
-            holder.mark = at
 
     def _source(self, holder: _Capture | _Section) -> str:
         """The source of the open block or section, up to `pos`."""
@@ -1268,6 +1264,22 @@ class Scanner:
             return self._c_top(final, c)
         return self._c_invoke(final, c)
 
+    def _cap_waits(self, buf: str) -> bool:
+        """Fast path of feed: the steps stopped at a tag the new chunk still does not complete
+        (`<|DSML|param` + `eter na`). Between tags and in a parameter body an open angle is
+        tried as a CDATA opener (in a body), the end-of-sentence token (it ends with `>`, so a
+        tag that waits is not one) and a tag: when the tag waits, the steps would wait again
+        with nothing done. (The capture limit and the tap need no check: what they act on is
+        what the steps consumed, and the last feed ended with them at this same position.)"""
+        level = self.cap.level
+        if level > _L_PARAM:
+            return False
+        if level == _L_PARAM and isinstance(match_cdata_open(buf, 0, False), int):
+            return False
+        keywords = self._keywords
+        assert keywords is not None  # (blocks exist only with a tag format)
+        return match_tag(buf, 0, False, keywords) is MORE
+
     def _eos_at(self, buf: str, pos: int, final: bool) -> bool | str:
         """Is there an end-of-sentence token at `buf[pos]`? True, False or MORE."""
         if pos + 1 < len(buf) and buf[pos + 1] not in BARS:
@@ -1774,6 +1786,12 @@ class Scanner:
         sec.head.append(buf)
         sec.head_len += len(buf)
         return True
+
+    def _sec_waits(self, buf: str) -> bool:
+        """Fast path of feed: the steps stopped at a marker the new chunk still does not
+        complete (`<｜tool▁ca` + `ll▁be`); they would wait again with nothing done (the limit
+        acts on what they consumed: see _cap_waits)."""
+        return match_marker(buf, 0, False) is MORE
 
     def _m_tokens(self, final: bool) -> bool:
         sec = self.sec

@@ -44,6 +44,8 @@ MAX_HEAD: Final = 512  # a call head (the name, or `function`) longer than this 
 # One regex for all of them (either bar on either side); the word names the kind.
 _KINDS: Final = {m[2:-2]: kind for m, kind in _MARKERS}
 _MARKER_RE: Final = re.compile("<[｜|](" + "|".join(re.escape(w) for w in _KINDS) + ")[｜|]>")
+# Every proper prefix of a marker (bars as `｜`): what a marker cut by the end of the input may be.
+_PREFIXES: Final = frozenset(m[:k] for m, _ in _MARKERS for k in range(1, len(m)))
 
 
 def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
@@ -56,10 +58,9 @@ def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str:
     m = _MARKER_RE.match(s, i)
     if m is not None:
         return _KINDS[m.group(1)], m.end()
-    if not final and i + MAX_MARKER > n:  # cut by the end of the input: a marker's start?
-        w = s[i:].replace("|", "｜")
-        if any(mk.startswith(w) for mk, _ in _MARKERS):
-            return MORE
+    # Cut by the end of the input: a marker's start?
+    if not final and i + MAX_MARKER > n and s[i:].replace("|", "｜") in _PREFIXES:
+        return MORE
     return NO
 
 

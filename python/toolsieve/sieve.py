@@ -15,7 +15,7 @@ never change what is text and what is a block, nor chunk invariance:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .arguments import ArgumentsWriter
@@ -88,8 +88,15 @@ class Sieve:
         )
         self._gate = ReasoningGate(self.reasoning)
         self._closed = False
+        # The scanner's feed once nothing stands between it and the chunks (no reasoning left to
+        # look for, nothing declared that acts on calls, no incremental arguments): set by the
+        # first feed that finds it so, cleared by flush. This runs once per chunk.
+        self._direct: Callable[[str], list[Event]] | None = None
 
     def feed(self, chunk: str) -> list[Event]:
+        direct = self._direct
+        if direct is not None and chunk.__class__ is str and chunk:
+            return direct(chunk)
         if self._closed:
             raise SieveClosedError("feed() after flush(): create a new Sieve for a new stream")
         if not isinstance(chunk, str):
@@ -98,20 +105,16 @@ class Sieve:
             return []
         if self._gate.phase is not _DONE:
             return self._declared(self._pass(self._gate.feed(chunk)))
-        # No reasoning (left): straight to the scanner. The common case (nothing declared acts
-        # on calls, no incremental arguments) skips _declared: this runs once per chunk.
-        if (
-            self._writer is None
-            and self.tools is None
-            and not (self.tool_names and self.unknown_tools != "keep")
-        ):
-            return self._scanner.feed(chunk)
+        if self._writer is None and not self._acts():
+            self._direct = self._scanner.feed
+            return self._direct(chunk)
         return self._declared(self._scanner.feed(chunk))
 
     def flush(self) -> list[Event]:
         if self._closed:
             raise SieveClosedError("flush() called twice")
         self._closed = True
+        self._direct = None
         events = self._pass(self._gate.finish())
         return self._declared(events + self._scanner.finish())
 
