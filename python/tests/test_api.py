@@ -64,6 +64,29 @@ def test_feed_wrong_type_raises(bad: object) -> None:
     assert isinstance(info.value, TypeError)
 
 
+@pytest.mark.parametrize("bad", [b"bytes", None, 3, ["x"]])
+def test_feed_checks_every_chunk_not_only_the_first(bad: object) -> None:
+    # After the first chunk, feed goes straight to the scanner: the checks still hold.
+    s = Sieve()
+    assert s.feed("a") == [TextEvent("a")]
+    with pytest.raises(InputTypeError):
+        s.feed(bad)  # type: ignore[arg-type]
+    assert s.feed("") == []
+    assert s.feed("b") == [TextEvent("b")]
+    s.flush()
+    with pytest.raises(SieveClosedError):
+        s.feed("x")
+
+
+def test_feed_takes_str_subclasses() -> None:
+    class Text(str):
+        pass
+
+    s = Sieve()
+    assert s.feed("a") == [TextEvent("a")]
+    assert [e.text for e in s.feed(Text("b")) if isinstance(e, TextEvent)] == ["b"]
+
+
 def test_parse_wrong_type_raises() -> None:
     with pytest.raises(InputTypeError):
         parse(b"x")  # type: ignore[arg-type]

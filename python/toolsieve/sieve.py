@@ -95,7 +95,7 @@ class Sieve:
 
     def feed(self, chunk: str) -> list[Event]:
         direct = self._direct
-        if direct is not None and chunk.__class__ is str and chunk:
+        if direct is not None and chunk.__class__ is str:
             return direct(chunk)
         if self._closed:
             raise SieveClosedError("feed() after flush(): create a new Sieve for a new stream")
