@@ -312,11 +312,14 @@ def _envelope(chunk: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in chunk.items() if k != "choices"}
 
 
-def _index_of(choice: dict[str, Any], pos: int, where: str) -> int:
+def _index_of(choice: dict[str, Any], pos: int, n: int | None) -> int:
+    """The choice's index (its position when it has none); `n`: the chunk's number for errors
+    (None: a whole response)."""
     if "index" not in choice:
         return pos
     idx = choice["index"]
     if isinstance(idx, bool) or not isinstance(idx, int):
+        where = "response" if n is None else f"chunk {n}"
         raise OpenAIFormatError(f"{where}: choices[{pos}].index must be an integer, got {idx!r}")
     return idx
 
@@ -434,36 +437,39 @@ class ChatCompletionStreamRewriter:
         if self._finished:
             raise OpenAIFormatError("feed() after finish()")
         self._count += 1
-        where = f"chunk {self._count}"  # for error messages
+        n = self._count  # `chunk N` in error messages
         if type(chunk) is not dict:
             chunk = as_json_object(chunk)
             if not isinstance(chunk, dict):
-                raise OpenAIFormatError(f"{where} is a {type(chunk).__name__}, not a JSON object")
+                raise OpenAIFormatError(f"chunk {n} is a {type(chunk).__name__}, not a JSON object")
         choices = chunk.get("choices", _MISSING)
         if choices is _MISSING:
             return [chunk]
         if type(choices) is not list and not isinstance(choices, list):
-            raise OpenAIFormatError(f"{where}: choices must be a list, got {type(choices).__name__}")
+            raise OpenAIFormatError(f"chunk {n}: choices must be a list, got {type(choices).__name__}")
         if not choices:
             return [chunk]
         self._last = chunk
         envelope: dict[str, Any] | None = None
         out_choices: list[Any] = []
         extras: list[dict[str, Any]] = []
+        changed = False  # a choice was rebuilt (extras come only with a rebuilt choice)
         for pos, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 kind = type(choice).__name__
-                raise OpenAIFormatError(f"{where}: choices[{pos}] is a {kind}, not an object")
-            idx = _index_of(choice, pos, where)
+                raise OpenAIFormatError(f"chunk {n}: choices[{pos}] is a {kind}, not an object")
+            idx = _index_of(choice, pos, n)
             delta = choice.get("delta")
             if delta is not None and not isinstance(delta, dict):
-                raise OpenAIFormatError(f"{where}: choices[{pos}].delta must be an object")
+                raise OpenAIFormatError(f"chunk {n}: choices[{pos}].delta must be an object")
             content = delta.get("content") if delta is not None else None
             if content is not None and not isinstance(content, str):
                 raise OpenAIFormatError(
-                    f"{where}: choices[{pos}].delta.content must be a string, got {type(content).__name__}"
+                    f"chunk {n}: choices[{pos}].delta.content must be a string, got {type(content).__name__}"
                 )
-            st = self._choices.setdefault(idx, _Choice())
+            st = self._choices.get(idx)
+            if st is None:
+                st = self._choices[idx] = _Choice()
             upstream_calls = delta.get("tool_calls") if delta is not None else None
             native = st.map_native(upstream_calls) if isinstance(upstream_calls, list) else upstream_calls
             events: list[Event] = []
@@ -479,7 +485,7 @@ class ChatCompletionStreamRewriter:
             pieces = self._pieces(st, events)
             if native is not None and not isinstance(native, list) and any("tool_calls" in p for p in pieces):
                 raise OpenAIFormatError(
-                    f"{where}: choices[{pos}].delta.tool_calls must be a list to add calls to"
+                    f"chunk {n}: choices[{pos}].delta.tool_calls must be a list to add calls to"
                 )
             if finish is not None:
                 finish = self._finish_reason(st, finish)
@@ -487,6 +493,7 @@ class ChatCompletionStreamRewriter:
             if not content and not pieces and not remapped and finish == choice.get("finish_reason"):
                 out_choices.append(choice)
                 continue
+            changed = True
             new_choice = dict(choice)
             if content or pieces or remapped:
                 new_delta = dict(delta) if delta is not None else {}
@@ -517,7 +524,7 @@ class ChatCompletionStreamRewriter:
                 envelope = _envelope(chunk)
             for i, piece in enumerate(rest):
                 extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))  # type: ignore[arg-type]
-        if not extras and all(a is b for a, b in zip(out_choices, choices, strict=True)):
+        if not changed:
             return [chunk]
         main = dict(chunk)
         main["choices"] = out_choices
@@ -670,7 +677,7 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
     for pos, choice in enumerate(choices):
         if not isinstance(choice, dict):
             raise OpenAIFormatError(f"choices[{pos}] is a {type(choice).__name__}, not an object")
-        _index_of(choice, pos, "response")
+        _index_of(choice, pos, None)
         message = choice.get("message")
         if message is None:
             out_choices.append(choice)
