@@ -221,12 +221,6 @@ def test_misuse_messages_name_the_option_and_what_was_given() -> None:
 # ---- R9.2: a chat message envelope is not a call, whatever its key order ---------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the JSON scanner only starts a candidate at an object whose first key is tool_calls, "
-    "name, function, type or id, so an envelope that starts with role is skipped and the call item "
-    "nested in it is extracted (with tool_calls first, the same envelope is text)",
-)
 def test_envelope_starting_with_role_is_text() -> None:
     text = 'Msg {"role": "assistant", "tool_calls": [{"name": "ls", "input": {}}]} end.'
     assert parse(text, json_tool_calls=True).calls == ()

@@ -124,8 +124,9 @@ _L_TOP, _L_INVOKE, _L_PARAM, _L_CDATA, _L_AFTER_CDATA = Level
 
 _SPECIAL: Final = re.compile(r"[\n`<＜〈《]")
 _SPECIAL_JSON: Final = re.compile(r"[\n`<＜〈《{]")
-# R9: a JSON candidate is `{` + a first key that starts a tool call object (bounded lookahead).
-_JSON_START: Final = re.compile(r'\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id)"')
+# R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+# message (R9.2: text with what it holds), by a bounded lookahead.
+_JSON_START: Final = re.compile(r'\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"')
 _JSON_START_PREFIX: Final = re.compile(r'\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?\Z')
 _JSON_OUT: Final = re.compile(r'["{}\[\]]')
 _JSON_IN: Final = re.compile(r'["\\]')

@@ -75,8 +75,9 @@ const Level = Object.freeze({
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
 const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// R9: a JSON candidate is `{` + a first key that starts a tool call object (bounded lookahead).
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id)"/y;
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
 const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
 const JSON_OUT = /["{}\[\]]/g;
 const JSON_IN = /["\\]/g;
