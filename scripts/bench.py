@@ -588,7 +588,7 @@ def w14_ray_child(shards: str, out: str) -> int:
     t1 = time.perf_counter()
     # One read task per file, fused with the parse step: a separate read operator keeps a CPU
     # while it waits on the parse (backpressure), which on 2 CPUs leaves the parse one.
-    ds = ray.data.read_json(shards, override_num_blocks=W14_SHARDS)
+    ds = ray.data.read_json(shards, override_num_blocks=len(list(Path(shards).iterdir())))
     ds.map_batches(ParseBatch(field=W14_FIELD), batch_format="pyarrow").write_json(out)
     t2 = time.perf_counter()
     ray.shutdown()
