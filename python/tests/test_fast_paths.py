@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 
 import docs
 from conftest import fixture_files, load
@@ -16,7 +17,7 @@ from fixture_support import options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import Sieve, sections
+from toolsieve import Sieve, scanner, sections
 from toolsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
@@ -189,10 +190,12 @@ def test_match_cdata_open_plain_spelling() -> None:
 # ---- feed's fast paths: a chunk that only extends a tag or marker the steps wait on ---------
 
 FEED_FAST_PATHS = ("_cap_waits", "_sec_waits")
+_CUT_HEAD = scanner._CUT_HEAD
 
 
 def _feed_all(chunks: list[str], opts: dict[str, object], fast: bool) -> list[list[object]]:
     s = Sieve(**opts)  # type: ignore[arg-type]
+    scanner._CUT_HEAD = _CUT_HEAD if fast else re.compile("(?!)")  # prose cut at a tag head
     if not fast:
         for name in FEED_FAST_PATHS:  # the steps decide every chunk
             setattr(s._scanner, name, lambda buf: False)
@@ -201,6 +204,7 @@ def _feed_all(chunks: list[str], opts: dict[str, object], fast: bool) -> list[li
     for c in chunks:  # the events, and where the steps stand: the same state, not only output
         out.append([*s.feed(c), sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos])
     out.append(list(s.flush()))
+    scanner._CUT_HEAD = _CUT_HEAD
     out.append([s._scanner.work, s.saw_tool_call_syntax])
     return out
 
@@ -219,8 +223,12 @@ def _feed_docs() -> list[tuple[str, dict[str, object]]]:
         for i in range(3)
     )
     w10 = "".join(f'<｜tool▁call▁begin｜>f{i}<｜tool▁sep｜>{{"a": {i}}}<｜tool▁call▁end｜>' for i in range(3))
+    prose = (
+        'When a < b and b > c, the <b>result</b> is 1. Use <div class="note"> or <span>x</span>;'
+        " <br/> breaks. Arrows -> and <- or << shifts >> <3. <ul><li>one</li></ul>\n"
+    )
     base = [
-        "x\n<|DSML|tool_calls>\n" + w4 + "</|DSML|tool_calls>\ny",
+        prose + "x\n<|DSML|tool_calls>\n" + w4 + "</|DSML|tool_calls>\ny" + prose,
         "x<｜tool▁calls▁begin｜>" + w10 + "<｜tool▁calls▁end｜>y",
         "<｜tool▁calls▁begin｜>" + w10 + "<｜end▁of▁sentence｜>",
     ]
@@ -286,3 +294,18 @@ def test_feed_fast_paths_are_taken() -> None:
         for i in range(0, len(text), 3):
             s.feed(text[i : i + 3])
         assert taken["n"] >= 8, (name, taken)
+
+
+def test_after_every_feed_the_steps_have_nothing_to_do() -> None:
+    """Whatever path a chunk took (the steps or a fast path of feed), the scanner is left where
+    its steps would wait: one more step without new input does nothing."""
+    rng = random.Random(8)
+    for text, opts in _feed_docs():
+        s = Sieve(**opts)  # type: ignore[arg-type]
+        sc = s._scanner
+        for chunk in docs.random_chunks(text, rng, 1, 12):
+            s.feed(chunk)
+            before = (sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, len(sc.buf))
+            assert sc._steps[sc.mode](False) is False, (text, chunk)
+            after = (sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, len(sc.buf))
+            assert after == before and not sc.out and not sc._text, (text, chunk)

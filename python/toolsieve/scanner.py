@@ -170,6 +170,7 @@ _PLAIN_HEAD_CHARS: Final = "".join(
     ch for ch in "\t" + "".join(map(chr, range(0x20, 0x7F))) if ch not in STOP_CHARS and ch not in "|!"
 )
 _PLAIN_TAG_SO_FAR: Final = re.compile("</?(?:[A-Za-z0-9][" + re.escape(_PLAIN_HEAD_CHARS) + "]{0,62})?\\Z")
+_CUT_HEAD = _PLAIN_TAG_SO_FAR  # feed's shortcut (a test turns it off to compare)
 _PROSE: Final = _prose_skip(False)
 _PROSE_JSON: Final = _prose_skip(True)
 _PRE_OPEN: Final = re.compile(r"<pre(?=[ \t\r\n>])", re.I)
@@ -541,8 +542,11 @@ class Scanner:
                 if end == len(buf):
                     self.pos = end
                     return [TextEvent(buf)]
-                self._text.append(buf[:end])
                 self.pos = end
+                if buf[end] == "<" and _CUT_HEAD.match(buf, end):
+                    # A prose tag head cut by the chunk's end: _m_text would wait there.
+                    return [TextEvent(buf[:end])]
+                self._text.append(buf[:end])
             self._prose_stop = self.base + end  # _m_text need not try there again in this feed
         elif mode is _M_TOKENS:
             if "<" not in buf:
