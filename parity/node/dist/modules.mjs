@@ -4833,17 +4833,39 @@ const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
 const BARS = '\uff5c|';
 const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
 
+// One regex for all of them (either bar on either side); the word names the kind.
+const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));
+const MARKER_RE = new RegExp('<[\uff5c|](' + [...KINDS.keys()].join('|') + ')[\uff5c|]>', 'y');
+
 /** Recognize a token marker at `s[i]` (`<`). Returns [kind, end], MORE or NO. */
 function matchMarker(s, i, final) {
   const n = s.length;
   if (i + 1 >= n) return final ? NO : MORE;
-  if (!BARS.includes(s[i + 1])) return NO;
-  const w = s.slice(i, i + MAX_MARKER).replace(/\|/g, '\uff5c');
-  for (const [marker, kind] of MARKERS) {
-    if (w.startsWith(marker)) return [kind, i + marker.length];
+  const bar = s.charCodeAt(i + 1);
+  if (bar !== 0xff5c && bar !== 0x7c) return NO;
+  if (i + 2 < n) {
+    const c = s.charCodeAt(i + 2);
+    if (c !== 0x74 && c !== 0x65) return NO; // every marker: `<｜t…` or `<｜e…`
   }
-  if (!final && i + w.length === n && MARKERS.some(([m]) => m.startsWith(w))) return MORE;
+  MARKER_RE.lastIndex = i;
+  const m = MARKER_RE.exec(s);
+  if (m !== null) return [KINDS.get(m[1]), i + m[0].length];
+  if (!final && i + MAX_MARKER > n && markerStart(s, i)) return MORE; // cut by the end of the input
   return NO;
+}
+
+/** Is `s[i:]` the start of a marker (either bar)? */
+function markerStart(s, i) {
+  const len = s.length - i;
+  next: for (const [marker] of MARKERS) {
+    if (len > marker.length) continue;
+    for (let k = 0; k < len; k++) {
+      const c = s.charCodeAt(i + k);
+      if ((c === 0x7c ? 0xff5c : c) !== marker.charCodeAt(k)) continue next;
+    }
+    return true;
+  }
+  return false;
 }
 
 /**
@@ -5097,6 +5119,15 @@ const KEYWORDS_NATIVE = KEYWORD_ONLY_NATIVE_RE;
  * `keywords` says which local names are tags (the formats in use, R14.9).
  */
 function matchTag(s, i, final, keywords = KEYWORD_RE) {
+  if (s.charCodeAt(i) === 0x3c) {
+    const fast = matchPlain(s, i, final, keywords);
+    if (fast !== null) return fast;
+  }
+  return matchGeneral(s, i, final, keywords);
+}
+
+/** matchTag for every spelling: open angles, then the head and the attributes. */
+function matchGeneral(s, i, final, keywords) {
   const n = s.length;
   const j = anglesRunEnd(s, i);
   if (j - i > MAX_LEAD) return NO;
@@ -5115,6 +5146,84 @@ function matchTag(s, i, final, keywords = KEYWORD_RE) {
 
 function isTag(r) {
   return r !== null && typeof r === 'object';
+}
+
+// The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
+// character that folding changes or drops): one regex decides them, complete or cut by the end of
+// the input, with the answer matchGeneral gives (test/fast-paths.test.js holds it to that).
+// Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
+// (Python's are code points): a JS match is never longer than Python's, so the regex declines a
+// few more spellings, never decides one Python's declines.
+const PLAIN_SP = '[ \\t\\n\\r]';
+const PLAIN_WSP = PLAIN_SP + '{0,512}';
+const PLAIN_WSP1 = PLAIN_SP + '{1,512}';
+const PLAIN_NAME = '[A-Za-z_][A-Za-z0-9_:.\\-]{0,39}';
+const PLAIN_VALUE = '[^"\\n\\u201c\\u201d\\u201e\\u201f\\u2033\\uff02]{0,513}'; // what folds to `"` ends a value (R2.4)
+const PLAIN_TAG = new RegExp(
+  '<(\\/?)([|\\uff5c][Dd][Ss][Mm][Ll][|\\uff5c])?' +
+    '([Tt][Oo][Oo][Ll]_?[Cc][Aa][Ll][Ll][Ss]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]_?[Cc][Aa][Ll][Ll][Ss]|' +
+    '[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])' +
+    '((?:' + PLAIN_WSP1 + PLAIN_NAME + PLAIN_WSP + '=' + PLAIN_WSP + '"' + PLAIN_VALUE + '"){0,100})' +
+    '(?:' + PLAIN_WSP + '(\\/?)(>)' + // complete, or cut by the end of the input:
+    '|(?:' + PLAIN_WSP1 + PLAIN_NAME + '(?:' + PLAIN_WSP + '=' + PLAIN_WSP + '(?:"' + PLAIN_VALUE + ')?)?|' +
+    PLAIN_WSP + '\\/?)$)',
+  'y',
+);
+const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'g');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+
+/** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
+function isKeyword(keywords, word) {
+  let known = KEYWORD_WORDS.get(keywords);
+  if (known === undefined) {
+    known = new Map();
+    KEYWORD_WORDS.set(keywords, known);
+  }
+  let yes = known.get(word);
+  if (yes === undefined) {
+    const m = keywords.exec(word);
+    yes = m !== null && m.index === 0 && m[0].length === word.length;
+    if (known.size < 64) known.set(word, yes);
+  }
+  return yes;
+}
+const KEYWORD_WORDS = new Map(); // keywords regex -> (lowercased local name -> isKeyword)
+
+/** matchTag for a plainly spelled tag at `s[i]` (`<`); null: ask matchGeneral. */
+function matchPlain(s, i, final, keywords) {
+  if (!final && s.length - i <= MAX_HEAD + 1) {
+    HEAD_TO_END.lastIndex = i;
+    if (HEAD_TO_END.test(s)) return MORE; // the head has not ended: any head waits (see matchHead)
+  }
+  PLAIN_TAG.lastIndex = i;
+  const m = PLAIN_TAG.exec(s);
+  if (m === null) return null;
+  const wordEnd = i + 1 + m[1].length + (m[2] === undefined ? 0 : 6) + m[3].length;
+  const end = i + m[0].length;
+  if (end - wordEnd > MAX_TAG) return null;
+  // (a head ends at its first stop character, the tag's `>` at the latest, or at the end of the
+  // input: one in a match of at most MAX_HEAD + 1 characters is short enough)
+  if (end - i > MAX_HEAD + 1) {
+    HEAD_LEN.lastIndex = i + 1;
+    HEAD_LEN.test(s);
+    if (HEAD_LEN.lastIndex - i - 1 > MAX_HEAD) return null;
+  }
+  const word = m[3].toLowerCase();
+  if (!isKeyword(keywords, word)) return null;
+  if (m[6] === undefined) return final ? null : MORE;
+  let name = null;
+  let string = null;
+  const attrs = m[4];
+  if (attrs) {
+    PLAIN_ATTR.lastIndex = 0;
+    for (let a = PLAIN_ATTR.exec(attrs); a !== null; a = PLAIN_ATTR.exec(attrs)) {
+      const attr = a[1].toLowerCase();
+      if (attr === 'name' && name === null) name = a[2];
+      else if (attr === 'string' && string === null) string = a[2];
+    }
+  }
+  return tag(word.endsWith('calls') ? WRAPPER : word, m[1] === '/', name, m[5] === '/', end, string);
 }
 
 /** The head of a tag after its open angles: prefix noise, local name, then attributes. */
@@ -5280,9 +5389,28 @@ const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
+const CDATA_PLAIN = '<![CDATA[';
+// An ASCII window that folding only lowercases: no control character it would drop.
+const ASCII_KEPT = /^[\t\n\r\x20-\x7e]*$/;
+
 /** Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO. */
 function matchCdataOpen(s, i, final) {
   if (i + 1 < s.length && NOT_CDATA_SEP.includes(s[i + 1])) return NO;
+  if (s.startsWith(CDATA_PLAIN, i)) return i + 9; // the plain spelling, as the folding below finds
+  if (!final && s.length - i < 9 && CDATA_PLAIN.startsWith(s.slice(i))) return MORE;
+  const ascii = s.slice(i, i + 24);
+  if (ASCII_KEPT.test(ascii)) {
+    // (24 code units of ASCII are the 24 code points of the window below)
+    const folded = ascii.toLowerCase();
+    const m = CDATA_RE.exec(folded);
+    if (m !== null) return i + m[0].length;
+    return !final && i + ascii.length === s.length && CDATA_PREFIX_RE.test(folded) ? MORE : NO;
+  }
+  return matchCdataGeneral(s, i, final);
+}
+
+/** matchCdataOpen for every spelling: fold a window of 24 code points, then match. */
+function matchCdataGeneral(s, i, final) {
   // the window is 24 code points, as in Python
   let e = i;
   for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
@@ -5338,6 +5466,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
+  STOP,
   WRAPPER,
   INVOKE,
   PARAMETER,
@@ -5349,12 +5478,16 @@ module.exports = {
   foldMap,
   isTrailingSep,
   matchTag,
+  matchGeneral,
+  matchPlain,
   skipNoTag,
   matchCdataOpen,
+  matchCdataGeneral,
   matchCloseStart,
   cdataCloseAt,
   charAt,
   cpLen,
+  escapeClass,
 };
   },
   "src/sieve.js": function (module, exports, __require) {
@@ -5369,7 +5502,7 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { ALL_FORMATS, FORMATS, Scanner } = __require("src/scanner.js");
 const { applyPolicy, checkPolicy, declaredNames } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
-const { ReasoningGate, checkReasoning } = __require("src/reasoning.js");
+const { Phase, ReasoningGate, checkReasoning } = __require("src/reasoning.js");
 const { ArgumentsWriter } = __require("src/arguments.js");
 
 const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
@@ -5421,7 +5554,11 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    return this._declared(this._pass(this._gate.feed(chunk)));
+    if (this._gate.phase !== Phase.DONE) return this._declared(this._pass(this._gate.feed(chunk)));
+    // No reasoning (left): straight to the scanner. The common case (nothing declared acts on
+    // calls, no incremental arguments) skips _declared: this runs once per chunk.
+    if (this._writer === null && !this._acts()) return this._scanner.feed(chunk);
+    return this._declared(this._scanner.feed(chunk));
   }
 
   flush() {
@@ -6125,8 +6262,18 @@ function jsonValue(s) {
   } catch (e) {
     return [false, null]; // SyntaxError; RangeError (Python: RecursionError)
   }
-  if ((t[0] === '[' || t[0] === '{') && deeperThan(v, MAX_DEPTH)) return [false, null];
+  // (a value is at most as deep as its text has openers: only a text with many is walked)
+  if ((t[0] === '[' || t[0] === '{') && manyOpeners(t) && deeperThan(v, MAX_DEPTH)) return [false, null];
   return [true, v];
+}
+
+/** Does `t` hold more than MAX_DEPTH `[` and `{` (in strings too)? */
+function manyOpeners(t) {
+  if (t.length <= MAX_DEPTH) return false;
+  let count = 0;
+  for (let k = t.indexOf('[', 0); k >= 0; k = t.indexOf('[', k + 1)) if (++count > MAX_DEPTH) return true;
+  for (let k = t.indexOf('{', 0); k >= 0; k = t.indexOf('{', k + 1)) if (++count > MAX_DEPTH) return true;
+  return false;
 }
 
 /** D21: is the JSON value nested more than `limit` levels deep? (iterative) */
@@ -6318,10 +6465,18 @@ function paramValue(name, segments, string = null) {
     return ok ? v : raw;
   }
   const key = trim(name).toLowerCase();
-  const cdatas = segments.filter(([k]) => k === 'cdata').map(([, s]) => s);
-  const textsBlank = segments.every(([k, s]) => k !== 'text' || isBlank(s));
-  if (cdatas.length === 1 && textsBlank) {
-    const raw = cdatas[0];
+  let cdatas = 0; // CDATA segments, the last one's content in `raw`
+  let raw = '';
+  let textsBlank = true;
+  for (const [k, s] of segments) {
+    if (k === 'cdata') {
+      cdatas += 1;
+      raw = s;
+    } else if (textsBlank && k === 'text' && !isBlank(s)) {
+      textsBlank = false;
+    }
+  }
+  if (cdatas === 1 && textsBlank) {
     let [ok, v] = jsonValue(raw);
     if (ok) return v;
     if (RAW_TEXT_NAMES.has(key)) return raw;

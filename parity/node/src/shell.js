@@ -190,6 +190,15 @@ const KEYWORDS_NATIVE = KEYWORD_ONLY_NATIVE_RE;
  * `keywords` says which local names are tags (the formats in use, R14.9).
  */
 function matchTag(s, i, final, keywords = KEYWORD_RE) {
+  if (s.charCodeAt(i) === 0x3c) {
+    const fast = matchPlain(s, i, final, keywords);
+    if (fast !== null) return fast;
+  }
+  return matchGeneral(s, i, final, keywords);
+}
+
+/** matchTag for every spelling: open angles, then the head and the attributes. */
+function matchGeneral(s, i, final, keywords) {
   const n = s.length;
   const j = anglesRunEnd(s, i);
   if (j - i > MAX_LEAD) return NO;
@@ -208,6 +217,84 @@ function matchTag(s, i, final, keywords = KEYWORD_RE) {
 
 function isTag(r) {
   return r !== null && typeof r === 'object';
+}
+
+// The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
+// character that folding changes or drops): one regex decides them, complete or cut by the end of
+// the input, with the answer matchGeneral gives (test/fast-paths.test.js holds it to that).
+// Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
+// (Python's are code points): a JS match is never longer than Python's, so the regex declines a
+// few more spellings, never decides one Python's declines.
+const PLAIN_SP = '[ \\t\\n\\r]';
+const PLAIN_WSP = PLAIN_SP + '{0,512}';
+const PLAIN_WSP1 = PLAIN_SP + '{1,512}';
+const PLAIN_NAME = '[A-Za-z_][A-Za-z0-9_:.\\-]{0,39}';
+const PLAIN_VALUE = '[^"\\n\\u201c\\u201d\\u201e\\u201f\\u2033\\uff02]{0,513}'; // what folds to `"` ends a value (R2.4)
+const PLAIN_TAG = new RegExp(
+  '<(\\/?)([|\\uff5c][Dd][Ss][Mm][Ll][|\\uff5c])?' +
+    '([Tt][Oo][Oo][Ll]_?[Cc][Aa][Ll][Ll][Ss]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]_?[Cc][Aa][Ll][Ll][Ss]|' +
+    '[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])' +
+    '((?:' + PLAIN_WSP1 + PLAIN_NAME + PLAIN_WSP + '=' + PLAIN_WSP + '"' + PLAIN_VALUE + '"){0,100})' +
+    '(?:' + PLAIN_WSP + '(\\/?)(>)' + // complete, or cut by the end of the input:
+    '|(?:' + PLAIN_WSP1 + PLAIN_NAME + '(?:' + PLAIN_WSP + '=' + PLAIN_WSP + '(?:"' + PLAIN_VALUE + ')?)?|' +
+    PLAIN_WSP + '\\/?)$)',
+  'y',
+);
+const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'g');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+
+/** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
+function isKeyword(keywords, word) {
+  let known = KEYWORD_WORDS.get(keywords);
+  if (known === undefined) {
+    known = new Map();
+    KEYWORD_WORDS.set(keywords, known);
+  }
+  let yes = known.get(word);
+  if (yes === undefined) {
+    const m = keywords.exec(word);
+    yes = m !== null && m.index === 0 && m[0].length === word.length;
+    if (known.size < 64) known.set(word, yes);
+  }
+  return yes;
+}
+const KEYWORD_WORDS = new Map(); // keywords regex -> (lowercased local name -> isKeyword)
+
+/** matchTag for a plainly spelled tag at `s[i]` (`<`); null: ask matchGeneral. */
+function matchPlain(s, i, final, keywords) {
+  if (!final && s.length - i <= MAX_HEAD + 1) {
+    HEAD_TO_END.lastIndex = i;
+    if (HEAD_TO_END.test(s)) return MORE; // the head has not ended: any head waits (see matchHead)
+  }
+  PLAIN_TAG.lastIndex = i;
+  const m = PLAIN_TAG.exec(s);
+  if (m === null) return null;
+  const wordEnd = i + 1 + m[1].length + (m[2] === undefined ? 0 : 6) + m[3].length;
+  const end = i + m[0].length;
+  if (end - wordEnd > MAX_TAG) return null;
+  // (a head ends at its first stop character, the tag's `>` at the latest, or at the end of the
+  // input: one in a match of at most MAX_HEAD + 1 characters is short enough)
+  if (end - i > MAX_HEAD + 1) {
+    HEAD_LEN.lastIndex = i + 1;
+    HEAD_LEN.test(s);
+    if (HEAD_LEN.lastIndex - i - 1 > MAX_HEAD) return null;
+  }
+  const word = m[3].toLowerCase();
+  if (!isKeyword(keywords, word)) return null;
+  if (m[6] === undefined) return final ? null : MORE;
+  let name = null;
+  let string = null;
+  const attrs = m[4];
+  if (attrs) {
+    PLAIN_ATTR.lastIndex = 0;
+    for (let a = PLAIN_ATTR.exec(attrs); a !== null; a = PLAIN_ATTR.exec(attrs)) {
+      const attr = a[1].toLowerCase();
+      if (attr === 'name' && name === null) name = a[2];
+      else if (attr === 'string' && string === null) string = a[2];
+    }
+  }
+  return tag(word.endsWith('calls') ? WRAPPER : word, m[1] === '/', name, m[5] === '/', end, string);
 }
 
 /** The head of a tag after its open angles: prefix noise, local name, then attributes. */
@@ -373,9 +460,28 @@ const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
+const CDATA_PLAIN = '<![CDATA[';
+// An ASCII window that folding only lowercases: no control character it would drop.
+const ASCII_KEPT = /^[\t\n\r\x20-\x7e]*$/;
+
 /** Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO. */
 function matchCdataOpen(s, i, final) {
   if (i + 1 < s.length && NOT_CDATA_SEP.includes(s[i + 1])) return NO;
+  if (s.startsWith(CDATA_PLAIN, i)) return i + 9; // the plain spelling, as the folding below finds
+  if (!final && s.length - i < 9 && CDATA_PLAIN.startsWith(s.slice(i))) return MORE;
+  const ascii = s.slice(i, i + 24);
+  if (ASCII_KEPT.test(ascii)) {
+    // (24 code units of ASCII are the 24 code points of the window below)
+    const folded = ascii.toLowerCase();
+    const m = CDATA_RE.exec(folded);
+    if (m !== null) return i + m[0].length;
+    return !final && i + ascii.length === s.length && CDATA_PREFIX_RE.test(folded) ? MORE : NO;
+  }
+  return matchCdataGeneral(s, i, final);
+}
+
+/** matchCdataOpen for every spelling: fold a window of 24 code points, then match. */
+function matchCdataGeneral(s, i, final) {
   // the window is 24 code points, as in Python
   let e = i;
   for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
@@ -431,6 +537,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
+  STOP,
   WRAPPER,
   INVOKE,
   PARAMETER,
@@ -442,10 +549,14 @@ module.exports = {
   foldMap,
   isTrailingSep,
   matchTag,
+  matchGeneral,
+  matchPlain,
   skipNoTag,
   matchCdataOpen,
+  matchCdataGeneral,
   matchCloseStart,
   cdataCloseAt,
   charAt,
   cpLen,
+  escapeClass,
 };
