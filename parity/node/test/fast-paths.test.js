@@ -144,6 +144,170 @@ test('matchPlain: random tails after tag starts agree with matchGeneral', () => 
 });
 
 
+// ---- the prose skip (scanner.js proseSkip) against the steps behind it -------------------------
+
+const { Sieve } = require('..');
+
+// The skip reduced to what TEXT's steps always took in one step (a run of plain characters): every
+// tag, blank head, newline and line start is then decided by the general steps.
+const PLAIN_ONLY = /[^\n`<\uff1c\u3008\u300a]*/y;
+const PLAIN_ONLY_JSON = /[^\n`<\uff1c\u3008\u300a{]*/y;
+
+const BLOCK =
+  '<|DSML|tool_calls>\n<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[a.py]]>' +
+  '</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>';
+const PROSE_PIECES = [
+  'When a < b and b > c, the <b>result</b> is 3. ',
+  'Use <div class="note"> or <span>inline</span> tags; <br/> breaks lines. ',
+  'Arrows like -> and <- or << shifts >> are common in prose <3. ',
+  'HTML: <ul><li>one</li><li>two</li></ul>\n',
+  '\n',
+  '\n\n',
+  '\n  ',
+  '\n    indented code <x>\n',
+  '\r\n',
+  '\t<td>',
+  '```\n' + BLOCK + '\n```\n',
+  '~~~\n<tool_calls>\n~~~\n',
+  '~~~\n' + BLOCK + '\n~~~\n',
+  '`<tool_calls>` and `code`',
+  '<pre>\n' + BLOCK + '\n</pre>\n',
+  '\n<pre>x</pre>\n',
+  '\n<PRE class="x">',
+  '<prefix a="b">',
+  '</pre>',
+  '<!-- ' + BLOCK + ' -->',
+  '<![CDATA[' + BLOCK + ']]>',
+  BLOCK,
+  '\n' + BLOCK + '\n',
+  '<tool_calls><invoke name="x"></invoke></tool_calls>',
+  '<my_invoke name="x"><parameter name="a">1</parameter></my_invoke>',
+  '<invoke name="y"><parameter name="a">1</parameter></invoke>',
+  '<x_tool_calls a="1">',
+  '<Tool_Calls>',
+  '<div tool_calls="1">',
+  '<functionX a="1">',
+  '<a href="x">Parameter</a>',
+  '<\uff5cDSML\uff5cfunction_calls>\n<\uff5cDSML\uff5cinvoke name="f">\n</\uff5cDSML\uff5cinvoke>\n</\uff5cDSML\uff5cfunction_calls>',
+  '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>',
+  '<\uff5cend\u2581of\u2581sentence\uff5c>',
+  '<|x|>',
+  '{"name": "f", "arguments": {}}',
+  '{ "a": 1 }',
+  '\uff1cdiv\uff1e \u3008b\u3009 \u300ac\u300b',
+  '\u{1F600} <\u{1F600}> < \u{1F600}' + 'x'.repeat(30) + '>',
+  '<' + 'a'.repeat(61) + ' ',
+  '<' + 'a'.repeat(62) + ' ',
+  '<' + 'a'.repeat(63) + ' ',
+  '<' + 'a'.repeat(64) + ' ',
+  '</' + 'a'.repeat(62) + '>',
+  '< ' + 'b'.repeat(61) + '>',
+  '< ' + 'b'.repeat(62) + '>',
+  '< ' + 'b'.repeat(63) + '>',
+  '<'.repeat(7) + ' x',
+  '<'.repeat(8) + ' x',
+  '<'.repeat(9) + ' x',
+  '<'.repeat(10) + ' x',
+  '<\t>',
+  '< \n',
+  '<a|b>',
+  '<a!b>',
+  '<a\x01b>',
+  '<a\u200bb>',
+  '<a\u00e9b>',
+  'word',
+  ' ',
+  '~',
+  '{',
+  '<',
+];
+
+const NEVER = /(?!)/y;
+
+function feedAll(text, sizes, opts, reference) {
+  const s = new Sieve(opts);
+  if (reference) {
+    s._scanner._prose = opts.jsonToolCalls ? PLAIN_ONLY_JSON : PLAIN_ONLY;
+    s._scanner._soFar = NEVER;
+  }
+  const out = [];
+  let i = 0;
+  for (let k = 0; i < text.length; k++) {
+    const size = sizes[k % sizes.length];
+    out.push(s.feed(text.slice(i, i + size)));
+    i += size;
+  }
+  out.push(s.flush());
+  out.push(s.sawToolCallSyntax);
+  return out;
+}
+
+const { coalesce } = require('..');
+
+/** The events of feedAll as one coalesced list (what every chunking must agree on). */
+function joined(fed) {
+  return [coalesce(fed.slice(0, -1).flat()), fed[fed.length - 1]];
+}
+
+function checkProse(text, sizes, opts) {
+  const why = JSON.stringify([text, sizes, opts]);
+  const fast = feedAll(text, sizes, opts, false);
+  const general = feedAll(text, sizes, opts, true);
+  assert.deepStrictEqual(fast, general, why); // chunk by chunk, the same events
+  const events = joined(fast);
+  assert.deepStrictEqual(events, joined(feedAll(text, [text.length || 1], opts, true)), why); // whatever the chunks
+  if (!text.includes('end\u2581of\u2581sentence')) {
+    // nothing lost (the end-of-sentence token is dropped, R14.6)
+    assert.strictEqual(events[0].map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join(''), text, why);
+  }
+}
+
+function proseDocs(seed, count, mutations) {
+  const r = rng(seed);
+  const alphabet = Array.from(' \t\n<>/="|!`~{}abcpreDSMLtoolcalsinvk\uff1c\u{1F600}');
+  const docs = [];
+  for (let x = 0; x < count; x++) {
+    let doc = '';
+    const n = r.int(1, 8);
+    for (let k = 0; k < n; k++) doc += r.choice(PROSE_PIECES);
+    if (mutations) doc = mutate(r, doc, alphabet, 4);
+    docs.push(doc);
+  }
+  return docs;
+}
+
+const SIZES = [[1], [2], [3], [4], [5], [7], [16], [1000000], [3, 1, 4, 1, 5, 9, 2, 6]];
+
+test('prose skip: every piece alone and in pairs, every chunking, gives what the steps give', () => {
+  for (const a of PROSE_PIECES) {
+    for (const sizes of SIZES) {
+      checkProse(a, sizes, {});
+      checkProse('x ' + a + '\nafter', sizes, { jsonToolCalls: true });
+    }
+    for (const b of PROSE_PIECES) for (const sizes of [[1], [4], [1000000]]) checkProse(a + b, sizes, {});
+  }
+});
+
+test('prose skip: random documents and mutations give what the steps give', () => {
+  for (const [seed, mutations] of [
+    [21, false],
+    [22, true],
+  ]) {
+    const r = rng(seed + 100);
+    for (const doc of proseDocs(seed, 600, mutations)) {
+      const sizes = r.choice(SIZES);
+      checkProse(doc, sizes, r.random() < 0.3 ? { jsonToolCalls: true } : {});
+    }
+  }
+});
+
+test('prose skip: a long input is skipped in bounded matches (no stack overflow)', () => {
+  const text = 'a\nb<c> '.repeat(2_000_000);
+  const s = new Sieve();
+  const events = s.feed(text).concat(s.flush());
+  assert.strictEqual(events.map((e) => e.text).join(''), text);
+});
+
 // ---- matchMarker (sections.js) against its first form ------------------------------------------
 
 const sections = require('../src/sections');
@@ -227,6 +391,50 @@ test('matchCdataOpen: the plain spelling and ASCII windows agree with the foldin
     const s = mutate(r, r.choice(openers) + r.choice(tails), alphabet);
     if (!s.startsWith('<')) continue;
     for (let end = 1; end <= s.length; end++) check(s.slice(0, end), 0);
+  }
+});
+
+// ---- the token-section fast path of feed (scanner.js _secTakes) against the steps --------------
+
+const SECTION_CALLS = [
+  '<\uff5ctool\u2581call\u2581begin\uff5c>read_file<\uff5ctool\u2581sep\uff5c>{"path": "src/a.py", "limit": 3}<\uff5ctool\u2581call\u2581end\uff5c>\n',
+  '<\uff5ctool\u2581call\u2581begin\uff5cfunction<\uff5ctool\u2581sep\uff5c>f\n```json\n{"a": "<b>"}\n```<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + 'n'.repeat(505) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + 'n'.repeat(512) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + 'n'.repeat(513) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + '\u{1F600}'.repeat(300) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"q": "' + 'x'.repeat(300) + '\u{1F600}"}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"q": 1} <x> <\uff5ctool\u2581call\u2581end\uff5c>',
+];
+
+function feedSections(text, sizes, opts, reference) {
+  const s = new Sieve(opts);
+  if (reference) s._scanner._secTakes = () => false;
+  const out = [];
+  let i = 0;
+  for (let k = 0; i < text.length; k++) {
+    const size = sizes[k % sizes.length];
+    out.push(s.feed(text.slice(i, i + size)));
+    i += size;
+  }
+  out.push(s.flush());
+  out.push(s.work);
+  return out;
+}
+
+test('token sections: the fast path of feed gives what the steps give, chunk by chunk', () => {
+  const r = rng(12);
+  const alphabet = Array.from('<>|\uff5c\u2581{}"\n x');
+  for (let x = 0; x < 500; x++) {
+    let body = '';
+    const n = r.int(1, 4);
+    for (let k = 0; k < n; k++) body += r.choice(SECTION_CALLS);
+    let text = 'Reading.\n<\uff5ctool\u2581calls\u2581begin\uff5c>' + body + r.choice(['<\uff5ctool\u2581calls\u2581end\uff5c>Done.', '', 'tail']);
+    if (r.random() < 0.3) text = mutate(r, text, alphabet, 3);
+    const sizes = r.choice(SIZES.concat([[8], [64], [200]]));
+    const opts = r.random() < 0.4 ? { maxCaptureChars: r.int(20, 700) } : {};
+    const fast = feedSections(text, sizes, opts, false);
+    assert.deepStrictEqual(fast, feedSections(text, sizes, opts, true), JSON.stringify([text, sizes, opts]));
   }
 });
 
