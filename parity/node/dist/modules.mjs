@@ -3072,17 +3072,6 @@ class Scanner {
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._names = new Map(); // see _name
-    this._steps = [
-      // indexed by Mode
-      (f) => this._mText(f),
-      (f) => this._mRun(f),
-      (f) => this._mFence(f),
-      (f) => this._mPending(f),
-      (f) => this._mCapture(f),
-      (f) => this._mJson(f),
-      (f) => this._mTokens(f),
-      (f) => this._mRegion(f),
-    ];
   }
 
   // ---- driving ------------------------------------------------------------------------
@@ -3159,10 +3148,36 @@ class Scanner {
     return out;
   }
 
+  /** The mode's steps until one waits (Python: `while self._steps[self.mode](final)`). */
   _run(final) {
-    const steps = this._steps;
-    while (steps[this.mode](final)) {
-      /* step */
+    for (;;) {
+      let going;
+      switch (this.mode) {
+        case Mode.TEXT:
+          going = this._mText(final);
+          break;
+        case Mode.RUN:
+          going = this._mRun(final);
+          break;
+        case Mode.FENCE:
+          going = this._mFence(final);
+          break;
+        case Mode.PENDING:
+          going = this._mPending(final);
+          break;
+        case Mode.CAPTURE:
+          going = this._mCapture(final);
+          break;
+        case Mode.JSON:
+          going = this._mJson(final);
+          break;
+        case Mode.TOKENS:
+          going = this._mTokens(final);
+          break;
+        default:
+          going = this._mRegion(final);
+      }
+      if (!going) return;
     }
   }
 
@@ -5264,16 +5279,16 @@ const PLAIN_WSP1 = PLAIN_SP + '{1,512}';
 const PLAIN_NAME = '[A-Za-z_][A-Za-z0-9_:.\\-]{0,39}';
 const PLAIN_VALUE = '[^"\\n\\u201c\\u201d\\u201e\\u201f\\u2033\\uff02]{0,513}'; // what folds to `"` ends a value (R2.4)
 const PLAIN_TAG = new RegExp(
-  '<(\\/?)([|\\uff5c][Dd][Ss][Mm][Ll][|\\uff5c])?' +
-    '([Tt][Oo][Oo][Ll]_?[Cc][Aa][Ll][Ll][Ss]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]_?[Cc][Aa][Ll][Ll][Ss]|' +
+  '<\\/?(?:[|\\uff5c][Dd][Ss][Mm][Ll][|\\uff5c])?' +
+    '(?:[Tt][Oo][Oo][Ll]_?[Cc][Aa][Ll][Ll][Ss]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]_?[Cc][Aa][Ll][Ll][Ss]|' +
     '[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])' +
-    '((?:' + PLAIN_WSP1 + PLAIN_NAME + PLAIN_WSP + '=' + PLAIN_WSP + '"' + PLAIN_VALUE + '"){0,100})' +
-    '(?:' + PLAIN_WSP + '(\\/?)(>)' + // complete, or cut by the end of the input:
+    '(?:(?:' + PLAIN_WSP1 + PLAIN_NAME + PLAIN_WSP + '=' + PLAIN_WSP + '"' + PLAIN_VALUE + '"){0,100})' +
+    '(?:' + PLAIN_WSP + '\\/?(>)' + // complete, or cut by the end of the input:
     '|(?:' + PLAIN_WSP1 + PLAIN_NAME + '(?:' + PLAIN_WSP + '=' + PLAIN_WSP + '(?:"' + PLAIN_VALUE + ')?)?|' +
     PLAIN_WSP + '\\/?)$)',
   'y',
 );
-const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'g');
+const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
 const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
 const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
 
@@ -5288,23 +5303,32 @@ function isKeyword(keywords, word) {
   if (yes === undefined) {
     const m = keywords.exec(word);
     yes = m !== null && m.index === 0 && m[0].length === word.length;
-    if (known.size < 64) known.set(word, yes);
+    known.set(word, yes);
   }
   return yes;
 }
-const KEYWORD_WORDS = new Map(); // keywords regex -> (lowercased local name -> isKeyword)
+const KEYWORD_WORDS = new Map(); // keywords regex -> (plainWord -> isKeyword)
 
 /** matchTag for a plainly spelled tag at `s[i]` (`<`); null: ask matchGeneral. */
 function matchPlain(s, i, final, keywords) {
-  if (!final && s.length - i <= MAX_HEAD + 1) {
-    HEAD_TO_END.lastIndex = i;
-    if (HEAD_TO_END.test(s)) return MORE; // the head has not ended: any head waits (see matchHead)
-  }
   PLAIN_TAG.lastIndex = i;
-  const m = PLAIN_TAG.exec(s);
-  if (m === null) return null;
-  const wordEnd = i + 1 + m[1].length + (m[2] === undefined ? 0 : 6) + m[3].length;
-  const end = i + m[0].length;
+  if (!PLAIN_TAG.test(s)) {
+    if (!final && s.length - i <= MAX_HEAD + 1) {
+      HEAD_TO_END.lastIndex = i;
+      if (HEAD_TO_END.test(s)) return MORE; // the head has not ended: any head waits (see matchHead)
+    }
+    return null;
+  }
+  // (Python asks HEAD_TO_END first: a head that has not ended has no `>`, so the regex matched a
+  // cut tag, and the answer below is MORE, or null and matchGeneral's MORE.) What the regex
+  // matched is read off the text, without a match object: the optional slash and bars, the local
+  // name, then the attributes one by one.
+  const end = PLAIN_TAG.lastIndex;
+  const slash = s.charCodeAt(i + 1) === 0x2f ? 1 : 0;
+  const bar = s.charCodeAt(i + 1 + slash);
+  const start = i + 1 + slash + (bar === 0x7c || bar === 0xff5c ? 6 : 0);
+  const word = plainWord(s, start);
+  const wordEnd = start + word.length;
   if (end - wordEnd > MAX_TAG) return null;
   // (a head ends at its first stop character, the tag's `>` at the latest, or at the end of the
   // input: one in a match of at most MAX_HEAD + 1 characters is short enough)
@@ -5313,21 +5337,33 @@ function matchPlain(s, i, final, keywords) {
     HEAD_LEN.test(s);
     if (HEAD_LEN.lastIndex - i - 1 > MAX_HEAD) return null;
   }
-  const word = m[3].toLowerCase();
   if (!isKeyword(keywords, word)) return null;
-  if (m[6] === undefined) return final ? null : MORE;
+  // Complete, or cut by the end of the input (which a match that ends before it is not; one that
+  // ends there with a `>` may be either: a value may hold a `>`, so the regex's group says)
+  let complete = end < s.length;
+  if (!complete && s.charCodeAt(end - 1) === 0x3e) {
+    PLAIN_TAG.lastIndex = i;
+    complete = PLAIN_TAG.exec(s)[1] !== undefined;
+  }
+  if (!complete) return final ? null : MORE;
   let name = null;
   let string = null;
-  const attrs = m[4];
-  if (attrs) {
-    PLAIN_ATTR.lastIndex = 0;
-    for (let a = PLAIN_ATTR.exec(attrs); a !== null; a = PLAIN_ATTR.exec(attrs)) {
-      const attr = a[1].toLowerCase();
-      if (attr === 'name' && name === null) name = a[2];
-      else if (attr === 'string' && string === null) string = a[2];
-    }
+  PLAIN_ATTR.lastIndex = wordEnd; // (the attributes the regex matched, and no more: none follows)
+  for (let a = PLAIN_ATTR.exec(s); a !== null; a = PLAIN_ATTR.exec(s)) {
+    const attr = a[1].toLowerCase();
+    if (attr === 'name' && name === null) name = a[2];
+    else if (attr === 'string' && string === null) string = a[2];
   }
-  return tag(word.endsWith('calls') ? WRAPPER : word, m[1] === '/', name, m[5] === '/', end, string);
+  // (a `/` right before the `>` is the self-closing one: attributes end with `"`, the name with a letter)
+  return tag(word.endsWith('calls') ? WRAPPER : word, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string);
+}
+
+/** The local name PLAIN_TAG matched at `s[start]`, lowercased (the regex allows only these). */
+function plainWord(s, start) {
+  const c = s.charCodeAt(start) | 0x20;
+  if (c === 0x74) return s.charCodeAt(start + 4) === 0x5f ? 'tool_calls' : 'toolcalls';
+  if (c === 0x66) return s.charCodeAt(start + 8) === 0x5f ? 'function_calls' : 'functioncalls';
+  return c === 0x69 ? 'invoke' : 'parameter';
 }
 
 /** The head of a tag after its open angles: prefix noise, local name, then attributes. */

@@ -530,17 +530,6 @@ class Scanner {
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._names = new Map(); // see _name
-    this._steps = [
-      // indexed by Mode
-      (f) => this._mText(f),
-      (f) => this._mRun(f),
-      (f) => this._mFence(f),
-      (f) => this._mPending(f),
-      (f) => this._mCapture(f),
-      (f) => this._mJson(f),
-      (f) => this._mTokens(f),
-      (f) => this._mRegion(f),
-    ];
   }
 
   // ---- driving ------------------------------------------------------------------------
@@ -617,10 +606,36 @@ class Scanner {
     return out;
   }
 
+  /** The mode's steps until one waits (Python: `while self._steps[self.mode](final)`). */
   _run(final) {
-    const steps = this._steps;
-    while (steps[this.mode](final)) {
-      /* step */
+    for (;;) {
+      let going;
+      switch (this.mode) {
+        case Mode.TEXT:
+          going = this._mText(final);
+          break;
+        case Mode.RUN:
+          going = this._mRun(final);
+          break;
+        case Mode.FENCE:
+          going = this._mFence(final);
+          break;
+        case Mode.PENDING:
+          going = this._mPending(final);
+          break;
+        case Mode.CAPTURE:
+          going = this._mCapture(final);
+          break;
+        case Mode.JSON:
+          going = this._mJson(final);
+          break;
+        case Mode.TOKENS:
+          going = this._mTokens(final);
+          break;
+        default:
+          going = this._mRegion(final);
+      }
+      if (!going) return;
     }
   }
 

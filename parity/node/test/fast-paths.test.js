@@ -82,6 +82,10 @@ const TAGS = [
   '<\u{1F600}' + 'x'.repeat(40),
   '<x' + '\u{1F600}'.repeat(40),
   '<|DSML|invoke name="' + 'v'.repeat(200) + '" a="' + 'v'.repeat(200) + '" b="' + 'v'.repeat(200) + '">',
+  '<toolcalls name="w">',
+  '<|DSML|functioncalls name="w" string="s">',
+  '<|DSML|invoke' + ' a=""'.repeat(99) + ' name="x">', // 100 attributes: PLAIN_TAG takes them
+  '<|DSML|invoke' + ' a=""'.repeat(100) + ' name="x">', // 101: it does not
 ];
 const BASE_TAGS = TAGS.length;
 // a tag's attribute area about MAX_TAG (512) long, in code units and in code points
