@@ -2574,8 +2574,10 @@ const {
   NO,
   OPEN_ANGLES,
   PARAMETER,
+  STOP,
   WRAPPER,
   cdataCloseAt,
+  escapeClass,
   matchCdataOpen,
   matchCloseStart,
   matchTag,
@@ -2627,8 +2629,6 @@ const ANGLE = /[<\uff1c\u3008\u300a]/g;
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 const RUNS = { '`': /`+/y, '~': /~+/y };
 const BLANKS = /[ \t\r]*/y;
-const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
-const SPECIAL_JSON_ANY = /[\n`<\uff1c\u3008\u300a{]/;
 const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
@@ -2638,6 +2638,57 @@ const REGIONS = {
   comment: [/-->/g, /--?$/g],
   pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
 };
+
+/**
+ * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
+ * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
+ * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
+ * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
+ * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
+ * it does not depend on where a chunk ended; it stops at anything else, for the steps.
+ *
+ * Python's `*+` never backtracks; a JS `*` keeps a backtrack entry per repetition (a long input
+ * overflows the stack), so one match takes at most PROSE_REPS and proseEnd goes on from there.
+ */
+function proseSkip(jsonCalls) {
+  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + ']';
+  const head = '[' + escapeClass(PLAIN_HEAD_CHARS) + ']';
+  const stop = '[' + escapeClass(STOP) + ']';
+  const keyword = '(?:[Tt][Oo][Oo][Ll]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]|[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])';
+  const tag = '<(?!\\/?[Pp][Rr][Ee])(?!' + head + '{0,64}?' + keyword + ')\\/?[A-Za-z0-9]' + head + '{0,62}(?=' + stop + ')';
+  // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
+  const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
+  const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
+  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
+}
+
+// The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
+// one, as matchTag's), no `|` or `!` (markers, comments, CDATA drift forms), no control character.
+const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharCode(0x20 + k))
+  .concat(['\t'])
+  .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
+  .join('');
+const PROSE_REPS = 4096;
+// A prose tag head cut by the end of the input: every recognizer says MORE (but a `<pre ` at a line
+// start, which opens a region: Python's `_PLAIN_TAG_SO_FAR` holds that one a chunk longer).
+const PLAIN_TAG_SO_FAR = new RegExp(
+  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
+  'y',
+);
+const PROSE = proseSkip(false);
+const PROSE_JSON = proseSkip(true);
+
+/** Where decided prose from `buf[pos]` ends (see proseSkip). */
+function proseEnd(re, buf, pos) {
+  const n = buf.length;
+  for (;;) {
+    re.lastIndex = pos;
+    re.test(buf);
+    const end = re.lastIndex;
+    if (end === pos || end === n) return end;
+    pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
+  }
+}
 const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
 const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
 const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
@@ -2659,6 +2710,12 @@ function search(re, s, pos) {
 function matchAt(re, s, pos) {
   re.lastIndex = pos;
   return re.exec(s);
+}
+
+/** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
+function skipAt(re, s, pos) {
+  re.lastIndex = pos;
+  return re.test(s) ? re.lastIndex : pos;
 }
 
 function isTag(r) {
@@ -2980,7 +3037,9 @@ class Scanner {
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
     this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
-    this._specialAny = jsonCalls ? SPECIAL_JSON_ANY : SPECIAL_ANY;
+    this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
     this._memoAt = -1;
     this._memo = NO;
@@ -3014,17 +3073,6 @@ class Scanner {
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._names = new Map(); // see _name
-    this._steps = [
-      // indexed by Mode
-      (f) => this._mText(f),
-      (f) => this._mRun(f),
-      (f) => this._mFence(f),
-      (f) => this._mPending(f),
-      (f) => this._mCapture(f),
-      (f) => this._mJson(f),
-      (f) => this._mTokens(f),
-      (f) => this._mRegion(f),
-    ];
   }
 
   // ---- driving ------------------------------------------------------------------------
@@ -3032,33 +3080,41 @@ class Scanner {
   feed(chunk) {
     this._notePairs(chunk);
     const pos = this.pos;
-    if (
-      chunk &&
-      this.mode === Mode.TEXT &&
-      pos === this.buf.length &&
-      (this.line.indent < 0 || (chunk[0] !== ' ' && chunk[0] !== '~')) &&
-      !this._specialAny.test(chunk)
-    ) {
-      // Fast path: plain prose with nothing held decides itself.
-      this.work += chunk.length;
-      this.base += pos;
-      this.buf = chunk;
-      this.pos = chunk.length;
-      this.line.indent = -1;
-      this._prunePairs();
-      return [textEvent(chunk)];
-    }
+    const mode = this.mode;
+    let buf;
     if (pos) {
-      this._keepRaw();
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
       this.base += pos;
-      this.buf = this.buf.slice(pos) + chunk;
-      this.pos = 0;
+      buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
     } else {
-      this.buf += chunk;
+      buf = this.buf + chunk;
     }
-    this.work += this.buf.length;
+    this.buf = buf;
+    this.pos = 0;
+    this.work += buf.length;
+    this._proseStop = -1;
+    if (mode === Mode.TEXT && buf && (this.line.indent < 0 || (buf[0] !== ' ' && buf[0] !== '~'))) {
+      // Fast path: decided prose from the start of what is new or held (see proseSkip). A line
+      // start's indent only matters before a space, a tilde or what prose stops at.
+      const end = proseEnd(this._prose, buf, 0);
+      if (end) {
+        this.line.indent = -1;
+        if (end === buf.length) {
+          this.pos = end;
+          this._prunePairs();
+          return [textEvent(buf)];
+        }
+        this._text.push(buf.slice(0, end));
+        this.pos = end;
+      }
+      this._proseStop = this.base + end; // _mText need not try there again in this feed
+    } else if (mode === Mode.TOKENS && !buf.includes('<') && this._secTakes(buf)) {
+      this.pos = buf.length;
+      this._prunePairs();
+      return [];
+    }
     this._run(false);
-    this._releasePastLimit();
+    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS || this.mode === Mode.JSON) this._releasePastLimit();
     if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
@@ -3081,6 +3137,7 @@ class Scanner {
   }
 
   finish() {
+    this._proseStop = -1;
     this._run(true);
     return this._take();
   }
@@ -3092,10 +3149,36 @@ class Scanner {
     return out;
   }
 
+  /** The mode's steps until one waits (Python: `while self._steps[self.mode](final)`). */
   _run(final) {
-    const steps = this._steps;
-    while (steps[this.mode](final)) {
-      /* step */
+    for (;;) {
+      let going;
+      switch (this.mode) {
+        case Mode.TEXT:
+          going = this._mText(final);
+          break;
+        case Mode.RUN:
+          going = this._mRun(final);
+          break;
+        case Mode.FENCE:
+          going = this._mFence(final);
+          break;
+        case Mode.PENDING:
+          going = this._mPending(final);
+          break;
+        case Mode.CAPTURE:
+          going = this._mCapture(final);
+          break;
+        case Mode.JSON:
+          going = this._mJson(final);
+          break;
+        case Mode.TOKENS:
+          going = this._mTokens(final);
+          break;
+        default:
+          going = this._mRegion(final);
+      }
+      if (!going) return;
     }
   }
 
@@ -3120,6 +3203,15 @@ class Scanner {
   _notePairs(chunk) {
     const start = this._inputLen;
     if (!chunk) return;
+    if (chunk.length <= 64 && !this._lastHigh) {
+      // a short chunk (the common case) is looked at without the regex
+      let k = 0;
+      while (k < chunk.length && (chunk.charCodeAt(k) & 0xf800) !== 0xd800) k++;
+      if (k === chunk.length) {
+        this._inputLen = start + chunk.length;
+        return;
+      }
+    }
     const first = chunk.charCodeAt(0);
     if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
     PAIR.lastIndex = 0;
@@ -3262,6 +3354,16 @@ class Scanner {
       pos = end;
       this._bol = this._abs(pos); // at most 3 spaces in: an HTML block may start here
     }
+    if (this.base + pos !== this._proseStop) {
+      const end = proseEnd(this._prose, buf, pos);
+      if (end > pos) {
+        // decided prose, in one step (see proseSkip)
+        this._text.push(buf.slice(pos, end));
+        line.indent = -1;
+        this.pos = end;
+        return true;
+      }
+    }
     const c = buf[pos];
     if (c === '\n') {
       this._emit(c);
@@ -3277,14 +3379,13 @@ class Scanner {
       this._startRun(false, pos);
       return true;
     }
-    if (OPEN_ANGLES.includes(c)) return this._textTag(final);
-    if (c === '{' && this.jsonCalls) return this._textJson(final);
-    const m = search(this._special, buf, pos + 1);
-    const end = m ? m.index : n;
-    this._emit(buf.slice(pos, end));
-    line.indent = -1;
-    this.pos = end;
-    return true;
+    if (OPEN_ANGLES.includes(c)) {
+      if (!final && c === '<' && matchAt(this._soFar, buf, pos)) {
+        return false; // a prose tag head cut by the end of the input so far: all say MORE
+      }
+      return this._textTag(final);
+    }
+    return this._textJson(final); // `{`: the only other character prose stops at
   }
 
   /** End of input while only line-start spaces were seen: nothing more to decide. */
@@ -3927,10 +4028,10 @@ class Scanner {
     }
     const c = buf[pos];
     if (level === Level.PARAM) return this._cParam(final, c);
-    const m = matchAt(WS, buf, pos);
-    if (m) {
-      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(m[0]);
-      this.pos = pos + m[0].length;
+    const ws = skipAt(WS, buf, pos);
+    if (ws > pos) {
+      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(buf.slice(pos, ws));
+      this.pos = ws;
       return true;
     }
     if (level === Level.TOP) return this._cTop(final, c);
@@ -4484,6 +4585,24 @@ class Scanner {
     sec.body = [];
   }
 
+  /**
+   * Fast path of feed: a call's head or body with no marker in sight is only appended (what
+   * _mTokens would do, with no limit reached); false: let the steps decide. (Code units bound
+   * the code point counts of maxCapture and MAX_HEAD from above.)
+   */
+  _secTakes(buf) {
+    const sec = this.sec;
+    if (sec.over || sec.stage === Stage.BETWEEN || this.base + buf.length - sec.start > this.maxCapture) return false;
+    if (sec.stage === Stage.BODY) {
+      sec.body.push(buf);
+      return true;
+    }
+    if (sec.headLen + buf.length > sections.MAX_HEAD) return false;
+    sec.head.push(buf);
+    sec.headLen += buf.length;
+    return true;
+  }
+
   _mTokens(final) {
     const sec = this.sec;
     if (sec.over || this._over(sec.start)) this._secOverflow();
@@ -4497,9 +4616,9 @@ class Scanner {
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
-      const m = matchAt(WS, buf, pos);
-      if (m) {
-        this.pos = pos + m[0].length;
+      const ws = skipAt(WS, buf, pos);
+      if (ws > pos) {
+        this.pos = ws;
         return true;
       }
       const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;
@@ -4834,17 +4953,39 @@ const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
 const BARS = '\uff5c|';
 const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
 
+// One regex for all of them (either bar on either side); the word names the kind.
+const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));
+const MARKER_RE = new RegExp('<[\uff5c|](' + [...KINDS.keys()].join('|') + ')[\uff5c|]>', 'y');
+
 /** Recognize a token marker at `s[i]` (`<`). Returns [kind, end], MORE or NO. */
 function matchMarker(s, i, final) {
   const n = s.length;
   if (i + 1 >= n) return final ? NO : MORE;
-  if (!BARS.includes(s[i + 1])) return NO;
-  const w = s.slice(i, i + MAX_MARKER).replace(/\|/g, '\uff5c');
-  for (const [marker, kind] of MARKERS) {
-    if (w.startsWith(marker)) return [kind, i + marker.length];
+  const bar = s.charCodeAt(i + 1);
+  if (bar !== 0xff5c && bar !== 0x7c) return NO;
+  if (i + 2 < n) {
+    const c = s.charCodeAt(i + 2);
+    if (c !== 0x74 && c !== 0x65) return NO; // every marker: `<｜t…` or `<｜e…`
   }
-  if (!final && i + w.length === n && MARKERS.some(([m]) => m.startsWith(w))) return MORE;
+  MARKER_RE.lastIndex = i;
+  const m = MARKER_RE.exec(s);
+  if (m !== null) return [KINDS.get(m[1]), i + m[0].length];
+  if (!final && i + MAX_MARKER > n && markerStart(s, i)) return MORE; // cut by the end of the input
   return NO;
+}
+
+/** Is `s[i:]` the start of a marker (either bar)? */
+function markerStart(s, i) {
+  const len = s.length - i;
+  next: for (const [marker] of MARKERS) {
+    if (len > marker.length) continue;
+    for (let k = 0; k < len; k++) {
+      const c = s.charCodeAt(i + k);
+      if ((c === 0x7c ? 0xff5c : c) !== marker.charCodeAt(k)) continue next;
+    }
+    return true;
+  }
+  return false;
 }
 
 /**
@@ -5098,6 +5239,15 @@ const KEYWORDS_NATIVE = KEYWORD_ONLY_NATIVE_RE;
  * `keywords` says which local names are tags (the formats in use, R14.9).
  */
 function matchTag(s, i, final, keywords = KEYWORD_RE) {
+  if (s.charCodeAt(i) === 0x3c) {
+    const fast = matchPlain(s, i, final, keywords);
+    if (fast !== null) return fast;
+  }
+  return matchGeneral(s, i, final, keywords);
+}
+
+/** matchTag for every spelling: open angles, then the head and the attributes. */
+function matchGeneral(s, i, final, keywords) {
   const n = s.length;
   const j = anglesRunEnd(s, i);
   if (j - i > MAX_LEAD) return NO;
@@ -5116,6 +5266,105 @@ function matchTag(s, i, final, keywords = KEYWORD_RE) {
 
 function isTag(r) {
   return r !== null && typeof r === 'object';
+}
+
+// The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
+// character that folding changes or drops): one regex decides them, complete or cut by the end of
+// the input, with the answer matchGeneral gives (test/fast-paths.test.js holds it to that).
+// Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
+// (Python's are code points): a JS match is never longer than Python's, so the regex declines a
+// few more spellings, never decides one Python's declines.
+const PLAIN_SP = '[ \\t\\n\\r]';
+const PLAIN_WSP = PLAIN_SP + '{0,512}';
+const PLAIN_WSP1 = PLAIN_SP + '{1,512}';
+const PLAIN_NAME = '[A-Za-z_][A-Za-z0-9_:.\\-]{0,39}';
+const PLAIN_VALUE = '[^"\\n\\u201c\\u201d\\u201e\\u201f\\u2033\\uff02]{0,513}'; // what folds to `"` ends a value (R2.4)
+const PLAIN_TAG = new RegExp(
+  '<\\/?(?:[|\\uff5c][Dd][Ss][Mm][Ll][|\\uff5c])?' +
+    '(?:[Tt][Oo][Oo][Ll]_?[Cc][Aa][Ll][Ll][Ss]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]_?[Cc][Aa][Ll][Ll][Ss]|' +
+    '[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])' +
+    '(?:(?:' + PLAIN_WSP1 + PLAIN_NAME + PLAIN_WSP + '=' + PLAIN_WSP + '"' + PLAIN_VALUE + '"){0,100})' +
+    '(?:' + PLAIN_WSP + '\\/?(>)' + // complete, or cut by the end of the input:
+    '|(?:' + PLAIN_WSP1 + PLAIN_NAME + '(?:' + PLAIN_WSP + '=' + PLAIN_WSP + '(?:"' + PLAIN_VALUE + ')?)?|' +
+    PLAIN_WSP + '\\/?)$)',
+  'y',
+);
+const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+
+/** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
+function isKeyword(keywords, word) {
+  let known = KEYWORD_WORDS.get(keywords);
+  if (known === undefined) {
+    known = new Map();
+    KEYWORD_WORDS.set(keywords, known);
+  }
+  let yes = known.get(word);
+  if (yes === undefined) {
+    const m = keywords.exec(word);
+    yes = m !== null && m.index === 0 && m[0].length === word.length;
+    known.set(word, yes);
+  }
+  return yes;
+}
+const KEYWORD_WORDS = new Map(); // keywords regex -> (plainWord -> isKeyword)
+
+/** matchTag for a plainly spelled tag at `s[i]` (`<`); null: ask matchGeneral. */
+function matchPlain(s, i, final, keywords) {
+  PLAIN_TAG.lastIndex = i;
+  if (!PLAIN_TAG.test(s)) {
+    if (!final && s.length - i <= MAX_HEAD + 1) {
+      HEAD_TO_END.lastIndex = i;
+      if (HEAD_TO_END.test(s)) return MORE; // the head has not ended: any head waits (see matchHead)
+    }
+    return null;
+  }
+  // (Python asks HEAD_TO_END first: a head that has not ended has no `>`, so the regex matched a
+  // cut tag, and the answer below is MORE, or null and matchGeneral's MORE.) What the regex
+  // matched is read off the text, without a match object: the optional slash and bars, the local
+  // name, then the attributes one by one.
+  const end = PLAIN_TAG.lastIndex;
+  const slash = s.charCodeAt(i + 1) === 0x2f ? 1 : 0;
+  const bar = s.charCodeAt(i + 1 + slash);
+  const start = i + 1 + slash + (bar === 0x7c || bar === 0xff5c ? 6 : 0);
+  const word = plainWord(s, start);
+  const wordEnd = start + word.length;
+  if (end - wordEnd > MAX_TAG) return null;
+  // (a head ends at its first stop character, the tag's `>` at the latest, or at the end of the
+  // input: one in a match of at most MAX_HEAD + 1 characters is short enough)
+  if (end - i > MAX_HEAD + 1) {
+    HEAD_LEN.lastIndex = i + 1;
+    HEAD_LEN.test(s);
+    if (HEAD_LEN.lastIndex - i - 1 > MAX_HEAD) return null;
+  }
+  if (!isKeyword(keywords, word)) return null;
+  // Complete, or cut by the end of the input (which a match that ends before it is not; one that
+  // ends there with a `>` may be either: a value may hold a `>`, so the regex's group says)
+  let complete = end < s.length;
+  if (!complete && s.charCodeAt(end - 1) === 0x3e) {
+    PLAIN_TAG.lastIndex = i;
+    complete = PLAIN_TAG.exec(s)[1] !== undefined;
+  }
+  if (!complete) return final ? null : MORE;
+  let name = null;
+  let string = null;
+  PLAIN_ATTR.lastIndex = wordEnd; // (the attributes the regex matched, and no more: none follows)
+  for (let a = PLAIN_ATTR.exec(s); a !== null; a = PLAIN_ATTR.exec(s)) {
+    const attr = a[1].toLowerCase();
+    if (attr === 'name' && name === null) name = a[2];
+    else if (attr === 'string' && string === null) string = a[2];
+  }
+  // (a `/` right before the `>` is the self-closing one: attributes end with `"`, the name with a letter)
+  return tag(word.endsWith('calls') ? WRAPPER : word, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string);
+}
+
+/** The local name PLAIN_TAG matched at `s[start]`, lowercased (the regex allows only these). */
+function plainWord(s, start) {
+  const c = s.charCodeAt(start) | 0x20;
+  if (c === 0x74) return s.charCodeAt(start + 4) === 0x5f ? 'tool_calls' : 'toolcalls';
+  if (c === 0x66) return s.charCodeAt(start + 8) === 0x5f ? 'function_calls' : 'functioncalls';
+  return c === 0x69 ? 'invoke' : 'parameter';
 }
 
 /** The head of a tag after its open angles: prefix noise, local name, then attributes. */
@@ -5281,9 +5530,28 @@ const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
+const CDATA_PLAIN = '<![CDATA[';
+// An ASCII window that folding only lowercases: no control character it would drop.
+const ASCII_KEPT = /^[\t\n\r\x20-\x7e]*$/;
+
 /** Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO. */
 function matchCdataOpen(s, i, final) {
   if (i + 1 < s.length && NOT_CDATA_SEP.includes(s[i + 1])) return NO;
+  if (s.startsWith(CDATA_PLAIN, i)) return i + 9; // the plain spelling, as the folding below finds
+  if (!final && s.length - i < 9 && CDATA_PLAIN.startsWith(s.slice(i))) return MORE;
+  const ascii = s.slice(i, i + 24);
+  if (ASCII_KEPT.test(ascii)) {
+    // (24 code units of ASCII are the 24 code points of the window below)
+    const folded = ascii.toLowerCase();
+    const m = CDATA_RE.exec(folded);
+    if (m !== null) return i + m[0].length;
+    return !final && i + ascii.length === s.length && CDATA_PREFIX_RE.test(folded) ? MORE : NO;
+  }
+  return matchCdataGeneral(s, i, final);
+}
+
+/** matchCdataOpen for every spelling: fold a window of 24 code points, then match. */
+function matchCdataGeneral(s, i, final) {
   // the window is 24 code points, as in Python
   let e = i;
   for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
@@ -5339,6 +5607,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
+  STOP,
   WRAPPER,
   INVOKE,
   PARAMETER,
@@ -5350,12 +5619,16 @@ module.exports = {
   foldMap,
   isTrailingSep,
   matchTag,
+  matchGeneral,
+  matchPlain,
   skipNoTag,
   matchCdataOpen,
+  matchCdataGeneral,
   matchCloseStart,
   cdataCloseAt,
   charAt,
   cpLen,
+  escapeClass,
 };
   },
   "src/sieve.js": function (module, exports, __require) {
@@ -5370,7 +5643,7 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { ALL_FORMATS, FORMATS, Scanner } = __require("src/scanner.js");
 const { applyPolicy, checkPolicy, declaredNames } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
-const { ReasoningGate, checkReasoning } = __require("src/reasoning.js");
+const { Phase, ReasoningGate, checkReasoning } = __require("src/reasoning.js");
 const { ArgumentsWriter } = __require("src/arguments.js");
 
 const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
@@ -5422,7 +5695,11 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    return this._declared(this._pass(this._gate.feed(chunk)));
+    if (this._gate.phase !== Phase.DONE) return this._declared(this._pass(this._gate.feed(chunk)));
+    // No reasoning (left): straight to the scanner. The common case (nothing declared acts on
+    // calls, no incremental arguments) skips _declared: this runs once per chunk.
+    if (this._writer === null && !this._acts()) return this._scanner.feed(chunk);
+    return this._declared(this._scanner.feed(chunk));
   }
 
   flush() {
@@ -6126,8 +6403,18 @@ function jsonValue(s) {
   } catch (e) {
     return [false, null]; // SyntaxError; RangeError (Python: RecursionError)
   }
-  if ((t[0] === '[' || t[0] === '{') && deeperThan(v, MAX_DEPTH)) return [false, null];
+  // (a value is at most as deep as its text has openers: only a text with many is walked)
+  if ((t[0] === '[' || t[0] === '{') && manyOpeners(t) && deeperThan(v, MAX_DEPTH)) return [false, null];
   return [true, v];
+}
+
+/** Does `t` hold more than MAX_DEPTH `[` and `{` (in strings too)? */
+function manyOpeners(t) {
+  if (t.length <= MAX_DEPTH) return false;
+  let count = 0;
+  for (let k = t.indexOf('[', 0); k >= 0; k = t.indexOf('[', k + 1)) if (++count > MAX_DEPTH) return true;
+  for (let k = t.indexOf('{', 0); k >= 0; k = t.indexOf('{', k + 1)) if (++count > MAX_DEPTH) return true;
+  return false;
 }
 
 /** D21: is the JSON value nested more than `limit` levels deep? (iterative) */
@@ -6319,10 +6606,18 @@ function paramValue(name, segments, string = null) {
     return ok ? v : raw;
   }
   const key = trim(name).toLowerCase();
-  const cdatas = segments.filter(([k]) => k === 'cdata').map(([, s]) => s);
-  const textsBlank = segments.every(([k, s]) => k !== 'text' || isBlank(s));
-  if (cdatas.length === 1 && textsBlank) {
-    const raw = cdatas[0];
+  let cdatas = 0; // CDATA segments, the last one's content in `raw`
+  let raw = '';
+  let textsBlank = true;
+  for (const [k, s] of segments) {
+    if (k === 'cdata') {
+      cdatas += 1;
+      raw = s;
+    } else if (textsBlank && k === 'text' && !isBlank(s)) {
+      textsBlank = false;
+    }
+  }
+  if (cdatas === 1 && textsBlank) {
     let [ok, v] = jsonValue(raw);
     if (ok) return v;
     if (RAW_TEXT_NAMES.has(key)) return raw;

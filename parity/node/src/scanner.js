@@ -32,8 +32,10 @@ const {
   NO,
   OPEN_ANGLES,
   PARAMETER,
+  STOP,
   WRAPPER,
   cdataCloseAt,
+  escapeClass,
   matchCdataOpen,
   matchCloseStart,
   matchTag,
@@ -85,8 +87,6 @@ const ANGLE = /[<\uff1c\u3008\u300a]/g;
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 const RUNS = { '`': /`+/y, '~': /~+/y };
 const BLANKS = /[ \t\r]*/y;
-const SPECIAL_ANY = /[\n`<\uff1c\u3008\u300a]/;
-const SPECIAL_JSON_ANY = /[\n`<\uff1c\u3008\u300a{]/;
 const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
@@ -96,6 +96,57 @@ const REGIONS = {
   comment: [/-->/g, /--?$/g],
   pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
 };
+
+/**
+ * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
+ * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
+ * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
+ * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
+ * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
+ * it does not depend on where a chunk ended; it stops at anything else, for the steps.
+ *
+ * Python's `*+` never backtracks; a JS `*` keeps a backtrack entry per repetition (a long input
+ * overflows the stack), so one match takes at most PROSE_REPS and proseEnd goes on from there.
+ */
+function proseSkip(jsonCalls) {
+  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + ']';
+  const head = '[' + escapeClass(PLAIN_HEAD_CHARS) + ']';
+  const stop = '[' + escapeClass(STOP) + ']';
+  const keyword = '(?:[Tt][Oo][Oo][Ll]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]|[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])';
+  const tag = '<(?!\\/?[Pp][Rr][Ee])(?!' + head + '{0,64}?' + keyword + ')\\/?[A-Za-z0-9]' + head + '{0,62}(?=' + stop + ')';
+  // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
+  const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
+  const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
+  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
+}
+
+// The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
+// one, as matchTag's), no `|` or `!` (markers, comments, CDATA drift forms), no control character.
+const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharCode(0x20 + k))
+  .concat(['\t'])
+  .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
+  .join('');
+const PROSE_REPS = 4096;
+// A prose tag head cut by the end of the input: every recognizer says MORE (but a `<pre ` at a line
+// start, which opens a region: Python's `_PLAIN_TAG_SO_FAR` holds that one a chunk longer).
+const PLAIN_TAG_SO_FAR = new RegExp(
+  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
+  'y',
+);
+const PROSE = proseSkip(false);
+const PROSE_JSON = proseSkip(true);
+
+/** Where decided prose from `buf[pos]` ends (see proseSkip). */
+function proseEnd(re, buf, pos) {
+  const n = buf.length;
+  for (;;) {
+    re.lastIndex = pos;
+    re.test(buf);
+    const end = re.lastIndex;
+    if (end === pos || end === n) return end;
+    pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
+  }
+}
 const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
 const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
 const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
@@ -117,6 +168,12 @@ function search(re, s, pos) {
 function matchAt(re, s, pos) {
   re.lastIndex = pos;
   return re.exec(s);
+}
+
+/** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
+function skipAt(re, s, pos) {
+  re.lastIndex = pos;
+  return re.test(s) ? re.lastIndex : pos;
 }
 
 function isTag(r) {
@@ -438,7 +495,9 @@ class Scanner {
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
     this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
-    this._specialAny = jsonCalls ? SPECIAL_JSON_ANY : SPECIAL_ANY;
+    this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
     this._memoAt = -1;
     this._memo = NO;
@@ -472,17 +531,6 @@ class Scanner {
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._names = new Map(); // see _name
-    this._steps = [
-      // indexed by Mode
-      (f) => this._mText(f),
-      (f) => this._mRun(f),
-      (f) => this._mFence(f),
-      (f) => this._mPending(f),
-      (f) => this._mCapture(f),
-      (f) => this._mJson(f),
-      (f) => this._mTokens(f),
-      (f) => this._mRegion(f),
-    ];
   }
 
   // ---- driving ------------------------------------------------------------------------
@@ -490,33 +538,41 @@ class Scanner {
   feed(chunk) {
     this._notePairs(chunk);
     const pos = this.pos;
-    if (
-      chunk &&
-      this.mode === Mode.TEXT &&
-      pos === this.buf.length &&
-      (this.line.indent < 0 || (chunk[0] !== ' ' && chunk[0] !== '~')) &&
-      !this._specialAny.test(chunk)
-    ) {
-      // Fast path: plain prose with nothing held decides itself.
-      this.work += chunk.length;
-      this.base += pos;
-      this.buf = chunk;
-      this.pos = chunk.length;
-      this.line.indent = -1;
-      this._prunePairs();
-      return [textEvent(chunk)];
-    }
+    const mode = this.mode;
+    let buf;
     if (pos) {
-      this._keepRaw();
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
       this.base += pos;
-      this.buf = this.buf.slice(pos) + chunk;
-      this.pos = 0;
+      buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
     } else {
-      this.buf += chunk;
+      buf = this.buf + chunk;
     }
-    this.work += this.buf.length;
+    this.buf = buf;
+    this.pos = 0;
+    this.work += buf.length;
+    this._proseStop = -1;
+    if (mode === Mode.TEXT && buf && (this.line.indent < 0 || (buf[0] !== ' ' && buf[0] !== '~'))) {
+      // Fast path: decided prose from the start of what is new or held (see proseSkip). A line
+      // start's indent only matters before a space, a tilde or what prose stops at.
+      const end = proseEnd(this._prose, buf, 0);
+      if (end) {
+        this.line.indent = -1;
+        if (end === buf.length) {
+          this.pos = end;
+          this._prunePairs();
+          return [textEvent(buf)];
+        }
+        this._text.push(buf.slice(0, end));
+        this.pos = end;
+      }
+      this._proseStop = this.base + end; // _mText need not try there again in this feed
+    } else if (mode === Mode.TOKENS && !buf.includes('<') && this._secTakes(buf)) {
+      this.pos = buf.length;
+      this._prunePairs();
+      return [];
+    }
     this._run(false);
-    this._releasePastLimit();
+    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS || this.mode === Mode.JSON) this._releasePastLimit();
     if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
@@ -539,6 +595,7 @@ class Scanner {
   }
 
   finish() {
+    this._proseStop = -1;
     this._run(true);
     return this._take();
   }
@@ -550,10 +607,36 @@ class Scanner {
     return out;
   }
 
+  /** The mode's steps until one waits (Python: `while self._steps[self.mode](final)`). */
   _run(final) {
-    const steps = this._steps;
-    while (steps[this.mode](final)) {
-      /* step */
+    for (;;) {
+      let going;
+      switch (this.mode) {
+        case Mode.TEXT:
+          going = this._mText(final);
+          break;
+        case Mode.RUN:
+          going = this._mRun(final);
+          break;
+        case Mode.FENCE:
+          going = this._mFence(final);
+          break;
+        case Mode.PENDING:
+          going = this._mPending(final);
+          break;
+        case Mode.CAPTURE:
+          going = this._mCapture(final);
+          break;
+        case Mode.JSON:
+          going = this._mJson(final);
+          break;
+        case Mode.TOKENS:
+          going = this._mTokens(final);
+          break;
+        default:
+          going = this._mRegion(final);
+      }
+      if (!going) return;
     }
   }
 
@@ -578,6 +661,15 @@ class Scanner {
   _notePairs(chunk) {
     const start = this._inputLen;
     if (!chunk) return;
+    if (chunk.length <= 64 && !this._lastHigh) {
+      // a short chunk (the common case) is looked at without the regex
+      let k = 0;
+      while (k < chunk.length && (chunk.charCodeAt(k) & 0xf800) !== 0xd800) k++;
+      if (k === chunk.length) {
+        this._inputLen = start + chunk.length;
+        return;
+      }
+    }
     const first = chunk.charCodeAt(0);
     if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
     PAIR.lastIndex = 0;
@@ -720,6 +812,16 @@ class Scanner {
       pos = end;
       this._bol = this._abs(pos); // at most 3 spaces in: an HTML block may start here
     }
+    if (this.base + pos !== this._proseStop) {
+      const end = proseEnd(this._prose, buf, pos);
+      if (end > pos) {
+        // decided prose, in one step (see proseSkip)
+        this._text.push(buf.slice(pos, end));
+        line.indent = -1;
+        this.pos = end;
+        return true;
+      }
+    }
     const c = buf[pos];
     if (c === '\n') {
       this._emit(c);
@@ -735,14 +837,13 @@ class Scanner {
       this._startRun(false, pos);
       return true;
     }
-    if (OPEN_ANGLES.includes(c)) return this._textTag(final);
-    if (c === '{' && this.jsonCalls) return this._textJson(final);
-    const m = search(this._special, buf, pos + 1);
-    const end = m ? m.index : n;
-    this._emit(buf.slice(pos, end));
-    line.indent = -1;
-    this.pos = end;
-    return true;
+    if (OPEN_ANGLES.includes(c)) {
+      if (!final && c === '<' && matchAt(this._soFar, buf, pos)) {
+        return false; // a prose tag head cut by the end of the input so far: all say MORE
+      }
+      return this._textTag(final);
+    }
+    return this._textJson(final); // `{`: the only other character prose stops at
   }
 
   /** End of input while only line-start spaces were seen: nothing more to decide. */
@@ -1385,10 +1486,10 @@ class Scanner {
     }
     const c = buf[pos];
     if (level === Level.PARAM) return this._cParam(final, c);
-    const m = matchAt(WS, buf, pos);
-    if (m) {
-      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(m[0]);
-      this.pos = pos + m[0].length;
+    const ws = skipAt(WS, buf, pos);
+    if (ws > pos) {
+      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(buf.slice(pos, ws));
+      this.pos = ws;
       return true;
     }
     if (level === Level.TOP) return this._cTop(final, c);
@@ -1942,6 +2043,24 @@ class Scanner {
     sec.body = [];
   }
 
+  /**
+   * Fast path of feed: a call's head or body with no marker in sight is only appended (what
+   * _mTokens would do, with no limit reached); false: let the steps decide. (Code units bound
+   * the code point counts of maxCapture and MAX_HEAD from above.)
+   */
+  _secTakes(buf) {
+    const sec = this.sec;
+    if (sec.over || sec.stage === Stage.BETWEEN || this.base + buf.length - sec.start > this.maxCapture) return false;
+    if (sec.stage === Stage.BODY) {
+      sec.body.push(buf);
+      return true;
+    }
+    if (sec.headLen + buf.length > sections.MAX_HEAD) return false;
+    sec.head.push(buf);
+    sec.headLen += buf.length;
+    return true;
+  }
+
   _mTokens(final) {
     const sec = this.sec;
     if (sec.over || this._over(sec.start)) this._secOverflow();
@@ -1955,9 +2074,9 @@ class Scanner {
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
-      const m = matchAt(WS, buf, pos);
-      if (m) {
-        this.pos = pos + m[0].length;
+      const ws = skipAt(WS, buf, pos);
+      if (ws > pos) {
+        this.pos = ws;
         return true;
       }
       const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;

@@ -41,17 +41,39 @@ const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
 const BARS = '\uff5c|';
 const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
 
+// One regex for all of them (either bar on either side); the word names the kind.
+const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));
+const MARKER_RE = new RegExp('<[\uff5c|](' + [...KINDS.keys()].join('|') + ')[\uff5c|]>', 'y');
+
 /** Recognize a token marker at `s[i]` (`<`). Returns [kind, end], MORE or NO. */
 function matchMarker(s, i, final) {
   const n = s.length;
   if (i + 1 >= n) return final ? NO : MORE;
-  if (!BARS.includes(s[i + 1])) return NO;
-  const w = s.slice(i, i + MAX_MARKER).replace(/\|/g, '\uff5c');
-  for (const [marker, kind] of MARKERS) {
-    if (w.startsWith(marker)) return [kind, i + marker.length];
+  const bar = s.charCodeAt(i + 1);
+  if (bar !== 0xff5c && bar !== 0x7c) return NO;
+  if (i + 2 < n) {
+    const c = s.charCodeAt(i + 2);
+    if (c !== 0x74 && c !== 0x65) return NO; // every marker: `<｜t…` or `<｜e…`
   }
-  if (!final && i + w.length === n && MARKERS.some(([m]) => m.startsWith(w))) return MORE;
+  MARKER_RE.lastIndex = i;
+  const m = MARKER_RE.exec(s);
+  if (m !== null) return [KINDS.get(m[1]), i + m[0].length];
+  if (!final && i + MAX_MARKER > n && markerStart(s, i)) return MORE; // cut by the end of the input
   return NO;
+}
+
+/** Is `s[i:]` the start of a marker (either bar)? */
+function markerStart(s, i) {
+  const len = s.length - i;
+  next: for (const [marker] of MARKERS) {
+    if (len > marker.length) continue;
+    for (let k = 0; k < len; k++) {
+      const c = s.charCodeAt(i + k);
+      if ((c === 0x7c ? 0xff5c : c) !== marker.charCodeAt(k)) continue next;
+    }
+    return true;
+  }
+  return false;
 }
 
 /**

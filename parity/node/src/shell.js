@@ -190,6 +190,15 @@ const KEYWORDS_NATIVE = KEYWORD_ONLY_NATIVE_RE;
  * `keywords` says which local names are tags (the formats in use, R14.9).
  */
 function matchTag(s, i, final, keywords = KEYWORD_RE) {
+  if (s.charCodeAt(i) === 0x3c) {
+    const fast = matchPlain(s, i, final, keywords);
+    if (fast !== null) return fast;
+  }
+  return matchGeneral(s, i, final, keywords);
+}
+
+/** matchTag for every spelling: open angles, then the head and the attributes. */
+function matchGeneral(s, i, final, keywords) {
   const n = s.length;
   const j = anglesRunEnd(s, i);
   if (j - i > MAX_LEAD) return NO;
@@ -208,6 +217,105 @@ function matchTag(s, i, final, keywords = KEYWORD_RE) {
 
 function isTag(r) {
   return r !== null && typeof r === 'object';
+}
+
+// The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
+// character that folding changes or drops): one regex decides them, complete or cut by the end of
+// the input, with the answer matchGeneral gives (test/fast-paths.test.js holds it to that).
+// Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
+// (Python's are code points): a JS match is never longer than Python's, so the regex declines a
+// few more spellings, never decides one Python's declines.
+const PLAIN_SP = '[ \\t\\n\\r]';
+const PLAIN_WSP = PLAIN_SP + '{0,512}';
+const PLAIN_WSP1 = PLAIN_SP + '{1,512}';
+const PLAIN_NAME = '[A-Za-z_][A-Za-z0-9_:.\\-]{0,39}';
+const PLAIN_VALUE = '[^"\\n\\u201c\\u201d\\u201e\\u201f\\u2033\\uff02]{0,513}'; // what folds to `"` ends a value (R2.4)
+const PLAIN_TAG = new RegExp(
+  '<\\/?(?:[|\\uff5c][Dd][Ss][Mm][Ll][|\\uff5c])?' +
+    '(?:[Tt][Oo][Oo][Ll]_?[Cc][Aa][Ll][Ll][Ss]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]_?[Cc][Aa][Ll][Ll][Ss]|' +
+    '[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])' +
+    '(?:(?:' + PLAIN_WSP1 + PLAIN_NAME + PLAIN_WSP + '=' + PLAIN_WSP + '"' + PLAIN_VALUE + '"){0,100})' +
+    '(?:' + PLAIN_WSP + '\\/?(>)' + // complete, or cut by the end of the input:
+    '|(?:' + PLAIN_WSP1 + PLAIN_NAME + '(?:' + PLAIN_WSP + '=' + PLAIN_WSP + '(?:"' + PLAIN_VALUE + ')?)?|' +
+    PLAIN_WSP + '\\/?)$)',
+  'y',
+);
+const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+
+/** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
+function isKeyword(keywords, word) {
+  let known = KEYWORD_WORDS.get(keywords);
+  if (known === undefined) {
+    known = new Map();
+    KEYWORD_WORDS.set(keywords, known);
+  }
+  let yes = known.get(word);
+  if (yes === undefined) {
+    const m = keywords.exec(word);
+    yes = m !== null && m.index === 0 && m[0].length === word.length;
+    known.set(word, yes);
+  }
+  return yes;
+}
+const KEYWORD_WORDS = new Map(); // keywords regex -> (plainWord -> isKeyword)
+
+/** matchTag for a plainly spelled tag at `s[i]` (`<`); null: ask matchGeneral. */
+function matchPlain(s, i, final, keywords) {
+  PLAIN_TAG.lastIndex = i;
+  if (!PLAIN_TAG.test(s)) {
+    if (!final && s.length - i <= MAX_HEAD + 1) {
+      HEAD_TO_END.lastIndex = i;
+      if (HEAD_TO_END.test(s)) return MORE; // the head has not ended: any head waits (see matchHead)
+    }
+    return null;
+  }
+  // (Python asks HEAD_TO_END first: a head that has not ended has no `>`, so the regex matched a
+  // cut tag, and the answer below is MORE, or null and matchGeneral's MORE.) What the regex
+  // matched is read off the text, without a match object: the optional slash and bars, the local
+  // name, then the attributes one by one.
+  const end = PLAIN_TAG.lastIndex;
+  const slash = s.charCodeAt(i + 1) === 0x2f ? 1 : 0;
+  const bar = s.charCodeAt(i + 1 + slash);
+  const start = i + 1 + slash + (bar === 0x7c || bar === 0xff5c ? 6 : 0);
+  const word = plainWord(s, start);
+  const wordEnd = start + word.length;
+  if (end - wordEnd > MAX_TAG) return null;
+  // (a head ends at its first stop character, the tag's `>` at the latest, or at the end of the
+  // input: one in a match of at most MAX_HEAD + 1 characters is short enough)
+  if (end - i > MAX_HEAD + 1) {
+    HEAD_LEN.lastIndex = i + 1;
+    HEAD_LEN.test(s);
+    if (HEAD_LEN.lastIndex - i - 1 > MAX_HEAD) return null;
+  }
+  if (!isKeyword(keywords, word)) return null;
+  // Complete, or cut by the end of the input (which a match that ends before it is not; one that
+  // ends there with a `>` may be either: a value may hold a `>`, so the regex's group says)
+  let complete = end < s.length;
+  if (!complete && s.charCodeAt(end - 1) === 0x3e) {
+    PLAIN_TAG.lastIndex = i;
+    complete = PLAIN_TAG.exec(s)[1] !== undefined;
+  }
+  if (!complete) return final ? null : MORE;
+  let name = null;
+  let string = null;
+  PLAIN_ATTR.lastIndex = wordEnd; // (the attributes the regex matched, and no more: none follows)
+  for (let a = PLAIN_ATTR.exec(s); a !== null; a = PLAIN_ATTR.exec(s)) {
+    const attr = a[1].toLowerCase();
+    if (attr === 'name' && name === null) name = a[2];
+    else if (attr === 'string' && string === null) string = a[2];
+  }
+  // (a `/` right before the `>` is the self-closing one: attributes end with `"`, the name with a letter)
+  return tag(word.endsWith('calls') ? WRAPPER : word, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string);
+}
+
+/** The local name PLAIN_TAG matched at `s[start]`, lowercased (the regex allows only these). */
+function plainWord(s, start) {
+  const c = s.charCodeAt(start) | 0x20;
+  if (c === 0x74) return s.charCodeAt(start + 4) === 0x5f ? 'tool_calls' : 'toolcalls';
+  if (c === 0x66) return s.charCodeAt(start + 8) === 0x5f ? 'function_calls' : 'functioncalls';
+  return c === 0x69 ? 'invoke' : 'parameter';
 }
 
 /** The head of a tag after its open angles: prefix noise, local name, then attributes. */
@@ -373,9 +481,28 @@ const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
+const CDATA_PLAIN = '<![CDATA[';
+// An ASCII window that folding only lowercases: no control character it would drop.
+const ASCII_KEPT = /^[\t\n\r\x20-\x7e]*$/;
+
 /** Recognize a (drifted) CDATA opener at `s[i]` (R5.5). Returns its end index, MORE or NO. */
 function matchCdataOpen(s, i, final) {
   if (i + 1 < s.length && NOT_CDATA_SEP.includes(s[i + 1])) return NO;
+  if (s.startsWith(CDATA_PLAIN, i)) return i + 9; // the plain spelling, as the folding below finds
+  if (!final && s.length - i < 9 && CDATA_PLAIN.startsWith(s.slice(i))) return MORE;
+  const ascii = s.slice(i, i + 24);
+  if (ASCII_KEPT.test(ascii)) {
+    // (24 code units of ASCII are the 24 code points of the window below)
+    const folded = ascii.toLowerCase();
+    const m = CDATA_RE.exec(folded);
+    if (m !== null) return i + m[0].length;
+    return !final && i + ascii.length === s.length && CDATA_PREFIX_RE.test(folded) ? MORE : NO;
+  }
+  return matchCdataGeneral(s, i, final);
+}
+
+/** matchCdataOpen for every spelling: fold a window of 24 code points, then match. */
+function matchCdataGeneral(s, i, final) {
   // the window is 24 code points, as in Python
   let e = i;
   for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
@@ -431,6 +558,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
+  STOP,
   WRAPPER,
   INVOKE,
   PARAMETER,
@@ -442,10 +570,14 @@ module.exports = {
   foldMap,
   isTrailingSep,
   matchTag,
+  matchGeneral,
+  matchPlain,
   skipNoTag,
   matchCdataOpen,
+  matchCdataGeneral,
   matchCloseStart,
   cdataCloseAt,
   charAt,
   cpLen,
+  escapeClass,
 };

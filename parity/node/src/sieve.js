@@ -9,7 +9,7 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { ALL_FORMATS, FORMATS, Scanner } = require('./scanner');
 const { applyPolicy, checkPolicy, declaredNames } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
-const { ReasoningGate, checkReasoning } = require('./reasoning');
+const { Phase, ReasoningGate, checkReasoning } = require('./reasoning');
 const { ArgumentsWriter } = require('./arguments');
 
 const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
@@ -61,7 +61,11 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    return this._declared(this._pass(this._gate.feed(chunk)));
+    if (this._gate.phase !== Phase.DONE) return this._declared(this._pass(this._gate.feed(chunk)));
+    // No reasoning (left): straight to the scanner. The common case (nothing declared acts on
+    // calls, no incremental arguments) skips _declared: this runs once per chunk.
+    if (this._writer === null && !this._acts()) return this._scanner.feed(chunk);
+    return this._declared(this._scanner.feed(chunk));
   }
 
   flush() {

@@ -75,8 +75,18 @@ function jsonValue(s) {
   } catch (e) {
     return [false, null]; // SyntaxError; RangeError (Python: RecursionError)
   }
-  if ((t[0] === '[' || t[0] === '{') && deeperThan(v, MAX_DEPTH)) return [false, null];
+  // (a value is at most as deep as its text has openers: only a text with many is walked)
+  if ((t[0] === '[' || t[0] === '{') && manyOpeners(t) && deeperThan(v, MAX_DEPTH)) return [false, null];
   return [true, v];
+}
+
+/** Does `t` hold more than MAX_DEPTH `[` and `{` (in strings too)? */
+function manyOpeners(t) {
+  if (t.length <= MAX_DEPTH) return false;
+  let count = 0;
+  for (let k = t.indexOf('[', 0); k >= 0; k = t.indexOf('[', k + 1)) if (++count > MAX_DEPTH) return true;
+  for (let k = t.indexOf('{', 0); k >= 0; k = t.indexOf('{', k + 1)) if (++count > MAX_DEPTH) return true;
+  return false;
 }
 
 /** D21: is the JSON value nested more than `limit` levels deep? (iterative) */
@@ -268,10 +278,18 @@ function paramValue(name, segments, string = null) {
     return ok ? v : raw;
   }
   const key = trim(name).toLowerCase();
-  const cdatas = segments.filter(([k]) => k === 'cdata').map(([, s]) => s);
-  const textsBlank = segments.every(([k, s]) => k !== 'text' || isBlank(s));
-  if (cdatas.length === 1 && textsBlank) {
-    const raw = cdatas[0];
+  let cdatas = 0; // CDATA segments, the last one's content in `raw`
+  let raw = '';
+  let textsBlank = true;
+  for (const [k, s] of segments) {
+    if (k === 'cdata') {
+      cdatas += 1;
+      raw = s;
+    } else if (textsBlank && k === 'text' && !isBlank(s)) {
+      textsBlank = false;
+    }
+  }
+  if (cdatas === 1 && textsBlank) {
     let [ok, v] = jsonValue(raw);
     if (ok) return v;
     if (RAW_TEXT_NAMES.has(key)) return raw;
