@@ -437,6 +437,7 @@ class _Param {
     this.string = null; // the `string` attribute (R14.2), when honored
     this.segs = [];
     this.text = [];
+    this.start = 0; // absolute offset of the body (JS only: see _keepRaw)
   }
 }
 
@@ -648,8 +649,10 @@ class Scanner {
     if (holder === null) return;
     const at = this.base + this.pos;
     if (at > holder.mark) {
-      // (an open parameter body holds slices of this buffer: the source shares them)
-      const shared = holder === this.cap && this.cap.level >= Level.PARAM;
+      // (an open parameter body that spans most of this piece holds slices of the same buffer:
+      // the source shares them)
+      const shared =
+        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
       holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
       holder.mark = at;
     }
@@ -1546,6 +1549,7 @@ class Scanner {
           this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
+          this.par.start = this._abs(r.end);
           if (cap.started) {
             this.tap = new ValueTap(name, this.par.string);
             this._tapText = this._tapCdata = 0;
