@@ -320,20 +320,76 @@ class FenceLine {
 }
 
 /**
- * Text kept in pieces. Small pieces are joined in batches, so a long text costs about what the
- * input does whatever the size of its pieces (issue 14, item 5).
+ * Text kept in pieces, so a long text costs about what the input does whatever the size of its
+ * pieces (issue 14, item 5).
+ *
+ * A held block's source is copied as it arrives into byte blocks outside the JS heap, one byte per
+ * character: a string kept for as long as the block stays open survives V8's young-generation
+ * collections, and what survives them grows the young generation (by tens of MB) whatever the
+ * string costs itself. A piece whose buffer is held anyway (`shared`: a parameter body keeps
+ * slices of the same buffer) stays a string, so it is not kept twice; so do the first
+ * TEXT_BLOCK characters (most blocks are short) and the text from the first character above
+ * U+00FF on (a two-byte string costs what a copy would).
  */
 class _Text {
   constructor() {
-    this.big = [];
-    this.small = [];
+    this.parts = []; // strings, and [bytes, all ASCII] views of `block`
+    this.small = []; // small strings not in `parts` yet (joined in batches)
     this.size = 0; // code units in `small`
+    this.block = null; // a Uint8Array of TEXT_BLOCK bytes, or null
+    this.start = 0; // `block[start:used]` is not in `parts` yet
+    this.used = 0;
+    this.ascii = true; // `block[start:used]` is all ASCII
+    this.wide = false; // a character above U+00FF came: pieces are kept as strings from here on
+    this.length = 0; // code units so far
   }
 
-  add(s) {
+  add(s, shared = false) {
+    // (the first TEXT_BLOCK code units stay strings: most blocks are short)
+    const copy = !shared && !this.wide && this.length >= TEXT_BLOCK;
+    this.length += s.length;
+    if (!copy) {
+      this._seal();
+      this._string(s);
+      return;
+    }
+    this._flush();
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      let block = this.block;
+      if (block === null || this.used === TEXT_BLOCK) {
+        this._seal();
+        block = this.block = new Uint8Array(TEXT_BLOCK);
+        this.start = this.used = 0;
+      }
+      let u = this.used;
+      let ascii = this.ascii;
+      const end = Math.min(n, i + TEXT_BLOCK - u);
+      for (; i < end; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) {
+          if (c > 255) break;
+          ascii = false;
+        }
+        block[u++] = c;
+      }
+      this.used = u;
+      this.ascii = ascii;
+      if (i < end) {
+        this.wide = true;
+        this._seal();
+        this.block = null;
+        this._string(s.slice(i));
+        return;
+      }
+    }
+  }
+
+  _string(s) {
     if (s.length >= 4096) {
       this._flush();
-      this.big.push(s); // (a slice of the input's buffer, kept without a copy)
+      this.parts.push(s); // (a slice of the input's buffer, kept without a copy)
       return;
     }
     this.small.push(s);
@@ -343,15 +399,45 @@ class _Text {
 
   _flush() {
     if (this.small.length) {
-      this.big.push(this.small.join(''));
+      this.parts.push(this.small.join(''));
       this.small = [];
       this.size = 0;
     }
   }
 
-  text(tail = '') {
-    return this.big.join('') + this.small.join('') + tail;
+  _seal() {
+    if (this.used > this.start) {
+      this.parts.push([this.block.subarray(this.start, this.used), this.ascii]);
+      this.start = this.used;
+    }
+    this.ascii = true;
   }
+
+  /**
+   * The text, then `tail`. The pieces are concatenated, not joined: the result becomes one flat
+   * string only once it is read, so the pieces and a copy of them are not all held at once.
+   */
+  text(tail = '') {
+    this._seal();
+    this._flush();
+    let out = '';
+    for (const p of this.parts) out += typeof p === 'string' ? p : latin1(p[0], p[1]);
+    return out + tail;
+  }
+}
+
+const TEXT_BLOCK = 1 << 16;
+let ASCII = null;
+
+/** The string of one byte per character (`ascii`: all below 128). */
+function latin1(bytes, ascii) {
+  if (ascii) {
+    if (ASCII === null) ASCII = new TextDecoder('utf-8', { ignoreBOM: true });
+    return ASCII.decode(bytes);
+  }
+  let out = '';
+  for (let k = 0; k < bytes.length; k += 8192) out += String.fromCharCode.apply(null, bytes.subarray(k, k + 8192));
+  return out;
 }
 
 /** RUN: a backtick or tilde run being counted (its characters are text either way). */
@@ -409,6 +495,7 @@ class _Param {
     this.string = null; // the `string` attribute (R14.2), when honored
     this.segs = [];
     this.text = [];
+    this.start = 0; // absolute offset of the body (JS only: see _keepRaw)
   }
 }
 
@@ -646,7 +733,11 @@ class Scanner {
     if (holder === null) return;
     const at = this.base + this.pos;
     if (at > holder.mark) {
-      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos));
+      // (an open parameter body that spans most of this piece holds slices of the same buffer:
+      // the source shares them)
+      const shared =
+        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
+      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
       holder.mark = at;
     }
   }
@@ -1560,6 +1651,7 @@ class Scanner {
           this.par.string = this.native ? r.string : null;
           this.par.segs = [];
           this.par.text = [];
+          this.par.start = this._abs(r.end);
           if (cap.started) {
             this.tap = new ValueTap(name, this.par.string);
             this._tapText = this._tapCdata = 0;
