@@ -553,10 +553,10 @@ class Scanner:
                 if self._sec_takes(buf):
                     self.pos = len(buf)
                     return []
-            elif buf[0] == "<" and ">" not in buf and self._sec_waits(buf):
+            elif buf[0] == "<" and self._sec_waits(buf):
                 return []
-        elif mode is _M_CAPTURE and buf and buf[0] == "<" and ">" not in buf and self._cap_waits(buf):
-            return []  # (with a `>` in sight the steps decide: a tag or marker may end there)
+        elif mode is _M_CAPTURE and buf and buf[0] == "<" and self._cap_waits(buf):
+            return []
         step = self._steps
         while step[self.mode](False):
             pass
@@ -1277,7 +1277,7 @@ class Scanner:
         with nothing done. (The capture limit and the tap need no check: what they act on is
         what the steps consumed, and the last feed ended with them at this same position.)"""
         level = self.cap.level
-        if level > _L_PARAM:
+        if level > _L_PARAM or ">" in buf:  # (with a `>` in sight the steps decide: a tag may end there)
             return False
         if level == _L_PARAM and isinstance(match_cdata_open(buf, 0, False), int):
             return False

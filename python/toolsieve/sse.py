@@ -196,7 +196,7 @@ class SSEParser:
         out: list[SSEEvent | SSEComment] = []
         for raw in lines:
             self._lineno += 1
-            if not raw:  # a blank line dispatches the event (the common line, with `data:`)
+            if not raw:  # a blank line dispatches the event
                 data = self._data
                 if data:
                     text = data[0] if len(data) == 1 else "\n".join(data)
@@ -219,14 +219,6 @@ class SSEParser:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 self._bad_utf8(raw)
-            if not line:
-                if self._data:
-                    out.append(
-                        SSEEvent("\n".join(self._data), self._event or "message", self._last_id, self._retry)
-                    )
-                self._data = []
-                self._event = ""
-                continue
             field, colon, value = line.partition(":")
             if colon and value[:1] == " ":
                 value = value[1:]
