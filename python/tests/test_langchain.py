@@ -29,7 +29,7 @@ from pydantic import BaseModel, PrivateAttr, ValidationError
 from strategies import DOCUMENTS, split
 
 import toolsieve.sieve
-from toolsieve import OptionsError, Sieve, TextEvent, ToolCallsEvent
+from toolsieve import OptionsError, Sieve, TextEvent, ToolCallsEvent, parse
 from toolsieve.langchain import ToolsieveChatModel, with_toolsieve
 
 BLOCK = (
@@ -207,6 +207,23 @@ def test_property_stream_sum_equals_invoke_and_the_sieve(text: str, data: st.Dat
     )
     whole = msg.invoke("x")
     assert (whole.content, calls_of(whole)) == (want_text, want_calls)
+
+
+BLOCK_OF_N = (
+    '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="n">{}</|DSML|parameter>'
+    "</|DSML|invoke></|DSML|tool_calls>"
+)
+
+
+@pytest.mark.parametrize("number", ["12345678901234567890", "1e400", "-1e400", "0.1", "1e21"])
+def test_streamed_numbers_read_back_as_invoke_gives_them(number: str) -> None:
+    # A float JavaScript would write as an integer (or as null) reads back the same in the stream.
+    text = BLOCK_OF_N.format(number)
+    want = parse(text).calls[0].input
+    streamed = with_toolsieve(ChunkedFakeChatModel([[AIMessageChunk(content=text)]]), id_factory=ids())
+    whole = with_toolsieve(ChunkedFakeChatModel([[AIMessageChunk(content=text)]]), id_factory=ids())
+    assert calls_of(_sum(list(streamed.stream("x")))) == [("f", want)]
+    assert calls_of(whole.invoke("x")) == [("f", want)]
 
 
 def test_native_tool_call_chunks_pass_through_with_an_index_of_their_own() -> None:

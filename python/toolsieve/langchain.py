@@ -32,6 +32,7 @@ How it works, and why:
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
@@ -52,7 +53,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
-from .jsontext import json_text
 from .openai import new_call_id
 from .sieve import DEFAULT_MAX_CAPTURE, Sieve
 
@@ -353,9 +353,11 @@ class _Run:
         ]
 
     def call_chunk(self, call: ToolCall) -> ToolCallChunk:
-        return tool_call_chunk(
-            name=call.name, args=json_text(call.input), id=self.new_id(), index=self.next_index()
-        )
+        # Python's JSON text, not JavaScript's (json_text): LangChain reads the chunks' args back
+        # with json.loads, and only Python's writes every float so that it reads back the same
+        # (12345678901234567890 read as a float; 1e400 as inf), as `invoke` hands them over.
+        args = json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))
+        return tool_call_chunk(name=call.name, args=args, id=self.new_id(), index=self.next_index())
 
     def renumbered(self, c: ToolCallChunk) -> ToolCallChunk:
         index = c.get("index")
