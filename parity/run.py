@@ -57,6 +57,15 @@ def engine_commands() -> dict[str, list[str]]:
         node = node or node_executable()
         return node
 
+    compiled = ROOT / "build" / "compiled" / "site"  # scripts/build_compiled: the mypyc wheel, unpacked
+    if compiled.exists():
+        # Ahead of the PYTHONPATH every driver gets (the source tree), so its extensions win.
+        boot = (
+            "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); import toolsieve; "
+            "assert toolsieve.compiled, toolsieve.__file__; "
+            "runpy.run_module('toolsieve.driver', run_name='__main__')"
+        )
+        cmds["python-compiled"] = [sys.executable, "-c", boot, str(compiled)]
     cmds["node"] = [get_node(), str(ROOT / "parity" / "node" / "driver.js")]
     pyodide = ROOT / "parity" / "pyodide" / "driver.mjs"
     if pyodide.exists():

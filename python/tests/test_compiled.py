@@ -1,0 +1,67 @@
+"""The optional mypyc-compiled build (setup.py, `TOOLSIEVE_COMPILE=1`): which build a run tests,
+and the build's own wiring. scripts/test runs the whole suite a second time against the compiled
+wheel (scripts/build_compiled) with TOOLSIEVE_EXPECT_COMPILED=1, so a run can never test the pure
+package while it claims to test the compiled one, or the reverse."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import toolsieve
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECT = os.environ.get("TOOLSIEVE_EXPECT_COMPILED", "") == "1"
+
+
+def compiled_modules() -> tuple[str, ...]:
+    """setup.py's COMPILED, read without running setup()."""
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, tuple)
+            return tuple(str(v) for v in value)
+    raise AssertionError("setup.py defines no COMPILED")
+
+
+def test_the_build_under_test_is_the_one_asked_for() -> None:
+    assert toolsieve.compiled is EXPECT
+    for name in compiled_modules():
+        path = importlib.import_module(f"toolsieve.{name}").__file__ or ""
+        assert path.endswith(".py") is not EXPECT, path
+
+
+def test_the_modules_not_compiled_stay_python() -> None:
+    # sieve.py raises InputTypeError for a chunk of the wrong type; compiled, mypyc's boundary
+    # check would raise a bare TypeError first.
+    assert "sieve" not in compiled_modules()
+    assert (toolsieve.sieve.__file__ or "").endswith(".py")
+    with pytest.raises(toolsieve.InputTypeError):
+        toolsieve.Sieve().feed(b"bytes")  # type: ignore[arg-type]
+
+
+def test_compiled_modules_exist_and_are_typed_strictly() -> None:
+    # (mypy --strict over python/ in scripts/test covers them; mypyc needs no more than that)
+    for name in compiled_modules():
+        assert (ROOT / "python" / "toolsieve" / f"{name}.py").exists(), name
+
+
+def test_backend_asks_for_mypy_only_for_the_compiled_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(ROOT / "python"))
+    try:
+        backend = importlib.import_module("toolsieve_build")
+    finally:
+        sys.path.remove(str(ROOT / "python"))
+    pin = re.search(r"^mypy==\S+", (ROOT / "requirements-dev.txt").read_text(encoding="utf-8"), re.M)
+    assert pin and pin.group(0) == backend.MYPY  # the compiler the tests run against
+    monkeypatch.delenv("TOOLSIEVE_COMPILE", raising=False)
+    assert backend.MYPY not in backend.get_requires_for_build_wheel()
+    monkeypatch.setenv("TOOLSIEVE_COMPILE", "1")
+    assert backend.MYPY in backend.get_requires_for_build_wheel()

@@ -1,0 +1,27 @@
+"""PEP 517 build backend: setuptools's, plus mypy (for mypyc) when TOOLSIEVE_COMPILE=1 asks for
+the compiled build (setup.py). A plain build needs setuptools only, as before."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from setuptools import build_meta as _setuptools
+from setuptools.build_meta import (  # noqa: F401  (the hooks this backend passes through)
+    build_editable,
+    build_sdist,
+    build_wheel,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
+
+MYPY = "mypy==2.4.1"  # = requirements-dev.txt's pin: the compiler the tests run against
+
+
+def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
+    requires: list[str] = _setuptools.get_requires_for_build_wheel(config_settings)
+    if os.environ.get("TOOLSIEVE_COMPILE", "") == "1":
+        requires.append(MYPY)
+    return requires

@@ -1,0 +1,21 @@
+"""The optional compiled build: `TOOLSIEVE_COMPILE=1` compiles the scanner and its helpers with
+mypyc (C extensions beside the same .py files, which Python then imports first). Without it the
+package is pure Python, the reference, and what Pyodide runs. Everything else is in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import setup
+
+# The modules the per-chunk work runs in. Not sieve.py: its public methods check their argument
+# types themselves (InputTypeError), which mypyc's own boundary checks would pre-empt.
+COMPILED = ("scanner", "sections", "strings", "values", "shell", "arguments", "reasoning")
+
+ext_modules = []
+if os.environ.get("TOOLSIEVE_COMPILE", "") == "1":
+    from mypyc.build import mypycify
+
+    ext_modules = mypycify([f"python/toolsieve/{m}.py" for m in COMPILED], opt_level="3", group_name="toolsieve")
+
+setup(ext_modules=ext_modules)
