@@ -16,6 +16,8 @@ ext_modules = []
 if os.environ.get("TOOLSIEVE_COMPILE", "") == "1":
     from mypyc.build import mypycify
 
-    ext_modules = mypycify([f"python/toolsieve/{m}.py" for m in COMPILED], opt_level="3", group_name="toolsieve")
+    ext_modules = mypycify(
+        [f"python/toolsieve/{m}.py" for m in COMPILED], opt_level="3", group_name="toolsieve"
+    )
 
 setup(ext_modules=ext_modules)
