@@ -9,6 +9,7 @@ import ast
 import importlib
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +66,11 @@ def test_backend_asks_for_mypy_only_for_the_compiled_build(monkeypatch: pytest.M
     assert backend.MYPY not in backend.get_requires_for_build_wheel()
     monkeypatch.setenv("TOOLSIEVE_COMPILE", "1")
     assert backend.MYPY in backend.get_requires_for_build_wheel()
+
+
+def test_version_says_which_build() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "toolsieve", "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    build = "mypyc-compiled" if EXPECT else "pure Python"
+    assert out.strip() == f"toolsieve {toolsieve.__version__} ({build})"

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO, NoReturn
 
-from . import __version__
+from . import __version__, compiled
 from .jsontext import dumps, jsonable
 from .reasoning import REASONING_MODES
 from .sieve import FORMATS, Sieve, parse
@@ -57,7 +57,8 @@ def _formats(v: str) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="toolsieve", description="Sieve tool calls out of raw LLM text.")
-    p.add_argument("--version", action="version", version=f"toolsieve {__version__}")
+    build = "mypyc-compiled" if compiled else "pure Python"
+    p.add_argument("--version", action="version", version=f"toolsieve {__version__} ({build})")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def declared(sp: argparse.ArgumentParser) -> None:
