@@ -1,0 +1,106 @@
+"""Tests that kill the scanner's surviving mutants (issue 17): what each fast path decides,
+pinned, so that a mutant that narrows or widens it fails (a narrower one changes no event, only
+the speed; the table is the speed path's specification).
+
+`_prose_skip` builds the prose regex at import, where mutmut's trampoline cannot reach it: these
+tests build it afresh, as the Sieve's own tests hold the built one to the steps (test_fast_paths).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from toolsieve import Sieve, scanner
+
+LONG = "b" * 61  # a prose tag head is at most 64 characters with its `<` and first letter
+
+# (text, end of decided prose without JSON calls, with JSON calls)
+PROSE_ENDS = [
+    ("hello world", 11, 11),
+    ("a`b", 1, 1),  # a backtick may open inline code
+    ("x<y", 1, 1),  # a tag head not ended yet
+    ("a < b and c > d", 15, 15),  # a blank head that has ended is no tag
+    ("a < b", 2, 2),  # ... but not before it ends
+    ("<< shifts >>x", 13, 13),
+    ('<div class="n">t', 16, 16),  # prose HTML
+    ("</span>t", 8, 8),
+    ("<DIV>x", 6, 6),
+    ("<pre>x", 0, 0),  # <pre> opens an ignored region (D41)
+    ("<PRE>", 0, 0),
+    ("</pre>", 0, 0),
+    ("<invoke name=x>", 0, 0),  # a keyword: the recognizers decide
+    ("<tool_calls>", 0, 0),
+    ("<a invoke>", 0, 0),
+    ("<div data-function=1>", 0, 0),
+    ("<Parameter>", 0, 0),
+    ("<|DSML|x>", 0, 0),  # markers
+    ("<!-- c -->", 0, 0),  # comments (D40)
+    ("<1a>", 4, 4),
+    ("<_a>", 0, 0),  # a head starts with a letter or a digit
+    ("<a", 0, 0),
+    ("<a\n", 2, 2),  # ended by the newline, which is not itself consumed by the tag
+    ("a\nb", 3, 3),
+    ("a\n b", 1, 1),  # a line start with an indent: the steps decide
+    ("a\n\tb", 1, 1),
+    ("a\n`b", 1, 1),
+    ("a\n~b", 1, 1),
+    ("a\n<b", 1, 1),
+    ("a\n{b", 1, 1),
+    ("a\n\rb", 1, 1),
+    ("a\n\nb", 1, 1),
+    ("{x}", 3, 0),  # `{` may open a JSON call
+    ("a{b", 3, 1),
+    ("x＜y", 1, 1),  # fullwidth and CJK angles
+    ("x〈y", 1, 1),
+    ("x《y", 1, 1),
+    ("<a" + LONG + ">", 64, 64),
+    ("<a" + LONG + "b>", 65, 65),
+    ("<a" + LONG + "bb>", 0, 0),  # past 64 characters of head
+    ("<" + "b" * 64 + " tool>", 0, 0),
+    ("< x>", 4, 4),
+    ("<<<<<<<< x>", 11, 11),  # up to 8 angles before a blank head
+    ("<<<<<<<<< x>", 0, 0),
+    ("<\tx>", 4, 4),
+    ("< " + "x" * 63 + ">", 66, 66),  # a blank head ends within 64 characters
+    ("< " + "x" * 64 + ">", 0, 0),
+    ("<a\x01>", 0, 0),  # no control character in a prose head
+    ("<a|b>", 0, 0),  # no bar (markers) ...
+    ("<a!b>", 0, 0),  # ... and no `!` (comments, CDATA drift)
+    ("<ab\tcd>", 7, 7),
+    ("<b>invoke</b>", 13, 13),
+    ("<b>Invoke</b>", 13, 13),
+    ("<pREx>", 0, 0),  # any head starting `pre`: the steps tell `<pre>` from `<prefix>`
+    ("<pre", 0, 0),
+    ("</prex>", 0, 0),
+    ("<p>re", 5, 5),
+    ("<xpre>", 6, 6),
+]
+
+
+@pytest.mark.parametrize(("text", "plain", "json"), PROSE_ENDS)
+def test_prose_skip_decides_exactly_this(text: str, plain: int, json: int) -> None:
+    m_plain = scanner._prose_skip(False).match(text)
+    m_json = scanner._prose_skip(True).match(text)
+    assert m_plain is not None and m_json is not None
+    assert (m_plain.end(), m_json.end()) == (plain, json)
+
+
+def test_the_built_prose_regexes_are_the_builders() -> None:
+    assert scanner._PROSE.pattern == scanner._prose_skip(False).pattern
+    assert scanner._PROSE_JSON.pattern == scanner._prose_skip(True).pattern
+
+
+def _fed(chunks: list[str]) -> list[list[str]]:
+    """The text each feed (then the flush) released: when a decision is made, not only what."""
+    s = Sieve()
+    out = [["".join(e.source for e in s.feed(c))] for c in chunks]
+    return [*out, ["".join(e.source for e in s.flush())]]
+
+
+def test_a_fence_line_ends_a_pending_paragraph_as_soon_as_its_run_is_three() -> None:
+    # FenceLine.opens_at: a run of three is a fence whatever follows; fewer, cut by the end of
+    # the chunk, waits for the next character; a character other than the run's decides "no".
+    assert _fed(["`a\n```", "\ncode\n"]) == [["`a\n```"], ["\ncode\n"], [""]]
+    assert _fed(["`a\n~~~", "\ncode\n"]) == [["`a\n~~~"], ["\ncode\n"], [""]]
+    assert _fed(["`a\n``", "`\ncode\n"]) == [["`a\n"], ["```\ncode\n"], [""]]
+    assert _fed(["`a\n``", "x\ncode\n"]) == [["`a\n"], [""], ["``x\ncode\n"]]
