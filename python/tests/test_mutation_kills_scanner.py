@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolsieve import Sieve, scanner
+from toolsieve import Sieve, coalesce, scanner
 
 LONG = "b" * 61  # a prose tag head is at most 64 characters with its `<` and first letter
 
@@ -104,3 +104,42 @@ def test_a_fence_line_ends_a_pending_paragraph_as_soon_as_its_run_is_three() -> 
     assert _fed(["`a\n~~~", "\ncode\n"]) == [["`a\n~~~"], ["\ncode\n"], [""]]
     assert _fed(["`a\n``", "`\ncode\n"]) == [["`a\n"], ["```\ncode\n"], [""]]
     assert _fed(["`a\n``", "x\ncode\n"]) == [["`a\n"], [""], ["``x\ncode\n"]]
+
+
+# ---- token sections and the capture limit (R14.4, D43) ----------------------------------------
+
+CALL = '<｜tool▁call▁begin｜>read<｜tool▁sep｜>{{"path": "{}"}}<｜tool▁call▁end｜>'
+SECTION = "<｜tool▁calls▁begin｜>" + CALL.format("a") + CALL.format("b") + "<｜tool▁calls▁end｜>"
+SIZES = (1, 2, 3, 7, 16, 10_000)
+
+
+def _run(text: str, limit: int, size: int) -> list[dict[str, object]]:
+    s = Sieve(max_capture_chars=limit)
+    events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+    assert "".join(e.source for e in events) == text
+    return [e.to_dict() for e in coalesce(events)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_token_section_of_exactly_the_limit_is_kept(size: int) -> None:
+    out = _run("x " + SECTION + " y", len(SECTION), size)
+    assert [e["type"] for e in out] == ["text", "tool_calls", "text"]
+    assert [c["input"] for c in out[1]["calls"]] == [{"path": "a"}, {"path": "b"}]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_token_section_one_past_the_limit_is_text_with_a_note(size: int) -> None:
+    text = "x " + SECTION + " y"
+    # (coalesced: the text before the section joins the released one, which carries the note)
+    assert _run(text, len(SECTION) - 1, size) == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_long_section_is_released_as_it_goes_and_a_later_block_still_counts(size: int) -> None:
+    long = "<｜tool▁calls▁begin｜>" + "".join(CALL.format(i) for i in range(40)) + "<｜tool▁calls▁end｜>"
+    later = '\n<|DSML|tool_calls><|DSML|invoke name="ok"></|DSML|invoke></|DSML|tool_calls>'
+    out = _run(long + later, 500, size)
+    assert out[0]["type"] == "text" and out[0].get("note") == "capture_limit"
+    calls = [c["name"] for e in out if e["type"] == "tool_calls" for c in e["calls"]]  # type: ignore[attr-defined]
+    assert calls == ["ok"]
+    assert _run(long + later, 500, size) == _run(long + later, 500, 10_000)
