@@ -8,6 +8,8 @@ tests build it afresh, as the Sieve's own tests hold the built one to the steps 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from toolsieve import Sieve, coalesce, scanner
@@ -113,7 +115,7 @@ SECTION = "<｜tool▁calls▁begin｜>" + CALL.format("a") + CALL.format("b") +
 SIZES = (1, 2, 3, 7, 16, 10_000)
 
 
-def _run(text: str, limit: int, size: int) -> list[dict[str, object]]:
+def _run(text: str, limit: int, size: int) -> list[dict[str, Any]]:
     s = Sieve(max_capture_chars=limit)
     events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
     assert "".join(e.source for e in events) == text
@@ -124,7 +126,7 @@ def _run(text: str, limit: int, size: int) -> list[dict[str, object]]:
 def test_a_token_section_of_exactly_the_limit_is_kept(size: int) -> None:
     out = _run("x " + SECTION + " y", len(SECTION), size)
     assert [e["type"] for e in out] == ["text", "tool_calls", "text"]
-    assert [c["input"] for c in out[1]["calls"]] == [{"path": "a"}, {"path": "b"}]  # type: ignore[index]
+    assert [c["input"] for c in out[1]["calls"]] == [{"path": "a"}, {"path": "b"}]
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -140,6 +142,6 @@ def test_a_long_section_is_released_as_it_goes_and_a_later_block_still_counts(si
     later = '\n<|DSML|tool_calls><|DSML|invoke name="ok"></|DSML|invoke></|DSML|tool_calls>'
     out = _run(long + later, 500, size)
     assert out[0]["type"] == "text" and out[0].get("note") == "capture_limit"
-    calls = [c["name"] for e in out if e["type"] == "tool_calls" for c in e["calls"]]  # type: ignore[attr-defined]
+    calls = [c["name"] for e in out if e["type"] == "tool_calls" for c in e["calls"]]
     assert calls == ["ok"]
     assert _run(long + later, 500, size) == _run(long + later, 500, 10_000)
