@@ -667,7 +667,7 @@ class Scanner:
             self._emit(buf[pos:end])
             self.pos = end
             if r == WAIT and line.run == 0:
-                return final and self._text_line_end()
+                return False  # only line-start spaces so far: wait (at the end nothing follows)
             if r != PLAIN:  # a run at a line start
                 self._start_run(line=True, at=end - line.run)
                 return True
@@ -698,11 +698,6 @@ class Scanner:
                 return False  # a prose tag head cut by the end of the input so far: all say MORE
             return self._text_tag(final)
         return self._text_json(final)  # `{`: the only other character _prose stops at
-
-    def _text_line_end(self) -> bool:
-        """End of input while only line-start spaces were seen: nothing more to decide."""
-        self.line.indent = -1
-        return False
 
     def _marker(self, buf: str, pos: int, final: bool) -> tuple[str, int] | str:
         """A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or

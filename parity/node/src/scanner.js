@@ -894,7 +894,7 @@ class Scanner {
       const end = line.end;
       this._emit(buf.slice(pos, end));
       this.pos = end;
-      if (r === WAIT && line.run === 0) return final && this._textLineEnd();
+      if (r === WAIT && line.run === 0) return false; // only line-start spaces so far: wait (at the end nothing follows)
       if (r !== PLAIN) {
         // a run at a line start
         this._startRun(true, end - line.run);
@@ -935,12 +935,6 @@ class Scanner {
       return this._textTag(final);
     }
     return this._textJson(final); // `{`: the only other character prose stops at
-  }
-
-  /** End of input while only line-start spaces were seen: nothing more to decide. */
-  _textLineEnd() {
-    this.line.indent = -1;
-    return false;
   }
 
   /**
