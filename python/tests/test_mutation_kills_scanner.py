@@ -145,3 +145,13 @@ def test_a_long_section_is_released_as_it_goes_and_a_later_block_still_counts(si
     calls = [c["name"] for e in out if e["type"] == "tool_calls" for c in e["calls"]]
     assert calls == ["ok"]
     assert _run(long + later, 500, size) == _run(long + later, 500, 10_000)
+
+
+def test_a_fence_releases_its_lines_as_they_come() -> None:
+    # A fenced block is text whatever it holds: every line of it goes out in the feed it came in.
+    assert _fed(["```\na\nb\nc", "\n```\nz"]) == [["```\na\nb\nc"], ["\n```\nz"], [""]]
+    assert _fed(["x\n```py\nline one\nline two\n", "```\nafter"]) == [
+        ["x\n```py\nline one\nline two\n"],
+        ["```\nafter"],
+        [""],
+    ]
