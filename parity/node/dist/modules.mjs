@@ -1335,6 +1335,8 @@ const { checkPolicy, declaredNames, applyPolicy } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
 const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
 const { Sieve, checkFormats } = __require("src/sieve.js");
+const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
+const { SECTION_END, matchMarker } = __require("src/sections.js");
 const { checkReasoning } = __require("src/reasoning.js");
 const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
 
@@ -1442,7 +1444,7 @@ class Options {
     this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
     this.rejected = new Set();
-    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0 };
+    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0, repairedBlocks: 0 };
   }
 
   released(e) {
@@ -1471,21 +1473,46 @@ class Options {
   }
 
   /** R16.5: a block whose calls went out as they were announced: only counted here. */
-  announced(e) {
+  announced(e, atEnd) {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
+    if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
     this.stats.calls += e.calls.length;
     this.stats.rejectedCalls += rejected.length;
   }
 
-  policy(calls) {
+  /** The block's calls under the reject policy (R10.2); counts the block. */
+  policy(e, atEnd) {
+    const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
     this.stats.blocks += 1;
+    if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
     this.stats.calls += r.calls.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return r.calls;
+  }
+
+  /**
+   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
+   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
+   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
+   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
+   * call was announced, D37).
+   */
+  repaired(raw, atEnd) {
+    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
+    if (Array.isArray(matchMarker(raw, 0, true))) {
+      // a token section (R14.4, R14.5): it ends at its end marker
+      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
+      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
+    }
+    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
+    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
+    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
+    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
+    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
   }
 
   /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
@@ -1598,14 +1625,19 @@ class ChatCompletionStreamRewriter {
     return [...this._opts.rejected];
   }
 
-  /** Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the capture limit. */
+  /**
+   * Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the
+   * capture limit, blocks the sieve had to repair (R3, D8, D26, D37).
+   */
   get stats() {
     return { ...this._opts.stats };
   }
 
-  _pieces(st, events) {
+  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
+  _pieces(st, events, endFrom) {
     const out = [];
-    for (const e of events) {
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k];
       const last = out[out.length - 1];
       if (e.type === 'text') {
         if (e.note) this._opts.released(e);
@@ -1623,10 +1655,10 @@ class ChatCompletionStreamRewriter {
       if (e.type !== 'tool_calls') {
         deltas = [this._streamed(st, e)];
       } else if (this._opts.streamArguments) {
-        this._opts.announced(e);
+        this._opts.announced(e, k >= endFrom);
         continue;
       } else {
-        const calls = this._opts.policy(e.calls);
+        const calls = this._opts.policy(e, k >= endFrom);
         if (!calls.length) continue;
         deltas = toOpenAIStreamDeltas(calls, {
           tools: this._opts.tools,
@@ -1703,11 +1735,12 @@ class ChatCompletionStreamRewriter {
       }
       const reason = get(choice, 'finish_reason');
       let finish = reason;
+      const endFrom = events.length;
       if (finish !== null && st.sieve !== null) {
         events = events.concat(st.sieve.flush());
         st.sieve = null;
       }
-      const pieces = this._pieces(st, events);
+      const pieces = this._pieces(st, events, endFrom);
       if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
       }
@@ -1768,7 +1801,7 @@ class ChatCompletionStreamRewriter {
       if (st.sieve === null) continue;
       const events = st.sieve.flush();
       st.sieve = null;
-      for (const piece of this._pieces(st, events)) out.push(extra(envelope, idx, piece, null));
+      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
     }
     return out;
   }
@@ -1839,17 +1872,18 @@ function rewriteResponse(response, opts) {
       throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
     }
     const sieve = opts.sieve();
-    const events = sieve.feed(content).concat(sieve.flush());
+    const fed = sieve.feed(content);
+    const events = fed.concat(sieve.flush());
     let text = '';
     let thought = '';
     const calls = [];
-    for (const e of events) {
+    events.forEach((e, k) => {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
       } else if (e.type === 'reasoning') thought += e.text;
-      else calls.push(...opts.policy(e.calls));
-    }
+      else calls.push(...opts.policy(e, k >= fed.length));
+    });
     if (!calls.length && text === content) {
       outChoices.push(choice);
       return;

@@ -403,3 +403,59 @@ test('formats: token sections become tool calls only when the tokens format is i
   assert.throws(() => rewriteChatCompletion(response, { formats: 'tokens' }), InputTypeError);
   assert.throws(() => createSSERewriteStream({ formats: [1] }), InputTypeError);
 });
+
+const INVOKE = '<|DSML|invoke name="read_file"><|DSML|parameter name="path">a</|DSML|parameter></|DSML|invoke>';
+const TCALL = '<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "a"}<｜tool▁call▁end｜>';
+// [text, blocks, repaired(, the two with streamArguments)]: the table of python/tests/test_gateway_openai.py
+const REPAIRS = [
+  [`a <|DSML|tool_calls>${INVOKE}</|DSML|tool_calls> b`, 1, 0],
+  [`a ${INVOKE}\n</|DSML|tool_calls> b`, 1, 1], // R3: no opening wrapper
+  [`a ${INVOKE}${INVOKE}</tool_calls>`, 1, 1],
+  [
+    '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[a' +
+      '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
+    1,
+    1,
+  ], // D8: the CDATA never closes
+  [
+    '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[a]]> b' +
+      '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
+    1,
+    1,
+  ], // D8: a `]]>` that no closing tag follows does not close it
+  [`<｜tool▁calls▁begin｜>${TCALL}<｜tool▁calls▁end｜> b`, 1, 0],
+  [`<｜tool▁calls▁begin｜>${TCALL}\n`, 1, 1], // D26: no section end
+  [`<｜tool▁calls▁begin｜>${TCALL}<｜end▁of▁sentence｜>`, 1, 1],
+  [`<｜tool▁calls｜>${TCALL}<｜tool▁calls▁end｜>`, 1, 0],
+  [`a \`b <|DSML|tool_calls>${INVOKE}</|DSML|tool_calls>`, 1, 0], // held to the end, complete
+  [`<｜DSML｜function_calls>${INVOKE}</｜DSML｜function_calls>`, 1, 0],
+  [`${INVOKE}</tool_calls> and <tool_calls>${INVOKE}</tool_calls>`, 2, 1],
+  [`<tool_calls>${INVOKE}`, 0, 0, 1, 1], // D27: text; D37: the announced call is kept
+  [`<tool_calls>${INVOKE} b </tool_calls>`, 0, 0, 1, 1], // D37: the block breaks at "b"
+  ['no markup', 0, 0],
+];
+
+test('stats: repairedBlocks counts the blocks the sieve repaired (R3, D8, D26, D37)', () => {
+  for (const [text, blocks, repaired, ...announced] of REPAIRS) {
+    const want = { blocks, repairedBlocks: repaired };
+    const [b, r] = announced.length ? announced : [blocks, repaired];
+    const counts = (st) => ({ blocks: st.blocks, repairedBlocks: st.repairedBlocks });
+    const stats = {};
+    rewriteChatCompletion(
+      { choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] },
+      { stats },
+    );
+    assert.deepEqual(counts(stats), want, text);
+    for (const size of [1, 3, text.length]) {
+      for (const finish of ['stop', null]) {
+        for (const streamArguments of [false, true]) {
+          const rw = new ChatCompletionStreamRewriter({ streamArguments });
+          for (let i = 0; i < text.length; i += size) rw.feed(chunk([delta(text.slice(i, i + size))]));
+          rw.feed(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+          rw.finish();
+          assert.deepEqual(counts(rw.stats), streamArguments ? { blocks: b, repairedBlocks: r } : want, `${text} ${size} ${finish}`);
+        }
+      }
+    }
+  }
+});
