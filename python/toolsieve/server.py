@@ -65,7 +65,7 @@ from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion
 from .reasoning import ReasoningMode, check_reasoning
 from .request import prepare_prompt_request, rewrites_response
 from .sieve import check_formats
-from .sse import DONE, SSEComment, SSEEvent, SSEParser
+from .sse import DONE, SSEComment, SSEEvent, SSEParser, sse_event
 
 log = logging.getLogger("toolsieve.server")
 
@@ -493,8 +493,7 @@ class _SSEResponse(Response):
             self._done(status)
 
 
-def _chunk_bytes(chunk: Any) -> bytes:
-    return b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
+_chunk_bytes: Final = sse_event  # `data: <json_text(chunk)>\n\n`, at json.dumps speed when it can
 
 
 def create_app(
