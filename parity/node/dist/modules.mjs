@@ -1577,6 +1577,13 @@ function extend(deltas, more) {
   }
 }
 
+/** Every top-level field of a chunk but `choices`. */
+function envelopeOf(chunk) {
+  const envelope = { ...chunk };
+  delete envelope.choices;
+  return envelope;
+}
+
 function extra(envelope, index, delta, finish) {
   return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
 }
@@ -1615,7 +1622,8 @@ class ChatCompletionStreamRewriter {
   constructor(opts) {
     this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
     this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
-    this._envelope = null;
+    this._last = null; // the last chunk with choices: its envelope
+    this._fast = true; // feed's fast path (a test turns it off to compare)
     this._count = 0;
     this._finished = false;
   }
@@ -1693,6 +1701,47 @@ class ChatCompletionStreamRewriter {
   feed(chunk) {
     if (this._finished) throw new OpenAIFormatError('feed() after finish()');
     this._count += 1;
+    // The common chunk, decided here: one choice whose delta carries content for a sieve already
+    // open, no upstream tool_calls, no finish, and what the sieve releases is at most one plain
+    // piece of text. It gives what _feed gives (fast-paths.test.js).
+    if (this._fast && isObject(chunk)) {
+      const choices = get(chunk, 'choices');
+      if (Array.isArray(choices) && choices.length === 1) {
+        const choice = choices[0];
+        if (isObject(choice) && get(choice, 'finish_reason') === null) {
+          const idx = hasOwn(choice, 'index') ? choice.index : 0;
+          const delta = get(choice, 'delta');
+          if (isInt(idx) && isObject(delta)) {
+            const content = get(delta, 'content');
+            const st = this._choices.get(idx);
+            if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
+              const events = st.sieve.feed(content);
+              let text = ''; // held by the sieve
+              if (events.length) {
+                const e = events[0];
+                if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
+                text = e.text;
+              }
+              this._last = chunk;
+              const newDelta = { ...delta };
+              newDelta.content = text;
+              const newChoice = { ...choice };
+              newChoice.delta = newDelta;
+              newChoice.finish_reason = null;
+              return [{ ...chunk, choices: [newChoice] }];
+            }
+          }
+        }
+      }
+    }
+    return this._feed(chunk, null);
+  }
+
+  /**
+   * feed() in general; `fed`: the events the sieve of the chunk's only choice already gave for
+   * its content (from feed's fast path).
+   */
+  _feed(chunk, fed) {
     const where = `chunk ${this._count}`;
     if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
     if (!hasOwn(chunk, 'choices')) return [chunk];
@@ -1701,9 +1750,8 @@ class ChatCompletionStreamRewriter {
       throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
     }
     if (!choices.length) return [chunk];
-    const envelope = { ...chunk };
-    delete envelope.choices;
-    this._envelope = envelope;
+    this._last = chunk;
+    let envelope = null;
     const outChoices = [];
     const extras = [];
     choices.forEach((choice, pos) => {
@@ -1726,7 +1774,9 @@ class ChatCompletionStreamRewriter {
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
       const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
       let events = [];
-      if (content) {
+      if (fed !== null) {
+        events = fed;
+      } else if (content) {
         if (st.sieve === null) {
           st.sieve = this._opts.sieve();
           st.streamed = new Map();
@@ -1774,6 +1824,7 @@ class ChatCompletionStreamRewriter {
       const rest = pieces.slice(1);
       newChoice.finish_reason = rest.length ? null : finish;
       outChoices.push(newChoice);
+      if (rest.length && envelope === null) envelope = envelopeOf(chunk);
       rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
     });
     if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
@@ -1795,7 +1846,7 @@ class ChatCompletionStreamRewriter {
     if (this._finished) return [];
     this._finished = true;
     const out = [];
-    const envelope = { ...(this._envelope || {}) };
+    const envelope = this._last !== null ? envelopeOf(this._last) : {};
     if (hasOwn(envelope, 'usage')) envelope.usage = null;
     for (const [idx, st] of this._choices) {
       if (st.sieve === null) continue;
@@ -1817,14 +1868,16 @@ async function* rewriteChatCompletionStream(chunks, opts) {
   const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
   try {
     if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
-      for await (const chunk of chunks) yield* rw.feed(chunk);
+      // (for … yield, not yield*: an async generator's yield* of an array goes through an
+      // async-from-sync iterator, a promise more per chunk)
+      for await (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
     } else {
       if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
         throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
       }
-      for (const chunk of chunks) yield* rw.feed(chunk);
+      for (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
     }
-    yield* rw.finish();
+    for (const c of rw.finish()) yield c;
   } finally {
     appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
   }
@@ -6156,12 +6209,20 @@ class SSEParser {
   }
 
   _dispatch() {
-    return { data: this._data.join('\n'), event: this._event || 'message', id: this._lastId, retry: this._retry };
+    const data = this._data.length === 1 ? this._data[0] : this._data.join('\n');
+    return { data, event: this._event || 'message', id: this._lastId, retry: this._retry };
   }
 
   _line(raw, out) {
     this._lineno += 1;
-    if (raw.length && raw[0] === 0x3a) {
+    if (!raw.length) {
+      // a blank line dispatches the event (as the decoded empty line below would)
+      if (this._data.length) out.push(this._dispatch());
+      this._data = [];
+      this._event = '';
+      return;
+    }
+    if (raw[0] === 0x3a) {
       if (this._comments) out.push({ comment: raw.slice() });
       return; // a comment: ignored, whatever bytes it holds
     }
@@ -6253,11 +6314,14 @@ class ChatChunkParser {
 
   _take(ev, out) {
     this._n += 1;
-    if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
-    if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
-    if (isDone(ev.data)) {
-      this._done = true;
-      return;
+    if (ev.data.charCodeAt(0) !== 0x7b || this._done) {
+      // not the common case: a JSON object, before [DONE]
+      if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
+      if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
+      if (isDone(ev.data)) {
+        this._done = true;
+        return;
+      }
     }
     let value;
     try {
@@ -6275,23 +6339,38 @@ async function* drive(iterable, step, end) {
   if (!asyncIt && (iterable == null || typeof iterable[Symbol.iterator] !== 'function')) {
     throw new InputTypeError(`expected an iterable of Uint8Array chunks, got ${typeName(iterable)}`);
   }
-  const run = function* (fn) {
-    const out = [];
-    let err = null;
-    try {
-      fn(out);
-    } catch (e) {
-      err = e;
-    }
-    yield* out;
-    if (err) throw err;
-  };
+  const out = [];
+  let err = null;
   if (asyncIt) {
-    for await (const chunk of iterable) yield* run((out) => step(chunk, out));
+    for await (const chunk of iterable) {
+      try {
+        step(chunk, out);
+      } catch (e) {
+        err = e;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (err) throw err;
+    }
   } else {
-    for (const chunk of iterable) yield* run((out) => step(chunk, out));
+    for (const chunk of iterable) {
+      try {
+        step(chunk, out);
+      } catch (e) {
+        err = e;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (err) throw err;
+    }
   }
-  yield* run(end);
+  try {
+    end(out);
+  } catch (e) {
+    err = e;
+  }
+  for (let i = 0; i < out.length; i++) yield out[i];
+  if (err) throw err;
 }
 
 /** The events of an event stream given as Uint8Array chunks (sync or async iterable), cut anywhere. */
@@ -6301,9 +6380,9 @@ async function* iterSSEEvents(byteChunks) {
 }
 
 /** The JSON values of the `data:` events of an OpenAI stream, up to `data: [DONE]`. */
-async function* iterChatChunks(byteChunks) {
+function iterChatChunks(byteChunks) {
   const p = new ChatChunkParser();
-  yield* drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out));
+  return drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out)); // (no generator around it)
 }
 
 const encoder = new TextEncoder();

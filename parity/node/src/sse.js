@@ -175,12 +175,20 @@ class SSEParser {
   }
 
   _dispatch() {
-    return { data: this._data.join('\n'), event: this._event || 'message', id: this._lastId, retry: this._retry };
+    const data = this._data.length === 1 ? this._data[0] : this._data.join('\n');
+    return { data, event: this._event || 'message', id: this._lastId, retry: this._retry };
   }
 
   _line(raw, out) {
     this._lineno += 1;
-    if (raw.length && raw[0] === 0x3a) {
+    if (!raw.length) {
+      // a blank line dispatches the event (as the decoded empty line below would)
+      if (this._data.length) out.push(this._dispatch());
+      this._data = [];
+      this._event = '';
+      return;
+    }
+    if (raw[0] === 0x3a) {
       if (this._comments) out.push({ comment: raw.slice() });
       return; // a comment: ignored, whatever bytes it holds
     }
@@ -272,11 +280,14 @@ class ChatChunkParser {
 
   _take(ev, out) {
     this._n += 1;
-    if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
-    if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
-    if (isDone(ev.data)) {
-      this._done = true;
-      return;
+    if (ev.data.charCodeAt(0) !== 0x7b || this._done) {
+      // not the common case: a JSON object, before [DONE]
+      if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
+      if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
+      if (isDone(ev.data)) {
+        this._done = true;
+        return;
+      }
     }
     let value;
     try {
@@ -294,23 +305,38 @@ async function* drive(iterable, step, end) {
   if (!asyncIt && (iterable == null || typeof iterable[Symbol.iterator] !== 'function')) {
     throw new InputTypeError(`expected an iterable of Uint8Array chunks, got ${typeName(iterable)}`);
   }
-  const run = function* (fn) {
-    const out = [];
-    let err = null;
-    try {
-      fn(out);
-    } catch (e) {
-      err = e;
-    }
-    yield* out;
-    if (err) throw err;
-  };
+  const out = [];
+  let err = null;
   if (asyncIt) {
-    for await (const chunk of iterable) yield* run((out) => step(chunk, out));
+    for await (const chunk of iterable) {
+      try {
+        step(chunk, out);
+      } catch (e) {
+        err = e;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (err) throw err;
+    }
   } else {
-    for (const chunk of iterable) yield* run((out) => step(chunk, out));
+    for (const chunk of iterable) {
+      try {
+        step(chunk, out);
+      } catch (e) {
+        err = e;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (err) throw err;
+    }
   }
-  yield* run(end);
+  try {
+    end(out);
+  } catch (e) {
+    err = e;
+  }
+  for (let i = 0; i < out.length; i++) yield out[i];
+  if (err) throw err;
 }
 
 /** The events of an event stream given as Uint8Array chunks (sync or async iterable), cut anywhere. */
@@ -320,9 +346,9 @@ async function* iterSSEEvents(byteChunks) {
 }
 
 /** The JSON values of the `data:` events of an OpenAI stream, up to `data: [DONE]`. */
-async function* iterChatChunks(byteChunks) {
+function iterChatChunks(byteChunks) {
   const p = new ChatChunkParser();
-  yield* drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out));
+  return drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out)); // (no generator around it)
 }
 
 const encoder = new TextEncoder();
