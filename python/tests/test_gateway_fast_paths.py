@@ -212,3 +212,51 @@ def test_rewriter_fast_path_is_taken() -> None:
     finally:
         ChatCompletionStreamRewriter._feed = real  # type: ignore[method-assign]
     assert taken > len(chunks) // 2
+
+
+SSE_LINES = [
+    b'data: {"a": 1}',
+    b"data:{}",
+    b"data",
+    b"data: x",
+    b"data:  two spaces",
+    b": comment \xff",
+    b":",
+    b"event: e",
+    b"id: 7",
+    b"retry: 10",
+    b"field",
+    b"dat: no",
+    b"data: \xe4\xb8\xad",
+    b"data: \xe4\xb8",
+    b"\xff",
+    b"",
+    b"",
+    b"",
+]
+
+
+def _events_and_error(p: sse.SSEParser, pieces: list[bytes], data_only: bool) -> tuple[list[str], str | None]:
+    out: list[str] = []
+    try:
+        for piece in pieces:
+            if data_only:
+                out += p._feed_data(piece)
+            else:
+                out += [e.data for e in p.feed(piece)]  # type: ignore[union-attr]
+        out += p._finish_data() if data_only else [e.data for e in p.finish()]  # type: ignore[union-attr]
+    except SSEFormatError as exc:
+        return out, str(exc)
+    return out, None
+
+
+def test_sse_data_reader_dispatches_what_the_event_reader_dispatches() -> None:
+    rng = random.Random(3)
+    for _ in range(3000):
+        lines = [rng.choice(SSE_LINES) for _ in range(rng.randint(0, 12))]
+        eol = rng.choice([b"\n", b"\r\n", b"\r"])
+        data = rng.choice([b"", b"\xef\xbb\xbf"]) + eol.join(lines) + rng.choice([b"", eol, eol + eol])
+        cuts = sorted(rng.sample(range(len(data) + 1), min(len(data) + 1, rng.randint(0, 5))))
+        pieces = [data[i:j] for i, j in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+        want = _events_and_error(sse.SSEParser(), pieces, False)
+        assert _events_and_error(sse.SSEParser(), pieces, True) == want, data

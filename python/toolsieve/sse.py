@@ -185,6 +185,58 @@ class SSEParser:
             self._data = []
         return out
 
+    def _feed_data(self, chunk: bytes | bytearray) -> list[str]:
+        """`feed` for chat chunks: the data of each event dispatched (what `SSEEvent.data`
+        would be); event types, ids and retry times play no part there, comments neither."""
+        if self._finished:
+            raise SSEFormatError("feed() after finish()")
+        return self._handle_data(self._lines.feed(chunk))
+
+    def _finish_data(self) -> list[str]:
+        """`finish` for chat chunks, as `_feed_data`."""
+        if self._finished:
+            return []
+        self._finished = True
+        out = self._handle_data(self._lines.finish())
+        if self._data:
+            out.append("\n".join(self._data))
+            self._data = []
+        return out
+
+    def _handle_data(self, lines: list[bytes]) -> list[str]:
+        """_handle for _feed_data: the same lines dispatch the same data, and the same lines are
+        not UTF-8 (the parser's event type, id and retry are left as they are)."""
+        out: list[str] = []
+        data = self._data
+        n = self._lineno
+        for raw in lines:
+            n += 1
+            if not raw:  # a blank line dispatches the event
+                if data:
+                    out.append(data[0] if len(data) == 1 else "\n".join(data))
+                    data.clear()
+                continue
+            if raw[:5] == b"data:":
+                payload = raw[6:] if raw[5:6] == b" " else raw[5:]
+                try:
+                    data.append(payload.decode("utf-8"))
+                except UnicodeDecodeError:
+                    self._lineno = n
+                    self._bad_utf8(raw)
+                continue
+            if raw[:1] == b":":
+                continue  # a comment
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self._lineno = n
+                self._bad_utf8(raw)
+            field, colon, value = line.partition(":")
+            if field == "data":
+                data.append(value[1:] if colon and value[:1] == " " else value)
+        self._lineno = n
+        return out
+
     def _bad_utf8(self, raw: bytes) -> NoReturn:
         try:
             raw.decode("utf-8")
@@ -254,10 +306,10 @@ class _Done:
         self.saw_done = False
         self.n = 0
 
-    def value(self, ev: SSEEvent) -> tuple[bool, Any]:
-        """(True, chunk) for an event that carries a chunk, (False, None) for one that does not."""
+    def value(self, data: str) -> tuple[bool, Any]:
+        """(True, chunk) for an event (its data) that carries a chunk, (False, None) for one that
+        does not."""
         self.n += 1
-        data = ev.data
         if data[:1] != "{" or self.saw_done:  # not the common case: a JSON object, before [DONE]
             data = data.strip(" \t\r\n")
             if not data:
@@ -274,7 +326,7 @@ class _Done:
         else:
             if end == len(data):
                 return True, v
-        return True, _chunk_value(ev.data, self.n)  # whitespace around it, errors: decode() decides
+        return True, _chunk_value(data, self.n)  # whitespace around it, errors: decode() decides
 
 
 class ChatChunks(Iterator[Any]):
@@ -303,12 +355,12 @@ class ChatChunks(Iterator[Any]):
         p = SSEParser()
         value = self._done.value
         for chunk in check_iterable(byte_chunks, "byte_chunks"):
-            for ev in p.feed(chunk):
-                ok, v = value(ev)  # type: ignore[arg-type]
+            for data in p._feed_data(chunk):
+                ok, v = value(data)
                 if ok:
                     yield v
-        for ev in p.finish():
-            ok, v = value(ev)  # type: ignore[arg-type]
+        for data in p._finish_data():
+            ok, v = value(data)
             if ok:
                 yield v
 
@@ -339,12 +391,12 @@ class AsyncChatChunks(AsyncIterator[Any]):
     ) -> AsyncGenerator[Any, None]:
         p = SSEParser()
         async for chunk in aiter_any(byte_chunks, "byte_chunks"):
-            for ev in p.feed(chunk):
-                ok, v = self._done.value(ev)  # type: ignore[arg-type]
+            for data in p._feed_data(chunk):
+                ok, v = self._done.value(data)
                 if ok:
                     yield v
-        for ev in p.finish():
-            ok, v = self._done.value(ev)  # type: ignore[arg-type]
+        for data in p._finish_data():
+            ok, v = self._done.value(data)
             if ok:
                 yield v
 
