@@ -79,6 +79,7 @@ class SSEParser {
   /** `{comments: true}`: comment lines come out too, as `{comment: Uint8Array}` (the whole line from its `:`), in order. */
   constructor(options) {
     this._comments = Boolean(options && options.comments);
+    this._dataOnly = false; // ChatChunkParser's: dispatch the data alone
     // ignoreBOM: keep a U+FEFF inside a line, as Python's decode does (the stream's BOM is skipped as bytes).
     this._decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     this._parts = [];
@@ -176,6 +177,7 @@ class SSEParser {
 
   _dispatch() {
     const data = this._data.length === 1 ? this._data[0] : this._data.join('\n');
+    if (this._dataOnly) return data; // (ChatChunkParser: event types, ids and retry play no part)
     return { data, event: this._event || 'message', id: this._lastId, retry: this._retry };
   }
 
@@ -191,6 +193,17 @@ class SSEParser {
     if (raw[0] === 0x3a) {
       if (this._comments) out.push({ comment: raw.slice() });
       return; // a comment: ignored, whatever bytes it holds
+    }
+    if (raw[4] === 0x3a && raw[0] === 0x64 && raw[1] === 0x61 && raw[2] === 0x74 && raw[3] === 0x61) {
+      // `data:`, the common line: its value decoded alone (the same text: ASCII before it, a BOM kept)
+      let value;
+      try {
+        value = this._decoder.decode(raw.subarray(raw[5] === 0x20 ? 6 : 5));
+      } catch {
+        throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+      }
+      this._data.push(value);
+      return;
     }
     let line;
     try {
@@ -236,6 +249,7 @@ function isDone(data) {
 class ChatChunkParser {
   constructor() {
     this._sse = new SSEParser();
+    this._sse._dataOnly = true; // its events are their data
     this._done = false;
     this._n = 0;
   }
@@ -278,20 +292,20 @@ class ChatChunkParser {
     if (err) throw err;
   }
 
-  _take(ev, out) {
+  _take(data, out) {
     this._n += 1;
-    if (ev.data.charCodeAt(0) !== 0x7b || this._done) {
+    if (data.charCodeAt(0) !== 0x7b || this._done) {
       // not the common case: a JSON object, before [DONE]
-      if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
+      if (!data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
       if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
-      if (isDone(ev.data)) {
+      if (isDone(data)) {
         this._done = true;
         return;
       }
     }
     let value;
     try {
-      value = JSON.parse(ev.data);
+      value = JSON.parse(data);
     } catch (e) {
       throw new SSEFormatError(`event ${this._n}: data is not JSON (${e.message})`);
     }
