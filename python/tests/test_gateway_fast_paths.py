@@ -84,7 +84,7 @@ def _general_value(data: str, n: int) -> Any:
 )
 def test_chat_chunks_decode_as_the_general_decoder(value: dict[Any, Any], tail: str) -> None:
     text = json_text(value) + tail
-    for data in (text, text[: len(text) // 2], text.replace(":", ": ")):
+    for data in (text, text[: len(text) // 2], text.replace(":", ": "), " " + text, "\t" + text[1:]):
         stream = ("data: " + data.replace("\n", "\\n") + "\n\n").encode("utf-8", "surrogatepass")
         try:
             got: Any = list(sse.iter_chat_chunks([stream]))

@@ -311,14 +311,15 @@ class _Done:
         does not."""
         self.n += 1
         if data[:1] != "{" or self.saw_done:  # not the common case: a JSON object, before [DONE]
-            data = data.strip(" \t\r\n")
-            if not data:
+            trimmed = data.strip(" \t\r\n")
+            if not trimmed:
                 return False, None  # an empty data: event (a keep-alive) carries no chunk
             if self.saw_done:
                 raise SSEFormatError(f"event {self.n} comes after data: [DONE]")
-            if data == DONE:
+            if trimmed == DONE:
                 self.saw_done = True
                 return False, None
+            return True, _chunk_value(data, self.n)
         try:  # a JSON object that ends the data: the scanner alone, without decode()'s wrapping
             v, end = _SCAN(data, 0)
         except (StopIteration, ValueError, RecursionError):
@@ -326,7 +327,7 @@ class _Done:
         else:
             if end == len(data):
                 return True, v
-        return True, _chunk_value(data, self.n)  # whitespace around it, errors: decode() decides
+        return True, _chunk_value(data, self.n)  # whitespace after it, errors: decode() decides
 
 
 class ChatChunks(Iterator[Any]):
