@@ -6109,6 +6109,8 @@ function invalidUTF8At(b) {
  * dispatched, `finish()` the rest (an unfinished last line, an event without its blank line).
  * Events are `{data, event, id, retry}` as Python's SSEEvent.
  */
+const EMPTY = new Uint8Array(0);
+
 class SSEParser {
   /** `{comments: true}`: comment lines come out too, as `{comment: Uint8Array}` (the whole line from its `:`), in order. */
   constructor(options) {
@@ -6186,7 +6188,7 @@ class SSEParser {
         line = concat(this._parts);
         this._parts = [];
       } else {
-        line = data.subarray(start, pos);
+        line = pos === start ? EMPTY : data.subarray(start, pos); // (a blank line: no view of its own)
       }
       this._line(line, out);
       start = end;
