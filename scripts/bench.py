@@ -14,7 +14,8 @@ W6  a plain-text parameter (no CDATA) of 256 KB and 1 MB, 16-character chunks; g
 W7  1,000 small separate blocks in prose, 8-character chunks
 W8  the gateway: W1 at 1 MB as an OpenAI chat-completion SSE stream (one 16-character
     delta.content per event, 65,536 events) read from 64 KB byte pieces, rewritten
-    (DSML -> tool_calls) and written back as SSE; per-chunk cost is per event
+    (DSML -> tool_calls) and written back as SSE; per-chunk cost is per event (`--w8`: W8
+    alone, best CPU time and median wall time per event, both languages)
 W9  W1's file body as a native DSML (V3.2) string="true" parameter, 16-character chunks
     (256 KB and 1 MB); growth ratio
 W10 200 calls in one V3.1 token section, 8-character chunks
@@ -348,16 +349,47 @@ def workloads() -> list[dict[str, object]]:
             "node_options": {"streamArguments": True},
         },
         {"name": "W13 256 KB thinking", "text": w13_text(256 * KB), "chunk": 4, "calls": 1},
-        {
-            "name": "W8 gateway 1 MB",
-            "text": w8_sse(w1[1024 * KB], 16),
-            "chunk": 16,
-            "chunks": -(-len(w1[1024 * KB]) // 16),
-            "kind": "gateway",
-            "calls": 1,
-        },
+        w8_workload(w1[1024 * KB]),
     ]
     return out
+
+
+def w8_workload(w1_1mb: str) -> dict[str, object]:
+    return {
+        "name": "W8 gateway 1 MB",
+        "text": w8_sse(w1_1mb, 16),
+        "chunk": 16,
+        "chunks": -(-len(w1_1mb) // 16),
+        "kind": "gateway",
+        "calls": 1,
+    }
+
+
+def w8_only(runs: int, no_node: bool) -> int:
+    """`--w8`: W8 alone, in CPU time per event (best of `runs`, the steadier figure on a shared
+    machine) and in wall time (median), for both languages."""
+    w = w8_workload(w1_text(1024 * KB))
+    events = int(w["chunks"])  # type: ignore[call-overload]
+    data = str(w["text"]).encode()
+    cpu, wall = [], []
+    for _ in range(runs):
+        c0, t0 = time.process_time(), time.perf_counter()
+        assert gateway(data) == w["calls"]
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - t0)
+    print(
+        f"W8 ({events:,} events) Python: best CPU {min(cpu) / events * 1e6:.2f} µs per event, "
+        f"median wall {statistics.median(wall) / events * 1e6:.2f} µs"
+    )
+    nt = None if no_node else node_times([w], runs)
+    if nt:
+        name = str(w["name"])
+        best = min(nt["cpu " + name]) / events * 1e6
+        print(
+            f"W8 ({events:,} events) Node: best CPU {best:.2f} µs per event, "
+            f"median wall {statistics.median(nt[name]) / events * 1e6:.2f} µs"
+        )
+    return 0
 
 
 def python_times(w: dict[str, object], runs: int) -> list[float]:
@@ -722,6 +754,7 @@ def main() -> int:
     ap.add_argument("--w11-clients", type=int, default=200, metavar="N")
     ap.add_argument("--w11-seconds", type=float, default=20.0, metavar="S")
     ap.add_argument("--w11-unpaced-clients", type=int, default=20, metavar="N")
+    ap.add_argument("--w8", action="store_true", help="run W8 alone: CPU and wall time per event")
     ap.add_argument("--w14", action="store_true", help="run W14 (batch mode, Ray Data) instead of W1-W10")
     ap.add_argument("--w14-records", type=int, default=200_000, metavar="N")
     ap.add_argument(
@@ -733,6 +766,8 @@ def main() -> int:
         return w14_ray_child(*args.w14_ray_child)
     if args.w14:
         return w14(args.w14_records, args.w14_dir, args.json)
+    if args.w8:
+        return w8_only(args.runs, args.no_node)
     if args.w11:
         return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Times the Node sieve on workloads written by scripts/bench.py.
-// Usage: node scripts/bench_node.js WORKLOADS.json RUNS  ->  JSON {name: [seconds, ...]} on stdout
+// Usage: node scripts/bench_node.js WORKLOADS.json RUNS  ->  JSON {name: [seconds, ...], 'cpu name': [CPU seconds, ...]} on stdout
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -62,13 +62,18 @@ async function main() {
     }
     await fn(); // warm up the JIT once
     const times = [];
+    const cpu = [];
     for (let r = 0; r < runs; r++) {
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       const calls = await fn();
       times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+      const c = process.cpuUsage(c0);
+      cpu.push((c.user + c.system) / 1e6);
       if (calls !== w.calls) throw new Error(`${w.name}: expected ${w.calls} calls, got ${calls}`);
     }
     out[w.name] = times;
+    out[`cpu ${w.name}`] = cpu; // user + system CPU seconds (bench.py --w8)
   }
   process.stdout.write(JSON.stringify(out) + '\n');
 }

@@ -509,12 +509,18 @@ export function rewriteChatCompletion<Response = unknown>(
   options?: (Omit<RewriteOptions, 'streamArguments'> & { stats?: Partial<RewriteStats> | null | undefined }) | null,
 ): Response & ChatCompletionObject;
 
-/** What a rewriter did: blocks recognized, calls emitted, calls rejected by the policy, blocks released as text at `maxCaptureChars`. */
+/**
+ * What a rewriter did: blocks recognized, calls emitted, calls rejected by the policy, blocks
+ * released as text at `maxCaptureChars`, blocks the sieve had to repair (a missing opening
+ * wrapper, R3; a token section without its end, D26; a block completed because the output
+ * ended, D8 and D37).
+ */
 export interface RewriteStats {
   blocks: number;
   calls: number;
   rejectedCalls: number;
   captureLimitReleases: number;
+  repairedBlocks: number;
 }
 
 /**

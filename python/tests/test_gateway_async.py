@@ -102,7 +102,13 @@ def test_sdk_objects_are_accepted() -> None:
 def test_rewriter_stats() -> None:
     stats: dict[str, int] = {}
     rewrite_chat_completion(response(REPLY), tools=TOOLS, unknown_tools="reject", stats=stats)
-    assert stats == {"blocks": 1, "calls": 2, "rejected_calls": 0, "capture_limit_releases": 0}
+    assert stats == {
+        "blocks": 1,
+        "calls": 2,
+        "rejected_calls": 0,
+        "capture_limit_releases": 0,
+        "repaired_blocks": 0,
+    }
 
 
 def test_sse_parser_reports_comments_in_order() -> None:

@@ -330,3 +330,67 @@ def test_formatting_checks_id_factory_and_start_index() -> None:
         to_openai_stream_deltas(calls, id_factory=5)  # type: ignore[arg-type]
     with pytest.raises(InputTypeError):
         to_openai_stream_deltas(calls, start_index="1")  # type: ignore[arg-type]
+
+
+_INVOKE = '<|DSML|invoke name="read_file"><|DSML|parameter name="path">a</|DSML|parameter></|DSML|invoke>'
+_CALL = '<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "a"}<｜tool▁call▁end｜>'
+# (text, blocks, repaired[, the two with stream_arguments]): the same table is in
+# parity/node/test/openai.test.js
+REPAIRS = [
+    (f"a <|DSML|tool_calls>{_INVOKE}</|DSML|tool_calls> b", 1, 0),
+    (f"a {_INVOKE}\n</|DSML|tool_calls> b", 1, 1),  # R3: no opening wrapper
+    (f"a {_INVOKE}{_INVOKE}</tool_calls>", 1, 1),
+    (
+        '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[a'
+        "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>",
+        1,
+        1,
+    ),  # D8: the CDATA never closes
+    (
+        '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[a]]> b'
+        "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>",
+        1,
+        1,
+    ),  # D8: a `]]>` that no closing tag follows does not close it
+    (f"<｜tool▁calls▁begin｜>{_CALL}<｜tool▁calls▁end｜> b", 1, 0),
+    (f"<｜tool▁calls▁begin｜>{_CALL}\n", 1, 1),  # D26: no section end
+    (f"<｜tool▁calls▁begin｜>{_CALL}<｜end▁of▁sentence｜>", 1, 1),
+    (f"<｜tool▁calls｜>{_CALL}<｜tool▁calls▁end｜>", 1, 0),
+    (f"a `b <|DSML|tool_calls>{_INVOKE}</|DSML|tool_calls>", 1, 0),  # held to the end, complete
+    (f"<｜DSML｜function_calls>{_INVOKE}</｜DSML｜function_calls>", 1, 0),
+    (f"{_INVOKE}</tool_calls> and <tool_calls>{_INVOKE}</tool_calls>", 2, 1),
+    (f"<tool_calls>{_INVOKE}", 0, 0, 1, 1),  # D27: text; D37: the announced call is kept
+    (f"<tool_calls>{_INVOKE} b </tool_calls>", 0, 0, 1, 1),  # D37: the block breaks at "b"
+    ("no markup", 0, 0),
+]
+
+
+@pytest.mark.parametrize("case", REPAIRS)
+def test_repaired_blocks_are_counted(case: tuple[Any, ...]) -> None:
+    text, blocks, repaired, *announced = case
+    want = {"blocks": blocks, "repaired_blocks": repaired}
+    b, r = announced or (blocks, repaired)
+    want_announced = {"blocks": b, "repaired_blocks": r}
+
+    def counts(st: dict[str, int]) -> dict[str, int]:
+        return {k: st[k] for k in want}
+
+    stats: dict[str, int] = {}
+    rewrite_chat_completion(
+        {
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ]
+        },
+        stats=stats,
+    )
+    assert counts(stats) == want
+    for size in (1, 3, len(text)):
+        for finish in ("stop", None):  # flushed by the finish, or at the end of the stream
+            for stream_arguments in (False, True):
+                rw = ChatCompletionStreamRewriter(stream_arguments=stream_arguments)
+                for i in range(0, len(text), size):
+                    rw.feed(chunk(text[i : i + size]))
+                rw.feed(chunk(finish=finish))
+                rw.finish()
+                assert counts(rw.stats) == (want_announced if stream_arguments else want)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -360,6 +361,38 @@ def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
     with sdk(gateways(kind).url) as client:
         client.chat.completions.create(model="dsml", messages=messages())
     assert Upstream.headers_seen[-1]["authorization"] == "Bearer test-key"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_repaired_blocks_are_logged_and_counted(gateways: Any, kind: str) -> None:
+    """A reply whose block lacks its opening wrapper (R3): the sieve repairs it, the request's
+    log line says `repaired=1` and /metrics counts it (streaming and not); a reply that needs no
+    repair logs `repaired=0`."""
+    g = gateways(kind, "--keepalive", "14")  # a gateway of its own: its counters start at 0
+    with sdk(g.url) as client:
+        _, calls, _ = accumulate(
+            client.chat.completions.create(model="repair", messages=messages(), tools=TOOLS, stream=True)
+        )
+        assert calls == WANT_CALLS
+        check_calls(
+            client.chat.completions.create(model="repair", messages=messages(), tools=TOOLS)
+            .choices[0]
+            .message.tool_calls
+        )
+        client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+    lines: list[str] = []
+    for _ in range(100):
+        lines = [ln for ln in g.stderr().splitlines() if "/v1/chat/completions 200 " in ln]
+        if len(lines) == 3:
+            break
+        time.sleep(0.05)
+    assert len(lines) == 3, g.stderr()
+    assert " stream=yes blocks=1 calls=2 rejected=- repaired=1 capture_limit=0 end=done" in lines[0]
+    assert " stream=no blocks=1 calls=2 rejected=- repaired=1 capture_limit=0" in lines[1]
+    assert " stream=no blocks=1 calls=2 rejected=- repaired=0 capture_limit=0" in lines[2]
+    metrics = httpx.get(g.base + "/metrics", trust_env=False).text
+    assert re.search(r"^toolsieve_repaired_blocks_total 2(\.0)?$", metrics, re.M), metrics
+    assert re.search(r"^toolsieve_blocks_total 3(\.0)?$", metrics, re.M), metrics
 
 
 @pytest.mark.parametrize("kind", KINDS)

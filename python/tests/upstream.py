@@ -11,6 +11,7 @@ The model name picks the behavior (so one server serves every test):
   connection closes.
 - `cut`: streams half the reply and closes the connection without `[DONE]`.
 - `think`: `THINK` (reasoning with a draft call) and then `REPLY`, streamed as `dsml`.
+- `repair`: `REPAIR` (the reply without its opening wrapper), streamed as `dsml` or whole.
 - `error`: answers 429 with an OpenAI error body.
 - `hang`: does not answer at all (no headers) for 60 s.
 """
@@ -42,6 +43,7 @@ REPLY = (
     "然后再写。"
 )
 CLEAN = "好的，我先读一下文件。\n\n\n\n然后再写。"
+REPAIR = REPLY.replace("<|DSML|tool_calls>\n", "", 1)  # no opening wrapper: the sieve repairs it (R3)
 THINK = '<think>Plan: <|DSML|tool_calls><|DSML|invoke name="rm"></|DSML|invoke></|DSML|tool_calls></think>'
 
 WANT_CALLS = [
@@ -205,7 +207,7 @@ class Upstream(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if not body.get("stream"):
-            self._json(200, response(REPLY))
+            self._json(200, response(REPAIR if model == "repair" else REPLY))
             return
         self._start_stream()
         try:
@@ -222,7 +224,7 @@ class Upstream(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 self._wait_for_close(model, 60)
                 return
-            text = THINK + REPLY if model == "think" else REPLY
+            text = THINK + REPLY if model == "think" else REPAIR if model == "repair" else REPLY
             pieces = list(stream_bytes(text, Upstream.chunk_size))
             if model == "cut":
                 pieces = pieces[: len(pieces) // 2]

@@ -82,6 +82,8 @@ from .jsontext import json_text
 from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names
 from .reasoning import ReasoningMode, check_reasoning
 from .schema import check_tools, normalize_input
+from .sections import SECTION_END, match_marker
+from .shell import INVOKE, KEYWORDS_ALL, OPEN_ANGLES, Tag, match_tag
 from .sieve import Sieve, check_formats
 from .sse import aiter_any
 
@@ -206,7 +208,13 @@ class _Options:
         self.unknown_tools = check_policy(unknown_tools)
         self.id_factory = _check_id_factory(id_factory)
         self.rejected: dict[str, None] = {}  # insertion-ordered set
-        self.stats = {"blocks": 0, "calls": 0, "rejected_calls": 0, "capture_limit_releases": 0}
+        self.stats = {
+            "blocks": 0,
+            "calls": 0,
+            "rejected_calls": 0,
+            "capture_limit_releases": 0,
+            "repaired_blocks": 0,
+        }
 
     def sieve(self) -> Sieve:
         if self.stream_arguments:  # the sieve resolves, rejects and normalizes as it announces
@@ -226,22 +234,47 @@ class _Options:
             reasoning=self.reasoning,
         )
 
-    def announced(self, e: ToolCallsEvent) -> None:
+    def announced(self, e: ToolCallsEvent, at_end: bool) -> None:
         """R16.5: a block whose calls went out as they were announced: only counted here."""
         self.rejected.update(dict.fromkeys(e.rejected_tool_names))
         st = self.stats
         st["blocks"] += 1
+        if self.repaired(e.raw, at_end):
+            st["repaired_blocks"] += 1
         st["calls"] += len(e.calls)
         st["rejected_calls"] += len(e.rejected_tool_names)
 
-    def policy(self, calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
+    def policy(self, e: ToolCallsEvent, at_end: bool) -> tuple[ToolCall, ...]:
+        """The block's calls under the reject policy (R10.2); counts the block."""
+        calls = e.calls
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
         self.rejected.update(dict.fromkeys(result.rejected_tool_names))
         st = self.stats
         st["blocks"] += 1
+        if self.repaired(e.raw, at_end):
+            st["repaired_blocks"] += 1
         st["calls"] += len(result.calls)
         st["rejected_calls"] += len(calls) - len(result.calls)
         return result.calls
+
+    def repaired(self, raw: str, at_end: bool) -> bool:
+        """Whether the sieve had to repair the block whose source is `raw` (`at_end`: it came
+        out when the sieve was flushed): a token section without its section end (D26), a run
+        of bare invokes without its opening wrapper (R3, D6), or a block that is no call when
+        its source is fed alone (an unclosed CDATA completed at the end of the output, D8; a
+        block that broke after a call was announced, D37)."""
+        if not raw or raw[0] not in OPEN_ANGLES:
+            return False  # a JSON call (R9)
+        if isinstance(match_marker(raw, 0, True), tuple):  # a token section (R14.4, R14.5)
+            end = match_marker(raw, raw.rfind("<"), True)  # a section ends at its end marker
+            return not (isinstance(end, tuple) and end[0] == SECTION_END and end[1] == len(raw))
+        tag = match_tag(raw, 0, True, KEYWORDS_ALL)
+        if isinstance(tag, Tag) and tag.local == INVOKE:
+            return True
+        if not at_end and not self.stream_arguments:
+            return False  # a block that closed as it arrived is complete as written (but D37)
+        alone = Sieve(json_tool_calls=self.json_tool_calls, formats=self.formats, reasoning="off")
+        return not any(isinstance(e, ToolCallsEvent) for e in alone.feed(raw))
 
     def resolve(self, name: str) -> str:
         """D22: a name as the gateway hands it out (the declared spelling when it resolves)."""
@@ -254,6 +287,7 @@ class _Options:
 
 
 _MAX_SAFE_INDEX: Final = 2**53 - 1  # beyond it JavaScript cannot count on
+_FAST = True  # ChatCompletionStreamRewriter.feed's fast path (a test turns it off to compare)
 
 
 class _Choice:
@@ -365,12 +399,15 @@ class ChatCompletionStreamRewriter:
     def stats(self) -> dict[str, int]:
         """Counts so far: `blocks` (tool-call blocks recognized), `calls` (calls emitted),
         `rejected_calls` (dropped by the reject policy), `capture_limit_releases` (blocks longer
-        than `max_capture_chars`, released as text)."""
+        than `max_capture_chars`, released as text), `repaired_blocks` (blocks the sieve had to
+        repair: a missing opening wrapper, R3; a token section without its end, D26; a block
+        completed because the output ended, D8 and D37)."""
         return dict(self._opts.stats)
 
-    def _pieces(self, st: _Choice, events: list[Event]) -> list[dict[str, Any]]:
+    def _pieces(self, st: _Choice, events: list[Event], end_from: int) -> list[dict[str, Any]]:
+        """The deltas for a choice's events; those from `end_from` on came from a flush."""
         out: list[dict[str, Any]] = []
-        for e in events:
+        for k, e in enumerate(events):
             if isinstance(e, TextEvent):
                 if e.note is not None:
                     self._opts.released(e)
@@ -390,10 +427,10 @@ class ChatCompletionStreamRewriter:
             if not isinstance(e, ToolCallsEvent):
                 deltas = [self._streamed(st, e)]
             elif self._opts.stream_arguments:
-                self._opts.announced(e)
+                self._opts.announced(e, k >= end_from)
                 continue
             else:
-                calls = self._opts.policy(e.calls)
+                calls = self._opts.policy(e, k >= end_from)
                 if not calls:
                     continue
                 deltas = to_openai_stream_deltas(
@@ -437,6 +474,48 @@ class ChatCompletionStreamRewriter:
         if self._finished:
             raise OpenAIFormatError("feed() after finish()")
         self._count += 1
+        # The common chunk, decided here: one choice whose delta carries content for a sieve
+        # already open, no upstream tool_calls, no finish, and what the sieve releases is at most
+        # one plain piece of text. It gives what _feed gives (test_gateway_fast_paths.py).
+        if type(chunk) is dict and _FAST:
+            choices = chunk.get("choices")
+            if type(choices) is list and len(choices) == 1:
+                choice = choices[0]
+                if type(choice) is dict and choice.get("finish_reason") is None:
+                    delta = choice.get("delta")
+                    idx = choice.get("index", 0)
+                    if type(delta) is dict and type(idx) is int:
+                        content = delta.get("content")
+                        st = self._choices.get(idx)
+                        if (
+                            type(content) is str
+                            and content
+                            and st is not None
+                            and st.sieve is not None
+                            and delta.get("tool_calls") is None
+                        ):
+                            events = st.sieve.feed(content)
+                            if events:
+                                e = events[0]
+                                if len(events) != 1 or type(e) is not TextEvent or e.note is not None:
+                                    return self._feed(chunk, events)
+                                content = e.text
+                            else:
+                                content = ""  # held by the sieve
+                            self._last = chunk
+                            new_delta = dict(delta)
+                            new_delta["content"] = content
+                            new_choice = dict(choice)
+                            new_choice["delta"] = new_delta
+                            new_choice["finish_reason"] = None
+                            main = dict(chunk)
+                            main["choices"] = [new_choice]
+                            return [main]
+        return self._feed(chunk, None)
+
+    def _feed(self, chunk: Any, fed: list[Event] | None) -> list[dict[str, Any]]:
+        """feed() in general; `fed`: the events the sieve of the chunk's only choice already
+        gave for its content (from feed's fast path)."""
         n = self._count  # `chunk N` in error messages
         if type(chunk) is not dict:
             chunk = as_json_object(chunk)
@@ -473,16 +552,19 @@ class ChatCompletionStreamRewriter:
             upstream_calls = delta.get("tool_calls") if delta is not None else None
             native = st.map_native(upstream_calls) if isinstance(upstream_calls, list) else upstream_calls
             events: list[Event] = []
-            if content:
+            if fed is not None:
+                events += fed
+            elif content:
                 if st.sieve is None:
                     st.sieve = self._opts.sieve()
                     st.streamed = {}
                 events += st.sieve.feed(content)
             finish = choice.get("finish_reason")
+            end_from = len(events)
             if finish is not None and st.sieve is not None:
                 events += st.sieve.flush()
                 st.sieve = None
-            pieces = self._pieces(st, events)
+            pieces = self._pieces(st, events, end_from)
             if native is not None and not isinstance(native, list) and any("tool_calls" in p for p in pieces):
                 raise OpenAIFormatError(
                     f"chunk {n}: choices[{pos}].delta.tool_calls must be a list to add calls to"
@@ -552,7 +634,7 @@ class ChatCompletionStreamRewriter:
                 continue
             events = st.sieve.flush()
             st.sieve = None
-            for piece in self._pieces(st, events):
+            for piece in self._pieces(st, events, 0):
                 out.append(self._extra(envelope, idx, piece, None))
         return out
 
@@ -693,13 +775,20 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
                 f"choices[{pos}].message.content must be a string, got {type(content).__name__}"
             )
         sieve = opts.sieve()
-        events = sieve.feed(content) + sieve.flush()
+        events = sieve.feed(content)
+        end_from = len(events)
+        events += sieve.flush()
         for e in events:
             if isinstance(e, TextEvent) and e.note is not None:
                 opts.released(e)
         text = "".join(e.text for e in events if isinstance(e, TextEvent))
         thought = "".join(e.text for e in events if isinstance(e, ReasoningEvent))
-        calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in opts.policy(e.calls)]
+        calls = [
+            c
+            for k, e in enumerate(events)
+            if isinstance(e, ToolCallsEvent)
+            for c in opts.policy(e, k >= end_from)
+        ]
         if not calls and text == content:
             out_choices.append(choice)
             continue

@@ -185,6 +185,58 @@ class SSEParser:
             self._data = []
         return out
 
+    def _feed_data(self, chunk: bytes | bytearray) -> list[str]:
+        """`feed` for chat chunks: the data of each event dispatched (what `SSEEvent.data`
+        would be); event types, ids and retry times play no part there, comments neither."""
+        if self._finished:
+            raise SSEFormatError("feed() after finish()")
+        return self._handle_data(self._lines.feed(chunk))
+
+    def _finish_data(self) -> list[str]:
+        """`finish` for chat chunks, as `_feed_data`."""
+        if self._finished:
+            return []
+        self._finished = True
+        out = self._handle_data(self._lines.finish())
+        if self._data:
+            out.append("\n".join(self._data))
+            self._data = []
+        return out
+
+    def _handle_data(self, lines: list[bytes]) -> list[str]:
+        """_handle for _feed_data: the same lines dispatch the same data, and the same lines are
+        not UTF-8 (the parser's event type, id and retry are left as they are)."""
+        out: list[str] = []
+        data = self._data
+        n = self._lineno
+        for raw in lines:
+            n += 1
+            if not raw:  # a blank line dispatches the event
+                if data:
+                    out.append(data[0] if len(data) == 1 else "\n".join(data))
+                    data.clear()
+                continue
+            if raw[:5] == b"data:":
+                payload = raw[6:] if raw[5:6] == b" " else raw[5:]
+                try:
+                    data.append(payload.decode("utf-8"))
+                except UnicodeDecodeError:
+                    self._lineno = n
+                    self._bad_utf8(raw)
+                continue
+            if raw[:1] == b":":
+                continue  # a comment
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self._lineno = n
+                self._bad_utf8(raw)
+            field, colon, value = line.partition(":")
+            if field == "data":
+                data.append(value[1:] if colon and value[:1] == " " else value)
+        self._lineno = n
+        return out
+
     def _bad_utf8(self, raw: bytes) -> NoReturn:
         try:
             raw.decode("utf-8")
@@ -254,20 +306,28 @@ class _Done:
         self.saw_done = False
         self.n = 0
 
-    def value(self, ev: SSEEvent) -> tuple[bool, Any]:
-        """(True, chunk) for an event that carries a chunk, (False, None) for one that does not."""
+    def value(self, data: str) -> tuple[bool, Any]:
+        """(True, chunk) for an event (its data) that carries a chunk, (False, None) for one that
+        does not."""
         self.n += 1
-        data = ev.data
         if data[:1] != "{" or self.saw_done:  # not the common case: a JSON object, before [DONE]
-            data = data.strip(" \t\r\n")
-            if not data:
+            trimmed = data.strip(" \t\r\n")
+            if not trimmed:
                 return False, None  # an empty data: event (a keep-alive) carries no chunk
             if self.saw_done:
                 raise SSEFormatError(f"event {self.n} comes after data: [DONE]")
-            if data == DONE:
+            if trimmed == DONE:
                 self.saw_done = True
                 return False, None
-        return True, _chunk_value(ev.data, self.n)
+            return True, _chunk_value(data, self.n)
+        try:  # a JSON object that ends the data: the scanner alone, without decode()'s wrapping
+            v, end = _SCAN(data, 0)
+        except (StopIteration, ValueError, RecursionError):
+            pass  # (json.decoder raises StopIteration for "not a value here")
+        else:
+            if end == len(data):
+                return True, v
+        return True, _chunk_value(data, self.n)  # whitespace after it, errors: decode() decides
 
 
 class ChatChunks(Iterator[Any]):
@@ -283,12 +343,25 @@ class ChatChunks(Iterator[Any]):
     def saw_done(self) -> bool:
         return self._done.saw_done
 
+    def __iter__(self) -> Iterator[Any]:
+        # The generator itself (it shares this object's state): a `for` over the chunks then
+        # costs no __next__ call of ours per chunk.
+        return self._it
+
     def __next__(self) -> Any:
         return next(self._it)
 
     def _values(self, byte_chunks: Iterable[bytes | bytearray]) -> Iterator[Any]:
-        for ev in iter_sse_events(byte_chunks):
-            ok, v = self._done.value(ev)
+        # iter_sse_events, inlined: one generator per chunk less
+        p = SSEParser()
+        value = self._done.value
+        for chunk in check_iterable(byte_chunks, "byte_chunks"):
+            for data in p._feed_data(chunk):
+                ok, v = value(data)
+                if ok:
+                    yield v
+        for data in p._finish_data():
+            ok, v = value(data)
             if ok:
                 yield v
 
@@ -319,12 +392,12 @@ class AsyncChatChunks(AsyncIterator[Any]):
     ) -> AsyncGenerator[Any, None]:
         p = SSEParser()
         async for chunk in aiter_any(byte_chunks, "byte_chunks"):
-            for ev in p.feed(chunk):
-                ok, v = self._done.value(ev)  # type: ignore[arg-type]
+            for data in p._feed_data(chunk):
+                ok, v = self._done.value(data)
                 if ok:
                     yield v
-        for ev in p.finish():
-            ok, v = self._done.value(ev)  # type: ignore[arg-type]
+        for data in p._finish_data():
+            ok, v = self._done.value(data)
             if ok:
                 yield v
 
@@ -353,6 +426,7 @@ def aiter_chat_chunks(
 
 
 _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+_SCAN: Final[Any] = _DECODER.scan_once  # type: ignore[attr-defined]  # (value, end) at an index
 
 
 def _chunk_value(data: str, n: int) -> Any:
@@ -378,34 +452,32 @@ _C_ENCODER: Final[Any] = (
 )
 
 
-def _dumps(chunk: dict[str, Any]) -> str:
-    if _C_ENCODER is None:  # pragma: no cover (CPython and Pyodide have the C encoder)
-        return _ENCODER.encode(chunk)
-    return "".join(_C_ENCODER(chunk, 0))
-
-
 # Text in which json.dumps may differ from JSON.stringify: a float (a digit then `.`, `e` or
 # `E`: every float json.dumps writes has one), or a key that is a number or a literal (integer
 # keys, array-index keys, which JavaScript orders first). Strings only ever make this match more
 # often than needed; then `json_text` decides.
 _UNSURE: Final = re.compile(r'\d[.eE]|"(?:-?\d[^"]*|true|false|null)":')
+# The cheap test in front of _UNSURE: with every ASCII digit made `0`, and `.`, `e`, `E` and `"`
+# made `.`, text without `0.` has no float (every float json.dumps writes has a digit then `.`,
+# `e` or `E`) and no array-index or number key (a digit then its closing quote), the only things
+# in which json.dumps and JSON.stringify differ (lone surrogates aside). Literal keys and other
+# keys that start with a digit, which _UNSURE also takes, are written alike by both.
+_DIGITS_DOTS: Final = bytes.maketrans(b'0123456789.eE"', b"0000000000....")
 
 
 def sse_event(chunk: Any) -> bytes:
     """One chunk as `data: <JSON>\\n\\n` bytes: JSON exactly as `json_text` (JavaScript's
     JSON.stringify) writes it, at json.dumps speed when no float or numeric key can make them
     differ."""
-    if type(chunk) is dict:
+    if type(chunk) is dict and _C_ENCODER is not None:
         try:
-            text = _dumps(chunk)
-        except (TypeError, ValueError, RecursionError):
-            pass
+            text = "".join(_C_ENCODER(chunk, 0))
+            data = text.encode("utf-8")
+        except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+            pass  # (a lone surrogate: json_text escapes it)
         else:
-            if _UNSURE.search(text) is None:
-                try:
-                    return b"data: " + text.encode("utf-8") + b"\n\n"
-                except UnicodeEncodeError:  # a lone surrogate: json_text escapes it
-                    pass
+            if b"0." not in data.translate(_DIGITS_DOTS) or _UNSURE.search(text) is None:
+                return b"data: " + data + b"\n\n"
     return b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
 
 

@@ -15,6 +15,8 @@ const { checkPolicy, declaredNames, applyPolicy } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { hasOwn, isObject, jsonText } = require('./jsontext');
 const { Sieve, checkFormats } = require('./sieve');
+const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = require('./shell');
+const { SECTION_END, matchMarker } = require('./sections');
 const { checkReasoning } = require('./reasoning');
 const { ChatChunkParser, encodeEvent } = require('./sse');
 
@@ -122,7 +124,7 @@ class Options {
     this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
     this.rejected = new Set();
-    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0 };
+    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0, repairedBlocks: 0 };
   }
 
   released(e) {
@@ -151,21 +153,46 @@ class Options {
   }
 
   /** R16.5: a block whose calls went out as they were announced: only counted here. */
-  announced(e) {
+  announced(e, atEnd) {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
+    if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
     this.stats.calls += e.calls.length;
     this.stats.rejectedCalls += rejected.length;
   }
 
-  policy(calls) {
+  /** The block's calls under the reject policy (R10.2); counts the block. */
+  policy(e, atEnd) {
+    const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
     this.stats.blocks += 1;
+    if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
     this.stats.calls += r.calls.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return r.calls;
+  }
+
+  /**
+   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
+   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
+   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
+   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
+   * call was announced, D37).
+   */
+  repaired(raw, atEnd) {
+    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
+    if (Array.isArray(matchMarker(raw, 0, true))) {
+      // a token section (R14.4, R14.5): it ends at its end marker
+      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
+      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
+    }
+    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
+    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
+    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
+    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
+    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
   }
 
   /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
@@ -230,6 +257,13 @@ function extend(deltas, more) {
   }
 }
 
+/** Every top-level field of a chunk but `choices`. */
+function envelopeOf(chunk) {
+  const envelope = { ...chunk };
+  delete envelope.choices;
+  return envelope;
+}
+
 function extra(envelope, index, delta, finish) {
   return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
 }
@@ -268,7 +302,8 @@ class ChatCompletionStreamRewriter {
   constructor(opts) {
     this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
     this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
-    this._envelope = null;
+    this._last = null; // the last chunk with choices: its envelope
+    this._fast = true; // feed's fast path (a test turns it off to compare)
     this._count = 0;
     this._finished = false;
   }
@@ -278,14 +313,19 @@ class ChatCompletionStreamRewriter {
     return [...this._opts.rejected];
   }
 
-  /** Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the capture limit. */
+  /**
+   * Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the
+   * capture limit, blocks the sieve had to repair (R3, D8, D26, D37).
+   */
   get stats() {
     return { ...this._opts.stats };
   }
 
-  _pieces(st, events) {
+  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
+  _pieces(st, events, endFrom) {
     const out = [];
-    for (const e of events) {
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k];
       const last = out[out.length - 1];
       if (e.type === 'text') {
         if (e.note) this._opts.released(e);
@@ -303,10 +343,10 @@ class ChatCompletionStreamRewriter {
       if (e.type !== 'tool_calls') {
         deltas = [this._streamed(st, e)];
       } else if (this._opts.streamArguments) {
-        this._opts.announced(e);
+        this._opts.announced(e, k >= endFrom);
         continue;
       } else {
-        const calls = this._opts.policy(e.calls);
+        const calls = this._opts.policy(e, k >= endFrom);
         if (!calls.length) continue;
         deltas = toOpenAIStreamDeltas(calls, {
           tools: this._opts.tools,
@@ -341,6 +381,47 @@ class ChatCompletionStreamRewriter {
   feed(chunk) {
     if (this._finished) throw new OpenAIFormatError('feed() after finish()');
     this._count += 1;
+    // The common chunk, decided here: one choice whose delta carries content for a sieve already
+    // open, no upstream tool_calls, no finish, and what the sieve releases is at most one plain
+    // piece of text. It gives what _feed gives (fast-paths.test.js).
+    if (this._fast && isObject(chunk)) {
+      const choices = get(chunk, 'choices');
+      if (Array.isArray(choices) && choices.length === 1) {
+        const choice = choices[0];
+        if (isObject(choice) && get(choice, 'finish_reason') === null) {
+          const idx = hasOwn(choice, 'index') ? choice.index : 0;
+          const delta = get(choice, 'delta');
+          if (isInt(idx) && isObject(delta)) {
+            const content = get(delta, 'content');
+            const st = this._choices.get(idx);
+            if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
+              const events = st.sieve.feed(content);
+              let text = ''; // held by the sieve
+              if (events.length) {
+                const e = events[0];
+                if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
+                text = e.text;
+              }
+              this._last = chunk;
+              const newDelta = { ...delta };
+              newDelta.content = text;
+              const newChoice = { ...choice };
+              newChoice.delta = newDelta;
+              newChoice.finish_reason = null;
+              return [{ ...chunk, choices: [newChoice] }];
+            }
+          }
+        }
+      }
+    }
+    return this._feed(chunk, null);
+  }
+
+  /**
+   * feed() in general; `fed`: the events the sieve of the chunk's only choice already gave for
+   * its content (from feed's fast path).
+   */
+  _feed(chunk, fed) {
     const where = `chunk ${this._count}`;
     if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
     if (!hasOwn(chunk, 'choices')) return [chunk];
@@ -349,9 +430,8 @@ class ChatCompletionStreamRewriter {
       throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
     }
     if (!choices.length) return [chunk];
-    const envelope = { ...chunk };
-    delete envelope.choices;
-    this._envelope = envelope;
+    this._last = chunk;
+    let envelope = null;
     const outChoices = [];
     const extras = [];
     choices.forEach((choice, pos) => {
@@ -374,7 +454,9 @@ class ChatCompletionStreamRewriter {
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
       const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
       let events = [];
-      if (content) {
+      if (fed !== null) {
+        events = fed;
+      } else if (content) {
         if (st.sieve === null) {
           st.sieve = this._opts.sieve();
           st.streamed = new Map();
@@ -383,11 +465,12 @@ class ChatCompletionStreamRewriter {
       }
       const reason = get(choice, 'finish_reason');
       let finish = reason;
+      const endFrom = events.length;
       if (finish !== null && st.sieve !== null) {
         events = events.concat(st.sieve.flush());
         st.sieve = null;
       }
-      const pieces = this._pieces(st, events);
+      const pieces = this._pieces(st, events, endFrom);
       if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
       }
@@ -421,6 +504,7 @@ class ChatCompletionStreamRewriter {
       const rest = pieces.slice(1);
       newChoice.finish_reason = rest.length ? null : finish;
       outChoices.push(newChoice);
+      if (rest.length && envelope === null) envelope = envelopeOf(chunk);
       rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
     });
     if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
@@ -442,13 +526,13 @@ class ChatCompletionStreamRewriter {
     if (this._finished) return [];
     this._finished = true;
     const out = [];
-    const envelope = { ...(this._envelope || {}) };
+    const envelope = this._last !== null ? envelopeOf(this._last) : {};
     if (hasOwn(envelope, 'usage')) envelope.usage = null;
     for (const [idx, st] of this._choices) {
       if (st.sieve === null) continue;
       const events = st.sieve.flush();
       st.sieve = null;
-      for (const piece of this._pieces(st, events)) out.push(extra(envelope, idx, piece, null));
+      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
     }
     return out;
   }
@@ -464,14 +548,16 @@ async function* rewriteChatCompletionStream(chunks, opts) {
   const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
   try {
     if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
-      for await (const chunk of chunks) yield* rw.feed(chunk);
+      // (for … yield, not yield*: an async generator's yield* of an array goes through an
+      // async-from-sync iterator, a promise more per chunk)
+      for await (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
     } else {
       if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
         throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
       }
-      for (const chunk of chunks) yield* rw.feed(chunk);
+      for (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
     }
-    yield* rw.finish();
+    for (const c of rw.finish()) yield c;
   } finally {
     appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
   }
@@ -519,17 +605,18 @@ function rewriteResponse(response, opts) {
       throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
     }
     const sieve = opts.sieve();
-    const events = sieve.feed(content).concat(sieve.flush());
+    const fed = sieve.feed(content);
+    const events = fed.concat(sieve.flush());
     let text = '';
     let thought = '';
     const calls = [];
-    for (const e of events) {
+    events.forEach((e, k) => {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
       } else if (e.type === 'reasoning') thought += e.text;
-      else calls.push(...opts.policy(e.calls));
-    }
+      else calls.push(...opts.policy(e, k >= fed.length));
+    });
     if (!calls.length && text === content) {
       outChoices.push(choice);
       return;

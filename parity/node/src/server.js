@@ -81,6 +81,7 @@ class Metrics {
     this.calls = 0;
     this.rejected = 0;
     this.capture = 0;
+    this.repaired = 0;
     this.upstreamErrors = new Map();
     this.disconnects = 0;
     this.active = 0;
@@ -108,6 +109,7 @@ class Metrics {
     counter('toolsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
     counter('toolsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
     counter('toolsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
+    counter('toolsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
     counter('toolsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
     counter('toolsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
     lines.push('# HELP toolsieve_active_streams Streams in progress', '# TYPE toolsieve_active_streams gauge');
@@ -230,11 +232,13 @@ function gatewayHandler(config) {
     metrics.calls += st.calls || 0;
     metrics.rejected += st.rejectedCalls || 0;
     metrics.capture += st.captureLimitReleases || 0;
+    metrics.repaired += st.repairedBlocks || 0;
     if (cfg.log) {
       cfg.log(
         `${new Date().toISOString()} toolsieve.server ${req.method} ${req.url.split('?')[0]} ${status} ${dt.toFixed(3)}s ` +
           `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
-          `rejected=${(out.rejected || []).join(',') || '-'} capture_limit=${st.captureLimitReleases || 0}` +
+          `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
+          `capture_limit=${st.captureLimitReleases || 0}` +
           (out.end ? ` end=${out.end}` : ''),
       );
     }

@@ -75,10 +75,13 @@ function invalidUTF8At(b) {
  * dispatched, `finish()` the rest (an unfinished last line, an event without its blank line).
  * Events are `{data, event, id, retry}` as Python's SSEEvent.
  */
+const EMPTY = new Uint8Array(0);
+
 class SSEParser {
   /** `{comments: true}`: comment lines come out too, as `{comment: Uint8Array}` (the whole line from its `:`), in order. */
   constructor(options) {
     this._comments = Boolean(options && options.comments);
+    this._dataOnly = false; // ChatChunkParser's: dispatch the data alone
     // ignoreBOM: keep a U+FEFF inside a line, as Python's decode does (the stream's BOM is skipped as bytes).
     this._decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     this._parts = [];
@@ -151,7 +154,7 @@ class SSEParser {
         line = concat(this._parts);
         this._parts = [];
       } else {
-        line = data.subarray(start, pos);
+        line = pos === start ? EMPTY : data.subarray(start, pos); // (a blank line: no view of its own)
       }
       this._line(line, out);
       start = end;
@@ -175,14 +178,34 @@ class SSEParser {
   }
 
   _dispatch() {
-    return { data: this._data.join('\n'), event: this._event || 'message', id: this._lastId, retry: this._retry };
+    const data = this._data.length === 1 ? this._data[0] : this._data.join('\n');
+    if (this._dataOnly) return data; // (ChatChunkParser: event types, ids and retry play no part)
+    return { data, event: this._event || 'message', id: this._lastId, retry: this._retry };
   }
 
   _line(raw, out) {
     this._lineno += 1;
-    if (raw.length && raw[0] === 0x3a) {
+    if (!raw.length) {
+      // a blank line dispatches the event (as the decoded empty line below would)
+      if (this._data.length) out.push(this._dispatch());
+      this._data = [];
+      this._event = '';
+      return;
+    }
+    if (raw[0] === 0x3a) {
       if (this._comments) out.push({ comment: raw.slice() });
       return; // a comment: ignored, whatever bytes it holds
+    }
+    if (raw[4] === 0x3a && raw[0] === 0x64 && raw[1] === 0x61 && raw[2] === 0x74 && raw[3] === 0x61) {
+      // `data:`, the common line: its value decoded alone (the same text: ASCII before it, a BOM kept)
+      let value;
+      try {
+        value = this._decoder.decode(raw.subarray(raw[5] === 0x20 ? 6 : 5));
+      } catch {
+        throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+      }
+      this._data.push(value);
+      return;
     }
     let line;
     try {
@@ -228,6 +251,7 @@ function isDone(data) {
 class ChatChunkParser {
   constructor() {
     this._sse = new SSEParser();
+    this._sse._dataOnly = true; // its events are their data
     this._done = false;
     this._n = 0;
   }
@@ -270,17 +294,20 @@ class ChatChunkParser {
     if (err) throw err;
   }
 
-  _take(ev, out) {
+  _take(data, out) {
     this._n += 1;
-    if (!ev.data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
-    if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
-    if (isDone(ev.data)) {
-      this._done = true;
-      return;
+    if (data.charCodeAt(0) !== 0x7b || this._done) {
+      // not the common case: a JSON object, before [DONE]
+      if (!data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
+      if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
+      if (isDone(data)) {
+        this._done = true;
+        return;
+      }
     }
     let value;
     try {
-      value = JSON.parse(ev.data);
+      value = JSON.parse(data);
     } catch (e) {
       throw new SSEFormatError(`event ${this._n}: data is not JSON (${e.message})`);
     }
@@ -294,23 +321,38 @@ async function* drive(iterable, step, end) {
   if (!asyncIt && (iterable == null || typeof iterable[Symbol.iterator] !== 'function')) {
     throw new InputTypeError(`expected an iterable of Uint8Array chunks, got ${typeName(iterable)}`);
   }
-  const run = function* (fn) {
-    const out = [];
-    let err = null;
-    try {
-      fn(out);
-    } catch (e) {
-      err = e;
-    }
-    yield* out;
-    if (err) throw err;
-  };
+  const out = [];
+  let err = null;
   if (asyncIt) {
-    for await (const chunk of iterable) yield* run((out) => step(chunk, out));
+    for await (const chunk of iterable) {
+      try {
+        step(chunk, out);
+      } catch (e) {
+        err = e;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (err) throw err;
+    }
   } else {
-    for (const chunk of iterable) yield* run((out) => step(chunk, out));
+    for (const chunk of iterable) {
+      try {
+        step(chunk, out);
+      } catch (e) {
+        err = e;
+      }
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+      if (err) throw err;
+    }
   }
-  yield* run(end);
+  try {
+    end(out);
+  } catch (e) {
+    err = e;
+  }
+  for (let i = 0; i < out.length; i++) yield out[i];
+  if (err) throw err;
 }
 
 /** The events of an event stream given as Uint8Array chunks (sync or async iterable), cut anywhere. */
@@ -320,9 +362,9 @@ async function* iterSSEEvents(byteChunks) {
 }
 
 /** The JSON values of the `data:` events of an OpenAI stream, up to `data: [DONE]`. */
-async function* iterChatChunks(byteChunks) {
+function iterChatChunks(byteChunks) {
   const p = new ChatChunkParser();
-  yield* drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out));
+  return drive(byteChunks, (c, out) => p._feed(c, out), (out) => p._finish(out)); // (no generator around it)
 }
 
 const encoder = new TextEncoder();

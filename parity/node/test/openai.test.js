@@ -403,3 +403,148 @@ test('formats: token sections become tool calls only when the tokens format is i
   assert.throws(() => rewriteChatCompletion(response, { formats: 'tokens' }), InputTypeError);
   assert.throws(() => createSSERewriteStream({ formats: [1] }), InputTypeError);
 });
+
+const INVOKE = '<|DSML|invoke name="read_file"><|DSML|parameter name="path">a</|DSML|parameter></|DSML|invoke>';
+const TCALL = '<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "a"}<｜tool▁call▁end｜>';
+// [text, blocks, repaired(, the two with streamArguments)]: the table of python/tests/test_gateway_openai.py
+const REPAIRS = [
+  [`a <|DSML|tool_calls>${INVOKE}</|DSML|tool_calls> b`, 1, 0],
+  [`a ${INVOKE}\n</|DSML|tool_calls> b`, 1, 1], // R3: no opening wrapper
+  [`a ${INVOKE}${INVOKE}</tool_calls>`, 1, 1],
+  [
+    '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[a' +
+      '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
+    1,
+    1,
+  ], // D8: the CDATA never closes
+  [
+    '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[a]]> b' +
+      '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
+    1,
+    1,
+  ], // D8: a `]]>` that no closing tag follows does not close it
+  [`<｜tool▁calls▁begin｜>${TCALL}<｜tool▁calls▁end｜> b`, 1, 0],
+  [`<｜tool▁calls▁begin｜>${TCALL}\n`, 1, 1], // D26: no section end
+  [`<｜tool▁calls▁begin｜>${TCALL}<｜end▁of▁sentence｜>`, 1, 1],
+  [`<｜tool▁calls｜>${TCALL}<｜tool▁calls▁end｜>`, 1, 0],
+  [`a \`b <|DSML|tool_calls>${INVOKE}</|DSML|tool_calls>`, 1, 0], // held to the end, complete
+  [`<｜DSML｜function_calls>${INVOKE}</｜DSML｜function_calls>`, 1, 0],
+  [`${INVOKE}</tool_calls> and <tool_calls>${INVOKE}</tool_calls>`, 2, 1],
+  [`<tool_calls>${INVOKE}`, 0, 0, 1, 1], // D27: text; D37: the announced call is kept
+  [`<tool_calls>${INVOKE} b </tool_calls>`, 0, 0, 1, 1], // D37: the block breaks at "b"
+  ['no markup', 0, 0],
+];
+
+test('stats: repairedBlocks counts the blocks the sieve repaired (R3, D8, D26, D37)', () => {
+  for (const [text, blocks, repaired, ...announced] of REPAIRS) {
+    const want = { blocks, repairedBlocks: repaired };
+    const [b, r] = announced.length ? announced : [blocks, repaired];
+    const counts = (st) => ({ blocks: st.blocks, repairedBlocks: st.repairedBlocks });
+    const stats = {};
+    rewriteChatCompletion(
+      { choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] },
+      { stats },
+    );
+    assert.deepEqual(counts(stats), want, text);
+    for (const size of [1, 3, text.length]) {
+      for (const finish of ['stop', null]) {
+        for (const streamArguments of [false, true]) {
+          const rw = new ChatCompletionStreamRewriter({ streamArguments });
+          for (let i = 0; i < text.length; i += size) rw.feed(chunk([delta(text.slice(i, i + size))]));
+          rw.feed(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+          rw.finish();
+          assert.deepEqual(counts(rw.stats), streamArguments ? { blocks: b, repairedBlocks: r } : want, `${text} ${size} ${finish}`);
+        }
+      }
+    }
+  }
+});
+
+// ---- feed's fast path (the common chunk) against the general feed: the side of
+// python/tests/test_gateway_fast_paths.py ------------------------------------------------------
+const FAST_TEXTS = [
+  'Hello, no markup at all.',
+  '好的。\n<|DSML|tool_calls>\n<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[a.py]]></|DSML|parameter>\n' +
+    '</|DSML|invoke>\n</|DSML|tool_calls>\nDone.',
+  '<think>maybe <|DSML|invoke name="x"></|DSML|invoke></think>Now: <|DSML|invoke name="read_file">' +
+    '<|DSML|parameter name="path">b</|DSML|parameter></|DSML|invoke></|DSML|tool_calls> ok',
+  '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "c"}<｜tool▁call▁end｜>',
+  '<tool_calls><invoke name="nope"><parameter name="q">1</parameter></invoke></tool_calls> and `code <x>`',
+  '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[open',
+];
+
+function lcg(seed) {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+function fastStream(rnd, text) {
+  const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm' };
+  const pick = (a) => a[Math.floor(rnd() * a.length)];
+  const chunks = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] }];
+  for (let i = 0; i < text.length; ) {
+    const k = pick([1, 2, 3, 7, 16, 40]);
+    const piece = text.slice(i, i + k);
+    i += k;
+    const choice = { index: 0, delta: { content: piece }, finish_reason: null };
+    let r = rnd();
+    if (r < 0.1) delete choice.index;
+    else if (r < 0.15) delete choice.finish_reason;
+    else if (r < 0.2) choice.delta.tool_calls = null;
+    else if (r < 0.23) choice.delta.tool_calls = [{ index: 0, id: 'u', function: { name: 'up', arguments: '' } }];
+    else if (r < 0.26) choice.delta = { reasoning_content: 'r', content: piece };
+    else if (r < 0.28) choice.index = 1;
+    else if (r < 0.3) choice.index = true;
+    let chunk = { ...base, choices: [choice] };
+    r = rnd();
+    if (r < 0.05) chunk.choices.push({ index: 2, delta: { content: piece }, finish_reason: null });
+    else if (r < 0.08) chunk.usage = { total_tokens: 3 };
+    else if (r < 0.1) chunk = { ...base, choices: [] };
+    chunks.push(chunk);
+  }
+  if (rnd() < 0.7) chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+  return chunks;
+}
+
+function runRewriter(chunks, fast, opts) {
+  const rw = new ChatCompletionStreamRewriter({ ...opts, idFactory: ids() });
+  rw._fast = fast;
+  const out = [];
+  for (const c of chunks) {
+    try {
+      out.push(rw.feed(JSON.parse(JSON.stringify(c))));
+    } catch (e) {
+      out.push([e.name, e.message]);
+      break;
+    }
+  }
+  out.push(rw.finish());
+  return [out, rw.stats, rw.rejectedToolNames];
+}
+
+test('feed: the fast path for the common chunk gives what the general feed gives', () => {
+  const tools = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }];
+  for (const opts of [{}, { tools, unknownTools: 'reject' }, { streamArguments: true }, { reasoning: 'off' }]) {
+    const rnd = lcg(11);
+    for (let n = 0; n < 150; n++) {
+      const pick = (a) => a[Math.floor(rnd() * a.length)];
+      const text = pick(FAST_TEXTS) + pick(['', ' tail', '\n' + pick(FAST_TEXTS)]);
+      const chunks = fastStream(rnd, text);
+      assert.deepStrictEqual(runRewriter(chunks, true, opts), runRewriter(chunks, false, opts), JSON.stringify([text, opts]));
+    }
+  }
+  // and it is taken: most chunks of plain prose never reach the general feed
+  const rw = new ChatCompletionStreamRewriter();
+  let general = 0;
+  const real = rw._feed.bind(rw);
+  rw._feed = (c, fed) => {
+    general += 1;
+    return real(c, fed);
+  };
+  const chunks = fastStream(lcg(1), 'plain prose '.repeat(20));
+  for (const c of chunks) rw.feed(c);
+  assert.ok(general < chunks.length / 2, `${general} of ${chunks.length}`);
+});

@@ -14,6 +14,8 @@ const { createGatewayServer, parseGatewayArgs, UsageError } = require('../src/se
 const { SSEParser } = require('../src/sse');
 
 const REPLY = 'Reading.\n<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path">a.txt</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+// the opening wrapper is missing: the sieve repairs the block (R3)
+const REPAIR = 'Reading.\n<|DSML|invoke name="read_file"><|DSML|parameter name="path">a.txt</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
 
 function chunk(content, finish = null) {
   return `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;
@@ -25,7 +27,7 @@ async function listen(server) {
   return `http://127.0.0.1:${server.address().port}`;
 }
 
-async function withServers(fn) {
+async function withServers(fn, log = null) {
   const seen = { cancels: 0, bodies: [] };
   const upstream = http.createServer((req, res) => {
     const parts = [];
@@ -43,7 +45,8 @@ async function withServers(fn) {
         return;
       }
       let out = ': keep-alive\n\n';
-      for (let i = 0; i < REPLY.length; i += 5) out += chunk(REPLY.slice(i, i + 5));
+      const reply = body.model === 'repair' ? REPAIR : REPLY;
+      for (let i = 0; i < reply.length; i += 5) out += chunk(reply.slice(i, i + 5));
       out += chunk(null, 'stop') + 'data: [DONE]\n\n';
       // cut the bytes anywhere
       const buf = Buffer.from(out);
@@ -58,7 +61,7 @@ async function withServers(fn) {
     });
   });
   const upUrl = await listen(upstream);
-  const gw = createGatewayServer({ upstream: upUrl + '/v1', log: null });
+  const gw = createGatewayServer({ upstream: upUrl + '/v1', log });
   const gwUrl = await listen(gw);
   try {
     await fn(gwUrl, seen, gw);
@@ -91,8 +94,28 @@ test('a stream is rewritten, comments pass, [DONE] is kept', async () => {
     assert.equal(events.at(-1).choices[0].finish_reason, 'tool_calls');
     const metrics = await (await fetch(url + '/metrics')).text();
     assert.match(metrics, /toolsieve_tool_calls_total 1/);
+    assert.match(metrics, /toolsieve_repaired_blocks_total 0/);
     assert.match(metrics, /toolsieve_requests_total\{endpoint="chat",status="200"\} 1/);
   });
+});
+
+test('a reply the sieve repairs logs repaired=1 and counts it in /metrics', async () => {
+  const lines = [];
+  await withServers(async (url) => {
+    const res = await fetch(url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'repair', stream: true, messages: [] }),
+    });
+    const text = await res.text();
+    assert.match(text, /"tool_calls":\[\{"index":0/);
+    for (let i = 0; i < 100 && !lines.some((l) => l.includes(' stream=yes ')); i++) await new Promise((r) => setTimeout(r, 10));
+    const line = lines.find((l) => l.includes(' stream=yes '));
+    assert.match(line, / blocks=1 calls=1 rejected=- repaired=1 capture_limit=0/);
+    const metrics = await (await fetch(url + '/metrics')).text();
+    assert.match(metrics, /toolsieve_repaired_blocks_total 1\n/);
+    assert.match(metrics, /toolsieve_blocks_total 1\n/);
+  }, (l) => lines.push(l));
 });
 
 test('a client that leaves cancels the upstream request at once', async () => {

@@ -219,3 +219,86 @@ test('encoder TransformStream: chunks in, SSE bytes out', async () => {
   const back = await collect(readable(chunks).pipeThrough(createSSEEncoderStream()).pipeThrough(createSSEDecoderStream()));
   assert.deepEqual(back, chunks);
 });
+
+// ---- the data-line fast path and ChatChunkParser's data-only events, against a whole-input
+// reading of the same bytes (the side of python/tests/test_gateway_fast_paths.py) ------------
+const SSE_LINES = [
+  'data: {"a": 1}', 'data:{}', 'data', 'data: x', 'data:  two spaces', ': comment \xff', ':', 'event: e', 'id: 7',
+  'retry: 10', 'field', 'dat: no', 'data: \u4e2d', 'data: \ufeffbom', 'data: \xe4\xb8', '\xff', 'dat', '', '', '',
+].map((l) => Uint8Array.from([...l].flatMap((c) => (c.charCodeAt(0) > 0xff ? [...new TextEncoder().encode(c)] : [c.charCodeAt(0)]))));
+
+/** The data of each event of `bytes` read whole (lines decoded whole), and the line of the first bad UTF-8 line. */
+function referenceData(bytes) {
+  let b = bytes;
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) b = b.subarray(3);
+  const lines = [];
+  let start = 0;
+  for (let i = 0; i < b.length; i++) {
+    if (b[i] === 0x0a || b[i] === 0x0d) {
+      lines.push(b.subarray(start, i));
+      if (b[i] === 0x0d && b[i + 1] === 0x0a) i++;
+      start = i + 1;
+    }
+  }
+  if (start < b.length) lines.push(b.subarray(start));
+  const dec = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const out = [];
+  let data = [];
+  for (let n = 0; n < lines.length; n++) {
+    const raw = lines[n];
+    if (raw[0] === 0x3a) continue;
+    let line;
+    try {
+      line = dec.decode(raw);
+    } catch {
+      return [out, `line ${n + 1}`];
+    }
+    if (!line) {
+      if (data.length) out.push(data.join('\n'));
+      data = [];
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const field = colon >= 0 ? line.slice(0, colon) : line;
+    let value = colon >= 0 ? line.slice(colon + 1) : '';
+    if (value[0] === ' ') value = value.slice(1);
+    if (field === 'data') data.push(value);
+  }
+  if (data.length) out.push(data.join('\n'));
+  return [out, null];
+}
+
+function parserData(pieces, dataOnly) {
+  const p = new SSEParser();
+  p._dataOnly = dataOnly;
+  const out = [];
+  try {
+    for (const piece of pieces) p._feed(piece, out); // (events before an error are kept)
+    p._finish(out);
+  } catch (e) {
+    return [out.map((e) => (dataOnly ? e : e.data)), e.message.match(/^line \d+/)[0]];
+  }
+  return [out.map((e) => (dataOnly ? e : e.data)), null];
+}
+
+test('SSE: the data-line fast path and the data-only events read what a whole-input reading reads', () => {
+  let x = 3;
+  const rnd = () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+  const pick = (a) => a[Math.floor(rnd() * a.length)];
+  for (let n = 0; n < 3000; n++) {
+    const eol = pick([[0x0a], [0x0d, 0x0a], [0x0d]]);
+    const parts = [pick([[], [0xef, 0xbb, 0xbf]])];
+    const count = Math.floor(rnd() * 13);
+    for (let k = 0; k < count; k++) parts.push(k ? eol : [], [...pick(SSE_LINES)]);
+    parts.push(pick([[], eol, [...eol, ...eol]]));
+    const bytes = Uint8Array.from(parts.flat());
+    const cuts = [...new Set(Array.from({ length: Math.floor(rnd() * 5) }, () => Math.floor(rnd() * (bytes.length + 1))))].sort((a, b) => a - b);
+    const pieces = [0, ...cuts].map((c, i) => bytes.slice(c, i < cuts.length ? cuts[i] : bytes.length));
+    const want = referenceData(bytes);
+    assert.deepStrictEqual(parserData(pieces, false), want, JSON.stringify([...bytes]));
+    assert.deepStrictEqual(parserData(pieces, true), want, JSON.stringify([...bytes]));
+  }
+});
