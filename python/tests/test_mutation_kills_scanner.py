@@ -155,3 +155,19 @@ def test_a_fence_releases_its_lines_as_they_come() -> None:
         ["```\nafter"],
         [""],
     ]
+
+
+# Past the limit inside an invoke: the rest of the block is still parsed (so its content is not
+# read as prose) but kept as nothing more than "there was one" (D43); none of it may raise.
+PAST_IN_INVOKE = [
+    '<invoke name="op"><｜L｜Parameter name="0">2]</｜DSML｜Parameter><parameter name="n"g="">',  # (shrunk)
+    '<invoke name="op"><parameter name="a">' + "x" * 80 + '</parameter><parameter name="b">y',
+    '<|DSML|tool_calls><|DSML|invoke name="op">{"a": "' + "x" * 80 + '"}</|DSML|invoke>',
+]
+
+
+@pytest.mark.parametrize("text", PAST_IN_INVOKE)
+@pytest.mark.parametrize("size", SIZES)
+def test_past_the_limit_inside_an_invoke_all_is_text_with_a_note(text: str, size: int) -> None:
+    out = _run(text, 60, size)
+    assert out == [{"type": "text", "text": text, "note": "capture_limit"}]
