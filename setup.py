@@ -13,7 +13,8 @@ from setuptools import setup
 COMPILED = ("scanner", "sections", "strings", "values", "shell", "arguments", "reasoning")
 
 ext_modules = []
-if os.environ.get("TOOLSIEVE_COMPILE", "") == "1":
+# (TOOLSIEVE_REQUIREMENTS_ONLY: the build backend is only asking what to install, mypy first)
+if os.environ.get("TOOLSIEVE_COMPILE", "") == "1" and "TOOLSIEVE_REQUIREMENTS_ONLY" not in os.environ:
     from mypyc.build import mypycify
 
     ext_modules = mypycify(

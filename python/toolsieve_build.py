@@ -21,7 +21,13 @@ MYPY = "mypy==2.4.1"  # = requirements-dev.txt's pin: the compiler the tests run
 
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
-    requires: list[str] = _setuptools.get_requires_for_build_wheel(config_settings)
+    # setuptools runs setup.py to answer; mypy is not installed yet, so setup.py must not ask
+    # for mypyc then (TOOLSIEVE_REQUIREMENTS_ONLY, this hook's alone).
+    os.environ["TOOLSIEVE_REQUIREMENTS_ONLY"] = "1"
+    try:
+        requires: list[str] = _setuptools.get_requires_for_build_wheel(config_settings)
+    finally:
+        del os.environ["TOOLSIEVE_REQUIREMENTS_ONLY"]
     if os.environ.get("TOOLSIEVE_COMPILE", "") == "1":
         requires.append(MYPY)
     return requires
