@@ -245,3 +245,43 @@ def test_tool_schemas_maps_each_name_to_its_first_schema() -> None:
         {"name": "a", "input_schema": {"x": 1}},
     ]
     assert tool_schemas(tools) == {"a": {"type": "object"}}
+
+
+# ---- values: collecting parameters into the input object (R6.6) ------------------------------------
+
+
+def test_invoke_input_turns_a_repeated_name_into_an_array_in_order() -> None:
+    from toolsieve.values import invoke_input
+
+    params = [("a", 1), ("b", "x"), ("a", [2]), ("a", None), ("c", {"k": 1})]
+    assert invoke_input(params) == {"a": [1, [2], None], "b": "x", "c": {"k": 1}}
+    assert invoke_input([]) == {}
+    # a value that is itself a list is one value, not the start of the array
+    assert invoke_input([("a", [1, 2])]) == {"a": [1, 2]}
+
+
+# ---- schema: nothing to normalize, nothing copied --------------------------------------------------
+
+
+def test_a_value_the_schema_does_not_describe_is_returned_as_is() -> None:
+    value = {"a": 1, "b": [2]}
+    for schema in ({"additionalProperties": True}, {"type": "object"}, {"properties": None}):
+        out = normalize_value(value, schema)
+        assert out is value and out == {"a": 1, "b": [2]}
+
+
+# ---- arguments: a literal opening is ruled out by its blanks as R6.2 trims them (D10) ---------------
+
+
+def test_literal_opening_trims_only_javascript_whitespace() -> None:
+    from toolsieve.arguments import Tap, ValueTap
+
+    # U+001C and U+0085 are whitespace to Python's str.strip but not to D10: "t\x1c" can never
+    # be `true`, so it streams at once
+    for s in ("t\x1c", "n\x85"):
+        tap = ValueTap("x", None)
+        assert tap.text(s) == s and tap.state is Tap.STREAM
+    # U+FEFF is D10 whitespace: "tr" + a trailing U+FEFF may still be `true` (trimmed), so it waits
+    tap = ValueTap("x", None)
+    assert tap.text("tr\ufeff") == "" and tap.state is Tap.DECIDE
+    assert tap.text("ue") == "tr\ufeffue" and tap.state is Tap.STREAM
