@@ -280,8 +280,8 @@ def test_literal_opening_trims_only_javascript_whitespace() -> None:
     # be `true`, so it streams at once
     for s in ("t\x1c", "n\x85"):
         tap = ValueTap("x", None)
-        assert tap.text(s) == s and tap.state is Tap.STREAM
+        assert (tap.text(s), tap.state) == (s, Tap.STREAM)
     # U+FEFF is D10 whitespace: "tr" + a trailing U+FEFF may still be `true` (trimmed), so it waits
     tap = ValueTap("x", None)
-    assert tap.text("tr\ufeff") == "" and tap.state is Tap.DECIDE
-    assert tap.text("ue") == "tr\ufeffue" and tap.state is Tap.STREAM
+    assert (tap.text("tr\ufeff"), tap.state) == ("", Tap.DECIDE)
+    assert (tap.text("ue"), tap.state) == ("tr\ufeffue", Tap.STREAM)
