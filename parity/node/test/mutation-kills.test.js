@@ -171,3 +171,19 @@ test('toolSchemas maps each name to its first schema', () => {
   const tools = [{ name: 'a', input_schema: { type: 'object' } }, { name: 'b' }, { name: 'a', input_schema: { x: 1 } }];
   assert.deepEqual(toolSchemas(tools), new Map([['a', { type: 'object' }]]));
 });
+
+// ---- values: collecting parameters into the input object (R6.6) --------------------------------
+
+test('invokeInput turns a repeated name into an array, in order', () => {
+  const { invokeInput } = require('../src/values.js');
+  const params = [['a', 1], ['b', 'x'], ['a', [2]], ['a', null], ['c', { k: 1 }]];
+  assert.deepEqual(invokeInput(params), { a: [1, [2], null], b: 'x', c: { k: 1 } });
+  assert.deepEqual(invokeInput([]), {});
+  // a value that is itself a list is one value, not the start of the array
+  assert.deepEqual(invokeInput([['a', [1, 2]]]), { a: [1, 2] });
+  // a parameter named __proto__ is an own key, repeated like any other
+  const p = invokeInput([['__proto__', 1], ['__proto__', 2]]);
+  assert.deepEqual(Object.keys(p), ['__proto__']);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(p, "__proto__").value, [1, 2]);
+  assert.equal(Object.getPrototypeOf(p), Object.prototype);
+});
