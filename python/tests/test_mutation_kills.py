@@ -285,3 +285,102 @@ def test_literal_opening_trims_only_javascript_whitespace() -> None:
     tap = ValueTap("x", None)
     assert (tap.text("tr\ufeff"), tap.state) == ("", Tap.DECIDE)
     assert (tap.text("ue"), tap.state) == ("tr\ufeffue", Tap.STREAM)
+
+
+# ---- arguments: what the value tap lets out, step by step (R16, D31-D37) -------------------------
+# Each step is one call: ("t", text), ("open", ""), ("c", CDATA content), ("close", "").
+
+
+def _tap_steps(name: str, string: str | None, calls: list[tuple[str, str]]) -> tuple[list[str], str]:
+    from toolsieve.arguments import ValueTap
+
+    tap = ValueTap(name, string)
+    out = []
+    for kind, s in calls:
+        if kind == "t":
+            out.append(tap.text(s))
+        elif kind == "c":
+            out.append(tap.cdata_piece(s))
+        elif kind == "open":
+            out.append(tap.cdata_open())
+        else:
+            tap.cdata_close()
+            out.append("")
+    return out, tap.state.name
+
+
+@pytest.mark.parametrize(
+    ("string", "calls", "want", "state"),
+    [
+        # D10 blanks, not Python's: U+FEFF is blank text before a CDATA value (R6.1), U+001C is not
+        (None, [("t", "\ufeff"), ("open", ""), ("c", "abc")], ["", "", "abc"], "STREAM"),
+        (None, [("t", "\x1c")], ["\x1c"], "STREAM"),
+        (None, [("t", "\ufeff1")], [""], "DECIDE"),  # a number may follow the trimmed blank
+        (None, [("t", "\x1cx")], ["\x1cx"], "STREAM"),
+        (None, [("t", "a\x1c")], ["a\x1c"], "STREAM"),
+        (None, [("t", "a\ufeff"), ("t", "b")], ["a", "\ufeffb"], "STREAM"),  # a trailing blank waits
+        # blank text after a CDATA joins it when more follows (R6.2), piece by piece
+        (
+            None,
+            [("open", ""), ("c", "abc"), ("close", ""), ("t", " "), ("t", " "), ("t", "x")],
+            ["", "abc", "", "", "", "  x"],
+            "STREAM",
+        ),
+        (
+            None,
+            [
+                ("open", ""),
+                ("c", "a"),
+                ("close", ""),
+                ("t", "x"),
+                ("open", ""),
+                ("c", "b"),
+                ("close", ""),
+                ("t", " "),
+                ("t", "y"),
+            ],
+            ["", "a", "", "x", "", "b", "", "", " y"],
+            "STREAM",
+        ),
+        (
+            None,
+            [
+                ("open", ""),
+                ("c", "a"),
+                ("close", ""),
+                ("t", " "),
+                ("t", " "),
+                ("open", ""),
+                ("c", "&amp;"),
+                ("close", ""),
+                ("t", " "),
+                ("t", "z"),
+            ],
+            ["", "a", "", "", "", "", "  &amp;", "", "", " z"],
+            "STREAM",
+        ),
+        # a partial entity cut by a CDATA is text as written (D13); the next text starts afresh
+        (
+            None,
+            [("t", "a &"), ("open", ""), ("c", "z"), ("close", ""), ("t", "q")],
+            ["a", " &", "z", "", "q"],
+            "STREAM",
+        ),
+        # CDATA content is never decoded (R6.1, R6.2), not even when it decides the reading
+        (None, [("open", ""), ("c", "&amp; x")], ["", "&amp; x"], "STREAM"),
+        (None, [("open", ""), ("c", "t&amp;")], ["", "t&amp;"], "STREAM"),
+        # an `&` further back than an entity can reach is no partial entity: nothing is held for it
+        (None, [("t", "x & " + "b" * 20)], ["x & " + "b" * 20], "STREAM"),
+        # string="true" (D24): text after a CDATA inside the value is kept as it comes
+        (
+            "true",
+            [("t", "abc"), ("open", ""), ("c", "d"), ("close", ""), ("t", "e")],
+            ["abc", "", "d", "", "e"],
+            "STREAM",
+        ),
+    ],
+)
+def test_value_tap_steps(
+    string: str | None, calls: list[tuple[str, str]], want: list[str], state: str
+) -> None:
+    assert _tap_steps("x", string, calls) == (want, state)
