@@ -384,3 +384,19 @@ def test_value_tap_steps(
     string: str | None, calls: list[tuple[str, str]], want: list[str], state: str
 ) -> None:
     assert _tap_steps("x", string, calls) == (want, state)
+
+
+# ---- values: entities of a long text are decoded block by block, none cut (D13) ------------------
+
+
+def test_entities_of_a_long_text_are_decoded_across_block_boundaries() -> None:
+    from toolsieve.values import decode_entities
+
+    b = 1 << 16
+    for d in range(12):  # a ten-character reference starting d characters before a block ends
+        s = "x" * (b - d) + "&#1114111;" + "&amp;" * 3 + "z" * (b + 5)
+        assert decode_entities(s) == "x" * (b - d) + "\U0010ffff" + "&&&" + "z" * (b + 5), d
+    assert decode_entities("&lt;b&gt;" * 20000) == "<b>" * 20000  # 180,000 characters
+    tail = "y" * (b + 3) + "&amp"
+    assert decode_entities(tail) == tail  # an `&` without its `;` stays as written
+    assert decode_entities("&amp;" + "a" * b) == "&" + "a" * b

@@ -187,3 +187,21 @@ test('invokeInput turns a repeated name into an array, in order', () => {
   assert.deepEqual(Object.getOwnPropertyDescriptor(p, "__proto__").value, [1, 2]);
   assert.equal(Object.getPrototypeOf(p), Object.prototype);
 });
+
+// ---- values: entities of a long text are decoded block by block, none cut (D13) ----------------
+
+test('entities of a long text are decoded across block boundaries', () => {
+  const { decodeEntities } = require('../src/values.js');
+  const B = 1 << 16;
+  for (let d = 0; d <= 11; d++) {
+    // a ten-character reference starting d characters before the end of the first block
+    const s = 'x'.repeat(B - d) + '&#1114111;' + '&amp;'.repeat(3) + 'z'.repeat(B + 5);
+    assert.equal(decodeEntities(s), 'x'.repeat(B - d) + '\u{10FFFF}' + '&&&' + 'z'.repeat(B + 5), `d=${d}`);
+  }
+  const many = '&lt;b&gt;'.repeat(20000); // 180,000 characters, three blocks
+  assert.equal(decodeEntities(many), '<b>'.repeat(20000));
+  const tail = 'y'.repeat(B + 3) + '&amp';
+  assert.equal(decodeEntities(tail), tail); // an `&` without its `;` stays as written
+  assert.equal(decodeEntities('a'.repeat(B)), 'a'.repeat(B));
+  assert.equal(decodeEntities('&amp;' + 'a'.repeat(B)), '&' + 'a'.repeat(B));
+});
