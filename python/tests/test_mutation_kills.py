@@ -407,3 +407,15 @@ def test_entities_of_a_long_text_are_decoded_across_block_boundaries() -> None:
     tail = "y" * (b + 3) + "&amp"
     assert decode_entities(tail) == tail  # an `&` without its `;` stays as written
     assert decode_entities("&amp;" + "a" * b) == "&" + "a" * b
+
+
+# ---- reasoning: misuse messages name the option and what was given (R15) -----------------------------
+
+
+def test_reasoning_misuse_messages() -> None:
+    from toolsieve.reasoning import check_reasoning
+
+    with pytest.raises(InputTypeError, match=r"^reasoning must be a string, got int$"):
+        check_reasoning(5)
+    with pytest.raises(OptionsError, match=r"^unknown reasoning mode 'maybe'; known: off, auto, open$"):
+        check_reasoning("maybe")
