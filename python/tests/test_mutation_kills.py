@@ -245,3 +245,177 @@ def test_tool_schemas_maps_each_name_to_its_first_schema() -> None:
         {"name": "a", "input_schema": {"x": 1}},
     ]
     assert tool_schemas(tools) == {"a": {"type": "object"}}
+
+
+# ---- values: collecting parameters into the input object (R6.6) ------------------------------------
+
+
+def test_invoke_input_turns_a_repeated_name_into_an_array_in_order() -> None:
+    from toolsieve.values import invoke_input
+
+    params = [("a", 1), ("b", "x"), ("a", [2]), ("a", None), ("c", {"k": 1})]
+    assert invoke_input(params) == {"a": [1, [2], None], "b": "x", "c": {"k": 1}}
+    assert invoke_input([]) == {}
+    # a value that is itself a list is one value, not the start of the array
+    assert invoke_input([("a", [1, 2])]) == {"a": [1, 2]}
+
+
+# ---- schema: nothing to normalize, nothing copied --------------------------------------------------
+
+
+def test_a_value_the_schema_does_not_describe_is_returned_as_is() -> None:
+    value = {"a": 1, "b": [2]}
+    for schema in ({"additionalProperties": True}, {"type": "object"}, {"properties": None}):
+        out = normalize_value(value, schema)
+        assert out is value and out == {"a": 1, "b": [2]}
+
+
+# ---- arguments: a literal opening is ruled out by its blanks as R6.2 trims them (D10) ---------------
+
+
+def test_literal_opening_trims_only_javascript_whitespace() -> None:
+    from toolsieve.arguments import Tap, ValueTap
+
+    # U+001C and U+0085 are whitespace to Python's str.strip but not to D10: "t\x1c" can never
+    # be `true`, so it streams at once
+    for s in ("t\x1c", "n\x85"):
+        tap = ValueTap("x", None)
+        assert (tap.text(s), tap.state) == (s, Tap.STREAM)
+    # U+FEFF is D10 whitespace: "tr" + a trailing U+FEFF may still be `true` (trimmed), so it waits
+    tap = ValueTap("x", None)
+    assert (tap.text("tr\ufeff"), tap.state) == ("", Tap.DECIDE)
+    assert (tap.text("ue"), tap.state) == ("tr\ufeffue", Tap.STREAM)
+
+
+# ---- arguments: what the value tap lets out, step by step (R16, D31-D37) -------------------------
+# Each step is one call: ("t", text), ("open", ""), ("c", CDATA content), ("close", "").
+
+
+def _tap_steps(name: str, string: str | None, calls: list[tuple[str, str]]) -> tuple[list[str], str]:
+    from toolsieve.arguments import ValueTap
+
+    tap = ValueTap(name, string)
+    out = []
+    for kind, s in calls:
+        if kind == "t":
+            out.append(tap.text(s))
+        elif kind == "c":
+            out.append(tap.cdata_piece(s))
+        elif kind == "open":
+            out.append(tap.cdata_open())
+        else:
+            tap.cdata_close()
+            out.append("")
+    return out, tap.state.name
+
+
+@pytest.mark.parametrize(
+    ("string", "calls", "want", "state"),
+    [
+        # D10 blanks, not Python's: U+FEFF is blank text before a CDATA value (R6.1), U+001C is not
+        (None, [("t", "\ufeff"), ("open", ""), ("c", "abc")], ["", "", "abc"], "STREAM"),
+        (None, [("t", "\x1c")], ["\x1c"], "STREAM"),
+        (None, [("t", "\ufeff1")], [""], "DECIDE"),  # a number may follow the trimmed blank
+        (None, [("t", "\x1cx")], ["\x1cx"], "STREAM"),
+        (None, [("t", "a\x1c")], ["a\x1c"], "STREAM"),
+        (None, [("t", "a\ufeff"), ("t", "b")], ["a", "\ufeffb"], "STREAM"),  # a trailing blank waits
+        # blank text after a CDATA joins it when more follows (R6.2), piece by piece
+        (
+            None,
+            [("open", ""), ("c", "abc"), ("close", ""), ("t", " "), ("t", " "), ("t", "x")],
+            ["", "abc", "", "", "", "  x"],
+            "STREAM",
+        ),
+        (
+            None,
+            [
+                ("open", ""),
+                ("c", "a"),
+                ("close", ""),
+                ("t", "x"),
+                ("open", ""),
+                ("c", "b"),
+                ("close", ""),
+                ("t", " "),
+                ("t", "y"),
+            ],
+            ["", "a", "", "x", "", "b", "", "", " y"],
+            "STREAM",
+        ),
+        (
+            None,
+            [
+                ("open", ""),
+                ("c", "a"),
+                ("close", ""),
+                ("t", " "),
+                ("t", " "),
+                ("open", ""),
+                ("c", "&amp;"),
+                ("close", ""),
+                ("t", " "),
+                ("t", "z"),
+            ],
+            ["", "a", "", "", "", "", "  &amp;", "", "", " z"],
+            "STREAM",
+        ),
+        # a partial entity cut by a CDATA is text as written (D13); the next text starts afresh
+        (
+            None,
+            [("t", "a &"), ("open", ""), ("c", "z"), ("close", ""), ("t", "q")],
+            ["a", " &", "z", "", "q"],
+            "STREAM",
+        ),
+        # CDATA content is never decoded (R6.1, R6.2), not even when it decides the reading
+        (None, [("open", ""), ("c", "&amp; x")], ["", "&amp; x"], "STREAM"),
+        (None, [("open", ""), ("c", "t&amp;")], ["", "t&amp;"], "STREAM"),
+        # an `&` further back than an entity can reach is no partial entity: nothing is held for it
+        (None, [("t", "x & " + "b" * 20)], ["x & " + "b" * 20], "STREAM"),
+        # an opening decided over several CDATA pieces is still never decoded
+        (None, [("open", ""), ("c", "t"), ("c", "&amp;")], ["", "", "t&amp;"], "STREAM"),
+        (None, [("open", ""), ("c", "1"), ("c", "x&amp;")], ["", "", "1x&amp;"], "STREAM"),
+        # a literal opening followed by a character that only Python calls blank is ruled out
+        (None, [("t", "t"), ("t", "\x1c")], ["", "t\x1c"], "STREAM"),
+        # digits, a blank, a digit: no number has a blank inside (R6.3), the text streams
+        (None, [("t", "1"), ("t", " 2")], ["", "1 2"], "STREAM"),
+        # string="true" (D24): text after a CDATA inside the value is kept as it comes
+        (
+            "true",
+            [("t", "abc"), ("open", ""), ("c", "d"), ("close", ""), ("t", "e")],
+            ["abc", "", "d", "", "e"],
+            "STREAM",
+        ),
+    ],
+)
+def test_value_tap_steps(
+    string: str | None, calls: list[tuple[str, str]], want: list[str], state: str
+) -> None:
+    assert _tap_steps("x", string, calls) == (want, state)
+
+
+# ---- values: entities of a long text are decoded block by block, none cut (D13) ------------------
+
+
+def test_entities_of_a_long_text_are_decoded_across_block_boundaries() -> None:
+    from toolsieve.values import decode_entities
+
+    b = 1 << 16
+    for d in range(12):  # a ten-character reference starting d characters before a block ends
+        s = "x" * (b - d) + "&#1114111;" + "&amp;" * 3 + "z" * (b + 5)
+        assert decode_entities(s) == "x" * (b - d) + "\U0010ffff" + "&&&" + "z" * (b + 5), d
+    assert decode_entities("&lt;b&gt;" * 20000) == "<b>" * 20000  # 180,000 characters
+    tail = "y" * (b + 3) + "&amp"
+    assert decode_entities(tail) == tail  # an `&` without its `;` stays as written
+    assert decode_entities("&amp;" + "a" * b) == "&" + "a" * b
+
+
+# ---- reasoning: misuse messages name the option and what was given (R15) -----------------------------
+
+
+def test_reasoning_misuse_messages() -> None:
+    from toolsieve.reasoning import check_reasoning
+
+    with pytest.raises(InputTypeError, match=r"^reasoning must be a string, got int$"):
+        check_reasoning(5)
+    with pytest.raises(OptionsError, match=r"^unknown reasoning mode 'maybe'; known: off, auto, open$"):
+        check_reasoning("maybe")

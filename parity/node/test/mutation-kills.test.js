@@ -171,3 +171,37 @@ test('toolSchemas maps each name to its first schema', () => {
   const tools = [{ name: 'a', input_schema: { type: 'object' } }, { name: 'b' }, { name: 'a', input_schema: { x: 1 } }];
   assert.deepEqual(toolSchemas(tools), new Map([['a', { type: 'object' }]]));
 });
+
+// ---- values: collecting parameters into the input object (R6.6) --------------------------------
+
+test('invokeInput turns a repeated name into an array, in order', () => {
+  const { invokeInput } = require('../src/values.js');
+  const params = [['a', 1], ['b', 'x'], ['a', [2]], ['a', null], ['c', { k: 1 }]];
+  assert.deepEqual(invokeInput(params), { a: [1, [2], null], b: 'x', c: { k: 1 } });
+  assert.deepEqual(invokeInput([]), {});
+  // a value that is itself a list is one value, not the start of the array
+  assert.deepEqual(invokeInput([['a', [1, 2]]]), { a: [1, 2] });
+  // a parameter named __proto__ is an own key, repeated like any other
+  const p = invokeInput([['__proto__', 1], ['__proto__', 2]]);
+  assert.deepEqual(Object.keys(p), ['__proto__']);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(p, "__proto__").value, [1, 2]);
+  assert.equal(Object.getPrototypeOf(p), Object.prototype);
+});
+
+// ---- values: entities of a long text are decoded block by block, none cut (D13) ----------------
+
+test('entities of a long text are decoded across block boundaries', () => {
+  const { decodeEntities } = require('../src/values.js');
+  const B = 1 << 16;
+  for (let d = 0; d <= 11; d++) {
+    // a ten-character reference starting d characters before the end of the first block
+    const s = 'x'.repeat(B - d) + '&#1114111;' + '&amp;'.repeat(3) + 'z'.repeat(B + 5);
+    assert.equal(decodeEntities(s), 'x'.repeat(B - d) + '\u{10FFFF}' + '&&&' + 'z'.repeat(B + 5), `d=${d}`);
+  }
+  const many = '&lt;b&gt;'.repeat(20000); // 180,000 characters, three blocks
+  assert.equal(decodeEntities(many), '<b>'.repeat(20000));
+  const tail = 'y'.repeat(B + 3) + '&amp';
+  assert.equal(decodeEntities(tail), tail); // an `&` without its `;` stays as written
+  assert.equal(decodeEntities('a'.repeat(B)), 'a'.repeat(B));
+  assert.equal(decodeEntities('&amp;' + 'a'.repeat(B)), '&' + 'a'.repeat(B));
+});
