@@ -292,21 +292,12 @@ def test_literal_opening_trims_only_javascript_whitespace() -> None:
 
 
 def _tap_steps(name: str, string: str | None, calls: list[tuple[str, str]]) -> tuple[list[str], str]:
+    from test_arguments_tap import steps  # (the step driver of the tap's own tests)
+
     from toolsieve.arguments import ValueTap
 
     tap = ValueTap(name, string)
-    out = []
-    for kind, s in calls:
-        if kind == "t":
-            out.append(tap.text(s))
-        elif kind == "c":
-            out.append(tap.cdata_piece(s))
-        elif kind == "open":
-            out.append(tap.cdata_open())
-        else:
-            tap.cdata_close()
-            out.append("")
-    return out, tap.state.name
+    return steps(tap, *calls), tap.state.name
 
 
 @pytest.mark.parametrize(
