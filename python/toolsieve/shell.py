@@ -347,7 +347,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
         if _is_trailing_sep(f):
             # R2.6: broken terminator; a following '>' is consumed with it.
             if k + 1 >= n:
-                return NO if final else MORE
+                return Tag(local, closing, name, False, k + 1, string) if final else MORE
             nf = FOLD.get(ord(s[k + 1]), s[k + 1])
             if nf == ">":
                 return Tag(local, closing, name, False, k + 2, string)

@@ -451,7 +451,7 @@ function matchAttrs(s, k, local, closing, final) {
     if (isTrailingSep(f)) {
       // R2.6: broken terminator; a following '>' is consumed with it.
       const k1 = k + ch.length;
-      if (k1 >= n) return final ? NO : MORE;
+      if (k1 >= n) return final ? tag(local, closing, name, false, k1, string) : MORE;
       const nf = fold1(charAt(s, k1));
       if (nf === '>') return tag(local, closing, name, false, k1 + 1, string);
       return tag(local, closing, name, false, k1, string);
