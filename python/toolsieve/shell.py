@@ -345,13 +345,12 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
             saw_space = True  # the next attribute may follow a value directly
             continue
         if _is_trailing_sep(f):
-            # R2.6: broken terminator; a following '>' is consumed with it.
-            if k + 1 >= n:
-                return Tag(local, closing, name, False, k + 1, string) if final else MORE
-            nf = FOLD.get(ord(s[k + 1]), s[k + 1])
-            if nf == ">":
-                return Tag(local, closing, name, False, k + 2, string)
-            return Tag(local, closing, name, False, k + 1, string)
+            # R2.6: broken terminator; a following '>' is consumed with it. At the end of the
+            # input the separator alone ends the tag.
+            if k + 1 >= n and not final:
+                return MORE
+            end = k + 2 if k + 1 < n and FOLD.get(ord(s[k + 1]), s[k + 1]) == ">" else k + 1
+            return Tag(local, closing, name, False, end, string)
         return NO
 
 

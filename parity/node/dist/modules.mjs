@@ -5671,12 +5671,12 @@ function matchAttrs(s, k, local, closing, final) {
       continue;
     }
     if (isTrailingSep(f)) {
-      // R2.6: broken terminator; a following '>' is consumed with it.
+      // R2.6: broken terminator; a following '>' is consumed with it. At the end of the input
+      // the separator alone ends the tag.
       const k1 = k + ch.length;
-      if (k1 >= n) return final ? tag(local, closing, name, false, k1, string) : MORE;
-      const nf = fold1(charAt(s, k1));
-      if (nf === '>') return tag(local, closing, name, false, k1 + 1, string);
-      return tag(local, closing, name, false, k1, string);
+      if (k1 >= n && !final) return MORE;
+      const end = k1 < n && fold1(charAt(s, k1)) === '>' ? k1 + 1 : k1;
+      return tag(local, closing, name, false, end, string);
     }
     return NO;
   }
