@@ -410,3 +410,22 @@ def test_reasoning_misuse_messages() -> None:
         check_reasoning(5)
     with pytest.raises(OptionsError, match=r"^unknown reasoning mode 'maybe'; known: off, auto, open$"):
         check_reasoning("maybe")
+
+
+# ---- values: one object between JS blanks is no object list (D9) ---------------------------------
+
+
+def test_one_object_between_non_breaking_spaces_is_no_object_list() -> None:
+    from toolsieve.values import literal
+
+    # not JSON (U+00A0 is no JSON blank), and one object is no list: the text as written
+    assert literal("x", '\u00a0{"a":1}\u00a0') == '\u00a0{"a":1}\u00a0'
+    assert literal("x", '\u00a0{"a":1},{"b":2}\u00a0') == [{"a": 1}, {"b": 2}]
+
+
+def test_adjacent_cdata_sections_as_written_join() -> None:
+    from toolsieve.values import param_value
+
+    # D24 with string="true": CDATA sections between blanks are unwrapped and joined
+    assert param_value("x", [("cdata", "a"), ("cdata", "b")], "true") == "ab"
+    assert param_value("x", [("cdata", "a"), ("text", " "), ("cdata", "b")], "true") == "ab"
