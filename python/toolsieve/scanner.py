@@ -293,6 +293,32 @@ class _Text:
         return "".join([*self.big, *self.small, tail])
 
 
+class _Calls:
+    """The calls of an open block: (name, input) pairs in one flat list, made ToolCalls when the
+    block ends, once its source is joined and let go. A held call costs two list slots, not an
+    object (issue 14, memory per held character)."""
+
+    __slots__ = ("flat",)
+
+    def __init__(self) -> None:
+        self.flat: list[Any] = []
+
+    def add(self, name: str, inp: dict[str, Any]) -> None:
+        self.flat.append(name)
+        self.flat.append(inp)
+
+    def __bool__(self) -> bool:
+        return bool(self.flat)
+
+    def keep_first(self) -> None:
+        """Only "there was one" matters from here on (past the capture limit)."""
+        del self.flat[2:]
+
+    def take(self) -> tuple[ToolCall, ...]:
+        flat, self.flat = self.flat, []
+        return tuple(ToolCall(flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+
+
 class _Run:
     """RUN: a backtick or tilde run being counted (its characters are text either way)."""
 
@@ -401,7 +427,7 @@ class _Capture:
         self.raw = _Text()
         self.mark = 0
         self.tail = ""  # the last characters released past the limit (for the line state)
-        self.calls: list[ToolCall] = []
+        self.calls = _Calls()
         self.start = 0  # absolute offset of the block
         self.over = False  # grew past max_capture: released as text as it goes
 
@@ -428,7 +454,7 @@ class _Section:
         self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
         self.mark = 0
         self.tail = ""
-        self.calls: list[ToolCall] = []
+        self.calls = _Calls()
         self.head: list[str] = []
         self.head_len = 0
         self.body: list[str] = []
@@ -600,8 +626,11 @@ class Scanner:
         return out
 
     def _source(self, holder: _Capture | _Section) -> str:
-        """The source of the open block or section, up to `pos`."""
-        return holder.raw.text(self.buf[holder.mark - self.base : self.pos])
+        """The source of the open block or section, up to `pos`. Its pieces are let go: the
+        caller ends the holder or starts its source afresh (a held block is not in memory twice)."""
+        text = holder.raw.text(self.buf[holder.mark - self.base : self.pos])
+        holder.raw, holder.mark = _Text(), self.base + self.pos
+        return text
 
     # ---- output -------------------------------------------------------------------------
 
@@ -1136,7 +1165,7 @@ class Scanner:
         cap.raw, cap.tail = _Text(), ""
         cap.start = cap.mark = self._abs(self.pos)
         cap.over = False
-        cap.calls = []
+        cap.calls = _Calls()
         cap.wrapped = level == _L_TOP
         cap.started = 0
         self.inv.params, self.inv.multi = {}, set()
@@ -1188,12 +1217,12 @@ class Scanner:
                     segs.append(("cdata", "".join(self.cd.parts)))
                 self.work += sum(len(x) for _, x in segs)
                 values.add_param(inp, inv.multi, par.name, values.param_value(par.name, segs, par.string))
-            cap.calls.append(ToolCall(inv.name, inp))
+            cap.calls.add(inv.name, inp)
             self._flush_text()
             self.out.append(CallDone(inp))
         raw = self._consumed()
         self._flush_text()
-        self.out.append(ToolCallsEvent(tuple(cap.calls), raw))
+        self.out.append(ToolCallsEvent(cap.calls.take(), raw))
         cap.started = 0
         self._text_resumes(raw)
         return True
@@ -1207,7 +1236,8 @@ class Scanner:
             return self._fail()
         cap.started = 0
         self._flush_text()
-        self.out.append(ToolCallsEvent(tuple(cap.calls), self._source(cap)))
+        raw = self._source(cap)  # (first: the pieces go before the calls are made)
+        self.out.append(ToolCallsEvent(cap.calls.take(), raw))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
@@ -1230,7 +1260,7 @@ class Scanner:
         self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
         self.par.text, self.par.segs = [], []
         # Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-        del cap.calls[1:]
+        cap.calls.keep_first()
         if self.inv.params:  # (a placeholder: "there was one"; a repeated name would grow a list)
             self.inv.params, self.inv.multi = {"": None}, set()
 
@@ -1356,7 +1386,7 @@ class Scanner:
                     if inp is None:
                         return self._fail()
                     inv.params, inv.multi = {}, set()  # `inp` is the call's now
-                    cap.calls.append(ToolCall(inv.name, inp))
+                    cap.calls.add(inv.name, inp)
                     if cap.started:
                         self._flush_text()
                         self.out.append(CallDone(inp))
@@ -1740,7 +1770,7 @@ class Scanner:
         sec = self.sec
         sec.stage = _S_BETWEEN
         sec.raw, sec.tail = _Text(), ""
-        sec.calls = []
+        sec.calls = _Calls()
         sec.start = sec.mark = self._abs(self.pos)
         sec.over = False
         self.pos = end
@@ -1753,7 +1783,8 @@ class Scanner:
         if sec.over:
             return self._fail()
         self._flush_text()
-        self.out.append(ToolCallsEvent(tuple(sec.calls), self._source(sec)))
+        raw = self._source(sec)
+        self.out.append(ToolCallsEvent(sec.calls.take(), raw))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
@@ -1864,7 +1895,7 @@ class Scanner:
                 call = sections.decode_call(head, body)
                 if call is None:
                     return self._fail()  # D4: one invalid call makes the section text
-                sec.calls.append(ToolCall(self._name(call[0]), call[1]))
+                sec.calls.add(self._name(call[0]), call[1])
             self.pos = end
             sec.stage = _S_BETWEEN
             return True
