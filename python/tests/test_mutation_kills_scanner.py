@@ -171,3 +171,130 @@ PAST_IN_INVOKE = [
 def test_past_the_limit_inside_an_invoke_all_is_text_with_a_note(text: str, size: int) -> None:
     out = _run(text, 60, size)
     assert out == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+# ---- the full run (issue 17): JSON candidates, the work counter, breaks in a CDATA -----------
+
+
+def _fed_with(chunks: list[str], **opts: Any) -> list[list[str]]:
+    """As _fed, with Sieve options."""
+    s = Sieve(**opts)
+    out = [["".join(e.source for e in s.feed(c))] for c in chunks]
+    return [*out, ["".join(e.source for e in s.flush())]]
+
+
+def _events(text: str, size: int = 1 << 20, **opts: Any) -> list[dict[str, Any]]:
+    s = Sieve(**opts)
+    events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+    assert "".join(e.source for e in events) == text
+    return [e.to_dict() for e in coalesce(events)]
+
+
+def _scanner_work(chunks: list[str], **opts: Any) -> int:
+    """The scanner's share of Sieve.work: each feed's buffer (the chunk and what was held), then
+    what is exposed again (a pending span's held part rescanned, a body or section decoded)."""
+    s = Sieve(**opts)
+    for c in chunks:
+        s.feed(c)
+    s.flush()
+    return s._scanner.work
+
+
+JSON = {"json_tool_calls": True}
+
+
+def test_a_brace_that_starts_no_json_call_is_text_at_once() -> None:
+    assert _fed_with(["a{b", "c"], **JSON) == [["a{b"], ["c"], [""]]
+    assert _fed_with(['a{"na', 'x"'], **JSON) == [["a"], ['{"nax"'], [""]]  # a first key may follow
+
+
+def test_after_a_json_candidate_that_is_no_call_the_chunk_goes_on() -> None:
+    assert _fed_with(['{"content": "hi"} after', " more"], **JSON) == [
+        ['{"content": "hi"} after'],
+        [" more"],
+        [""],
+    ]
+
+
+def test_after_a_json_candidate_that_is_no_call_the_line_goes_on() -> None:
+    # Mid-line: three backticks open an inline span there, not a fence, so the wrapper after the
+    # paragraph's end is a block.
+    text = 'x {"content": "hi"}```\n<tool_calls><invoke name="f"></invoke></tool_calls>\n'
+    assert [e["type"] for e in _events(text, **JSON)] == ["text", "tool_calls", "text"]
+
+
+def test_a_json_candidate_is_measured_from_its_own_start() -> None:
+    call = '{"name": "f", "input": {"a": 1}}'
+    out = _events("p" * 100 + " " + call, max_capture_chars=40, **JSON)
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    long = '{"name": "f", "input": {"a": "' + "x" * 50 + '"}}'  # longer than the limit: text
+    assert _events(long, max_capture_chars=20, **JSON) == [{"type": "text", "text": long}]
+
+
+def test_a_json_candidate_past_the_limit_goes_out_in_the_feed_that_took_it_past() -> None:
+    first = '{"name": "ab\\c'  # a backslash and the character it escapes end the chunk
+    limit = first.index("\\") + 1
+    assert _fed_with([first, 'd"}'], max_capture_chars=limit, **JSON) == [[first], ['d"}'], [""]]
+
+
+def test_a_pending_span_rescan_is_counted() -> None:
+    # The held part (from the wrapper, or from the second run, to the paragraph's end) is read
+    # again as TEXT.
+    assert _scanner_work(["`a <tool_calls> b\n\nc"]) == 20 + len("<tool_calls> b\n")
+    assert _scanner_work(["`a ``b\n\nc"]) == 9 + len("``b\n")
+    assert _scanner_work(["`a b\n\nc"]) == 7  # nothing held
+
+
+CDATA_OPEN = '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a"><![CDATA['
+
+
+def test_a_break_inside_a_cdata_keeps_its_content_as_written() -> None:
+    # R16.3: the input ends inside the CDATA of an announced call; the value is the CDATA's.
+    for content, value in (("  a &amp; b  ", "  a &amp; b  "), ("\n a\n", "\n a\n")):
+        out = _events(CDATA_OPEN + content, stream_arguments=True)
+        assert out[-1] == {"type": "tool_calls", "calls": [{"name": "f", "input": {"a": value}}]}
+
+
+def test_a_break_counts_the_body_it_decodes() -> None:
+    # The chunk (72 characters), the tap's look at the body (10) and the body decoded at the break (5).
+    head = '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a">'
+    assert len(head + "hello") == 72
+    assert _scanner_work([head + "hello"], stream_arguments=True) == 72 + 10 + 5
+    assert _scanner_work([CDATA_OPEN + "hello"], stream_arguments=True) == 81 + 10 + 5
+
+
+# ---- after the loose-CDATA repair (R5.6, D8): every later CDATA read by its rule -------------
+
+REPAIRED = '<tool_calls><invoke name="n"><parameter name="a"><![CDATA[one</parameter>'
+
+
+@pytest.mark.parametrize("rest", ["two", "two <", "two <b <c"])
+def test_a_later_cdata_the_input_ends_in_makes_the_block_text(rest: str) -> None:
+    text = "X" + REPAIRED + '<parameter name="b"><![CDATA[' + rest
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+def test_a_later_cdata_the_input_ends_in_is_the_value_of_an_announced_call() -> None:
+    # The bare invoke is repaired (so the rule applies from there); the next block's call is
+    # announced, and its CDATA, cut by the end of input, is read by the rule (R16.3).
+    text = (
+        '<invoke name="n"><parameter name="a"><![CDATA[one</parameter></invoke>\n'
+        '<tool_calls><invoke name="m"><parameter name="b"><![CDATA[two'
+    )
+    out = _events(text, stream_arguments=True)
+    assert out[-1] == {"type": "tool_calls", "calls": [{"name": "m", "input": {"b": "two"}}]}
+
+
+def test_a_later_cdata_keeps_the_angles_in_it() -> None:
+    text = REPAIRED + '<parameter name="b"><![CDATA[a<b<c</parameter></invoke></tool_calls>'
+    out = _events(text)
+    assert out == [{"type": "tool_calls", "calls": [{"name": "n", "input": {"a": "one", "b": "a<b<c"}}]}]
+
+
+def test_the_repair_reads_the_rest_once() -> None:
+    # One repair: the content after the first CDATA's opener (`one</parameter>...two`) is
+    # exposed again once, and the value `one` is decoded; the second unclosed CDATA, read by the
+    # rule, makes the block text with no second repair.
+    text = "X" + REPAIRED + '<parameter name="b"><![CDATA[two'
+    content = text[text.index("one") :]
+    assert _scanner_work([text]) == len(text) + len(content) + len("one")
