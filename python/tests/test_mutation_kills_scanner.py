@@ -298,3 +298,88 @@ def test_the_repair_reads_the_rest_once() -> None:
     text = "X" + REPAIRED + '<parameter name="b"><![CDATA[two'
     content = text[text.index("one") :]
     assert _scanner_work([text]) == len(text) + len(content) + len("one")
+
+
+def test_the_repair_is_made_once_for_the_whole_input() -> None:
+    # Two blocks with an unclosed CDATA each: the first repair sets the rule for the rest (the
+    # content from `first` is exposed again once); the second CDATA is read by it, not repaired.
+    text = (
+        '<tool_calls><invoke name="note"><parameter name="text"><![CDATA[first</parameter></invoke>'
+        "</tool_calls>\nand\n"
+        '<tool_calls><invoke name="note"><parameter name="text"><![CDATA[second</parameter></invoke>'
+        "</tool_calls>"
+    )
+    assert [e["type"] for e in _events(text)] == ["tool_calls", "text", "tool_calls"]
+    content = text[text.index("first") :]
+    assert _scanner_work([text]) == len(text) + len(content) + len("first") + len("second")
+
+
+def test_after_a_token_section_the_chunk_goes_on() -> None:
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    assert _fed(["Sure.\n" + section + "\nOK.", " more"]) == [
+        ["Sure.\n" + section + "\nOK."],
+        [" more"],
+        [""],
+    ]
+
+
+# Past the limit a block is still parsed by its rules (D43), so where it fails, and so where
+# TEXT resumes, is where it would fail under the limit: a JSON body in progress stays one.
+X30 = "x" * 30
+
+
+def test_past_the_limit_a_json_body_then_a_parameter_ends_the_block_there() -> None:
+    text = (
+        f'<tool_calls><invoke name="f">{{"a": "{X30}"}} <parameter name="p">x</parameter></invoke>'
+        '<invoke name="g"></invoke></tool_calls>'
+    )
+    out = _events(text, max_capture_chars=40)
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    assert out[1]["calls"] == [{"name": "g", "input": {}}]
+
+
+def test_past_the_limit_parameters_after_parameters_do_not_end_the_block() -> None:
+    text = (
+        f'<tool_calls><invoke name="f"><parameter name="p">{X30}{X30}</parameter>'
+        '<parameter name="q">y</parameter></invoke><invoke name="g"></invoke></tool_calls>'
+    )
+    assert _events(text, max_capture_chars=40) == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+@pytest.mark.parametrize("opener", ["<tool_calls>", "<｜tool▁calls▁begin｜>"])
+def test_past_the_limit_the_line_state_is_kept_across_releases(opener: str) -> None:
+    # Released feed by feed (a newline, a space, a space), the block then fails at a fence run:
+    # the line it leaves is a line start with two spaces of indent, so the run opens a fence and
+    # its lines go out as they come (an inline span would hold `` cd to the paragraph's end).
+    chunks = [opener + "\n", " ", " ", "```\nab `` cd", "\n\nx"]
+    assert _fed_with(chunks, max_capture_chars=5) == [[c] for c in chunks] + [[""]]
+
+
+SEP_OPEN = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>"  # 52 characters
+SEP_CLOSE = "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+def test_a_section_body_chunk_past_the_limit_is_released_in_its_feed() -> None:
+    chunks = [SEP_OPEN, '{"a": "xxxx', "yyyy", 'zzzz"}' + SEP_CLOSE]
+    assert _fed_with(chunks, max_capture_chars=60) == [
+        [""],
+        [SEP_OPEN + chunks[1]],
+        *[[c] for c in chunks[2:]],
+        [""],
+    ]
+
+
+def test_a_section_past_the_limit_decodes_no_call() -> None:
+    # Past the limit the section is text: its calls are not decoded (only the chunk is counted).
+    text = SEP_OPEN + '{"a": "xxxxyyyyzzzz"}' + SEP_CLOSE
+    assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text, "note": "capture_limit"}]
+    assert _scanner_work([text], max_capture_chars=60) == len(text)
+
+
+def test_a_marker_cut_by_a_chunk_after_an_angle_in_a_body() -> None:
+    # The body ends `{}<`; the next chunk starts a marker the one after completes. The first `<`
+    # is body as soon as the second follows it: each feed counts its chunk and what the last one
+    # held (55, then 1 + 8, then 8 + 9, then 21), and nothing more.
+    chunks = [SEP_OPEN + "{}<", "<｜tool▁c", "all▁end｜>", "<｜tool▁calls▁end｜>"]
+    assert _fed(chunks) == [[""], [""], [SEP_OPEN + "{}<<｜tool▁call▁end｜>"], ["<｜tool▁calls▁end｜>"], [""]]
+    assert _scanner_work(chunks) == 102
