@@ -383,3 +383,82 @@ def test_a_marker_cut_by_a_chunk_after_an_angle_in_a_body() -> None:
     chunks = [SEP_OPEN + "{}<", "<｜tool▁c", "all▁end｜>", "<｜tool▁calls▁end｜>"]
     assert _fed(chunks) == [[""], [""], [SEP_OPEN + "{}<<｜tool▁call▁end｜>"], ["<｜tool▁calls▁end｜>"], [""]]
     assert _scanner_work(chunks) == 102
+
+
+def test_a_section_is_measured_from_its_own_start() -> None:
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    out = _events("p" * 100 + " " + section, max_capture_chars=len(section))
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+
+
+def test_a_section_past_the_limit_at_its_end_marker_is_one_released_text() -> None:
+    # The section reaches the limit exactly where its end marker starts: it is over only with
+    # the marker, and all of it goes out as one text with the note.
+    end = "<｜tool▁calls▁end｜>"
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + end
+    s = Sieve(max_capture_chars=len(section) - len(end))
+    assert [e.to_dict() for e in s.feed("x " + section + " y")] == [
+        {"type": "text", "text": "x "},
+        {"type": "text", "text": section, "note": "capture_limit"},
+        {"type": "text", "text": " y"},
+    ]
+
+
+def test_between_calls_a_character_other_than_an_angle_decides_at_once() -> None:
+    assert _fed(["a <｜tool▁calls▁begin｜> ", "b", "c"]) == [
+        ["a "],
+        ["<｜tool▁calls▁begin｜> b"],
+        ["c"],
+        [""],
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x <｜tool▁calls▁begin｜><",
+        "x <｜tool▁calls▁begin｜><｜tool▁c",
+        "x <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<",
+        "x <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁s",
+    ],
+)
+def test_a_section_cut_inside_a_marker_is_text_at_the_end(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"), [("a <<｜end▁of▁sentence｜> b", "a < b"), ("a ＜<｜end▁of▁sentence｜> b", "a ＜ b")]
+)
+def test_an_end_of_sentence_token_after_open_angles_is_dropped(text: str, kept: str) -> None:
+    # R14.6: the angles before it start no tag, and the last `<` starts the token.
+    s = Sieve()
+    assert "".join(e.to_dict().get("text", "") for e in coalesce(s.feed(text) + s.flush())) == kept
+
+
+def test_open_angles_at_the_end_of_input_are_text() -> None:
+    assert _events("x <<") == [{"type": "text", "text": "x <<"}]
+
+
+# ---- RUN and the rescan index of a literal inline span (D1) ------------------------------------
+
+BLOCK = '<tool_calls><invoke name="f"></invoke></tool_calls>'
+
+
+def test_a_short_tilde_run_leaves_the_line_mid_line() -> None:
+    # `~~` opens nothing; the `~~~` after it on the same line is no fence, so the block is a call.
+    assert [e["type"] for e in _events("~~ ~~~\n" + BLOCK + "\n")] == ["text", "tool_calls", "text"]
+
+
+def test_the_rescan_of_a_literal_span_jumps_over_the_spans_it_indexed() -> None:
+    # The opener `a is literal (the paragraph ends with no closing single backtick); the
+    # rescan finds `` ... `` a code span (text), and what follows it is scanned again.
+    assert [e["type"] for e in _events("p `a `` " + BLOCK + " `` b\n\nx")] == ["text"]
+    assert [e["type"] for e in _events("p `a `` y `` " + BLOCK + "\n\nx")] == ["text", "tool_calls", "text"]
+    assert _events("p `a ``x`` b\n\nc") == [{"type": "text", "text": "p `a ``x`` b\n\nc"}]
+
+
+def test_a_run_cut_by_a_chunk_and_held_past_the_limit_is_not_in_the_index() -> None:
+    # The second `` is read to the end of the chunk when the span's hold passes the limit; the
+    # span is literal, and in the rescan the run is ``` with the next chunk's backtick, a length
+    # the index (of the runs the hold saw complete) does not have.
+    assert _fed_with(["`a ``xxxxxxxx``", "`b"], max_capture_chars=10) == [["`a ``xxxxxxxx``"], ["`b"], [""]]
