@@ -462,3 +462,148 @@ def test_a_run_cut_by_a_chunk_and_held_past_the_limit_is_not_in_the_index() -> N
     # span is literal, and in the rescan the run is ``` with the next chunk's backtick, a length
     # the index (of the runs the hold saw complete) does not have.
     assert _fed_with(["`a ``xxxxxxxx``", "`b"], max_capture_chars=10) == [["`a ``xxxxxxxx``"], ["`b"], [""]]
+
+
+# ---- PENDING (an open inline span, D1): what it decides, it decides in the chunk it came in ----
+
+SECTION_ONE = (
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+)
+PENDING_DECIDES = [
+    (["`a ``xxxxxxxx yy", "z"], {"max_capture_chars": 5}),  # held past the limit: literal
+    (["`a <tool_calls>\n\nb", "c"], {}),  # a blank line
+    (["`a\n<pre>\nx", "y"], {}),  # a `<pre>` line
+    (["`a\n" + SECTION_ONE + " b", "c"], {}),  # a token section at a line start
+    (["`a\n" + BLOCK + " b", "c"], {}),  # a wrapper at a line start
+    (["`a <｜end▁of▁sentence｜> b` c", "d"], {}),  # a marker held, then the closing run
+]
+
+
+@pytest.mark.parametrize(("chunks", "opts"), PENDING_DECIDES)
+def test_pending_goes_on_in_the_chunk_after_it_decides(chunks: list[str], opts: dict[str, Any]) -> None:
+    assert _fed_with(chunks, **opts) == [[c] for c in chunks] + [[""]]
+
+
+def test_a_span_hold_is_measured_from_its_own_start() -> None:
+    # The span holds from the wrapper: 52 characters, within the limit, and it closes: text.
+    text = "p" * 100 + " `a " + BLOCK + "` z"
+    assert [e["type"] for e in _events(text, max_capture_chars=60)] == ["text"]
+    # ... and at the limit exactly (the wrapper to the closing run, which the hold takes in): text.
+    assert [e["type"] for e in _events("`a " + BLOCK + "` z", max_capture_chars=len(BLOCK) + 1)] == ["text"]
+    assert [e["type"] for e in _events("`a " + BLOCK + "` z", max_capture_chars=len(BLOCK))] == [
+        "text",
+        "tool_calls",
+        "text",
+    ]
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        ["`a\n\t" + BLOCK + " b", "c"],  # a tab is indent: the wrapper starts the line
+        ["`a {b", "c"],  # without JSON calls a brace is text
+    ],
+)
+def test_pending_decides_these_in_their_chunk(chunks: list[str]) -> None:
+    assert _fed_with(chunks) == [[c] for c in chunks] + [[""]]
+
+
+def test_an_indent_of_four_is_no_fence_line_in_a_span() -> None:
+    assert [e["type"] for e in _events("`a\n    ```\n" + BLOCK + "\n")] == ["text", "tool_calls", "text"]
+
+
+def test_an_indent_of_three_before_pre_ends_the_paragraph() -> None:
+    text = "`a\n   <pre>\n" + BLOCK + "\n</pre>"
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["`a\n``", "`a\n<pr", "`a\n<｜tool▁calls▁be", "`a\n<tool_ca", "`a <｜end▁of", "`a <!-", "`a <tool_ca"],
+)
+def test_a_span_cut_by_the_end_of_input_is_text(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("end", ["\n\nc", "\n```\nc", "\n<pre>\nc", "\n" + SECTION_ONE, "\n" + BLOCK])
+def test_a_literal_span_indexes_its_runs_to_the_paragraph_end(end: str) -> None:
+    out = _events("`a ``b" + end)
+    assert out[0]["type"] == "text" and out[0]["text"].startswith("`a ``b\n")
+
+
+PENDING_HOLDS = [
+    # a comment at a line start: held (it hides what follows if the span is literal)
+    (["`a\n<!-- x -->", " b"], {}, [["`a\n"], [""], ["<!-- x --> b"]]),
+    # an end-of-sentence token at a line start: held (and dropped when the span is literal)
+    (["`a\n<｜end▁of▁sentence｜> b", "c"], {}, [["`a\n"], [""], [" bc"]]),
+    (["`a b", "c"], JSON, [["`a b"], ["c"], [""]]),  # with JSON calls only a brace is held
+    (["`a <pre> x", " y\n\nz"], {}, [["`a <pre> x"], [" y\n\nz"], [""]]),  # `<pre>` in a line: a mention
+]
+
+
+@pytest.mark.parametrize(("chunks", "opts", "released"), PENDING_HOLDS)
+def test_pending_holds_from_here(chunks: list[str], opts: dict[str, Any], released: list[list[str]]) -> None:
+    assert _fed_with(chunks, **opts) == released
+
+
+@pytest.mark.parametrize(
+    ("tag", "held"),
+    [
+        ('<invoke name="f">', True),  # a named invoke may start a block missing its wrapper (R3)
+        ('<parameter name="p">', False),
+        ("</invoke>", False),
+        ("<invoke>", False),
+        ('<invoke name="f"/>', False),
+    ],
+)
+def test_pending_holds_from_a_named_invoke_only(tag: str, held: bool) -> None:
+    first = "`a " if held else "`a " + tag + " b"
+    assert _fed_with(["`a " + tag + " b", "c"])[0] == [first]
+
+
+def test_after_a_closing_run_the_line_goes_on() -> None:
+    assert [e["type"] for e in _events("`a` ~~~\n" + BLOCK + "\n")] == ["text", "tool_calls", "text"]
+
+
+# ---- a block that fails: the capture limit, and the line state TEXT resumes with -----------------
+
+
+def test_a_failed_block_or_section_is_measured_from_its_own_start() -> None:
+    for opener in ("<tool_calls>", "<｜tool▁calls▁begin｜>"):
+        text = "p" * 100 + opener + " x"
+        assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text}]
+
+
+def test_a_block_that_fails_at_the_limit_exactly_is_within_it() -> None:
+    assert _events("<tool_calls>x", max_capture_chars=12) == [{"type": "text", "text": "<tool_calls>x"}]
+    assert _events("<tool_calls>x", max_capture_chars=11) == [
+        {"type": "text", "text": "<tool_calls>x", "note": "capture_limit"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("blanks", "fence"),
+    [("\n", True), ("\n\n  ", True), ("\n   ", True), ("\n    ", False), ("\n\t", False), ("\n \t", False)],
+)
+def test_after_a_failed_block_a_fence_run_opens_a_fence_at_a_line_start(blanks: str, fence: bool) -> None:
+    # The block fails at the run; the blanks before it decide whether it starts a line (D2).
+    text = "<tool_calls>" + blanks + "```\n" + BLOCK + "\n```\n"
+    kinds = ["text"] if fence else ["text", "tool_calls", "text"]
+    assert [e["type"] for e in _events(text)] == kinds
+
+
+def test_past_the_limit_a_newline_released_last_is_the_line_start() -> None:
+    chunks = ["<tool_calls>\n", " ", " ", " ", "```\nab `` cd", "\n\nx"]
+    assert _fed_with(chunks, max_capture_chars=5) == [[c] for c in chunks] + [[""]]
+
+
+def test_at_an_indent_of_four_a_fence_run_and_pre_are_inside_the_span() -> None:
+    # The run is held (it may be the span's business) and the span goes on past `<pre>`, to its
+    # closing backtick: the block after it is a call in the same chunk.
+    assert _fed(["`a\n    ```", "\nb"]) == [["`a\n    "], [""], ["```\nb"]]
+    assert _fed(["`a\n    <pre> ` " + BLOCK, " z"]) == [["`a\n    <pre> ` " + BLOCK], [" z"], [""]]
+
+
+def test_a_json_call_in_a_literal_span_is_a_call() -> None:
+    out = _events('`a {"name": "f", "input": {}}\n\nb', **JSON)
+    assert [e["type"] for e in out] == ["text", "tool_calls", "text"]
