@@ -453,7 +453,11 @@ def test_the_rescan_of_a_literal_span_jumps_over_the_spans_it_indexed() -> None:
     # The opener `a is literal (the paragraph ends with no closing single backtick); the
     # rescan finds `` ... `` a code span (text), and what follows it is scanned again.
     assert [e["type"] for e in _events("p `a `` " + BLOCK + " `` b\n\nx")] == ["text"]
-    assert [e["type"] for e in _events("p `a `` y `` " + BLOCK + "\n\nx")] == ["text", "tool_calls", "text"]
+    assert _events("p `a `` y `` " + BLOCK + "\n\nx") == [
+        {"type": "text", "text": "p `a `` y `` "},
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {}}]},
+        {"type": "text", "text": "\n\nx"},
+    ]
     assert _events("p `a ``x`` b\n\nc") == [{"type": "text", "text": "p `a ``x`` b\n\nc"}]
 
 
@@ -607,3 +611,22 @@ def test_at_an_indent_of_four_a_fence_run_and_pre_are_inside_the_span() -> None:
 def test_a_json_call_in_a_literal_span_is_a_call() -> None:
     out = _events('`a {"name": "f", "input": {}}\n\nb', **JSON)
     assert [e["type"] for e in out] == ["text", "tool_calls", "text"]
+
+
+@pytest.mark.parametrize("sizes", [[5000], [4096], [100] * 70, [1] * 300 + [4100, 3]])
+def test_a_long_block_fed_in_pieces_keeps_its_source(sizes: list[int]) -> None:
+    # The block's source is kept in chunk-sized pieces (_Text): big ones alone, small ones joined.
+    head = '<tool_calls><invoke name="f"><parameter name="p">'
+    body = "".join(chr(ord("a") + i % 26) * n for i, n in enumerate(sizes))
+    chunks = [head, *[body[sum(sizes[:i]) : sum(sizes[: i + 1])] for i in range(len(sizes))]]
+    chunks.append("</parameter></invoke></tool_calls>")
+    s = Sieve()
+    events = [e for c in chunks for e in s.feed(c)] + s.flush()
+    assert [(e.to_dict()["type"], e.source) for e in events] == [("tool_calls", "".join(chunks))]
+
+
+def test_a_run_where_a_span_went_literal_at_the_limit_opens_a_span() -> None:
+    # The hold from `` passes the limit just as the next `` starts: the span is literal there,
+    # and that run is past what was indexed, so it opens a span of its own, which closes: text.
+    text = "`a ``" + "y" * 62 + "``" + BLOCK + "`` z"
+    assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text}]
