@@ -630,3 +630,95 @@ def test_a_run_where_a_span_went_literal_at_the_limit_opens_a_span() -> None:
     # and that run is past what was indexed, so it opens a span of its own, which closes: text.
     text = "`a ``" + "y" * 62 + "``" + BLOCK + "`` z"
     assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text}]
+
+
+# ---- inside a block: the feed's fast path, end-of-sentence tokens, invokes and parameter bodies ----
+
+P_OPEN = '<tool_calls><invoke name="f"><parameter name="p">'
+P_CLOSE = "</parameter></invoke></tool_calls>"
+
+
+def test_in_a_cdata_the_feed_does_not_wait_at_a_tag_start() -> None:
+    # (_cap_waits is for tags between tags and in a body: in a CDATA the steps take everything.)
+    chunks = [P_OPEN + "<![CDATA[a", "<|DSML|param", "eter", "]]>" + P_CLOSE]
+    # Each feed counts its chunk only (nothing held back), and the value is decoded once.
+    assert _scanner_work(chunks) == sum(map(len, chunks)) + len("a<|DSML|parameter")
+
+
+def test_a_tag_decided_no_in_a_block_fails_it_in_its_feed() -> None:
+    for cut in ("<a\n", "<" + "a" * 80):
+        assert _fed(["<tool_calls>", cut, "c"]) == [[""], ["<tool_calls>" + cut], ["c"], [""]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        P_OPEN + "a<｜end▁of▁sentence｜>b" + P_CLOSE,  # in a value it ends the block (D27)
+        '<tool_calls><invoke name="f">{"a": 1}<｜end▁of▁sentence｜></invoke></tool_calls>',  # a JSON body
+    ],
+)
+def test_an_end_of_sentence_token_inside_a_block_makes_it_text(text: str) -> None:
+    s = Sieve()
+    out = [e.to_dict() for e in coalesce(s.feed(text) + s.flush())]
+    assert out == [{"type": "text", "text": text.replace("<｜end▁of▁sentence｜>", "")}]
+
+
+def test_a_section_opener_in_a_value_is_part_of_it() -> None:
+    text = P_OPEN + "a<｜tool▁calls▁begin｜>b" + P_CLOSE
+    assert _events(text) == [
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {"p": "a<｜tool▁calls▁begin｜>b"}}]}
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_calls><｜end▁of",
+        '<tool_calls><invoke name="f"><｜end▁of',
+        '<tool_calls><invoke name="f"><parame',
+        P_OPEN + "a<｜end▁of",
+        P_OPEN + "a</para",
+        P_OPEN + "a <b",
+        P_OPEN + "a <![CD",
+    ],
+)
+def test_a_block_cut_by_the_end_of_input_is_text(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_calls><invoke name="f"><invoke name="g">x</parameter></invoke></tool_calls>',
+        '<tool_calls><invoke name="f"><parameter>x</parameter></invoke></tool_calls>',
+        '<tool_calls><invoke name="f">{"a": 1}<parameter name="p">x</parameter></invoke></tool_calls>',
+        P_OPEN + 'a<invoke name="g">b' + P_CLOSE,
+    ],
+)
+def test_what_no_block_holds_fails_it(text: str) -> None:
+    assert [e["type"] for e in _events(text)] != ["tool_calls"]
+
+
+def test_an_angle_in_a_json_body_is_part_of_it() -> None:
+    text = '<tool_calls><invoke name="f">{"a": "<"}</invoke></tool_calls>'
+    assert _events(text) == [{"type": "tool_calls", "calls": [{"name": "f", "input": {"a": "<"}}]}]
+
+
+def test_past_the_limit_an_invoke_with_a_json_body_still_closes() -> None:
+    text = f'<tool_calls><invoke name="f">{{"a": "{X30}"}}</invoke><invoke name="g"></invoke></tool_calls>'
+    assert _events(text, max_capture_chars=40) == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+def test_a_closed_parameter_counts_its_body_once() -> None:
+    text = P_OPEN + "hello" + P_CLOSE
+    assert _scanner_work([text]) == len(text) + len("hello")
+
+
+def test_a_streamed_value_goes_out_when_its_parameter_closes() -> None:
+    out = _events(P_OPEN + "hello" + P_CLOSE, stream_arguments=True)
+    deltas = "".join(e.get("delta", "") for e in out if e["type"] == "tool_call_arguments")
+    assert deltas == '{"p":"hello"}'
+    out = _events(P_OPEN + "a<![CDATA[b]]>" + P_CLOSE, stream_arguments=True)
+    assert (
+        out[-1] == {"type": "tool_calls", "calls": [{"name": "f", "input": {"p": "a<![CDATA[b]]>"}}]} or out
+    )
