@@ -8,6 +8,8 @@ tests build it afresh, as the Sieve's own tests hold the built one to the steps 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -722,3 +724,126 @@ def test_a_streamed_value_goes_out_when_its_parameter_closes() -> None:
     assert (
         out[-1] == {"type": "tool_calls", "calls": [{"name": "f", "input": {"p": "a<![CDATA[b]]>"}}]} or out
     )
+
+
+# ---- CDATA in a value: fences inside it, its closer and what follows (R5.3, D7) -----------------
+# Found by a mutant-hunting run over generated CDATA values; each case pins, for the input fed
+# whole, one character at a time and in chunks of 1 to 6 characters, the coalesced event types,
+# Sieve.work, and a digest of every feed's events (what is decided, and when). A change here means
+# that some feed's events changed: re-derive with _feeds_digest after checking the change is meant.
+
+
+def _chunkings(text: str) -> list[list[str]]:
+    cyc, i, k = [], 0, 0
+    while i < len(text):
+        cyc.append(text[i : i + 1 + k % 6])
+        i, k = i + 1 + k % 6, k + 1
+    return [[text], list(text), cyc]
+
+
+def _feeds_digest(text: str, opts: dict[str, Any]) -> tuple[list[str], list[int], str]:
+    works, feeds_all = [], []
+    for chunks in _chunkings(text):
+        s = Sieve(**opts)
+        feeds = [[e.to_dict() for e in s.feed(c)] for c in chunks] + [[e.to_dict() for e in s.flush()]]
+        works.append(s.work)
+        feeds_all.append(feeds)
+    blob = json.dumps(feeds_all, sort_keys=True, ensure_ascii=False, default=repr).encode()
+    s = Sieve(**opts)
+    types = [e.to_dict()["type"] for e in coalesce(s.feed(text) + s.flush())]
+    return types, works, hashlib.sha256(blob).hexdigest()[:16]
+
+
+CDATA_CASES = [
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[]]>\n````\n```\n<```]]>x',
+        {"max_capture_chars": 3},
+        ["text"],
+        [158, 519, 233],
+        "51fa01df770ed9f1",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[\n```\n````]]>\n</tool_calls>\r\n]]> \n  ',
+        {"json_tool_calls": True},
+        ["text"],
+        [186, 607, 259],
+        "15b35ece8e20b159",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[\n\n```\n\n   ```]]>',
+        {"max_capture_chars": 60},
+        ["text"],
+        [148, 521, 233],
+        "afb3fd13825bc01d",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[```\n~~~~\n\n\n```\n]\r\n',
+        {"json_tool_calls": True},
+        ["text"],
+        [170, 530, 249],
+        "0319a53dd964eb48",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[\n```\n```` \t```',
+        {"stream_arguments": True},
+        ["tool_call_start", "tool_call_arguments", "tool_calls"],
+        [158, 519, 241],
+        "3f9d4ea0937e4337",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[\n]]>',
+        {"max_capture_chars": 59},
+        ["text"],
+        [124, 497, 216],
+        "b9027103489550d1",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[x]]',
+        {},
+        ["text"],
+        [125, 496, 218],
+        "a904914368954594",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[]]',
+        {"max_capture_chars": 20},
+        ["text"],
+        [120, 492, 214],
+        "c40561c3e6aec0ab",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[x\r\n ]]> \n  \n```\n   ]]>',
+        {"stream_arguments": True},
+        ["tool_call_start", "tool_call_arguments", "tool_calls"],
+        [220, 587, 298],
+        "1ec8ffe4be697c30",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[]]> \n   ~~~\n~~~~\n\n   \t',
+        {},
+        ["text"],
+        [182, 547, 259],
+        "60abdcc3e9e9d42c",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[\t]]>\n<',
+        {},
+        ["text"],
+        [134, 504, 224],
+        "50e68135a1868bae",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[]]> \n  ]]>',
+        {"max_capture_chars": 6},
+        ["text"],
+        [136, 505, 223],
+        "06e457ef46b9ae53",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "opts", "types", "works", "digest"), CDATA_CASES)
+def test_cdata_values_feed_by_feed(
+    text: str, opts: dict[str, Any], types: list[str], works: list[int], digest: str
+) -> None:
+    assert _feeds_digest(text, opts) == (types, works, digest)
