@@ -839,6 +839,55 @@ CDATA_CASES = [
         [136, 505, 223],
         "06e457ef46b9ae53",
     ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[\n```\nx\n```\nXyz]]></parameter></invoke></tool_calls>',
+        {},
+        ["tool_calls"],
+        [232, 740, 345],
+        "c159cb8337a94fdc",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[a<![CDATA[b<![CDATA[c]]>d]]></parameter>x]]></parameter></invoke></tool_calls>',
+        {},
+        ["tool_calls"],
+        [313, 870, 406],
+        "681325c03cd9a524",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[a]]>X</parameter></invoke></tool_calls>',
+        {},
+        ["tool_calls"],
+        [238, 578, 297],
+        "4980ce126c224866",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[a]]> X</parameter></invoke></tool_calls>',
+        {},
+        ["tool_calls"],
+        [242, 581, 298],
+        "243a91c9e2552be8",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[a]]>\n\t```x]]></parameter></invoke></tool_calls>',
+        {},
+        ["tool_calls"],
+        [220, 732, 302],
+        "6ab5f2d7f33870e7",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[a]]>  ```x]]></parameter></invoke></tool_calls>',
+        {},
+        ["tool_calls"],
+        [220, 732, 302],
+        "f5c3ffacaa6ad826",
+    ),
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[a]]>b<![CDATA[c]]></parameter></invoke></tool_calls>',
+        {"stream_arguments": True},
+        ["tool_call_start", "tool_call_arguments", "tool_calls"],
+        [325, 691, 379],
+        "f5bd2e73ca6457df",
+    ),
 ]
 
 
