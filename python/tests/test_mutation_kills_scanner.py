@@ -8,6 +8,8 @@ tests build it afresh, as the Sieve's own tests hold the built one to the steps 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -171,3 +173,726 @@ PAST_IN_INVOKE = [
 def test_past_the_limit_inside_an_invoke_all_is_text_with_a_note(text: str, size: int) -> None:
     out = _run(text, 60, size)
     assert out == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+# ---- the full run (issue 17): JSON candidates, the work counter, breaks in a CDATA -----------
+
+
+def _fed_with(chunks: list[str], **opts: Any) -> list[list[str]]:
+    """As _fed, with Sieve options."""
+    s = Sieve(**opts)
+    out = [["".join(e.source for e in s.feed(c))] for c in chunks]
+    return [*out, ["".join(e.source for e in s.flush())]]
+
+
+def _events(text: str, size: int = 1 << 20, **opts: Any) -> list[dict[str, Any]]:
+    s = Sieve(**opts)
+    events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+    assert "".join(e.source for e in events) == text
+    return [e.to_dict() for e in coalesce(events)]
+
+
+def _scanner_work(chunks: list[str], **opts: Any) -> int:
+    """The scanner's share of Sieve.work: each feed's buffer (the chunk and what was held), then
+    what is exposed again (a pending span's held part rescanned, a body or section decoded)."""
+    s = Sieve(**opts)
+    for c in chunks:
+        s.feed(c)
+    s.flush()
+    return s._scanner.work
+
+
+JSON = {"json_tool_calls": True}
+
+
+def test_a_brace_that_starts_no_json_call_is_text_at_once() -> None:
+    assert _fed_with(["a{b", "c"], **JSON) == [["a{b"], ["c"], [""]]
+    assert _fed_with(['a{"na', 'x"'], **JSON) == [["a"], ['{"nax"'], [""]]  # a first key may follow
+
+
+def test_after_a_json_candidate_that_is_no_call_the_chunk_goes_on() -> None:
+    assert _fed_with(['{"content": "hi"} after', " more"], **JSON) == [
+        ['{"content": "hi"} after'],
+        [" more"],
+        [""],
+    ]
+
+
+def test_after_a_json_candidate_that_is_no_call_the_line_goes_on() -> None:
+    # Mid-line: three backticks open an inline span there, not a fence, so the wrapper after the
+    # paragraph's end is a block.
+    text = 'x {"content": "hi"}```\n<tool_calls><invoke name="f"></invoke></tool_calls>\n'
+    assert [e["type"] for e in _events(text, **JSON)] == ["text", "tool_calls", "text"]
+
+
+def test_a_json_candidate_is_measured_from_its_own_start() -> None:
+    call = '{"name": "f", "input": {"a": 1}}'
+    out = _events("p" * 100 + " " + call, max_capture_chars=40, **JSON)
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    long = '{"name": "f", "input": {"a": "' + "x" * 50 + '"}}'  # longer than the limit: text
+    assert _events(long, max_capture_chars=20, **JSON) == [{"type": "text", "text": long}]
+
+
+def test_a_json_candidate_past_the_limit_goes_out_in_the_feed_that_took_it_past() -> None:
+    first = '{"name": "ab\\c'  # a backslash and the character it escapes end the chunk
+    limit = first.index("\\") + 1
+    assert _fed_with([first, 'd"}'], max_capture_chars=limit, **JSON) == [[first], ['d"}'], [""]]
+
+
+def test_a_pending_span_rescan_is_counted() -> None:
+    # The held part (from the wrapper, or from the second run, to the paragraph's end) is read
+    # again as TEXT.
+    assert _scanner_work(["`a <tool_calls> b\n\nc"]) == 20 + len("<tool_calls> b\n")
+    assert _scanner_work(["`a ``b\n\nc"]) == 9 + len("``b\n")
+    assert _scanner_work(["`a b\n\nc"]) == 7  # nothing held
+
+
+CDATA_OPEN = '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a"><![CDATA['
+
+
+def test_a_break_inside_a_cdata_keeps_its_content_as_written() -> None:
+    # R16.3: the input ends inside the CDATA of an announced call; the value is the CDATA's.
+    for content, value in (("  a &amp; b  ", "  a &amp; b  "), ("\n a\n", "\n a\n")):
+        out = _events(CDATA_OPEN + content, stream_arguments=True)
+        assert out[-1] == {"type": "tool_calls", "calls": [{"name": "f", "input": {"a": value}}]}
+
+
+def test_a_break_counts_the_body_it_decodes() -> None:
+    # The chunk (72 characters), the tap's look at the body (10) and the body decoded at the break (5).
+    head = '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a">'
+    assert len(head + "hello") == 72
+    assert _scanner_work([head + "hello"], stream_arguments=True) == 72 + 10 + 5
+    assert _scanner_work([CDATA_OPEN + "hello"], stream_arguments=True) == 81 + 10 + 5
+
+
+# ---- after the loose-CDATA repair (R5.6, D8): every later CDATA read by its rule -------------
+
+REPAIRED = '<tool_calls><invoke name="n"><parameter name="a"><![CDATA[one</parameter>'
+
+
+@pytest.mark.parametrize("rest", ["two", "two <", "two <b <c"])
+def test_a_later_cdata_the_input_ends_in_makes_the_block_text(rest: str) -> None:
+    text = "X" + REPAIRED + '<parameter name="b"><![CDATA[' + rest
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+def test_a_later_cdata_the_input_ends_in_is_the_value_of_an_announced_call() -> None:
+    # The bare invoke is repaired (so the rule applies from there); the next block's call is
+    # announced, and its CDATA, cut by the end of input, is read by the rule (R16.3).
+    text = (
+        '<invoke name="n"><parameter name="a"><![CDATA[one</parameter></invoke>\n'
+        '<tool_calls><invoke name="m"><parameter name="b"><![CDATA[two'
+    )
+    out = _events(text, stream_arguments=True)
+    assert out[-1] == {"type": "tool_calls", "calls": [{"name": "m", "input": {"b": "two"}}]}
+
+
+def test_a_later_cdata_keeps_the_angles_in_it() -> None:
+    text = REPAIRED + '<parameter name="b"><![CDATA[a<b<c</parameter></invoke></tool_calls>'
+    out = _events(text)
+    assert out == [{"type": "tool_calls", "calls": [{"name": "n", "input": {"a": "one", "b": "a<b<c"}}]}]
+
+
+def test_the_repair_reads_the_rest_once() -> None:
+    # One repair: the content after the first CDATA's opener (`one</parameter>...two`) is
+    # exposed again once, and the value `one` is decoded; the second unclosed CDATA, read by the
+    # rule, makes the block text with no second repair.
+    text = "X" + REPAIRED + '<parameter name="b"><![CDATA[two'
+    content = text[text.index("one") :]
+    assert _scanner_work([text]) == len(text) + len(content) + len("one")
+
+
+def test_the_repair_is_made_once_for_the_whole_input() -> None:
+    # Two blocks with an unclosed CDATA each: the first repair sets the rule for the rest (the
+    # content from `first` is exposed again once); the second CDATA is read by it, not repaired.
+    text = (
+        '<tool_calls><invoke name="note"><parameter name="text"><![CDATA[first</parameter></invoke>'
+        "</tool_calls>\nand\n"
+        '<tool_calls><invoke name="note"><parameter name="text"><![CDATA[second</parameter></invoke>'
+        "</tool_calls>"
+    )
+    assert [e["type"] for e in _events(text)] == ["tool_calls", "text", "tool_calls"]
+    content = text[text.index("first") :]
+    assert _scanner_work([text]) == len(text) + len(content) + len("first") + len("second")
+
+
+def test_after_a_token_section_the_chunk_goes_on() -> None:
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    assert _fed(["Sure.\n" + section + "\nOK.", " more"]) == [
+        ["Sure.\n" + section + "\nOK."],
+        [" more"],
+        [""],
+    ]
+
+
+# Past the limit a block is still parsed by its rules (D43), so where it fails, and so where
+# TEXT resumes, is where it would fail under the limit: a JSON body in progress stays one.
+X30 = "x" * 30
+
+
+def test_past_the_limit_a_json_body_then_a_parameter_ends_the_block_there() -> None:
+    text = (
+        f'<tool_calls><invoke name="f">{{"a": "{X30}"}} <parameter name="p">x</parameter></invoke>'
+        '<invoke name="g"></invoke></tool_calls>'
+    )
+    out = _events(text, max_capture_chars=40)
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    assert out[1]["calls"] == [{"name": "g", "input": {}}]
+
+
+def test_past_the_limit_parameters_after_parameters_do_not_end_the_block() -> None:
+    text = (
+        f'<tool_calls><invoke name="f"><parameter name="p">{X30}{X30}</parameter>'
+        '<parameter name="q">y</parameter></invoke><invoke name="g"></invoke></tool_calls>'
+    )
+    assert _events(text, max_capture_chars=40) == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+@pytest.mark.parametrize("opener", ["<tool_calls>", "<｜tool▁calls▁begin｜>"])
+def test_past_the_limit_the_line_state_is_kept_across_releases(opener: str) -> None:
+    # Released feed by feed (a newline, a space, a space), the block then fails at a fence run:
+    # the line it leaves is a line start with two spaces of indent, so the run opens a fence and
+    # its lines go out as they come (an inline span would hold `` cd to the paragraph's end).
+    chunks = [opener + "\n", " ", " ", "```\nab `` cd", "\n\nx"]
+    assert _fed_with(chunks, max_capture_chars=5) == [[c] for c in chunks] + [[""]]
+
+
+SEP_OPEN = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>"  # 52 characters
+SEP_CLOSE = "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+def test_a_section_body_chunk_past_the_limit_is_released_in_its_feed() -> None:
+    chunks = [SEP_OPEN, '{"a": "xxxx', "yyyy", 'zzzz"}' + SEP_CLOSE]
+    assert _fed_with(chunks, max_capture_chars=60) == [
+        [""],
+        [SEP_OPEN + chunks[1]],
+        *[[c] for c in chunks[2:]],
+        [""],
+    ]
+
+
+def test_a_section_past_the_limit_decodes_no_call() -> None:
+    # Past the limit the section is text: its calls are not decoded (only the chunk is counted).
+    text = SEP_OPEN + '{"a": "xxxxyyyyzzzz"}' + SEP_CLOSE
+    assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text, "note": "capture_limit"}]
+    assert _scanner_work([text], max_capture_chars=60) == len(text)
+
+
+def test_a_marker_cut_by_a_chunk_after_an_angle_in_a_body() -> None:
+    # The body ends `{}<`; the next chunk starts a marker the one after completes. The first `<`
+    # is body as soon as the second follows it: each feed counts its chunk and what the last one
+    # held (55, then 1 + 8, then 8 + 9, then 21), and nothing more.
+    chunks = [SEP_OPEN + "{}<", "<｜tool▁c", "all▁end｜>", "<｜tool▁calls▁end｜>"]
+    assert _fed(chunks) == [[""], [""], [SEP_OPEN + "{}<<｜tool▁call▁end｜>"], ["<｜tool▁calls▁end｜>"], [""]]
+    assert _scanner_work(chunks) == 102
+
+
+def test_a_section_is_measured_from_its_own_start() -> None:
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    out = _events("p" * 100 + " " + section, max_capture_chars=len(section))
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+
+
+def test_a_section_past_the_limit_at_its_end_marker_is_one_released_text() -> None:
+    # The section reaches the limit exactly where its end marker starts: it is over only with
+    # the marker, and all of it goes out as one text with the note.
+    end = "<｜tool▁calls▁end｜>"
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + end
+    s = Sieve(max_capture_chars=len(section) - len(end))
+    assert [e.to_dict() for e in s.feed("x " + section + " y")] == [
+        {"type": "text", "text": "x "},
+        {"type": "text", "text": section, "note": "capture_limit"},
+        {"type": "text", "text": " y"},
+    ]
+
+
+def test_between_calls_a_character_other_than_an_angle_decides_at_once() -> None:
+    assert _fed(["a <｜tool▁calls▁begin｜> ", "b", "c"]) == [
+        ["a "],
+        ["<｜tool▁calls▁begin｜> b"],
+        ["c"],
+        [""],
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x <｜tool▁calls▁begin｜><",
+        "x <｜tool▁calls▁begin｜><｜tool▁c",
+        "x <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<",
+        "x <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁s",
+    ],
+)
+def test_a_section_cut_inside_a_marker_is_text_at_the_end(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"), [("a <<｜end▁of▁sentence｜> b", "a < b"), ("a ＜<｜end▁of▁sentence｜> b", "a ＜ b")]
+)
+def test_an_end_of_sentence_token_after_open_angles_is_dropped(text: str, kept: str) -> None:
+    # R14.6: the angles before it start no tag, and the last `<` starts the token.
+    s = Sieve()
+    assert "".join(e.to_dict().get("text", "") for e in coalesce(s.feed(text) + s.flush())) == kept
+
+
+def test_open_angles_at_the_end_of_input_are_text() -> None:
+    assert _events("x <<") == [{"type": "text", "text": "x <<"}]
+
+
+# ---- RUN and the rescan index of a literal inline span (D1) ------------------------------------
+
+BLOCK = '<tool_calls><invoke name="f"></invoke></tool_calls>'
+
+
+def test_a_short_tilde_run_leaves_the_line_mid_line() -> None:
+    # `~~` opens nothing; the `~~~` after it on the same line is no fence, so the block is a call.
+    assert [e["type"] for e in _events("~~ ~~~\n" + BLOCK + "\n")] == ["text", "tool_calls", "text"]
+
+
+def test_the_rescan_of_a_literal_span_jumps_over_the_spans_it_indexed() -> None:
+    # The opener `a is literal (the paragraph ends with no closing single backtick); the
+    # rescan finds `` ... `` a code span (text), and what follows it is scanned again.
+    assert [e["type"] for e in _events("p `a `` " + BLOCK + " `` b\n\nx")] == ["text"]
+    assert _events("p `a `` y `` " + BLOCK + "\n\nx") == [
+        {"type": "text", "text": "p `a `` y `` "},
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {}}]},
+        {"type": "text", "text": "\n\nx"},
+    ]
+    assert _events("p `a ``x`` b\n\nc") == [{"type": "text", "text": "p `a ``x`` b\n\nc"}]
+
+
+def test_a_run_cut_by_a_chunk_and_held_past_the_limit_is_not_in_the_index() -> None:
+    # The second `` is read to the end of the chunk when the span's hold passes the limit; the
+    # span is literal, and in the rescan the run is ``` with the next chunk's backtick, a length
+    # the index (of the runs the hold saw complete) does not have.
+    assert _fed_with(["`a ``xxxxxxxx``", "`b"], max_capture_chars=10) == [["`a ``xxxxxxxx``"], ["`b"], [""]]
+
+
+# ---- PENDING (an open inline span, D1): what it decides, it decides in the chunk it came in ----
+
+SECTION_ONE = (
+    "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+)
+PENDING_DECIDES = [
+    (["`a ``xxxxxxxx yy", "z"], {"max_capture_chars": 5}),  # held past the limit: literal
+    (["`a <tool_calls>\n\nb", "c"], {}),  # a blank line
+    (["`a\n<pre>\nx", "y"], {}),  # a `<pre>` line
+    (["`a\n" + SECTION_ONE + " b", "c"], {}),  # a token section at a line start
+    (["`a\n" + BLOCK + " b", "c"], {}),  # a wrapper at a line start
+    (["`a <｜end▁of▁sentence｜> b` c", "d"], {}),  # a marker held, then the closing run
+]
+
+
+@pytest.mark.parametrize(("chunks", "opts"), PENDING_DECIDES)
+def test_pending_goes_on_in_the_chunk_after_it_decides(chunks: list[str], opts: dict[str, Any]) -> None:
+    assert _fed_with(chunks, **opts) == [[c] for c in chunks] + [[""]]
+
+
+def test_a_span_hold_is_measured_from_its_own_start() -> None:
+    # The span holds from the wrapper: 52 characters, within the limit, and it closes: text.
+    text = "p" * 100 + " `a " + BLOCK + "` z"
+    assert [e["type"] for e in _events(text, max_capture_chars=60)] == ["text"]
+    # ... and at the limit exactly (the wrapper to the closing run, which the hold takes in): text.
+    assert [e["type"] for e in _events("`a " + BLOCK + "` z", max_capture_chars=len(BLOCK) + 1)] == ["text"]
+    assert [e["type"] for e in _events("`a " + BLOCK + "` z", max_capture_chars=len(BLOCK))] == [
+        "text",
+        "tool_calls",
+        "text",
+    ]
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        ["`a\n\t" + BLOCK + " b", "c"],  # a tab is indent: the wrapper starts the line
+        ["`a {b", "c"],  # without JSON calls a brace is text
+    ],
+)
+def test_pending_decides_these_in_their_chunk(chunks: list[str]) -> None:
+    assert _fed_with(chunks) == [[c] for c in chunks] + [[""]]
+
+
+def test_an_indent_of_four_is_no_fence_line_in_a_span() -> None:
+    assert [e["type"] for e in _events("`a\n    ```\n" + BLOCK + "\n")] == ["text", "tool_calls", "text"]
+
+
+def test_an_indent_of_three_before_pre_ends_the_paragraph() -> None:
+    text = "`a\n   <pre>\n" + BLOCK + "\n</pre>"
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["`a\n``", "`a\n<pr", "`a\n<｜tool▁calls▁be", "`a\n<tool_ca", "`a <｜end▁of", "`a <!-", "`a <tool_ca"],
+)
+def test_a_span_cut_by_the_end_of_input_is_text(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("end", ["\n\nc", "\n```\nc", "\n<pre>\nc", "\n" + SECTION_ONE, "\n" + BLOCK])
+def test_a_literal_span_indexes_its_runs_to_the_paragraph_end(end: str) -> None:
+    out = _events("`a ``b" + end)
+    assert out[0]["type"] == "text" and out[0]["text"].startswith("`a ``b\n")
+
+
+PENDING_HOLDS = [
+    # a comment at a line start: held (it hides what follows if the span is literal)
+    (["`a\n<!-- x -->", " b"], {}, [["`a\n"], [""], ["<!-- x --> b"]]),
+    # an end-of-sentence token at a line start: held (and dropped when the span is literal)
+    (["`a\n<｜end▁of▁sentence｜> b", "c"], {}, [["`a\n"], [""], [" bc"]]),
+    (["`a b", "c"], JSON, [["`a b"], ["c"], [""]]),  # with JSON calls only a brace is held
+    (["`a <pre> x", " y\n\nz"], {}, [["`a <pre> x"], [" y\n\nz"], [""]]),  # `<pre>` in a line: a mention
+]
+
+
+@pytest.mark.parametrize(("chunks", "opts", "released"), PENDING_HOLDS)
+def test_pending_holds_from_here(chunks: list[str], opts: dict[str, Any], released: list[list[str]]) -> None:
+    assert _fed_with(chunks, **opts) == released
+
+
+@pytest.mark.parametrize(
+    ("tag", "held"),
+    [
+        ('<invoke name="f">', True),  # a named invoke may start a block missing its wrapper (R3)
+        ('<parameter name="p">', False),
+        ("</invoke>", False),
+        ("<invoke>", False),
+        ('<invoke name="f"/>', False),
+    ],
+)
+def test_pending_holds_from_a_named_invoke_only(tag: str, held: bool) -> None:
+    first = "`a " if held else "`a " + tag + " b"
+    assert _fed_with(["`a " + tag + " b", "c"])[0] == [first]
+
+
+def test_after_a_closing_run_the_line_goes_on() -> None:
+    assert [e["type"] for e in _events("`a` ~~~\n" + BLOCK + "\n")] == ["text", "tool_calls", "text"]
+
+
+# ---- a block that fails: the capture limit, and the line state TEXT resumes with -----------------
+
+
+def test_a_failed_block_or_section_is_measured_from_its_own_start() -> None:
+    for opener in ("<tool_calls>", "<｜tool▁calls▁begin｜>"):
+        text = "p" * 100 + opener + " x"
+        assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text}]
+
+
+def test_a_block_that_fails_at_the_limit_exactly_is_within_it() -> None:
+    assert _events("<tool_calls>x", max_capture_chars=12) == [{"type": "text", "text": "<tool_calls>x"}]
+    assert _events("<tool_calls>x", max_capture_chars=11) == [
+        {"type": "text", "text": "<tool_calls>x", "note": "capture_limit"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("blanks", "fence"),
+    [("\n", True), ("\n\n  ", True), ("\n   ", True), ("\n    ", False), ("\n\t", False), ("\n \t", False)],
+)
+def test_after_a_failed_block_a_fence_run_opens_a_fence_at_a_line_start(blanks: str, fence: bool) -> None:
+    # The block fails at the run; the blanks before it decide whether it starts a line (D2).
+    text = "<tool_calls>" + blanks + "```\n" + BLOCK + "\n```\n"
+    kinds = ["text"] if fence else ["text", "tool_calls", "text"]
+    assert [e["type"] for e in _events(text)] == kinds
+
+
+def test_past_the_limit_a_newline_released_last_is_the_line_start() -> None:
+    chunks = ["<tool_calls>\n", " ", " ", " ", "```\nab `` cd", "\n\nx"]
+    assert _fed_with(chunks, max_capture_chars=5) == [[c] for c in chunks] + [[""]]
+
+
+def test_at_an_indent_of_four_a_fence_run_and_pre_are_inside_the_span() -> None:
+    # The run is held (it may be the span's business) and the span goes on past `<pre>`, to its
+    # closing backtick: the block after it is a call in the same chunk.
+    assert _fed(["`a\n    ```", "\nb"]) == [["`a\n    "], [""], ["```\nb"]]
+    assert _fed(["`a\n    <pre> ` " + BLOCK, " z"]) == [["`a\n    <pre> ` " + BLOCK], [" z"], [""]]
+
+
+def test_a_json_call_in_a_literal_span_is_a_call() -> None:
+    out = _events('`a {"name": "f", "input": {}}\n\nb', **JSON)
+    assert [e["type"] for e in out] == ["text", "tool_calls", "text"]
+
+
+@pytest.mark.parametrize("sizes", [[5000], [4096], [100] * 70, [1] * 300 + [4100, 3]])
+def test_a_long_block_fed_in_pieces_keeps_its_source(sizes: list[int]) -> None:
+    # The block's source is kept in chunk-sized pieces (_Text): big ones alone, small ones joined.
+    head = '<tool_calls><invoke name="f"><parameter name="p">'
+    body = "".join(chr(ord("a") + i % 26) * n for i, n in enumerate(sizes))
+    chunks = [head, *[body[sum(sizes[:i]) : sum(sizes[: i + 1])] for i in range(len(sizes))]]
+    chunks.append("</parameter></invoke></tool_calls>")
+    s = Sieve()
+    events = [e for c in chunks for e in s.feed(c)] + s.flush()
+    assert [(e.to_dict()["type"], e.source) for e in events] == [("tool_calls", "".join(chunks))]
+
+
+def test_a_run_where_a_span_went_literal_at_the_limit_opens_a_span() -> None:
+    # The hold from `` passes the limit just as the next `` starts: the span is literal there,
+    # and that run is past what was indexed, so it opens a span of its own, which closes: text.
+    text = "`a ``" + "y" * 62 + "``" + BLOCK + "`` z"
+    assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text}]
+
+
+# ---- inside a block: the feed's fast path, end-of-sentence tokens, invokes and parameter bodies ----
+
+P_OPEN = '<tool_calls><invoke name="f"><parameter name="p">'
+P_CLOSE = "</parameter></invoke></tool_calls>"
+
+
+def test_in_a_cdata_the_feed_does_not_wait_at_a_tag_start() -> None:
+    # (_cap_waits is for tags between tags and in a body: in a CDATA the steps take everything.)
+    chunks = [P_OPEN + "<![CDATA[a", "<|DSML|param", "eter", "]]>" + P_CLOSE]
+    # Each feed counts its chunk only (nothing held back), and the value is decoded once.
+    assert _scanner_work(chunks) == sum(map(len, chunks)) + len("a<|DSML|parameter")
+
+
+def test_a_tag_decided_no_in_a_block_fails_it_in_its_feed() -> None:
+    for cut in ("<a\n", "<" + "a" * 80):
+        assert _fed(["<tool_calls>", cut, "c"]) == [[""], ["<tool_calls>" + cut], ["c"], [""]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        P_OPEN + "a<｜end▁of▁sentence｜>b" + P_CLOSE,  # in a value it ends the block (D27)
+        '<tool_calls><invoke name="f">{"a": 1}<｜end▁of▁sentence｜></invoke></tool_calls>',  # a JSON body
+    ],
+)
+def test_an_end_of_sentence_token_inside_a_block_makes_it_text(text: str) -> None:
+    s = Sieve()
+    out = [e.to_dict() for e in coalesce(s.feed(text) + s.flush())]
+    assert out == [{"type": "text", "text": text.replace("<｜end▁of▁sentence｜>", "")}]
+
+
+def test_a_section_opener_in_a_value_is_part_of_it() -> None:
+    text = P_OPEN + "a<｜tool▁calls▁begin｜>b" + P_CLOSE
+    assert _events(text) == [
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {"p": "a<｜tool▁calls▁begin｜>b"}}]}
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_calls><｜end▁of",
+        '<tool_calls><invoke name="f"><｜end▁of',
+        '<tool_calls><invoke name="f"><parame',
+        P_OPEN + "a<｜end▁of",
+        P_OPEN + "a</para",
+        P_OPEN + "a <b",
+        P_OPEN + "a <![CD",
+    ],
+)
+def test_a_block_cut_by_the_end_of_input_is_text(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_calls><invoke name="f"><invoke name="g">x</parameter></invoke></tool_calls>',
+        '<tool_calls><invoke name="f"><parameter>x</parameter></invoke></tool_calls>',
+        '<tool_calls><invoke name="f">{"a": 1}<parameter name="p">x</parameter></invoke></tool_calls>',
+        P_OPEN + 'a<invoke name="g">b' + P_CLOSE,
+    ],
+)
+def test_what_no_block_holds_fails_it(text: str) -> None:
+    assert [e["type"] for e in _events(text)] != ["tool_calls"]
+
+
+def test_an_angle_in_a_json_body_is_part_of_it() -> None:
+    text = '<tool_calls><invoke name="f">{"a": "<"}</invoke></tool_calls>'
+    assert _events(text) == [{"type": "tool_calls", "calls": [{"name": "f", "input": {"a": "<"}}]}]
+
+
+def test_past_the_limit_an_invoke_with_a_json_body_still_closes() -> None:
+    text = f'<tool_calls><invoke name="f">{{"a": "{X30}"}}</invoke><invoke name="g"></invoke></tool_calls>'
+    assert _events(text, max_capture_chars=40) == [{"type": "text", "text": text, "note": "capture_limit"}]
+
+
+def test_a_closed_parameter_counts_its_body_once() -> None:
+    text = P_OPEN + "hello" + P_CLOSE
+    assert _scanner_work([text]) == len(text) + len("hello")
+
+
+def test_a_streamed_value_goes_out_when_its_parameter_closes() -> None:
+    out = _events(P_OPEN + "hello" + P_CLOSE, stream_arguments=True)
+    deltas = "".join(e.get("delta", "") for e in out if e["type"] == "tool_call_arguments")
+    assert deltas == '{"p":"hello"}'
+    out = _events(P_OPEN + "a<![CDATA[b]]>" + P_CLOSE, stream_arguments=True)
+    assert (
+        out[-1] == {"type": "tool_calls", "calls": [{"name": "f", "input": {"p": "a<![CDATA[b]]>"}}]} or out
+    )
+
+
+# ---- CDATA in a value: fences inside it, its closer and what follows (R5.3, D7) -----------------
+# Found by a mutant-hunting run over generated CDATA values; each case pins, for the input fed
+# whole, one character at a time and in chunks of 1 to 6 characters, the coalesced event types,
+# Sieve.work, and a digest of every feed's events (what is decided, and when). A change here means
+# that some feed's events changed: re-derive with _feeds_digest after checking the change is meant.
+
+
+def _chunkings(text: str) -> list[list[str]]:
+    cyc, i, k = [], 0, 0
+    while i < len(text):
+        cyc.append(text[i : i + 1 + k % 6])
+        i, k = i + 1 + k % 6, k + 1
+    return [[text], list(text), cyc]
+
+
+def _feeds_digest(text: str, opts: dict[str, Any]) -> tuple[list[str], list[int], str]:
+    works, feeds_all = [], []
+    for chunks in _chunkings(text):
+        s = Sieve(**opts)
+        feeds = [[e.to_dict() for e in s.feed(c)] for c in chunks] + [[e.to_dict() for e in s.flush()]]
+        works.append(s.work)
+        feeds_all.append(feeds)
+    blob = json.dumps(feeds_all, sort_keys=True, ensure_ascii=False, default=repr).encode()
+    s = Sieve(**opts)
+    types = [e.to_dict()["type"] for e in coalesce(s.feed(text) + s.flush())]
+    return types, works, hashlib.sha256(blob).hexdigest()[:16]
+
+
+CDATA_CASES = [
+    (
+        P_OPEN + "<![CDATA[]]>\n````\n```\n<```]]>x",
+        {"max_capture_chars": 3},
+        ["text"],
+        [158, 519, 233],
+        "51fa01df770ed9f1",
+    ),
+    (
+        P_OPEN + "<![CDATA[\n```\n````]]>\n</tool_calls>\r\n]]> \n  ",
+        {"json_tool_calls": True},
+        ["text"],
+        [186, 607, 259],
+        "15b35ece8e20b159",
+    ),
+    (
+        P_OPEN + "<![CDATA[\n\n```\n\n   ```]]>",
+        {"max_capture_chars": 60},
+        ["text"],
+        [148, 521, 233],
+        "afb3fd13825bc01d",
+    ),
+    (
+        P_OPEN + "<![CDATA[```\n~~~~\n\n\n```\n]\r\n",
+        {"json_tool_calls": True},
+        ["text"],
+        [170, 530, 249],
+        "0319a53dd964eb48",
+    ),
+    (
+        P_OPEN + "<![CDATA[\n```\n```` \t```",
+        {"stream_arguments": True},
+        ["tool_call_start", "tool_call_arguments", "tool_calls"],
+        [158, 519, 241],
+        "3f9d4ea0937e4337",
+    ),
+    (
+        P_OPEN + "<![CDATA[\n]]>",
+        {"max_capture_chars": 59},
+        ["text"],
+        [124, 497, 216],
+        "b9027103489550d1",
+    ),
+    (
+        P_OPEN + "<![CDATA[x]]",
+        {},
+        ["text"],
+        [125, 496, 218],
+        "a904914368954594",
+    ),
+    (
+        P_OPEN + "<![CDATA[]]",
+        {"max_capture_chars": 20},
+        ["text"],
+        [120, 492, 214],
+        "c40561c3e6aec0ab",
+    ),
+    (
+        P_OPEN + "<![CDATA[x\r\n ]]> \n  \n```\n   ]]>",
+        {"stream_arguments": True},
+        ["tool_call_start", "tool_call_arguments", "tool_calls"],
+        [220, 587, 298],
+        "1ec8ffe4be697c30",
+    ),
+    (
+        P_OPEN + "<![CDATA[]]> \n   ~~~\n~~~~\n\n   \t",
+        {},
+        ["text"],
+        [182, 547, 259],
+        "60abdcc3e9e9d42c",
+    ),
+    (
+        P_OPEN + "<![CDATA[\t]]>\n<",
+        {},
+        ["text"],
+        [134, 504, 224],
+        "50e68135a1868bae",
+    ),
+    (
+        P_OPEN + "<![CDATA[]]> \n  ]]>",
+        {"max_capture_chars": 6},
+        ["text"],
+        [136, 505, 223],
+        "06e457ef46b9ae53",
+    ),
+    (
+        P_OPEN + "<![CDATA[\n```\nx\n```\nXyz]]>" + P_CLOSE,
+        {},
+        ["tool_calls"],
+        [232, 740, 345],
+        "c159cb8337a94fdc",
+    ),
+    (
+        P_OPEN + "<![CDATA[a<![CDATA[b<![CDATA[c]]>d]]></parameter>x]]>" + P_CLOSE,
+        {},
+        ["tool_calls"],
+        [313, 870, 406],
+        "681325c03cd9a524",
+    ),
+    (
+        P_OPEN + "<![CDATA[a]]>X" + P_CLOSE,
+        {},
+        ["tool_calls"],
+        [238, 578, 297],
+        "4980ce126c224866",
+    ),
+    (
+        P_OPEN + "<![CDATA[a]]> X" + P_CLOSE,
+        {},
+        ["tool_calls"],
+        [242, 581, 298],
+        "243a91c9e2552be8",
+    ),
+    (
+        P_OPEN + "<![CDATA[a]]>\n\t```x]]>" + P_CLOSE,
+        {},
+        ["tool_calls"],
+        [220, 732, 302],
+        "6ab5f2d7f33870e7",
+    ),
+    (
+        P_OPEN + "<![CDATA[a]]>  ```x]]>" + P_CLOSE,
+        {},
+        ["tool_calls"],
+        [220, 732, 302],
+        "f5c3ffacaa6ad826",
+    ),
+    (
+        P_OPEN + "<![CDATA[a]]>b<![CDATA[c]]>" + P_CLOSE,
+        {"stream_arguments": True},
+        ["tool_call_start", "tool_call_arguments", "tool_calls"],
+        [325, 691, 379],
+        "f5bd2e73ca6457df",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "opts", "types", "works", "digest"), CDATA_CASES)
+def test_cdata_values_feed_by_feed(
+    text: str, opts: dict[str, Any], types: list[str], works: list[int], digest: str
+) -> None:
+    assert _feeds_digest(text, opts) == (types, works, digest)
