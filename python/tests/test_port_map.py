@@ -155,3 +155,14 @@ def test_python_public_names_have_node_twins() -> None:
                     if n not in exports.get(mod, []):
                         missing.append(f"{path.stem}:{name} -> {twin}")
     assert missing == [], "public in Python but not exported by its Node twin"
+
+
+def test_node_shell_kills_follow_the_python_reference() -> None:
+    """The expected values in parity/node/test/mutation-kills-shell.test.js are Python's answers:
+    when shell.py answers differently the file must be regenerated (and Node then held to it)."""
+    import subprocess
+    import sys
+
+    script = ROOT / "scripts" / "mutation" / "node_shell_kills.py"
+    r = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr

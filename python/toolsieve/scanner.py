@@ -1255,7 +1255,6 @@ class Scanner:
         else:
             self._emit(text)
         cap.tail = (cap.tail + text)[-4:]
-        cap.raw, cap.mark = _Text(), self.base + self.pos
         self.cd.parts, self.cd.after = [], []
         self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
         self.par.text, self.par.segs = [], []
@@ -1755,7 +1754,6 @@ class Scanner:
         # The block's source now ends where the value does; reading goes on from there.
         end = cd.start + close
         source = self._source(cap) + self.buf[self.pos :]
-        cap.raw = _Text()
         cap.raw.add(source[: end - cap.start])
         cap.mark = end
         self.buf = content[close:]
@@ -1800,7 +1798,6 @@ class Scanner:
         else:
             self._emit(text)
         sec.tail = (sec.tail + text)[-4:]
-        sec.raw, sec.mark = _Text(), self.base + self.pos
         sec.head, sec.body = [], []
 
     def _sec_takes(self, buf: str) -> bool:

@@ -1,6 +1,10 @@
 """Write the generated part of parity/node/test/mutation-kills-shell.test.js (issue 17).
 
-    .venv/bin/python scripts/mutation/node_shell_kills.py
+    .venv/bin/python scripts/mutation/node_shell_kills.py          # rewrite the generated part
+    .venv/bin/python scripts/mutation/node_shell_kills.py --check  # exit 1 if it is out of date
+
+(python/tests/test_port_map.py runs --check: a change to shell.py that changes an answer shows up
+there, not as a Node failure.)
 
 The cases below are calls of src/shell.js's exported functions; each expected value is what the
 Python reference (python/toolsieve/shell.py) answers for the same call: matchTag is match_tag,
@@ -820,7 +824,8 @@ GROUPS += [
 ]
 
 
-def main() -> None:
+def generated() -> str:
+    """The test file as the current Python reference writes it."""
     body = []
     for title, calls in GROUPS:
         body.append(f"test({json.dumps(title)}, () => {{")
@@ -852,8 +857,19 @@ def main() -> None:
         body.append("});\n")
     text = TEST.read_text(encoding="utf-8")
     head = text[: text.index(MARKER) + len(MARKER)] if MARKER in text else text + "\n" + MARKER
-    TEST.write_text(head + "\n" + "\n".join(body), encoding="utf-8")
+    return head + "\n" + "\n".join(body)
+
+
+def main() -> int:
+    text = generated()
+    if "--check" in sys.argv[1:]:
+        if text != TEST.read_text(encoding="utf-8"):
+            print(f"{TEST.relative_to(ROOT)} is out of date: run {Path(__file__).relative_to(ROOT)}")
+            return 1
+        return 0
+    TEST.write_text(text, encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
