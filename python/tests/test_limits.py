@@ -128,3 +128,30 @@ def test_a_backtick_run_at_the_limit_of_a_held_span_is_not_lost() -> None:
             s = Sieve(max_capture_chars=limit)
             events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
             assert "".join(e.source for e in events) == text, (limit, size)
+
+
+# Found by mutation testing: a JSON candidate past the limit was still a call when a step read it
+# whole (blanks are read in one step), and text when fed one character at a time.
+JSON_CANDIDATES = [
+    '{"name": "f", "input": {}' + " " * 10 + "}",
+    'x {"tool_calls": [{"name": "f", "input": {"a": '
+    '"<tool_calls><invoke name=\\"g\\"></invoke></tool_calls>"}}]} y',
+    'say {"name": "f", "arguments": "{\\"q\\": \\"a\\\\\\\\b\\"}"} ok',
+]
+
+
+@pytest.mark.parametrize("text", JSON_CANDIDATES)
+def test_a_json_candidate_is_a_call_exactly_when_it_fits_the_limit(text: str) -> None:
+    start = text.index("{")
+    length = len(text) - start - (len(text) - text.rindex("}") - 1)
+    for limit in range(1, len(text) + 2):
+
+        def run(size: int, limit: int = limit) -> list[dict[str, object]]:
+            s = Sieve(max_capture_chars=limit, json_tool_calls=True)
+            events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])]
+            return [e.to_dict() for e in coalesce(events + s.flush())]
+
+        whole = run(len(text))
+        assert any(e["type"] == "tool_calls" for e in whole) == (limit >= length), limit
+        for size in (1, 2, 3, 7):
+            assert run(size) == whole, (limit, size)

@@ -606,7 +606,7 @@ class Scanner:
             self._overflow()  # (once a call is announced the limit stops applying, D37)
         elif self.mode == _M_TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
             self._sec_overflow()
-        elif self.mode == _M_JSON and at - self.json.start > self.max_capture:
+        elif self.mode == _M_JSON and at - self.json.start >= self.max_capture:
             self._json_release()
             step = self._steps
             while step[self.mode](False):
@@ -675,11 +675,14 @@ class Scanner:
             names[n] = got = n
         return got
 
-    def _skip(self, buf: str, pos: int) -> int:
+    def _skip(self, buf: str, pos: int, text: bool = False) -> int:
         """Where to resume after no tag started at `pos`: past the open angles, but not past the
-        last one when a token marker may start there (`<<｜end▁of▁sentence｜>`)."""
+        last one when a token marker may start there (`<<｜end▁of▁sentence｜>`), nor, in text
+        (`text`), when a region opener may (`<<!-- … -->`)."""
         end = skip_no_tag(buf, pos)
-        if self.eos and end - pos > 1 and end < len(buf) and buf[end] in BARS and buf[end - 1] == "<":
+        if end - pos > 1 and (
+            text or (self.eos and end < len(buf) and buf[end] in BARS and buf[end - 1] == "<")
+        ):
             return end - 1
         return end
 
@@ -784,7 +787,7 @@ class Scanner:
             self._emit(buf[pos : r.end])
             self.pos = r.end
             return True
-        end = self._skip(buf, pos)
+        end = self._skip(buf, pos, text=True)
         self._emit(buf[pos:end])
         self.pos = end
         return True
@@ -1016,7 +1019,7 @@ class Scanner:
                 self._p_put(buf[pos : r.end])
                 self.pos = r.end
                 return True
-            end = self._skip(buf, pos)
+            end = self._skip(buf, pos, text=True)
             self._p_put(buf[pos:end])
             self.pos = end
             return True
@@ -1091,27 +1094,30 @@ class Scanner:
         return True
 
     def _m_json(self, final: bool) -> bool:
+        """Read a JSON call candidate. One longer than the limit is text (D43), decided where it
+        reaches the limit: no step reads past that point, so every chunking decides there."""
         buf, pos = self.buf, self.pos
-        n = len(buf)
         j = self.json
-        if self.base + pos - j.start > self.max_capture:
+        stop = j.start + self.max_capture - self.base  # where the candidate reaches the limit
+        if pos >= stop:
             return self._json_release()
+        n = min(len(buf), stop)
         if pos >= n:
             return self._json_release() if final else False
         if j.in_str:
-            m = _JSON_IN.search(buf, pos)
+            m = _JSON_IN.search(buf, pos, n)
             if m is None:
-                j.parts.append(buf[pos:])
+                j.parts.append(buf[pos:n])
                 self.pos = n
                 return True
             k = m.start()
             if buf[k] == "\\":
                 if k + 1 >= n:
-                    if not final:
+                    if not final and n < stop:
                         j.parts.append(buf[pos:k])
                         self.pos = k
                         return False
-                    j.parts.append(buf[pos:])
+                    j.parts.append(buf[pos:n])
                     self.pos = n
                     return True
                 j.parts.append(buf[pos : k + 2])
@@ -1121,9 +1127,9 @@ class Scanner:
             self.pos = k + 1
             j.in_str = False
             return True
-        m = _JSON_OUT.search(buf, pos)
+        m = _JSON_OUT.search(buf, pos, n)
         if m is None:
-            j.parts.append(buf[pos:])
+            j.parts.append(buf[pos:n])
             self.pos = n
             return True
         k = m.start()

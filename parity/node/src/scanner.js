@@ -472,14 +472,88 @@ class _Pending {
   }
 }
 
+/**
+ * The calls of a block so far, flat: a call is its name, then the number of its parameters and
+ * their (name, value) pairs, or -1 and its input object when that was built already (a JSON body,
+ * a streamed call). The objects are made in `take()`, once the block ends: a block of many calls
+ * holds a few slots per call instead of two objects (issue 14; V8's young generation grows with
+ * what survives it). Python builds the dicts as it goes (port-map: scanner:_Calls).
+ */
+class _Calls {
+  constructor() {
+    this.flat = [];
+    this.length = 0;
+    this.firstEnd = 0; // where the first call's entries end
+  }
+
+  addPairs(name, pairs) {
+    const flat = this.flat;
+    flat.push(name, pairs.length >> 1);
+    for (let i = 0; i < pairs.length; i++) flat.push(pairs[i]);
+    this._added();
+  }
+
+  addInput(name, input) {
+    this.flat.push(name, -1, input);
+    this._added();
+  }
+
+  _added() {
+    if (++this.length === 1) this.firstEnd = this.flat.length;
+  }
+
+  /** Keep only "there was one" (a block past the limit: its calls are never taken, D43). */
+  keepOne() {
+    if (this.length > 1) {
+      this.flat.length = this.firstEnd;
+      this.length = 1;
+    }
+  }
+
+  take() {
+    const flat = this.flat;
+    const out = [];
+    for (let i = 0; i < flat.length; ) {
+      const name = flat[i];
+      const k = flat[i + 1];
+      if (k < 0) {
+        out.push({ name, input: flat[i + 2] });
+        i += 3;
+      } else {
+        out.push({ name, input: inputOf(flat, i + 2, k) });
+        i += 2 + 2 * k;
+      }
+    }
+    return out;
+  }
+}
+
+const NO_NAMES = new Set();
+const PAIRS_MAX = 16;
+
+/** The input object of `k` (name, value) pairs of `flat` from `i` (R6.6: a repeat is an array). */
+function inputOf(flat, i, k) {
+  const out = {};
+  let multi = NO_NAMES; // the names already arrays: a Set only once a name repeats
+  for (const end = i + 2 * k; i < end; i += 2) {
+    const name = flat[i];
+    if (multi === NO_NAMES && Object.prototype.hasOwnProperty.call(out, name)) multi = new Set();
+    values.addParam(out, multi, name, flat[i + 1]);
+  }
+  return out;
+}
+
 /** The invoke being captured. */
 class _Invoke {
   constructor() {
     this.name = '';
-    // The input object, built as the parameters close (R6.6: `multi` are the names already
-    // arrays), so a long invoke keeps its values once, not also as a list of pairs.
-    this.params = {};
-    this.multi = new Set();
+    // The parameters so far as flat (name, value) pairs: the input object is built when the
+    // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
+    // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
+    // already arrays, R6.6), so a long invoke keeps its values once, not also as pairs.
+    this.pairs = [];
+    this.params = null;
+    this.multi = NO_NAMES;
     this.count = 0; // parameters so far (Python: the dict's length)
     this.text = []; // body text that is not a parameter (a JSON body, D5)
     this.keys = new Set(); // R16: parameter names so far
@@ -675,7 +749,7 @@ class Scanner {
       this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
       this._secOverflow();
-    } else if (this.mode === Mode.JSON && this._over(this.json.start)) {
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
       this._jsonRelease();
       this._run(false);
     }
@@ -811,6 +885,22 @@ class Scanner {
     return at - start > this.maxCapture && this._cpDist(start, at) > this.maxCapture;
   }
 
+  /**
+   * The absolute offset `maxCapture` code points after `start` (never inside a surrogate pair).
+   * Exact whenever it falls within the input so far, whose pairs are all known.
+   */
+  _cpAdvance(start) {
+    const limit = this.maxCapture;
+    const first = this._pairsBefore(start);
+    let s = start + limit;
+    for (;;) {
+      const t = start + limit + (this._pairsBefore(s - 1) - first); // pairs wholly inside [start, s)
+      if (t === s) break;
+      s = t;
+    }
+    return this._pairsBefore(s) > this._pairsBefore(s - 1) ? s + 1 : s;
+  }
+
   // ---- output -------------------------------------------------------------------------
 
   _emit(s) {
@@ -871,11 +961,15 @@ class Scanner {
 
   /**
    * Where to resume after no tag started at `pos`: past the open angles, but not past the last
-   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`).
+   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`), nor, in text (`text`),
+   * when a region opener may (`<<!-- … -->`).
    */
-  _skip(buf, pos) {
+  _skip(buf, pos, text = false) {
     const end = skipNoTag(buf, pos);
-    if (this.eos && end - pos > 1 && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<') {
+    if (
+      end - pos > 1 &&
+      (text || (this.eos && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<'))
+    ) {
       return end - 1;
     }
     return end;
@@ -999,7 +1093,7 @@ class Scanner {
       this.pos = r.end;
       return true;
     }
-    const end = this._skip(buf, pos);
+    const end = this._skip(buf, pos, true);
     this._emit(buf.slice(pos, end));
     this.pos = end;
     return true;
@@ -1269,7 +1363,7 @@ class Scanner {
         this.pos = r.end;
         return true;
       }
-      const end = this._skip(buf, pos);
+      const end = this._skip(buf, pos, true);
       this._pPut(buf.slice(pos, end));
       this.pos = end;
       return true;
@@ -1357,29 +1451,36 @@ class Scanner {
     return true;
   }
 
+  /**
+   * Read a JSON call candidate. One longer than the limit is text (D43), decided where it reaches
+   * the limit: no step reads past that point, so every chunking decides there.
+   */
   _mJson(final) {
     const buf = this.buf;
     const pos = this.pos;
-    const n = buf.length;
     const j = this.json;
-    if (this._over(j.start)) return this._jsonRelease();
+    const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
+    if (pos >= stop) return this._jsonRelease();
+    const n = Math.min(buf.length, stop);
     if (pos >= n) return final ? this._jsonRelease() : false;
+    // Searched up to n only: a cut copy when the limit falls inside the buffer.
+    const hay = n < buf.length ? buf.slice(0, n) : buf;
     if (j.inStr) {
-      const m = search(JSON_IN, buf, pos);
+      const m = search(JSON_IN, hay, pos);
       if (m === null) {
-        j.parts.push(buf.slice(pos));
+        j.parts.push(buf.slice(pos, n));
         this.pos = n;
         return true;
       }
       const k = m.index;
       if (buf[k] === '\\') {
         if (k + 1 >= n) {
-          if (!final) {
+          if (!final && n < stop) {
             j.parts.push(buf.slice(pos, k));
             this.pos = k;
             return false;
           }
-          j.parts.push(buf.slice(pos));
+          j.parts.push(buf.slice(pos, n));
           this.pos = n;
           return true;
         }
@@ -1392,9 +1493,9 @@ class Scanner {
       j.inStr = false;
       return true;
     }
-    const m = search(JSON_OUT, buf, pos);
+    const m = search(JSON_OUT, hay, pos);
     if (m === null) {
-      j.parts.push(buf.slice(pos));
+      j.parts.push(buf.slice(pos, n));
       this.pos = n;
       return true;
     }
@@ -1441,7 +1542,7 @@ class Scanner {
     cap.tail = '';
     cap.start = cap.mark = this._abs(this.pos);
     cap.over = false;
-    cap.calls = [];
+    cap.calls = new _Calls();
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
     this._newParams();
@@ -1490,21 +1591,21 @@ class Scanner {
     this._tapPull();
     this.tap = null;
     if (cap.level !== Level.TOP) {
-      const input = inv.params; // (the block ends here: the object is the call's)
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
         if (par.text.length) segs.push(['text', par.text.join('')]);
         if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
         for (const seg of segs) this.work += seg[1].length;
-        values.addParam(input, inv.multi, par.name, values.paramValue(par.name, segs, par.string));
+        this._addParam(par.name, values.paramValue(par.name, segs, par.string));
       }
-      cap.calls.push({ name: inv.name, input });
+      const input = this._paramsObject();
+      cap.calls.addInput(inv.name, input);
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
     const raw = this._consumed();
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.slice(), raw));
+    this.out.push(toolCallsEvent(cap.calls.take(), raw));
     cap.started = 0;
     this._textResumes(raw);
     return true;
@@ -1517,7 +1618,7 @@ class Scanner {
     if (cap.over) return this._fail();
     cap.started = 0;
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.slice(), this._source(cap)));
+    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -1547,7 +1648,7 @@ class Scanner {
     this.par.text = [];
     this.par.segs = [];
     // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-    cap.calls.length = Math.min(cap.calls.length, 1);
+    cap.calls.keepOne();
     if (this.inv.count) {
       this._newParams();
       this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
@@ -1653,14 +1754,8 @@ class Scanner {
           return true;
         }
         if (r.local === INVOKE && r.closing) {
-          const inp = cap.over ? {} : this._invokeInput();
-          if (inp === null) return this._fail();
-          this._newParams(); // `inp` is the call's now
-          cap.calls.push({ name: inv.name, input: inp });
-          if (cap.started) {
-            this._flushText();
-            this.out.push({ kind: 'done', input: inp });
-          }
+          if (!this._invokeEnds()) return this._fail();
+          this._newParams();
           this.pos = r.end;
           cap.level = Level.TOP;
           return true;
@@ -1683,16 +1778,63 @@ class Scanner {
 
   _newParams() {
     const inv = this.inv;
-    inv.params = {};
-    inv.multi = new Set();
+    inv.pairs.length = 0;
+    inv.params = null;
     inv.count = 0;
   }
 
-  _invokeInput() {
-    const body = this.inv.text.join('');
-    if (this.inv.count) return strings.isBlank(body) ? this.inv.params : null;
-    if (strings.isBlank(body)) return {};
-    return values.jsonBodyInput(body);
+  /** A parameter closed: its value joins the invoke's (R6.6). */
+  _addParam(name, value) {
+    const inv = this.inv;
+    if (inv.params === null) {
+      inv.pairs.push(name, value);
+      if (inv.pairs.length < 2 * PAIRS_MAX) return;
+      const pairs = inv.pairs;
+      inv.params = {};
+      inv.multi = new Set();
+      for (let i = 0; i < pairs.length; i += 2) values.addParam(inv.params, inv.multi, pairs[i], pairs[i + 1]);
+      pairs.length = 0;
+      return;
+    }
+    values.addParam(inv.params, inv.multi, name, value);
+  }
+
+  /** The invoke's input object from its parameters. */
+  _paramsObject() {
+    const inv = this.inv;
+    return inv.params !== null ? inv.params : inputOf(inv.pairs, 0, inv.pairs.length >> 1);
+  }
+
+  /**
+   * The invoke closed: its call joins the block's (Python: `_invoke_input`, then the call).
+   * False when its body is neither parameters nor a JSON object (D5): the block is text.
+   */
+  _invokeEnds() {
+    const inv = this.inv;
+    const cap = this.cap;
+    if (cap.over) {
+      cap.calls.addInput(inv.name, {}); // (only "there was one" is kept)
+      return true;
+    }
+    const body = inv.text.join('');
+    let input = null;
+    if (inv.count) {
+      if (!strings.isBlank(body)) return false;
+      if (!cap.started && inv.params === null) {
+        cap.calls.addPairs(inv.name, inv.pairs);
+        return true;
+      }
+      input = this._paramsObject();
+    } else {
+      input = strings.isBlank(body) ? {} : values.jsonBodyInput(body);
+      if (input === null) return false;
+    }
+    cap.calls.addInput(inv.name, input);
+    if (cap.started) {
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    return true;
   }
 
   /**
@@ -1768,7 +1910,7 @@ class Scanner {
       for (const seg of par.segs) this.work += seg[1].length;
       const value = values.paramValue(par.name, par.segs, par.string);
       par.segs = []; // the body is decoded: keep only its value
-      values.addParam(this.inv.params, this.inv.multi, par.name, value);
+      this._addParam(par.name, value);
       this.inv.count += 1;
       if (cap.started) {
         this._flushText();

@@ -104,6 +104,34 @@ test('options: jsonToolCalls (R9) and maxCaptureChars', () => {
   assert.ok(s.work >= BLOCK.length);
 });
 
+// Found by mutation testing (as python/tests/test_limits.py): a JSON candidate past the limit was
+// still a call when one step read it whole, and text when fed one character at a time. The limit
+// counts code points, as Python does (the last candidate has surrogate pairs).
+test('a JSON candidate is a call exactly when it fits maxCaptureChars, in every chunking', () => {
+  const texts = [
+    '{"name": "f", "input": {}' + ' '.repeat(10) + '}',
+    'x {"tool_calls": [{"name": "f", "input": {"a": "<tool_calls><invoke name=\\"g\\"></invoke></tool_calls>"}}]} y',
+    'say {"name": "f", "arguments": "{\\"q\\": \\"a\\\\\\\\b\\"}"} ok',
+    'x {"name": "f\u{1F600}\u{1F600}", "input": {"a": "\u{1F600}\u{1F600}\u{1F600}"}} \u{1F600} y',
+  ];
+  const run = (text, limit, size) => {
+    const s = new Sieve({ maxCaptureChars: limit, jsonToolCalls: true });
+    const events = [];
+    for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+    events.push(...s.flush());
+    return coalesce(events).map((e) => (e.type === 'text' ? ['text', e.text] : ['calls', e.raw]));
+  };
+  for (const text of texts) {
+    const cand = text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
+    const length = [...cand].length;
+    for (let limit = 1; limit <= [...text].length + 1; limit++) {
+      const whole = run(text, limit, text.length);
+      assert.equal(whole.some((e) => e[0] === 'calls'), limit >= length, `limit ${limit}`);
+      for (const size of [1, 2, 3, 7]) assert.deepEqual(run(text, limit, size), whole, `limit ${limit}, size ${size}`);
+    }
+  }
+});
+
 test('misuse: feed or flush after flush', () => {
   const s = new Sieve();
   s.feed('a');
