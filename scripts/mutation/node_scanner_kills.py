@@ -638,8 +638,18 @@ def piece_cases() -> list[Case]:
     return out
 
 
+HUNTED = Path(__file__).with_name("node_scanner_hunted.json")
+
+
+def hunted() -> list[Case]:
+    """Inputs a mutant hunt found (each the smallest of a seeded corpus that told some surviving
+    mutant apart from the reference): one [text or chunks, Python options] per line."""
+    rows: list[Case] = [(t, o) for t, o in json.loads(HUNTED.read_text(encoding="utf-8"))]
+    return rows
+
+
 def cases() -> list[Case]:
-    return HAND + piece_cases() + prose_cases() + fuzz_cases(160, 17) + structured_fuzz(120, 170)
+    return HAND + hunted() + piece_cases() + prose_cases() + fuzz_cases(160, 17) + structured_fuzz(120, 170)
 
 
 # ---- expectations ----------------------------------------------------------------------------
