@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -740,8 +741,25 @@ def compact(v: Any) -> Any:
     return v
 
 
+def formats() -> dict[str, str]:
+    """The format table's descriptions, with the functions they name in camelCase."""
+    from toolsieve.sieve import FORMATS
+
+    def camel(m: re.Match[str]) -> str:
+        head, *rest = m.group(0).split("_")
+        return head + "".join(w.title() for w in rest)
+
+    return {k: re.sub(r"\b(?:match|sections\.match)_[a-z_]+", camel, v) for k, v in FORMATS.items()}
+
+
 def generated() -> str:
-    lines = ["const CASES = ["]
+    lines = [
+        "test('the format table is the reference one', () => {",
+        f"  assert.deepEqual({{ ...FORMATS }}, {json.dumps(formats(), ensure_ascii=True)});",
+        "});",
+        "",
+        "const CASES = [",
+    ]
     for case in cases():
         e = compact(entry(case))
         lines.append("  " + json.dumps(e, ensure_ascii=True, separators=(",", ":")) + ",")
