@@ -609,6 +609,18 @@ def piece_cases() -> list[Case]:
     out.append(([head, "a" * (big + 1)], {}))  # cut by the end of input: text
     out.append(([head, "a" * (big + 1), "</parameter></invoke>", "x"], {}))  # fails: text
     out.append(([head, "é" * (big + 1), "</parameter></invoke></tool_calls>"], STREAM))
+    # outside a parameter body (a JSON body, a token section's arguments) the source is copied
+    # into byte blocks past 64K code units: ASCII, then Latin-1, then wider characters
+    jhead = '<tool_calls><invoke name="f">{"a": "'
+    jtail = '"}</invoke></tool_calls>'
+    for mid in (
+        ["a" * big, "b" * 10],
+        ["a" * big, "é" * 300, "b" * 5],
+        ["a" * big, "é" * 5 + "中" + "c", "d"],
+    ):
+        out.append(([jhead, "x" * 100, *mid, "x" * (big + 100), jtail], {}))
+        out.append(([SEP_OPEN + '{"a": "', *mid, "y" * (big + 7), '"}' + SEP_CLOSE], {}))
+    out.append(([jhead + "é" * (big + 9000), "z" * (big + 5), jtail], {}))
     emoji = "\U0001f600"
     out += [
         (emoji * 5000 + " " + BLOCK, {"max_capture_chars": len(BLOCK)}),
