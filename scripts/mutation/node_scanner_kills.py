@@ -621,8 +621,17 @@ def piece_cases() -> list[Case]:
         out.append(([jhead, "x" * 100, *mid, "x" * (big + 100), jtail], {}))
         out.append(([SEP_OPEN + '{"a": "', *mid, "y" * (big + 7), '"}' + SEP_CLOSE], {}))
     out.append(([jhead + "é" * (big + 9000), "z" * (big + 5), jtail], {}))
+    # small pieces joined in batches, then copying; a parameter body (kept as slices) after copying
+    out.append(([jhead, *["a" * 100] * 660, "é" * 50, "b" * 50, jtail], {}))
+    second = '</parameter></invoke><invoke name="g"><parameter name="q">'
+    out.append(([P_OPEN, "a" * (big + 10), second, "b" * (big + 10), P_CLOSE], {}))
+    out.append(([P_OPEN, "a" * (big + 10), second + "c" * 5000, "b" * (big + 10), P_CLOSE], {}))
     # a break at the levels of a parameter body; a started block and the capture limit; a token
     # section or a block failing in the feed that takes it past the limit
+    for names in (("0", "1"), ("1", "0"), ("0", "x"), ("2", "1")):
+        params = "".join(f'<parameter name="{n}">v</parameter>' for n in names)
+        out.append(('<tool_calls><invoke name="f">' + params + "</invoke></tool_calls>", STREAM))
+        out.append(('<invoke name="f">' + params + "</invoke>", STREAM))
     for rest in ("abc]]>", "abc]]> ", "abc]]>\n", "a]]>b", "", "x"):
         out.append((CDATA_OPEN + rest, STREAM))
     for lim in (10, 20, 60, 90):
@@ -631,7 +640,15 @@ def piece_cases() -> list[Case]:
         out.append(("<｜tool▁calls▁begin｜>" + " " * 40 + "x" + SEP_CLOSE, {"max_capture_chars": lim}))
         out.append(("<tool_calls>" + " " * 40 + "x</tool_calls>", {"max_capture_chars": lim}))
         out.append((SEP_OPEN + '{"a": 1}<｜tool▁call▁end｜>' + " " * 30 + "x", {"max_capture_chars": lim}))
-        out.append((P_OPEN + "x" * 30 + '</parameter><parameter name="q">y</parameter></invoke>{"a": 1}' + P_CLOSE[12:], {"max_capture_chars": lim}))
+        out.append(
+            (
+                P_OPEN
+                + "x" * 30
+                + '</parameter><parameter name="q">y</parameter></invoke>{"a": 1}'
+                + P_CLOSE[12:],
+                {"max_capture_chars": lim},
+            )
+        )
     emoji = "\U0001f600"
     out += [
         (emoji * 5000 + " " + BLOCK, {"max_capture_chars": len(BLOCK)}),
