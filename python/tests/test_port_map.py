@@ -166,3 +166,15 @@ def test_node_shell_kills_follow_the_python_reference() -> None:
     script = ROOT / "scripts" / "mutation" / "node_shell_kills.py"
     r = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_node_scanner_kills_follow_the_python_reference() -> None:
+    """The expected values in parity/node/test/mutation-kills-scanner.test.js are Python's answers
+    (the Sieve's events feed by feed): when the Python scanner answers differently the file must be
+    regenerated (and Node then held to it)."""
+    import subprocess
+    import sys
+
+    script = ROOT / "scripts" / "mutation" / "node_scanner_kills.py"
+    r = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
