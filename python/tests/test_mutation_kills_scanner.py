@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from toolsieve import Sieve, coalesce, scanner
+from toolsieve.shell import MORE, NO
 
 LONG = "b" * 61  # a prose tag head is at most 64 characters with its `<` and first letter
 
@@ -896,3 +897,99 @@ def test_cdata_values_feed_by_feed(
     text: str, opts: dict[str, Any], types: list[str], works: list[int], digest: str
 ) -> None:
     assert _feeds_digest(text, opts) == (types, works, digest)
+
+
+# ---- the rest of the full run (issue 17): ignored regions, the feed's fast paths, tokens ---------
+
+# match_region at an open angle: (kind, end of the opener), MORE or NO. A comment's opener ends
+# after `<!` (its closer may overlap it, `<!-->`); `<pre>` only at a line start (bol); a cut
+# prefix waits unless the input has ended.
+REGIONS = [
+    (("<!-- x", 0, False, False), ("comment", 2)),
+    (("a<!--", 1, True, False), ("comment", 3)),
+    (("<!--<b", 4, False, False), NO),
+    (("<!-->", 0, True, False), ("comment", 2)),
+    (("<b", 0, False, False), NO),
+    (("<!-", 0, False, False), MORE),
+    (("<!", 0, True, False), NO),
+    (("a<!-", 1, False, False), MORE),
+    (("<![CDATA[x", 0, False, False), ("cdata", 9)),
+    (("a<![CDATA[x", 1, True, False), ("cdata", 10)),
+    (("<![CDA", 0, True, False), NO),
+    (("<![CDA", 0, False, False), MORE),
+    (("<pre>", 0, False, True), ("pre", 4)),
+    (("a<pre>", 1, False, True), ("pre", 5)),
+    (("<PRE\tx", 0, True, True), ("pre", 4)),
+    (("<pre>", 0, False, False), NO),  # not at a line start
+    (("<b", 0, False, True), NO),
+    (("<b", 0, True, True), NO),
+    (("<abc", 0, False, True), NO),
+    (("<abc", 0, True, True), NO),
+    (("<pre", 0, True, True), ("pre", 4)),  # `<pre` that the input ends with
+    (("x<pre", 1, True, True), ("pre", 5)),
+    (("<pre", 0, True, False), NO),
+    (("<prex", 0, True, True), NO),
+    (("<pr", 0, False, True), MORE),
+    (("a<pr", 1, False, True), MORE),
+    (("<pr", 0, True, True), NO),
+]
+
+
+@pytest.mark.parametrize(("args", "want"), REGIONS)
+def test_match_region_decides_exactly_this(args: tuple[str, int, bool, bool], want: object) -> None:
+    assert scanner.match_region(*args) == want
+
+
+def test_an_indent_then_prose_is_text_as_written() -> None:
+    # (with reasoning off the first chunk reaches the scanner whole: its line-start steps run
+    # before any prose skip of that feed)
+    assert _events(" a", reasoning="off") == [{"type": "text", "text": " a"}]
+    assert _events("   a <b> c", reasoning="off") == [{"type": "text", "text": "   a <b> c"}]
+
+
+def test_after_prose_a_comment_in_the_same_chunk_is_released_with_it() -> None:
+    # R8.3: only a cut prose tag head waits at the end of a chunk; a comment that closes in the
+    # chunk is decided there.
+    assert _fed(["a<!-- c --> b"]) == [["a<!-- c --> b"], [""]]
+    assert _fed(["a<b", "> c"]) == [["a"], ["<b> c"], [""]]
+
+
+def test_a_token_section_end_at_a_chunk_start_ends_it_in_that_feed() -> None:
+    head = "<｜tool▁calls▁begin｜>" + CALL.format("a")
+    s = Sieve()
+    assert s.feed(head) == []
+    out = [e.to_dict() for e in s.feed("<｜tool▁calls▁end｜>x")]
+    assert out == [
+        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
+        {"type": "text", "text": "x"},
+    ]
+
+
+def test_in_a_fence_a_cut_tag_is_text_at_once() -> None:
+    # A fence's lines are text whatever they hold (R5.1): nothing in one waits for more.
+    assert _fed(["```\n", "<tool_ca", "x\n```\n"]) == [["```\n"], ["<tool_ca"], ["x\n```\n"], [""]]
+    assert _fed(["```\n", "<|DSML|inv", "oke\n```\n"]) == [["```\n"], ["<|DSML|inv"], ["oke\n```\n"], [""]]
+
+
+def test_a_dropped_end_of_sentence_token_does_not_start_a_line() -> None:
+    # Mid-line (after `x `) a run of three backticks opens an inline span, not a fence (R5.1),
+    # with or without the dropped token (R14.6) before it: the block after it is a call.
+    for text in ("x ```\n" + BLOCK + "\n", "x <｜end▁of▁sentence｜>```\n" + BLOCK + "\n"):
+        s = Sieve()
+        kinds = [e.to_dict()["type"] for e in coalesce(s.feed(text) + s.flush())]
+        assert kinds == ["text", "tool_calls", "text"]
+
+
+def test_after_a_dropped_end_of_sentence_token_the_chunk_goes_on() -> None:
+    assert _fed(["a<｜end▁of▁sentence｜>b", "c"]) == [["ab"], ["c"], [""]]
+
+
+def test_after_a_token_section_in_the_chunk_the_chunk_goes_on() -> None:
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    s = Sieve()
+    first = [e.to_dict() for e in s.feed("x" + section + "y")]
+    assert first == [
+        {"type": "text", "text": "x"},
+        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
+        {"type": "text", "text": "y"},
+    ]
