@@ -993,3 +993,54 @@ def test_after_a_token_section_in_the_chunk_the_chunk_goes_on() -> None:
         {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
         {"type": "text", "text": "y"},
     ]
+
+
+def _streamed(chunks: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    """The argument deltas joined, and the calls, of `chunks` fed with stream_arguments."""
+    s = Sieve(stream_arguments=True)
+    out = [e.to_dict() for c in chunks for e in s.feed(c)] + [e.to_dict() for e in s.flush()]
+    deltas = "".join(e["delta"] for e in out if e["type"] == "tool_call_arguments")
+    calls = [c for e in out if e["type"] == "tool_calls" for c in e["calls"]]
+    return deltas, calls
+
+
+def test_text_after_a_closed_cdata_streams_in_order() -> None:
+    # R16: the deltas of a call join to its arguments; after a CDATA that closed (a closing tag
+    # follows its `]]>`, here `</x>`, which is no tag of a block) the body goes on as text.
+    chunks = [P_OPEN + "<![CDATA[a]]></x>b", "c", P_CLOSE]
+    deltas, calls = _streamed(chunks)
+    assert calls == [{"name": "f", "input": {"p": "a</x>bc"}}]
+    assert json.loads(deltas) == {"p": "a</x>bc"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<parameter name="f"></invoke></tool_calls>',  # only a named invoke may open a repaired block (R3)
+        '<invoke name="f"/></invoke></tool_calls>',
+        "</invoke></invoke></tool_calls>",
+    ],
+)
+def test_no_repaired_block_opens_at_anything_but_a_named_invoke(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("mention", ["</invoke>", "<!-- c -->", "<![CDATA[c]]>", "<b>"])
+def test_after_a_tag_or_region_in_prose_the_line_goes_on(mention: str) -> None:
+    # Mid-line, after a tag or region that is text, a run of three backticks opens an inline
+    # span (R5.1): the block after it is a call.
+    kinds = [e["type"] for e in _events("x " + mention + "```\n" + BLOCK + "\n")]
+    assert kinds == ["text", "tool_calls", "text"]
+
+
+@pytest.mark.parametrize(
+    "mention", ["</invoke>", "<invoke>", "<!-- c -->", "<![CDATA[c]]>", "<tool_ca x>", "<<b>", "＜b＞"]
+)
+def test_after_a_tag_or_region_in_prose_the_chunk_goes_on(mention: str) -> None:
+    text = "a " + mention + " b " + mention + " c"
+    assert _fed([text, "d"]) == [[text], ["d"], [""]]
+
+
+@pytest.mark.parametrize("block", [BLOCK, '<invoke name="f"></invoke></tool_calls>'])
+def test_a_block_in_the_chunk_is_decided_in_its_feed(block: str) -> None:
+    assert _fed(["a " + block + " z", "y"]) == [["a " + block + " z"], ["y"], [""]]
