@@ -1044,3 +1044,33 @@ def test_after_a_tag_or_region_in_prose_the_chunk_goes_on(mention: str) -> None:
 @pytest.mark.parametrize("block", [BLOCK, '<invoke name="f"></invoke></tool_calls>'])
 def test_a_block_in_the_chunk_is_decided_in_its_feed(block: str) -> None:
     assert _fed(["a " + block + " z", "y"]) == [["a " + block + " z"], ["y"], [""]]
+
+
+def test_in_a_capture_a_tag_no_format_in_use_names_is_decided_in_its_feed() -> None:
+    # With function_calls alone `tool_calls` is no keyword (R14.9): the tag fails the block as
+    # soon as its head has ended, and what was captured is text in that feed (R8.3).
+    chunks = ["<｜DSML｜function_calls>", '<tool_calls a="x', '">y']
+    assert _fed_with(chunks, formats=["function_calls"]) == [[""], [chunks[0] + chunks[1]], [chunks[2]], [""]]
+
+
+def test_a_literal_entity_before_a_cdata_streams_in_order() -> None:
+    # `&amp` with no `;` is text as written; the CDATA opener after it ends it (R6, R16).
+    deltas, calls = _streamed([P_OPEN + "a &amp<![CDATA[b]]>" + P_CLOSE])
+    assert calls == [{"name": "f", "input": {"p": "a &ampb"}}]
+    assert json.loads(deltas) == {"p": "a &ampb"}
+
+
+def test_a_streamed_parameter_counts_the_taps_look_when_it_closes() -> None:
+    # The chunk, the tap's look at the body (10) and the body decoded at the close (5).
+    text = P_OPEN + "hello" + P_CLOSE
+    assert _scanner_work([text], stream_arguments=True) == len(text) + 10 + 5
+    assert _scanner_work([P_OPEN, "hello", P_CLOSE], stream_arguments=True) == len(text) + 10 + 5
+
+
+@pytest.mark.parametrize("rest", ["x<!", "x<![CD", "a<!x<!y b", "a<!x <!y</parameter>", "\n```\n<!x<!y"])
+def test_a_cdata_the_input_ends_in_is_text_with_its_angles(rest: str) -> None:
+    # An opener cut by the end of input, or `<!` that opens nothing, is content: the block the
+    # input ends in is text (R8.5; no repair applies), nothing lost (R8.2).
+    text = P_OPEN + "<![CDATA[" + rest
+    for size in (len(text), 1, 3):
+        assert _events(text, size) == [{"type": "text", "text": text}]
