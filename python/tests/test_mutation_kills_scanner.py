@@ -1025,7 +1025,7 @@ def test_no_repaired_block_opens_at_anything_but_a_named_invoke(text: str) -> No
     assert _events(text) == [{"type": "text", "text": text}]
 
 
-@pytest.mark.parametrize("mention", ["</invoke>", "<!-- c -->", "<![CDATA[c]]>", "<b>"])
+@pytest.mark.parametrize("mention", ["</invoke>", "<!-- c -->", "<![CDATA[c]]>", "<b>", "</invoke> y"])
 def test_after_a_tag_or_region_in_prose_the_line_goes_on(mention: str) -> None:
     # Mid-line, after a tag or region that is text, a run of three backticks opens an inline
     # span (R5.1): the block after it is a call.
@@ -1074,3 +1074,17 @@ def test_a_cdata_the_input_ends_in_is_text_with_its_angles(rest: str) -> None:
     text = P_OPEN + "<![CDATA[" + rest
     for size in (len(text), 1, 3):
         assert _events(text, size) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    ("text", "opts"),
+    [("a <b", {}), ("a <", {}), ("a <tool_ca", {}), ("a\n<pr", {}), ('a {"na', JSON), ("a {", JSON)],
+)
+def test_prose_cut_by_the_end_of_input_is_text(text: str, opts: dict[str, Any]) -> None:
+    for size in (len(text), 1):
+        assert _events(text, size, **opts) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("text", ["a\n  Xb", "a\n Xb\n  Yc", "a\n   `b`"])
+def test_an_indented_line_is_text_as_written(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
