@@ -1088,3 +1088,20 @@ def test_prose_cut_by_the_end_of_input_is_text(text: str, opts: dict[str, Any]) 
 @pytest.mark.parametrize("text", ["a\n  Xb", "a\n Xb\n  Yc", "a\n   `b`"])
 def test_an_indented_line_is_text_as_written(text: str) -> None:
     assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("opener", ["<tool_calls>", "<｜tool▁calls▁begin｜>"])
+def test_a_block_at_the_limit_at_a_chunk_end_is_within_it(opener: str) -> None:
+    # At the end of a chunk a block of exactly max_capture characters is not past the limit.
+    text = opener + "x"
+    assert _events(text, len(opener), max_capture_chars=len(opener)) == [{"type": "text", "text": text}]
+
+
+def test_the_limit_at_a_chunk_end_is_the_open_sections_own() -> None:
+    # A long prose and a block before do not count towards a token section's limit (D43).
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    chunks = ["<tool_calls>x " + "p" * 300 + section[:30], section[30:]]
+    s = Sieve(max_capture_chars=200)
+    out = [e.to_dict() for e in coalesce([e for c in chunks for e in s.feed(c)] + s.flush())]
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    assert "note" not in out[0]
