@@ -1105,3 +1105,17 @@ def test_the_limit_at_a_chunk_end_is_the_open_sections_own() -> None:
     out = [e.to_dict() for e in coalesce([e for c in chunks for e in s.feed(c)] + s.flush())]
     assert [e["type"] for e in out] == ["text", "tool_calls"]
     assert "note" not in out[0]
+
+
+def test_the_tag_a_block_fails_at_is_read_again_as_in_prose() -> None:
+    # A block fails at a structure no block has (D5) and TEXT resumes at that tag: a named
+    # invoke there may open a block missing its wrapper (R3); a self-closing one may not.
+    text = '<tool_calls><invoke name="f"><invoke name="g"></invoke></tool_calls>'
+    assert _events(text) == [
+        {"type": "text", "text": '<tool_calls><invoke name="f">'},
+        {"type": "tool_calls", "calls": [{"name": "g", "input": {}}]},
+    ]
+    text = '<tool_calls><invoke name="f"/></invoke></tool_calls>'
+    assert _events(text) == [{"type": "text", "text": text}]
+    for size in (1, 5):
+        assert _events(text, size) == [{"type": "text", "text": text}]
