@@ -1119,3 +1119,10 @@ def test_the_tag_a_block_fails_at_is_read_again_as_in_prose() -> None:
     assert _events(text) == [{"type": "text", "text": text}]
     for size in (1, 5):
         assert _events(text, size) == [{"type": "text", "text": text}]
+
+
+def test_in_a_rescan_a_span_at_a_line_start_closes_at_its_own_run() -> None:
+    # `` and ``` never close in the paragraph (literal, D1); on the next line `x` is a span of
+    # its own, so the block after it is outside every span: a call.
+    text = "``a ```b\n`x` " + BLOCK + " `y`\n\nz"
+    assert [e["type"] for e in _events(text)] == ["text", "tool_calls", "text"]
