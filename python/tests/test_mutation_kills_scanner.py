@@ -1126,3 +1126,38 @@ def test_in_a_rescan_a_span_at_a_line_start_closes_at_its_own_run() -> None:
     # its own, so the block after it is outside every span: a call.
     text = "``a ```b\n`x` " + BLOCK + " `y`\n\nz"
     assert [e["type"] for e in _events(text)] == ["text", "tool_calls", "text"]
+
+
+def test_a_block_that_passes_the_limit_before_a_cut_tag_is_released_in_that_feed() -> None:
+    # The steps stop at a tag the chunk cuts (`</para`); what they took before it passed the
+    # limit, so it goes out now (R8.3, D43), not with the next chunk.
+    chunks = [P_OPEN + "a" * 50 + "</para", "meter>" + P_CLOSE[len("</parameter>") :]]
+    out = _fed_with(chunks, max_capture_chars=60)
+    assert out[0] == [P_OPEN + "a" * 50]
+    assert out[1:] == [["</parameter></invoke></tool_calls>"], [""]]
+
+
+def test_a_section_that_passes_the_limit_before_a_cut_marker_is_released_in_that_feed() -> None:
+    body = '{"a": "' + "x" * 40 + '"}'
+    chunks = [SEP_OPEN + body + "<｜tool▁call▁e", "nd｜><｜tool▁calls▁end｜>"]
+    out = _fed_with(chunks, max_capture_chars=60)
+    assert out[0] == [SEP_OPEN + body]
+    assert out[1:] == [["<｜tool▁call▁end｜><｜tool▁calls▁end｜>"], [""]]
+
+
+def test_a_json_candidate_cut_at_a_backslash_is_measured_from_its_own_start() -> None:
+    # The chunk ends at a backslash in a string: the steps stop there. The candidate is within
+    # the limit (the prose before it does not count): the call completes with the next chunk.
+    chunks = ["p" * 100 + ' {"name": "f", "input": {"a": "x\\', 'n"}}']
+    out = _events_chunks(chunks, max_capture_chars=60, **JSON)
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    # Past the limit at that backslash: text, released in that feed.
+    first = '{"name": "f", "input": {"a": "' + "x" * 40 + "\\"
+    assert _fed_with([first, 'n"}}'], max_capture_chars=40, **JSON)[0] == [first]
+
+
+def _events_chunks(chunks: list[str], **opts: Any) -> list[dict[str, Any]]:
+    s = Sieve(**opts)
+    events = [e for c in chunks for e in s.feed(c)] + s.flush()
+    assert "".join(e.source for e in events) == "".join(chunks)
+    return [e.to_dict() for e in coalesce(events)]
