@@ -1161,3 +1161,11 @@ def _events_chunks(chunks: list[str], **opts: Any) -> list[dict[str, Any]]:
     events = [e for c in chunks for e in s.feed(c)] + s.flush()
     assert "".join(e.source for e in events) == "".join(chunks)
     return [e.to_dict() for e in coalesce(events)]
+
+
+def test_in_a_cdata_a_run_after_a_closing_run_on_its_line_closes_no_fence() -> None:
+    # "``` ```" is no closing fence line (only blanks may follow the run, D2): the fence in the
+    # CDATA stays open, its `]]>` is part of the example (R5.3) and the CDATA, still open, holds
+    # the block to the end of input (where the repair reads it, R5.6).
+    text = P_OPEN + "<![CDATA[\n```\nx\n``` ```\n]]>y]]>" + P_CLOSE
+    assert _fed([text]) == [[""], [text]]
