@@ -1169,3 +1169,15 @@ def test_in_a_cdata_a_run_after_a_closing_run_on_its_line_closes_no_fence() -> N
     # the block to the end of input (where the repair reads it, R5.6).
     text = P_OPEN + "<![CDATA[\n```\nx\n``` ```\n]]>y]]>" + P_CLOSE
     assert _fed([text]) == [[""], [text]]
+
+
+def test_in_a_cdata_a_run_after_a_short_run_on_its_line_opens_no_fence() -> None:
+    # "`` ```": the second run is mid-line, so no fence opens (D2) and the `]]>` closes the
+    # CDATA: the block is a call, decided in its feed.
+    text = P_OPEN + "<![CDATA[\n`` ```\n]]>" + P_CLOSE
+    assert _fed([text]) == [[text], [""]]
+
+
+def test_three_spaces_then_a_run_at_the_start_of_input_open_a_fence() -> None:
+    text = "   ```\n" + BLOCK + "\n```\n"
+    assert _events(text, reasoning="off") == [{"type": "text", "text": text}]
