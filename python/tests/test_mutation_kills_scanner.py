@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from toolsieve import Sieve, coalesce, scanner
+from toolsieve.shell import MORE, NO
 
 LONG = "b" * 61  # a prose tag head is at most 64 characters with its `<` and first letter
 
@@ -896,3 +897,287 @@ def test_cdata_values_feed_by_feed(
     text: str, opts: dict[str, Any], types: list[str], works: list[int], digest: str
 ) -> None:
     assert _feeds_digest(text, opts) == (types, works, digest)
+
+
+# ---- the rest of the full run (issue 17): ignored regions, the feed's fast paths, tokens ---------
+
+# match_region at an open angle: (kind, end of the opener), MORE or NO. A comment's opener ends
+# after `<!` (its closer may overlap it, `<!-->`); `<pre>` only at a line start (bol); a cut
+# prefix waits unless the input has ended.
+REGIONS = [
+    (("<!-- x", 0, False, False), ("comment", 2)),
+    (("a<!--", 1, True, False), ("comment", 3)),
+    (("<!--<b", 4, False, False), NO),
+    (("<!-->", 0, True, False), ("comment", 2)),
+    (("<b", 0, False, False), NO),
+    (("<!-", 0, False, False), MORE),
+    (("<!", 0, True, False), NO),
+    (("a<!-", 1, False, False), MORE),
+    (("<![CDATA[x", 0, False, False), ("cdata", 9)),
+    (("a<![CDATA[x", 1, True, False), ("cdata", 10)),
+    (("<![CDA", 0, True, False), NO),
+    (("<![CDA", 0, False, False), MORE),
+    (("<pre>", 0, False, True), ("pre", 4)),
+    (("a<pre>", 1, False, True), ("pre", 5)),
+    (("<PRE\tx", 0, True, True), ("pre", 4)),
+    (("<pre>", 0, False, False), NO),  # not at a line start
+    (("<b", 0, False, True), NO),
+    (("<b", 0, True, True), NO),
+    (("<abc", 0, False, True), NO),
+    (("<abc", 0, True, True), NO),
+    (("<pre", 0, True, True), ("pre", 4)),  # `<pre` that the input ends with
+    (("x<pre", 1, True, True), ("pre", 5)),
+    (("<pre", 0, True, False), NO),
+    (("<prex", 0, True, True), NO),
+    (("<pr", 0, False, True), MORE),
+    (("a<pr", 1, False, True), MORE),
+    (("<pr", 0, True, True), NO),
+]
+
+
+@pytest.mark.parametrize(("args", "want"), REGIONS)
+def test_match_region_decides_exactly_this(args: tuple[str, int, bool, bool], want: object) -> None:
+    assert scanner.match_region(*args) == want
+
+
+def test_an_indent_then_prose_is_text_as_written() -> None:
+    # (with reasoning off the first chunk reaches the scanner whole: its line-start steps run
+    # before any prose skip of that feed)
+    assert _events(" a", reasoning="off") == [{"type": "text", "text": " a"}]
+    assert _events("   a <b> c", reasoning="off") == [{"type": "text", "text": "   a <b> c"}]
+
+
+def test_after_prose_a_comment_in_the_same_chunk_is_released_with_it() -> None:
+    # R8.3: only a cut prose tag head waits at the end of a chunk; a comment that closes in the
+    # chunk is decided there.
+    assert _fed(["a<!-- c --> b"]) == [["a<!-- c --> b"], [""]]
+    assert _fed(["a<b", "> c"]) == [["a"], ["<b> c"], [""]]
+
+
+def test_a_token_section_end_at_a_chunk_start_ends_it_in_that_feed() -> None:
+    head = "<｜tool▁calls▁begin｜>" + CALL.format("a")
+    s = Sieve()
+    assert s.feed(head) == []
+    out = [e.to_dict() for e in s.feed("<｜tool▁calls▁end｜>x")]
+    assert out == [
+        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
+        {"type": "text", "text": "x"},
+    ]
+
+
+def test_in_a_fence_a_cut_tag_is_text_at_once() -> None:
+    # A fence's lines are text whatever they hold (R5.1): nothing in one waits for more.
+    assert _fed(["```\n", "<tool_ca", "x\n```\n"]) == [["```\n"], ["<tool_ca"], ["x\n```\n"], [""]]
+    assert _fed(["```\n", "<|DSML|inv", "oke\n```\n"]) == [["```\n"], ["<|DSML|inv"], ["oke\n```\n"], [""]]
+
+
+def test_a_dropped_end_of_sentence_token_does_not_start_a_line() -> None:
+    # Mid-line (after `x `) a run of three backticks opens an inline span, not a fence (R5.1),
+    # with or without the dropped token (R14.6) before it: the block after it is a call.
+    for text in ("x ```\n" + BLOCK + "\n", "x <｜end▁of▁sentence｜>```\n" + BLOCK + "\n"):
+        s = Sieve()
+        kinds = [e.to_dict()["type"] for e in coalesce(s.feed(text) + s.flush())]
+        assert kinds == ["text", "tool_calls", "text"]
+
+
+def test_after_a_dropped_end_of_sentence_token_the_chunk_goes_on() -> None:
+    assert _fed(["a<｜end▁of▁sentence｜>b", "c"]) == [["ab"], ["c"], [""]]
+
+
+def test_after_a_token_section_in_the_chunk_the_chunk_goes_on() -> None:
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    s = Sieve()
+    first = [e.to_dict() for e in s.feed("x" + section + "y")]
+    assert first == [
+        {"type": "text", "text": "x"},
+        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
+        {"type": "text", "text": "y"},
+    ]
+
+
+def _streamed(chunks: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    """The argument deltas joined, and the calls, of `chunks` fed with stream_arguments."""
+    s = Sieve(stream_arguments=True)
+    out = [e.to_dict() for c in chunks for e in s.feed(c)] + [e.to_dict() for e in s.flush()]
+    deltas = "".join(e["delta"] for e in out if e["type"] == "tool_call_arguments")
+    calls = [c for e in out if e["type"] == "tool_calls" for c in e["calls"]]
+    return deltas, calls
+
+
+def test_text_after_a_closed_cdata_streams_in_order() -> None:
+    # R16: the deltas of a call join to its arguments; after a CDATA that closed (a closing tag
+    # follows its `]]>`, here `</x>`, which is no tag of a block) the body goes on as text.
+    chunks = [P_OPEN + "<![CDATA[a]]></x>b", "c", P_CLOSE]
+    deltas, calls = _streamed(chunks)
+    assert calls == [{"name": "f", "input": {"p": "a</x>bc"}}]
+    assert json.loads(deltas) == {"p": "a</x>bc"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<parameter name="f"></invoke></tool_calls>',  # only a named invoke may open a repaired block (R3)
+        '<invoke name="f"/></invoke></tool_calls>',
+        "</invoke></invoke></tool_calls>",
+    ],
+)
+def test_no_repaired_block_opens_at_anything_but_a_named_invoke(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("mention", ["</invoke>", "<!-- c -->", "<![CDATA[c]]>", "<b>", "</invoke> y"])
+def test_after_a_tag_or_region_in_prose_the_line_goes_on(mention: str) -> None:
+    # Mid-line, after a tag or region that is text, a run of three backticks opens an inline
+    # span (R5.1): the block after it is a call.
+    kinds = [e["type"] for e in _events("x " + mention + "```\n" + BLOCK + "\n")]
+    assert kinds == ["text", "tool_calls", "text"]
+
+
+@pytest.mark.parametrize(
+    "mention", ["</invoke>", "<invoke>", "<!-- c -->", "<![CDATA[c]]>", "<tool_ca x>", "<<b>", "＜b＞"]
+)
+def test_after_a_tag_or_region_in_prose_the_chunk_goes_on(mention: str) -> None:
+    text = "a " + mention + " b " + mention + " c"
+    assert _fed([text, "d"]) == [[text], ["d"], [""]]
+
+
+@pytest.mark.parametrize("block", [BLOCK, '<invoke name="f"></invoke></tool_calls>'])
+def test_a_block_in_the_chunk_is_decided_in_its_feed(block: str) -> None:
+    assert _fed(["a " + block + " z", "y"]) == [["a " + block + " z"], ["y"], [""]]
+
+
+def test_in_a_capture_a_tag_no_format_in_use_names_is_decided_in_its_feed() -> None:
+    # With function_calls alone `tool_calls` is no keyword (R14.9): the tag fails the block as
+    # soon as its head has ended, and what was captured is text in that feed (R8.3).
+    chunks = ["<｜DSML｜function_calls>", '<tool_calls a="x', '">y']
+    assert _fed_with(chunks, formats=["function_calls"]) == [[""], [chunks[0] + chunks[1]], [chunks[2]], [""]]
+
+
+def test_a_literal_entity_before_a_cdata_streams_in_order() -> None:
+    # `&amp` with no `;` is text as written; the CDATA opener after it ends it (R6, R16).
+    deltas, calls = _streamed([P_OPEN + "a &amp<![CDATA[b]]>" + P_CLOSE])
+    assert calls == [{"name": "f", "input": {"p": "a &ampb"}}]
+    assert json.loads(deltas) == {"p": "a &ampb"}
+
+
+def test_a_streamed_parameter_counts_the_taps_look_when_it_closes() -> None:
+    # The chunk, the tap's look at the body (10) and the body decoded at the close (5).
+    text = P_OPEN + "hello" + P_CLOSE
+    assert _scanner_work([text], stream_arguments=True) == len(text) + 10 + 5
+    assert _scanner_work([P_OPEN, "hello", P_CLOSE], stream_arguments=True) == len(text) + 10 + 5
+
+
+@pytest.mark.parametrize("rest", ["x<!", "x<![CD", "a<!x<!y b", "a<!x <!y</parameter>", "\n```\n<!x<!y"])
+def test_a_cdata_the_input_ends_in_is_text_with_its_angles(rest: str) -> None:
+    # An opener cut by the end of input, or `<!` that opens nothing, is content: the block the
+    # input ends in is text (R8.5; no repair applies), nothing lost (R8.2).
+    text = P_OPEN + "<![CDATA[" + rest
+    for size in (len(text), 1, 3):
+        assert _events(text, size) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize(
+    ("text", "opts"),
+    [("a <b", {}), ("a <", {}), ("a <tool_ca", {}), ("a\n<pr", {}), ('a {"na', JSON), ("a {", JSON)],
+)
+def test_prose_cut_by_the_end_of_input_is_text(text: str, opts: dict[str, Any]) -> None:
+    for size in (len(text), 1):
+        assert _events(text, size, **opts) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("text", ["a\n  Xb", "a\n Xb\n  Yc", "a\n   `b`"])
+def test_an_indented_line_is_text_as_written(text: str) -> None:
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+@pytest.mark.parametrize("opener", ["<tool_calls>", "<｜tool▁calls▁begin｜>"])
+def test_a_block_at_the_limit_at_a_chunk_end_is_within_it(opener: str) -> None:
+    # At the end of a chunk a block of exactly max_capture characters is not past the limit.
+    text = opener + "x"
+    assert _events(text, len(opener), max_capture_chars=len(opener)) == [{"type": "text", "text": text}]
+
+
+def test_the_limit_at_a_chunk_end_is_the_open_sections_own() -> None:
+    # A long prose and a block before do not count towards a token section's limit (D43).
+    section = "<｜tool▁calls▁begin｜>" + CALL.format("a") + "<｜tool▁calls▁end｜>"
+    chunks = ["<tool_calls>x " + "p" * 300 + section[:30], section[30:]]
+    s = Sieve(max_capture_chars=200)
+    out = [e.to_dict() for e in coalesce([e for c in chunks for e in s.feed(c)] + s.flush())]
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    assert "note" not in out[0]
+
+
+def test_the_tag_a_block_fails_at_is_read_again_as_in_prose() -> None:
+    # A block fails at a structure no block has (D5) and TEXT resumes at that tag: a named
+    # invoke there may open a block missing its wrapper (R3); a self-closing one may not.
+    text = '<tool_calls><invoke name="f"><invoke name="g"></invoke></tool_calls>'
+    assert _events(text) == [
+        {"type": "text", "text": '<tool_calls><invoke name="f">'},
+        {"type": "tool_calls", "calls": [{"name": "g", "input": {}}]},
+    ]
+    text = '<tool_calls><invoke name="f"/></invoke></tool_calls>'
+    assert _events(text) == [{"type": "text", "text": text}]
+    for size in (1, 5):
+        assert _events(text, size) == [{"type": "text", "text": text}]
+
+
+def test_in_a_rescan_a_span_at_a_line_start_closes_at_its_own_run() -> None:
+    # `` and ``` never close in the paragraph (literal, D1); on the next line `x` is a span of
+    # its own, so the block after it is outside every span: a call.
+    text = "``a ```b\n`x` " + BLOCK + " `y`\n\nz"
+    assert [e["type"] for e in _events(text)] == ["text", "tool_calls", "text"]
+
+
+def test_a_block_that_passes_the_limit_before_a_cut_tag_is_released_in_that_feed() -> None:
+    # The steps stop at a tag the chunk cuts (`</para`); what they took before it passed the
+    # limit, so it goes out now (R8.3, D43), not with the next chunk.
+    chunks = [P_OPEN + "a" * 50 + "</para", "meter>" + P_CLOSE[len("</parameter>") :]]
+    out = _fed_with(chunks, max_capture_chars=60)
+    assert out[0] == [P_OPEN + "a" * 50]
+    assert out[1:] == [["</parameter></invoke></tool_calls>"], [""]]
+
+
+def test_a_section_that_passes_the_limit_before_a_cut_marker_is_released_in_that_feed() -> None:
+    body = '{"a": "' + "x" * 40 + '"}'
+    chunks = [SEP_OPEN + body + "<｜tool▁call▁e", "nd｜><｜tool▁calls▁end｜>"]
+    out = _fed_with(chunks, max_capture_chars=60)
+    assert out[0] == [SEP_OPEN + body]
+    assert out[1:] == [["<｜tool▁call▁end｜><｜tool▁calls▁end｜>"], [""]]
+
+
+def test_a_json_candidate_cut_at_a_backslash_is_measured_from_its_own_start() -> None:
+    # The chunk ends at a backslash in a string: the steps stop there. The candidate is within
+    # the limit (the prose before it does not count): the call completes with the next chunk.
+    chunks = ["p" * 100 + ' {"name": "f", "input": {"a": "x\\', 'n"}}']
+    out = _events_chunks(chunks, max_capture_chars=60, **JSON)
+    assert [e["type"] for e in out] == ["text", "tool_calls"]
+    # Past the limit at that backslash: text, released in that feed.
+    first = '{"name": "f", "input": {"a": "' + "x" * 40 + "\\"
+    assert _fed_with([first, 'n"}}'], max_capture_chars=40, **JSON)[0] == [first]
+
+
+def _events_chunks(chunks: list[str], **opts: Any) -> list[dict[str, Any]]:
+    s = Sieve(**opts)
+    events = [e for c in chunks for e in s.feed(c)] + s.flush()
+    assert "".join(e.source for e in events) == "".join(chunks)
+    return [e.to_dict() for e in coalesce(events)]
+
+
+def test_in_a_cdata_a_run_after_a_closing_run_on_its_line_closes_no_fence() -> None:
+    # "``` ```" is no closing fence line (only blanks may follow the run, D2): the fence in the
+    # CDATA stays open, its `]]>` is part of the example (R5.3) and the CDATA, still open, holds
+    # the block to the end of input (where the repair reads it, R5.6).
+    text = P_OPEN + "<![CDATA[\n```\nx\n``` ```\n]]>y]]>" + P_CLOSE
+    assert _fed([text]) == [[""], [text]]
+
+
+def test_in_a_cdata_a_run_after_a_short_run_on_its_line_opens_no_fence() -> None:
+    # "`` ```": the second run is mid-line, so no fence opens (D2) and the `]]>` closes the
+    # CDATA: the block is a call, decided in its feed.
+    text = P_OPEN + "<![CDATA[\n`` ```\n]]>" + P_CLOSE
+    assert _fed([text]) == [[text], [""]]
+
+
+def test_three_spaces_then_a_run_at_the_start_of_input_open_a_fence() -> None:
+    text = "   ```\n" + BLOCK + "\n```\n"
+    assert _events(text, reasoning="off") == [{"type": "text", "text": text}]
