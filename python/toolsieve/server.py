@@ -66,6 +66,7 @@ from .reasoning import ReasoningMode, check_reasoning
 from .request import prepare_prompt_request, rewrites_response
 from .sieve import check_formats
 from .sse import DONE, SSEComment, SSEEvent, SSEParser, sse_event
+from .upstream import client as upstream_client
 
 log = logging.getLogger("toolsieve.server")
 
@@ -166,10 +167,9 @@ class _Gateway:
     def __init__(self, config: GatewayConfig, client: httpx.AsyncClient | None, registry: Any) -> None:
         self.config = config
         self._own_client = client is None
-        self.client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(config.timeout, connect=config.connect_timeout),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
-            trust_env=False,
+        self.client = client or upstream_client(
+            httpx.Timeout(config.timeout, connect=config.connect_timeout),
+            httpx.Limits(max_connections=None, max_keepalive_connections=100),
         )
         self.metrics = _Metrics(registry if registry is not None else CollectorRegistry())
 
