@@ -475,6 +475,12 @@ def _start(cmd: list[str]) -> tuple[subprocess.Popen[str], str]:
     return proc, line.split()[-1] + "/v1"
 
 
+def _shebang_flags(script: Path) -> list[str]:
+    """The Node flags of a bin's `#!/usr/bin/env -S node FLAGS` line: what `npx` runs it with."""
+    first = script.read_text(encoding="utf-8").split("\n", 1)[0].split()
+    return first[3:] if first[:3] == ["#!/usr/bin/env", "-S", "node"] else []
+
+
 def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None) -> int:
     node = node_executable()
     if node is None:
@@ -490,9 +496,9 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
              "--log-level", "warning"]
         )  # fmt: skip
         servers["python"] = (py, py_url)
-        nd, nd_url = _start(
-            [node, str(root / "parity/node/bin/toolsieve-gateway.js"), "--upstream", up_url, "--port", "0"]
-        )
+        gateway = root / "parity/node/bin/toolsieve-gateway.js"
+        flags = _shebang_flags(gateway)  # as npx runs it
+        nd, nd_url = _start([node, *flags, str(gateway), "--upstream", up_url, "--port", "0"])
         servers["node"] = (nd, nd_url)
 
         def load(url: str, n: int, secs: float, pace: int) -> dict[str, float]:

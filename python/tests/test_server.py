@@ -40,7 +40,22 @@ def node() -> Path:
 def command(kind: str, *args: str) -> list[str]:
     if kind == "python":
         return [str(TOOLSIEVE), "serve", *args]
-    return [str(node()), str(NODE_BIN), *args]
+    return [str(node()), *shebang_flags(), str(NODE_BIN), *args]
+
+
+def shebang_flags() -> list[str]:
+    """The V8 flags of the bin's `#!/usr/bin/env -S node FLAGS` line (npx runs it with them)."""
+    first = NODE_BIN.read_text(encoding="utf-8").split("\n", 1)[0].split()
+    assert first[:3] == ["#!/usr/bin/env", "-S", "node"], first
+    return first[3:]
+
+
+def test_the_node_bin_runs_as_npx_runs_it() -> None:
+    env = {**os.environ, "PATH": f"{node().parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    out = subprocess.run([str(NODE_BIN), "--help"], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr  # node accepted the shebang's flags
+    assert out.stdout.startswith("usage: toolsieve-gateway")
+    assert "--max-semi-space-size=4" in shebang_flags()
 
 
 class Gateway:
