@@ -156,7 +156,7 @@ def test_tls_through_httpx(tmp_path: Path) -> None:
             await w.drain()
 
         server, port = await _serve(handler, server_ctx)
-        c = client(httpx.Timeout(5.0), httpx.Limits())
+        c = client(httpx.Timeout(5.0), httpx.Limits(), shards=1)
         # the pool's own SSL context is httpx's default: give it the test certificate
         pool: Any = c._transport._pool  # type: ignore[attr-defined]
         pool._ssl_context.load_verify_locations(cert)
@@ -168,13 +168,14 @@ def test_tls_through_httpx(tmp_path: Path) -> None:
     assert asyncio.run(main()) == (200, "ok")
 
 
-def test_the_client_uses_the_backend_and_keeps_connections() -> None:
+@pytest.mark.parametrize(("shards", "requests", "conns"), [(1, 3, 1), (8, 16, 8)])
+def test_the_client_uses_the_backend_and_keeps_connections(shards: int, requests: int, conns: int) -> None:
     async def main() -> tuple[list[str], int]:
-        conns = 0
+        opened = 0
 
         async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            nonlocal conns
-            conns += 1
+            nonlocal opened
+            opened += 1
             while True:
                 try:
                     await r.readuntil(b"\r\n\r\n")
@@ -191,19 +192,21 @@ def test_the_client_uses_the_backend_and_keeps_connections() -> None:
                 await w.drain()
 
         server, port = await _serve(handler)
-        c = client(httpx.Timeout(5.0), httpx.Limits())
-        assert isinstance(c._transport._pool._network_backend, AsyncioBackend)  # type: ignore[attr-defined]
+        c = client(httpx.Timeout(5.0), httpx.Limits(), shards=shards)
+        t: Any = c._transport
+        for pool_transport in [t] if shards == 1 else t._transports:
+            assert isinstance(pool_transport._pool._network_backend, AsyncioBackend)
         bodies = []
         async with c:
-            for _ in range(3):
+            for _ in range(requests):
                 async with c.stream("GET", f"http://127.0.0.1:{port}/") as resp:
                     bodies.append(b"".join([p async for p in resp.aiter_raw()]).decode())
         server.close()
-        return bodies, conns
+        return bodies, opened
 
-    bodies, conns = asyncio.run(main())
-    assert bodies == ["data: 1\n\ndata: 2\n\n"] * 3
-    assert conns == 1  # one keep-alive connection for the three requests
+    bodies, made = asyncio.run(main())
+    assert bodies == ["data: 1\n\ndata: 2\n\n"] * requests
+    assert made == conns  # one keep-alive connection per pool, used again
 
 
 def test_a_unix_socket_and_sleep(tmp_path: Path) -> None:

@@ -169,7 +169,7 @@ class _Gateway:
         self._own_client = client is None
         self.client = client or upstream_client(
             httpx.Timeout(config.timeout, connect=config.connect_timeout),
-            httpx.Limits(max_connections=None, max_keepalive_connections=100),
+            httpx.Limits(max_connections=None, max_keepalive_connections=128),  # per pool of 8
         )
         self.metrics = _Metrics(registry if registry is not None else CollectorRegistry())
 
