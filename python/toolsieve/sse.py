@@ -457,12 +457,13 @@ _C_ENCODER: Final[Any] = (
 # keys, array-index keys, which JavaScript orders first). Strings only ever make this match more
 # often than needed; then `json_text` decides.
 _UNSURE: Final = re.compile(r'\d[.eE]|"(?:-?\d[^"]*|true|false|null)":')
-# The cheap test in front of _UNSURE: with every ASCII digit made `0`, and `.`, `e`, `E` and `"`
-# made `.`, text without `0.` has no float (every float json.dumps writes has a digit then `.`,
-# `e` or `E`) and no array-index or number key (a digit then its closing quote), the only things
-# in which json.dumps and JSON.stringify differ (lone surrogates aside). Literal keys and other
-# keys that start with a digit, which _UNSURE also takes, are written alike by both.
-_DIGITS_DOTS: Final = bytes.maketrans(b'0123456789.eE"', b"0000000000....")
+# The cheap test in front of _UNSURE: with every ASCII digit made `0`, and `.`, `e` and `E` made
+# `.`, text without `0.` has no float (every float json.dumps writes has a digit then `.`, `e` or
+# `E`), and text without `0":` has no array-index key (digits, then the key's closing quote and
+# its colon): the only things in which json.dumps and JSON.stringify differ (lone surrogates
+# aside). Literal keys and other keys that start with a digit, which _UNSURE also takes, are
+# written alike by both.
+_DIGITS_DOTS: Final = bytes.maketrans(b"0123456789.eE", b"0000000000...")
 
 
 def sse_event(chunk: Any) -> bytes:
@@ -476,7 +477,8 @@ def sse_event(chunk: Any) -> bytes:
         except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
             pass  # (a lone surrogate: json_text escapes it)
         else:
-            if b"0." not in data.translate(_DIGITS_DOTS) or _UNSURE.search(text) is None:
+            t = data.translate(_DIGITS_DOTS)
+            if (b"0." not in t and b'0":' not in t) or _UNSURE.search(text) is None:
                 return b"data: " + data + b"\n\n"
     return b"data: " + json_text(chunk).encode("utf-8") + b"\n\n"
 

@@ -227,11 +227,11 @@ class _Shards(httpx.AsyncBaseTransport):
             await t.aclose()
 
 
-def _transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
-    transport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+def _transport(limits: httpx.Limits, ssl_context: ssl.SSLContext) -> httpx.AsyncHTTPTransport:
+    transport = httpx.AsyncHTTPTransport(verify=ssl_context, limits=limits, trust_env=False)
     if isinstance(getattr(transport, "_pool", None), httpcore.AsyncConnectionPool):
         transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -243,8 +243,9 @@ def _transport(limits: httpx.Limits) -> httpx.AsyncHTTPTransport:
 def client(timeout: httpx.Timeout, limits: httpx.Limits, shards: int = SHARDS) -> httpx.AsyncClient:
     """An `httpx.AsyncClient` for the upstream: `shards` connection pools using `AsyncioBackend`,
     each with `limits`."""
+    ctx = httpx.create_ssl_context(trust_env=False)  # one for all: each loads the CA bundle
     transport: httpx.AsyncBaseTransport = (
-        _transport(limits) if shards == 1 else _Shards([_transport(limits) for _ in range(shards)])
+        _transport(limits, ctx) if shards == 1 else _Shards([_transport(limits, ctx) for _ in range(shards)])
     )
     return httpx.AsyncClient(timeout=timeout, transport=transport, trust_env=False)
 
