@@ -1181,3 +1181,45 @@ def test_in_a_cdata_a_run_after_a_short_run_on_its_line_opens_no_fence() -> None
 def test_three_spaces_then_a_run_at_the_start_of_input_open_a_fence() -> None:
     text = "   ```\n" + BLOCK + "\n```\n"
     assert _events(text, reasoning="off") == [{"type": "text", "text": text}]
+
+
+# ---- the scanner's first state (issue 17, the __init__ mutants) ------------------------------------
+
+
+def _scanned(sc: scanner.Scanner, text: str) -> list[str]:
+    return [type(e).__name__ for e in sc.feed(text) + sc.finish()]
+
+
+def test_a_scanner_made_without_options_reads_no_json_call() -> None:
+    # R9: JSON tool calls in prose are an option, off unless asked for.
+    call = '{"name": "f", "input": {}}'
+    assert _scanned(scanner.Scanner(), call) == ["TextEvent"]
+    assert _scanned(scanner.Scanner(json_calls=True), call) == ["ToolCallsEvent"]
+
+
+def test_a_scanner_made_without_options_announces_no_call() -> None:
+    # R16: calls are announced and their values streamed only with stream_arguments.
+    text = P_OPEN + "x" + P_CLOSE
+    assert _scanned(scanner.Scanner(), text) == ["ToolCallsEvent"]
+    streamed = _scanned(scanner.Scanner(stream_arguments=True), text)
+    assert streamed == ["CallBegun", "ValueChars", "ParamDone", "CallDone", "ToolCallsEvent"]
+
+
+def test_a_scanner_finished_unfed_gives_no_event() -> None:
+    assert scanner.Scanner().finish() == []
+    assert Sieve().flush() == []
+
+
+def test_no_tool_call_syntax_seen_is_false_not_only_falsy() -> None:
+    s = Sieve()
+    s.feed("hello <b>world</b>")
+    assert s.saw_tool_call_syntax is False
+    s.flush()
+    assert s.saw_tool_call_syntax is False
+
+
+def test_a_pre_tag_one_character_into_the_input_hides_nothing() -> None:
+    # D41: `<pre>` is an ignored region only where it starts a line; after `a` at the start of
+    # the input it is a mention, so the block after it is a call.
+    assert [e["type"] for e in _events("a<pre>" + BLOCK)] == ["text", "tool_calls"]
+    assert [e["type"] for e in _events("<pre>" + BLOCK)] == ["text"]
