@@ -1223,3 +1223,50 @@ def test_a_pre_tag_one_character_into_the_input_hides_nothing() -> None:
     # the input it is a mention, so the block after it is a call.
     assert [e["type"] for e in _events("a<pre>" + BLOCK)] == ["text", "tool_calls"]
     assert [e["type"] for e in _events("<pre>" + BLOCK)] == ["text"]
+
+
+# ---- the steps changed since the second run: _skip in a block, a JSON candidate at the limit ------
+
+EOS = "<｜end▁of▁sentence｜>"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        P_OPEN + "a<" + EOS + "b" + P_CLOSE,  # a stray angle before the token in a value
+        P_OPEN + "a<<<" + EOS + "b" + P_CLOSE,
+        P_OPEN + "a＜" + EOS + "b" + P_CLOSE,  # a fullwidth one
+        '<tool_calls><invoke name="f">{"a": "<' + EOS + '"}</invoke></tool_calls>',  # a JSON body
+    ],
+)
+def test_an_end_of_sentence_token_after_stray_angles_in_a_block_ends_it(text: str) -> None:
+    # R14.6 / D27: the output ended inside the block, so it is text (less the token); the angles
+    # before the token start no tag, and skipping them must not skip the token's own `<`.
+    s = Sieve()
+    events = [e.to_dict() for e in coalesce(s.feed(text) + s.flush())]
+    assert events == [{"type": "text", "text": text.replace(EOS, "")}]
+
+
+def test_stray_angles_at_the_end_of_an_unclosed_value_are_text() -> None:
+    text = P_OPEN + "a<<"
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+def test_a_json_candidate_past_the_limit_inside_a_string_resumes_text_at_the_limit() -> None:
+    # D43: the candidate reaches the limit inside a string: it is text, decided there, and TEXT
+    # reads on from there (the block after it is a call), in every chunking.
+    head = '{"name": "f", "input": {"a": "' + "x" * 30
+    text = head + BLOCK + '"}}'
+    opts = {"json_tool_calls": True, "max_capture_chars": 55}
+    whole = _events(text, **opts)
+    assert [e["type"] for e in whole] == ["text", "tool_calls", "text"]
+    assert whole[0]["text"] == head
+    assert _events(text, size=1, **opts) == whole
+    assert _events(text, size=7, **opts) == whole
+
+
+def test_a_json_candidate_reads_an_escape_whole_when_the_chunk_holds_it() -> None:
+    # A backslash and the character after it, both in the chunk, are taken in one step: the
+    # next feed sees only its own chunk (a wait at the backslash would expose `\n` twice).
+    first = '{"name": "f", "input": {"a": "\\n'
+    assert _scanner_work([first, '"}}'], **JSON) == 2 * len(first + '"}}')
