@@ -1270,3 +1270,12 @@ def test_a_json_candidate_reads_an_escape_whole_when_the_chunk_holds_it() -> Non
     # next feed sees only its own chunk (a wait at the backslash would expose `\n` twice).
     first = '{"name": "f", "input": {"a": "\\n'
     assert _scanner_work([first, '"}}'], **JSON) == 2 * len(first + '"}}')
+
+
+def test_in_a_literal_inline_span_a_comment_after_a_stray_angle_still_hides_a_block() -> None:
+    # D1 / D41: the span never closes, so its opener is literal and its content is read again as
+    # prose; the comment there (after a stray `<`) is an ignored region, so the block inside it
+    # is text, as it is outside any span.
+    text = "`a <<!-- " + BLOCK + " -->\n\nb"
+    assert _events(text) == [{"type": "text", "text": text}]
+    assert _events("a <<!-- " + BLOCK + " -->") == [{"type": "text", "text": "a <<!-- " + BLOCK + " -->"}]
