@@ -1181,3 +1181,101 @@ def test_in_a_cdata_a_run_after_a_short_run_on_its_line_opens_no_fence() -> None
 def test_three_spaces_then_a_run_at_the_start_of_input_open_a_fence() -> None:
     text = "   ```\n" + BLOCK + "\n```\n"
     assert _events(text, reasoning="off") == [{"type": "text", "text": text}]
+
+
+# ---- the scanner's first state (issue 17, the __init__ mutants) ------------------------------------
+
+
+def _scanned(sc: scanner.Scanner, text: str) -> list[str]:
+    return [type(e).__name__ for e in sc.feed(text) + sc.finish()]
+
+
+def test_a_scanner_made_without_options_reads_no_json_call() -> None:
+    # R9: JSON tool calls in prose are an option, off unless asked for.
+    call = '{"name": "f", "input": {}}'
+    assert _scanned(scanner.Scanner(), call) == ["TextEvent"]
+    assert _scanned(scanner.Scanner(json_calls=True), call) == ["ToolCallsEvent"]
+
+
+def test_a_scanner_made_without_options_announces_no_call() -> None:
+    # R16: calls are announced and their values streamed only with stream_arguments.
+    text = P_OPEN + "x" + P_CLOSE
+    assert _scanned(scanner.Scanner(), text) == ["ToolCallsEvent"]
+    streamed = _scanned(scanner.Scanner(stream_arguments=True), text)
+    assert streamed == ["CallBegun", "ValueChars", "ParamDone", "CallDone", "ToolCallsEvent"]
+
+
+def test_a_scanner_finished_unfed_gives_no_event() -> None:
+    assert scanner.Scanner().finish() == []
+    assert Sieve().flush() == []
+
+
+def test_no_tool_call_syntax_seen_is_false_not_only_falsy() -> None:
+    s = Sieve()
+    s.feed("hello <b>world</b>")
+    assert s.saw_tool_call_syntax is False
+    s.flush()
+    assert s.saw_tool_call_syntax is False
+
+
+def test_a_pre_tag_one_character_into_the_input_hides_nothing() -> None:
+    # D41: `<pre>` is an ignored region only where it starts a line; after `a` at the start of
+    # the input it is a mention, so the block after it is a call.
+    assert [e["type"] for e in _events("a<pre>" + BLOCK)] == ["text", "tool_calls"]
+    assert [e["type"] for e in _events("<pre>" + BLOCK)] == ["text"]
+
+
+# ---- the steps changed since the second run: _skip in a block, a JSON candidate at the limit ------
+
+EOS = "<｜end▁of▁sentence｜>"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        P_OPEN + "a<" + EOS + "b" + P_CLOSE,  # a stray angle before the token in a value
+        P_OPEN + "a<<<" + EOS + "b" + P_CLOSE,
+        P_OPEN + "a＜" + EOS + "b" + P_CLOSE,  # a fullwidth one
+        '<tool_calls><invoke name="f">{"a": "<' + EOS + '"}</invoke></tool_calls>',  # a JSON body
+    ],
+)
+def test_an_end_of_sentence_token_after_stray_angles_in_a_block_ends_it(text: str) -> None:
+    # R14.6 / D27: the output ended inside the block, so it is text (less the token); the angles
+    # before the token start no tag, and skipping them must not skip the token's own `<`.
+    s = Sieve()
+    events = [e.to_dict() for e in coalesce(s.feed(text) + s.flush())]
+    assert events == [{"type": "text", "text": text.replace(EOS, "")}]
+
+
+def test_stray_angles_at_the_end_of_an_unclosed_value_are_text() -> None:
+    text = P_OPEN + "a<<"
+    assert _events(text) == [{"type": "text", "text": text}]
+
+
+def test_a_json_candidate_past_the_limit_inside_a_string_resumes_text_at_the_limit() -> None:
+    # D43: the candidate reaches the limit inside a string: it is text, decided there, and TEXT
+    # reads on from there (the block after it is a call), in every chunking.
+    head = '{"name": "f", "input": {"a": "' + "x" * 30
+    text = head + BLOCK + '"}}'
+    opts = {"json_tool_calls": True, "max_capture_chars": 55}
+    whole = _events(text, **opts)
+    assert [e["type"] for e in whole] == ["text", "tool_calls", "text"]
+    assert whole[0]["text"] == head
+    assert _events(text, size=1, **opts) == whole
+    assert _events(text, size=7, **opts) == whole
+
+
+def test_a_json_candidate_reads_an_escape_whole_when_the_chunk_holds_it() -> None:
+    # A backslash and the character after it, both in the chunk, are taken in one step: the
+    # next feed sees only its own chunk (a wait at the backslash would expose `\n` twice).
+    first = '{"name": "f", "input": {"a": "\\n'
+    assert _scanner_work([first, '"}}'], **JSON) == 2 * len(first + '"}}')
+
+
+def test_in_a_literal_inline_span_a_comment_after_a_stray_angle_still_hides_a_block() -> None:
+    # D1 / D41: the span never closes, so its opener is literal and its content is read again as
+    # prose; the comment there (after a stray `<`) is an ignored region, so the block inside it
+    # is text, as it is outside any span.
+    text = "`a <<!-- " + BLOCK + " -->\n\nb"
+    assert _events(text) == [{"type": "text", "text": text}]
+    assert _events("a <<!-- " + BLOCK + " -->") == [{"type": "text", "text": "a <<!-- " + BLOCK + " -->"}]
