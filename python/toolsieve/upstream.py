@@ -78,21 +78,30 @@ def _wake(fut: asyncio.Future[None] | None) -> None:
         fut.set_result(None)
 
 
-def _expire(fut: asyncio.Future[None], exc: Exception) -> None:
+def _expire(fut: asyncio.Future[None], error: type[Exception], message: str) -> None:
     if not fut.done():
-        fut.set_exception(exc)
+        fut.set_exception(error(message))
+
+
+_EXTRA: Final = {
+    "ssl_object": "ssl_object",
+    "client_addr": "sockname",
+    "server_addr": "peername",
+    "socket": "socket",
+}
 
 
 class _Stream(httpcore.AsyncNetworkStream):
-    def __init__(self, transport: Any, protocol: _Protocol) -> None:
-        self._transport = transport
+    """One connection; its transport is the protocol's (the TLS one after `start_tls`)."""
+
+    def __init__(self, protocol: _Protocol) -> None:
         self._protocol = protocol
         self._loop = asyncio.get_running_loop()
 
-    async def _wait(self, which: str, timeout: float | None, exc: Exception) -> None:
+    async def _wait(self, which: str, timeout: float | None, error: type[Exception], message: str) -> None:
         fut: asyncio.Future[None] = self._loop.create_future()
         setattr(self._protocol, which, fut)
-        timer = None if timeout is None else self._loop.call_later(timeout, _expire, fut, exc)
+        timer = None if timeout is None else self._loop.call_later(timeout, _expire, fut, error, message)
         try:
             await fut
         finally:
@@ -107,7 +116,7 @@ class _Stream(httpcore.AsyncNetworkStream):
                 if p.error is not None:
                     raise httpcore.ReadError(str(p.error) or type(p.error).__name__)
                 return b""
-            await self._wait("reader", timeout, httpcore.ReadTimeout("upstream read timed out"))
+            await self._wait("reader", timeout, httpcore.ReadTimeout, "upstream read timed out")
         data = p.chunks.popleft()
         if len(data) > max_bytes:
             p.chunks.appendleft(data[max_bytes:])
@@ -115,21 +124,21 @@ class _Stream(httpcore.AsyncNetworkStream):
         p.size -= len(data)
         if p.read_paused and p.size <= LOW_WATER:
             p.read_paused = False
-            self._transport.resume_reading()
+            p.transport.resume_reading()
         return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
             return
         p = self._protocol
-        if p.eof or self._transport.is_closing():
+        if p.eof or p.transport.is_closing():
             raise httpcore.WriteError("the upstream connection is closed")
-        self._transport.write(buffer)
+        p.transport.write(buffer)
         while p.write_paused and not p.eof:
-            await self._wait("writer", timeout, httpcore.WriteTimeout("upstream write timed out"))
+            await self._wait("writer", timeout, httpcore.WriteTimeout, "upstream write timed out")
 
     async def aclose(self) -> None:
-        self._transport.close()
+        self._protocol.transport.close()
 
     async def start_tls(
         self,
@@ -137,31 +146,25 @@ class _Stream(httpcore.AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
+        p = self._protocol
         try:
             transport = await asyncio.wait_for(
-                self._loop.start_tls(
-                    self._transport, self._protocol, ssl_context, server_hostname=server_hostname
-                ),
-                timeout,
+                self._loop.start_tls(p.transport, p, ssl_context, server_hostname=server_hostname), timeout
             )
         except TimeoutError:
-            self._transport.close()
+            p.transport.close()
             raise httpcore.ConnectTimeout("TLS handshake timed out") from None
         except (OSError, ssl.SSLError) as exc:
-            self._transport.close()
+            p.transport.close()
             raise httpcore.ConnectError(str(exc)) from exc
-        self._protocol.transport = transport
-        return _Stream(transport, self._protocol)
+        p.transport = transport  # start_tls does not call connection_made again
+        return _Stream(p)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":  # data or end of input on an idle connection: it expired
             return self._protocol.eof or bool(self._protocol.chunks)
-        key = {"ssl_object": "ssl_object", "client_addr": "sockname", "server_addr": "peername"}
-        if info in key:
-            return self._transport.get_extra_info(key[info])
-        if info == "socket":
-            return self._transport.get_extra_info("socket")
-        return None
+        key = _EXTRA.get(info)
+        return None if key is None else self._protocol.transport.get_extra_info(key)
 
 
 class AsyncioBackend(httpcore.AsyncNetworkBackend):
@@ -177,7 +180,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         sock = transport.get_extra_info("socket")
         for option in options or ():
             sock.setsockopt(*option)
-        return _Stream(transport, protocol)
+        return _Stream(protocol)
 
     async def connect_tcp(
         self,
