@@ -1432,7 +1432,7 @@ class Scanner:
                 r = self._param_angle(buf, pos, final, start)
                 if r is not None:
                     return r
-                pos = self._skip(buf, pos)
+                pos = self._skip(buf, pos, text=True)  # the last angle may open a CDATA
             m = _ANGLE.search(buf, pos)
             if m is None:
                 pos = n

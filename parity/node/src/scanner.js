@@ -1850,7 +1850,7 @@ class Scanner {
       if (OPEN_ANGLES.includes(c)) {
         const r = this._paramAngle(buf, pos, final, start);
         if (r !== null) return r;
-        pos = this._skip(buf, pos);
+        pos = this._skip(buf, pos, true); // the last angle may open a CDATA
       }
       const m = search(ANGLE, buf, pos);
       if (m === null) {
