@@ -104,3 +104,13 @@ def test_memory_stays_flat_after_an_opener(name: str) -> None:
     opener, unit = CONSTRUCTS[name]
     _, grown = run(opener, unit, 300_000, 4096, trace=True)
     assert grown <= 16 * 1024, f"{name}: grew by {grown} bytes"
+
+
+@pytest.mark.parametrize("blank", [" ", "\t"])
+def test_a_pre_opener_at_a_line_start_is_released_at_its_blank(blank: str) -> None:
+    """`<pre` and a blank at a line start open a region (D41): decided there, not held to the
+    end of the line as a tag head (Node released it there first)."""
+    s = Sieve()
+    got = [[e.text for e in s.feed(c) if isinstance(e, TextEvent)] for c in ["<", "p", "r", "e", blank, "x"]]
+    assert got == [[], [], [], [], ["<pre" + blank], ["x"]]
+    assert list(s.flush()) == []

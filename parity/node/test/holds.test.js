@@ -163,3 +163,12 @@ test('a backtick run at the limit of a held span is not lost (found by the fuzze
     }
   }
 });
+
+test('a <pre opener at a line start is released at its blank (D41)', () => {
+  for (const blank of [' ', '\t']) {
+    const s = new Sieve();
+    const got = ['<', 'p', 'r', 'e', blank, 'x'].map((c) => s.feed(c).map((e) => e.text));
+    assert.deepStrictEqual(got, [[], [], [], [], ['<pre' + blank], ['x']]);
+    assert.deepStrictEqual(s.flush(), []);
+  }
+});
