@@ -2756,8 +2756,8 @@ const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharC
   .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
   .join('');
 const PROSE_REPS = 4096;
-// A prose tag head cut by the end of the input: every recognizer says MORE (but a `<pre ` at a line
-// start, which opens a region: Python's `_PLAIN_TAG_SO_FAR` holds that one a chunk longer).
+// A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
+// line start, which opens a region (D41) and is decided at its blank (Python's `_PLAIN_TAG_SO_FAR`).
 const PLAIN_TAG_SO_FAR = new RegExp(
   '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
   'y',
