@@ -51,6 +51,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from enum import IntEnum
+from sys import intern
 from typing import Any, Final
 
 from . import sections, strings, values
@@ -297,30 +298,63 @@ class _Text:
         return "".join([*self.big, *self.small, tail])
 
 
-class _Calls:
-    """The calls of an open block: (name, input) pairs in one flat list, made ToolCalls when the
-    block ends, once its source is joined and let go. A held call costs two list slots, not an
-    object (issue 14, memory per held character)."""
+_FLAT_PARAMS: Final = 8  # the most parameters a held call keeps as list slots (_Calls)
 
-    __slots__ = ("flat",)
+
+class _Calls:
+    """The calls of an open block, in one flat list, made ToolCalls when the block ends, once its
+    source is joined and let go. A held call is its keys and values, their count and its name
+    (`k1, v1, …, n, name`), not a dict: a one-parameter call costs four list slots, not a dict
+    of 184 bytes and its two slots (issue 14, memory per held character). A call of more than
+    _FLAT_PARAMS parameters keeps its dict (`inp, -1, name`)."""
+
+    __slots__ = ("first", "flat")
 
     def __init__(self) -> None:
         self.flat: list[Any] = []
+        self.first = 0  # the length of the first call's record
 
     def add(self, name: str, inp: dict[str, Any]) -> None:
-        self.flat.append(name)
-        self.flat.append(inp)
+        flat = self.flat
+        if len(inp) > _FLAT_PARAMS:  # a big input costs little more as a dict than as slots
+            flat.append(inp)
+            flat.append(-1)
+        else:
+            for k, v in inp.items():  # (keys from JSON are new strings per call: shared here)
+                flat += (intern(k), v)
+            flat.append(len(inp))
+        flat.append(name)
+        if not self.first:
+            self.first = len(flat)
 
     def __bool__(self) -> bool:
         return bool(self.flat)
 
     def keep_first(self) -> None:
         """Only "there was one" matters from here on (past the capture limit)."""
-        del self.flat[2:]
+        del self.flat[self.first :]
 
     def take(self) -> tuple[ToolCall, ...]:
-        flat, self.flat = self.flat, []
-        return tuple(ToolCall(flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+        """The calls, read from the end: the list shrinks as the objects are made, so the held
+        records and the calls are not in memory twice."""
+        flat, self.flat, self.first = self.flat, [], 0
+        pop = flat.pop
+        out: list[ToolCall] = []
+        while flat:
+            name = pop()
+            n = pop()
+            if n == 1:
+                v = pop()
+                inp = {pop(): v}
+            elif n < 0:
+                inp = pop()
+            else:
+                kv = flat[len(flat) - 2 * n :]
+                del flat[len(flat) - 2 * n :]
+                inp = dict(zip(kv[::2], kv[1::2], strict=True))
+            out.append(ToolCall(name, inp))
+        out.reverse()
+        return tuple(out)
 
 
 class _Run:
@@ -1395,7 +1429,8 @@ class Scanner:
                     if inp is None:
                         return self._fail()
                     inv.params, inv.multi = {}, set()  # `inp` is the call's now
-                    cap.calls.add(inv.name, inp)
+                    if not (cap.over and cap.calls):  # past the limit only "there was one" counts
+                        cap.calls.add(inv.name, inp)
                     if cap.started:
                         self._flush_text()
                         self.out.append(CallDone(inp))
