@@ -1,5 +1,6 @@
-"""The gateway's upstream network backend (toolsieve.upstream) against real local servers: reads,
-backpressure, timeouts, a closed keep-alive connection, connection errors, TLS, and httpx on top."""
+"""The gateway's upstream transport (toolsieve.upstream) against real local servers, through httpx's
+client: bodies of every framing, backpressure, timeouts, keep-alive and closed connections,
+connection errors, malformed answers, streamed request bodies, TLS."""
 
 from __future__ import annotations
 
@@ -7,18 +8,19 @@ import asyncio
 import shutil
 import ssl
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-httpcore = pytest.importorskip("httpcore")
 httpx = pytest.importorskip("httpx")
+pytest.importorskip("httptools")
 
-from toolsieve.upstream import HIGH_WATER, AsyncioBackend, client  # noqa: E402
+from toolsieve.upstream import HIGH_WATER, Transport, client  # noqa: E402
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+OK_SSE = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 
 
 async def _serve(handler: Handler, ssl_context: ssl.SSLContext | None = None) -> tuple[Any, int]:
@@ -26,25 +28,157 @@ async def _serve(handler: Handler, ssl_context: ssl.SSLContext | None = None) ->
     return server, server.sockets[0].getsockname()[1]
 
 
-def test_reads_what_the_server_writes_then_end_of_input() -> None:
-    async def main() -> list[bytes]:
+async def _request(r: asyncio.StreamReader) -> bytes:
+    """A request's head and its content-length body."""
+    head = await r.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return head + (await r.readexactly(length) if length else b"")
+
+
+def _client(timeout: float = 5.0) -> Any:  # an httpx.AsyncClient
+    return client(httpx.Timeout(timeout))
+
+
+async def _get(c: Any, port: int, method: str = "GET", **kw: Any) -> tuple[int, list[bytes]]:
+    async with c.stream(method, f"http://127.0.0.1:{port}/x?y=1", **kw) as resp:
+        return resp.status_code, [p async for p in resp.aiter_raw()]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        OK_SSE + b"9\r\ndata: 1\n\n\r\n" + b"9\r\ndata: 2\n\n\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\ncontent-length: 18\r\n\r\ndata: 1\n\ndata: 2\n\n",
+        b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\ndata: 1\n\ndata: 2\n\n",  # ends with the connection
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 18\r\n\r\ndata: 1\n\ndata: 2\n\n",
+    ],
+    ids=["chunked", "content-length", "until-close", "interim-100"],
+)
+def test_a_body_of_each_framing_is_read_whole_and_the_request_is_sent_as_built(answer: bytes) -> None:
+    async def main() -> tuple[int, bytes, bytes, str]:
+        seen = []
+
         async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            w.write(b"hello " * 5)
-            await w.drain()
-            w.close()
+            seen.append(await _request(r))
+            for i in range(0, len(answer), 7):  # in awkward splits
+                w.write(answer[i : i + 7])
+                await w.drain()
+            if b"connection: close" in answer:
+                w.close()
 
         server, port = await _serve(handler)
-        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
-        got = []
-        while data := await stream.read(4, timeout=5):
-            got.append(data)
-        await stream.aclose()
+        c = _client()
+        async with c, c.stream("POST", f"http://127.0.0.1:{port}/x?y=1", content=b'{"a": 1}') as resp:
+            body = b"".join([p async for p in resp.aiter_raw()])
+            reason = resp.reason_phrase
         server.close()
-        return got
+        return resp.status_code, body, seen[0], reason
 
-    got = asyncio.run(main())
-    assert b"".join(got) == b"hello " * 5
-    assert max(map(len, got)) <= 4  # never more than asked for
+    status, body, request, reason = asyncio.run(main())
+    assert (status, body, reason) == (200, b"data: 1\n\ndata: 2\n\n", "OK")
+    assert request.startswith(b"POST /x?y=1 HTTP/1.1\r\n")
+    assert b"\r\nhost: 127.0.0.1:" in request.lower() and request.endswith(b'\r\n\r\n{"a": 1}')
+
+
+def test_a_streamed_request_body_goes_chunked() -> None:
+    async def main() -> bytes:
+        got = []
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await r.readuntil(b"\r\n\r\n")
+            got.append(await r.readuntil(b"0\r\n\r\n"))
+            w.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+            await w.drain()
+
+        async def parts() -> AsyncIterator[bytes]:
+            yield b"ab"
+            yield b""
+            yield b"cde"
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            resp = await c.post(f"http://127.0.0.1:{port}/", content=parts())
+        server.close()
+        assert resp.status_code == 204
+        return got[0]
+
+    assert asyncio.run(main()) == b"2\r\nab\r\n3\r\ncde\r\n0\r\n\r\n"
+
+
+def test_keep_alive_connections_are_used_again_and_an_early_close_closes_one() -> None:
+    async def main() -> tuple[list[list[bytes]], int, int, bool]:
+        opened = 0
+        ended = asyncio.Event()
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal opened
+            opened += 1
+            while True:
+                try:
+                    head = await _request(r)
+                except asyncio.IncompleteReadError:
+                    ended.set()
+                    return
+                w.write(OK_SSE + b"9\r\ndata: 1\n\n\r\n")
+                if b"/long" in head:
+                    await asyncio.sleep(0.05)
+                    continue  # never ends: the client closes it
+                w.write(b"9\r\ndata: 2\n\n\r\n0\r\n\r\n")
+                await w.drain()
+
+        server, port = await _serve(handler)
+        bodies = []
+        async with _client() as c:
+            t: Any = c._transport
+            for _ in range(3):
+                bodies.append((await _get(c, port))[1])
+            before = t.opened
+            async with c.stream("GET", f"http://127.0.0.1:{port}/long") as resp:
+                async for _ in resp.aiter_raw():
+                    break
+            await asyncio.wait_for(ended.wait(), 5)  # the server saw the connection close
+            bodies.append((await _get(c, port))[1])
+        server.close()
+        return bodies, before, opened, ended.is_set()
+
+    bodies, before, opened, ended = asyncio.run(main())
+    assert [b"".join(b) for b in bodies] == [b"data: 1\n\ndata: 2\n\n"] * 4
+    assert before == 1 and opened == 2 and ended  # one connection for three; a new one after the cancel
+
+
+def test_an_idle_connection_the_server_closed_is_not_used_and_a_request_it_drops_goes_once_more() -> None:
+    async def main() -> tuple[list[int], int]:
+        n = 0
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal n
+            n += 1
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await w.drain()
+            if n == 1:
+                w.close()  # closes the idle keep-alive connection at once
+                return
+            if n == 2:
+                await _request(r)  # reads the next request and drops it without an answer
+                w.close()
+                return
+            await asyncio.sleep(1)
+
+        server, port = await _serve(handler)
+        statuses = []
+        async with _client() as c:
+            statuses.append((await c.get(f"http://127.0.0.1:{port}/")).status_code)
+            await asyncio.sleep(0.1)  # the close arrived: that connection is not used again
+            statuses.append((await c.get(f"http://127.0.0.1:{port}/")).status_code)
+            statuses.append((await c.get(f"http://127.0.0.1:{port}/")).status_code)  # sent again
+        server.close()
+        return statuses, n
+
+    assert asyncio.run(main()) == ([200, 200, 200], 3)
 
 
 def test_a_reader_that_does_not_read_stops_the_socket_reading() -> None:
@@ -52,19 +186,22 @@ def test_a_reader_that_does_not_read_stops_the_socket_reading() -> None:
 
     async def main() -> tuple[int, int]:
         async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % total)
             block = b"x" * 65536
             for _ in range(total // len(block)):
                 w.write(block)
                 await w.drain()
-            w.close()
 
         server, port = await _serve(handler)
-        stream: Any = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
-        await asyncio.sleep(0.5)  # the server writes as fast as it can, nobody reads
-        held = stream._protocol.size
-        n = 0
-        while data := await stream.read(65536, timeout=5):
-            n += len(data)
+        async with _client() as c:
+            t: Any = c._transport
+            async with c.stream("GET", f"http://127.0.0.1:{port}/") as resp:
+                await asyncio.sleep(0.5)  # the server writes as fast as it can, nobody reads
+                held = next(iter(t._active)).size
+                n = 0
+                async for part in resp.aiter_raw():
+                    n += len(part)
         server.close()
         return held, n
 
@@ -73,66 +210,79 @@ def test_a_reader_that_does_not_read_stops_the_socket_reading() -> None:
     assert n == total  # and nothing lost after it resumed
 
 
-def test_a_silent_server_is_a_read_timeout() -> None:
+@pytest.mark.parametrize("when", ["head", "body"])
+def test_a_silent_server_is_a_read_timeout(when: str) -> None:
     async def main() -> None:
         async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            await asyncio.sleep(5)
+            await _request(r)
+            if when == "body":
+                w.write(OK_SSE + b"9\r\ndata: 1\n\n\r\n")
+                await w.drain()
+            await asyncio.sleep(3)
 
         server, port = await _serve(handler)
-        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
-        with pytest.raises(httpcore.ReadTimeout):
-            await stream.read(10, timeout=0.2)
-        await stream.aclose()
+        async with _client(timeout=0.2) as c:
+            with pytest.raises(httpx.ReadTimeout):
+                await _get(c, port)
         server.close()
 
     asyncio.run(main())
 
 
-def test_an_idle_connection_the_server_closed_is_readable() -> None:
-    async def main() -> tuple[bool, bool]:
-        closed = asyncio.Event()
-
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (OK_SSE + b"9\r\ndata: 1\n\n\r\n", httpx.RemoteProtocolError),  # cut off inside the body
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc", httpx.RemoteProtocolError),
+        (b"HTTP/1.1 200 OK\r\nbad header\r\n\r\n", httpx.RemoteProtocolError),  # malformed
+        (b"", httpx.RemoteProtocolError),  # closed without an answer
+    ],
+    ids=["chunked-cut", "length-cut", "malformed", "no-answer"],
+)
+def test_a_broken_answer_is_a_protocol_error(answer: bytes, error: type[Exception]) -> None:
+    async def main() -> None:
         async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            await asyncio.sleep(0.1)
+            await _request(r)
+            w.write(answer)
+            await w.drain()
             w.close()
-            closed.set()
 
         server, port = await _serve(handler)
-        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
-        before = stream.get_extra_info("is_readable")
-        await closed.wait()
-        await asyncio.sleep(0.1)
-        after = stream.get_extra_info("is_readable")
+        async with _client() as c:
+            with pytest.raises(error):
+                await _get(c, port)
         server.close()
-        return before, after
 
-    assert asyncio.run(main()) == (False, True)
+    asyncio.run(main())
 
 
-def test_no_server_is_a_connect_error_and_the_addresses_are_known() -> None:
+def test_no_server_is_a_connect_error_and_other_requests_are_refused() -> None:
     async def main() -> None:
         server, port = await _serve(lambda r, w: asyncio.sleep(0))
-        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
-        assert stream.get_extra_info("server_addr")[1] == port
-        assert stream.get_extra_info("client_addr")[0] == "127.0.0.1"
-        assert stream.get_extra_info("socket") is not None
-        assert stream.get_extra_info("ssl_object") is None
-        await stream.aclose()
         server.close()
         await server.wait_closed()
-        with pytest.raises(httpcore.ConnectError):
-            await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        async with _client() as c:
+            with pytest.raises(httpx.ConnectError):
+                await c.get(f"http://127.0.0.1:{port}/")
+            with pytest.raises(httpx.UnsupportedProtocol):
+                await c.head(f"http://127.0.0.1:{port}/")
+        t = Transport()
+        with pytest.raises(httpx.UnsupportedProtocol):
+            await t.handle_async_request(httpx.Request("GET", "ftp://127.0.0.1/"))
+        await t.aclose()
 
     asyncio.run(main())
 
 
-def test_writing_to_a_closed_connection_is_a_write_error() -> None:
+def test_a_connect_timeout() -> None:
     async def main() -> None:
+        t = Transport()
         server, port = await _serve(lambda r, w: asyncio.sleep(0))
-        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
-        await stream.aclose()
-        with pytest.raises(httpcore.WriteError):
-            await stream.write(b"x")
+        # no time at all to connect: deterministic, unlike an address that never answers
+        req = httpx.Request("GET", f"http://127.0.0.1:{port}/", extensions={"timeout": {"connect": 0}})
+        with pytest.raises(httpx.ConnectTimeout):
+            await t.handle_async_request(req)
+        await t.aclose()
         server.close()
 
     asyncio.run(main())
@@ -149,83 +299,27 @@ def test_tls_through_httpx(tmp_path: Path) -> None:
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_ctx.load_cert_chain(cert, key)
 
-    async def main() -> tuple[int, str]:
+    async def main() -> tuple[int, str, int]:
         async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            await r.readuntil(b"\r\n\r\n")
-            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
-            await w.drain()
-
-        server, port = await _serve(handler, server_ctx)
-        c = client(httpx.Timeout(5.0), httpx.Limits(), shards=1)
-        # the pool's own SSL context is httpx's default: give it the test certificate
-        pool: Any = c._transport._pool  # type: ignore[attr-defined]
-        pool._ssl_context.load_verify_locations(cert)
-        async with c:
-            resp = await c.get(f"https://localhost:{port}/")
-        server.close()
-        return resp.status_code, resp.text
-
-    assert asyncio.run(main()) == (200, "ok")
-
-
-@pytest.mark.parametrize(("shards", "requests", "conns"), [(1, 3, 1), (8, 16, 8)])
-def test_the_client_uses_the_backend_and_keeps_connections(shards: int, requests: int, conns: int) -> None:
-    async def main() -> tuple[list[str], int]:
-        opened = 0
-
-        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            nonlocal opened
-            opened += 1
             while True:
                 try:
-                    await r.readuntil(b"\r\n\r\n")
+                    await _request(r)
                 except asyncio.IncompleteReadError:
                     return
-                w.write(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                    b"transfer-encoding: chunked\r\n\r\n"
-                )
-                for part in (b"data: 1\n\n", b"data: 2\n\n"):
-                    w.write(b"%x\r\n%s\r\n" % (len(part), part))
-                    await w.drain()
-                w.write(b"0\r\n\r\n")
+                w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
                 await w.drain()
 
-        server, port = await _serve(handler)
-        c = client(httpx.Timeout(5.0), httpx.Limits(), shards=shards)
-        t: Any = c._transport
-        for pool_transport in [t] if shards == 1 else t._transports:
-            assert isinstance(pool_transport._pool._network_backend, AsyncioBackend)
-        bodies = []
-        async with c:
-            for _ in range(requests):
-                async with c.stream("GET", f"http://127.0.0.1:{port}/") as resp:
-                    bodies.append(b"".join([p async for p in resp.aiter_raw()]).decode())
+        server, port = await _serve(handler, server_ctx)
+        ctx = ssl.create_default_context()
+        ctx.load_verify_locations(cert)
+        async with httpx.AsyncClient(transport=Transport(ctx)) as c:
+            await c.get(f"https://localhost:{port}/")
+            resp = await c.get(f"https://localhost:{port}/")
+            opened = c._transport.opened
+        async with _client() as c:  # the default context does not trust the test certificate
+            with pytest.raises(httpx.ConnectError):
+                await c.get(f"https://localhost:{port}/")
         server.close()
-        return bodies, opened
+        return resp.status_code, resp.text, opened
 
-    bodies, made = asyncio.run(main())
-    assert bodies == ["data: 1\n\ndata: 2\n\n"] * requests
-    assert made == conns  # one keep-alive connection per pool, used again
-
-
-def test_a_unix_socket_and_sleep(tmp_path: Path) -> None:
-    path = str(tmp_path / "s")
-
-    async def main() -> bytes:
-        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            w.write(await r.readexactly(4))
-            await w.drain()
-            w.close()
-
-        server = await asyncio.start_unix_server(handler, path)
-        backend = AsyncioBackend()
-        stream = await backend.connect_unix_socket(path, timeout=5)
-        await stream.write(b"ping", timeout=5)
-        await backend.sleep(0.01)
-        data = await stream.read(10, timeout=5)
-        await stream.aclose()
-        server.close()
-        return data
-
-    assert asyncio.run(main()) == b"ping"
+    assert asyncio.run(main()) == (200, "ok", 1)

@@ -167,10 +167,7 @@ class _Gateway:
     def __init__(self, config: GatewayConfig, client: httpx.AsyncClient | None, registry: Any) -> None:
         self.config = config
         self._own_client = client is None
-        self.client = client or upstream_client(
-            httpx.Timeout(config.timeout, connect=config.connect_timeout),
-            httpx.Limits(max_connections=None, max_keepalive_connections=128),  # per pool of 8
-        )
+        self.client = client or upstream_client(httpx.Timeout(config.timeout, connect=config.connect_timeout))
         self.metrics = _Metrics(registry if registry is not None else CollectorRegistry())
 
     async def aclose(self) -> None:

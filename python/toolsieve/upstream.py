@@ -1,17 +1,26 @@
-"""The gateway's upstream connections: an httpcore network backend on asyncio's own transports.
+"""The gateway's upstream connections: an httpx transport of its own, HTTP/1.1 on asyncio's
+transports with httptools' parser (the C parser uvicorn uses, in the server extra).
 
-httpcore's default backend runs every read through anyio: a cancel scope for its timeout, a
-lookup of the running async library, and, for each pooled connection on each request, a poll of
-its socket. Under W11 (200 streams of small events) that was a sixth of the server's CPU per
-event. This backend keeps what a read needs: a protocol that buffers what arrived, a future to
-wait on, and a timer only when a timeout is set. A connection's readiness (`is_readable`, which
-the pool asks to find a keep-alive connection the server closed) is the protocol's own state, no
-system call. Backpressure is kept: past `HIGH_WATER` bytes not yet read, the socket stops
-reading, so a slow client slows the upstream as before.
+httpx's default transport is httpcore: h11 parses every chunk of a streamed body in Python, each
+read goes through anyio (a cancel scope, the running async library looked up again), and the pool
+does work quadratic in its open connections on each request. Under W11 (200 streams of small
+events) httpcore, h11 and anyio were a third of the server's CPU besides the socket writes, the
+same as the sieve and the JSON of every chunk together. This transport keeps what a streamed
+answer needs: one protocol per connection that parses what arrives as it arrives, a future to wait
+on, a timer only while waiting, and a list of idle keep-alive connections per origin.
 
-Plugged in with `client()`: an `httpx.AsyncClient` like httpx's own, whose pool uses this backend.
-Proxies (`trust_env` is off in the gateway) and HTTP/2 are not supported by it; `client()`
-falls back to httpx's default transport when the installed httpx lays its pool out otherwise.
+- Timeouts come from the request (`httpx.Timeout` of the client): connect, read (per wait for
+  data), write. They raise httpx's `ConnectTimeout`, `ReadTimeout`, `WriteTimeout`; a refused
+  connection is `ConnectError`, a reset `ReadError`, a malformed answer or one cut off before its
+  end `RemoteProtocolError`. httpx's client API is unchanged.
+- Backpressure: past `HIGH_WATER` bytes received and not yet read, the socket stops reading, so
+  a slow client slows the upstream.
+- Keep-alive: a connection goes back to its origin's idle list when its answer was read to the
+  end and both sides allow it; one closed by the server while idle is dropped (its protocol knows,
+  no system call). A request on a reused connection that ends before any byte of an answer is sent
+  once more on a new connection (the server closed it as the request left).
+- Closing an answer before its end closes its connection: the upstream sees the client leave.
+- Not supported: proxies (`trust_env` is off in the gateway), HTTP/2, HEAD requests, upgrades.
 """
 
 from __future__ import annotations
@@ -19,58 +28,132 @@ from __future__ import annotations
 import asyncio
 import collections
 import ssl
-from collections.abc import Iterable
+import time
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
-import httpcore
+import httptools
 import httpx
 
 HIGH_WATER: Final = 256 * 1024  # unread bytes past which the socket stops reading
 LOW_WATER: Final = 64 * 1024  # and resumes below
+KEEPALIVE_EXPIRY: Final = 5.0  # seconds an idle connection is kept
 
 
-class _Protocol(asyncio.Protocol):
-    """What arrived and not yet read, end of input, and the waiters of one connection."""
+class _Connection(asyncio.Protocol):
+    """One HTTP/1.1 connection: the answer being parsed, what arrived of its body and not yet read,
+    and the task waiting for more."""
 
     def __init__(self) -> None:
         self.transport: Any = None
+        self.parser = httptools.HttpResponseParser(self)
+        self.closed = False  # the connection is gone (either side)
+        self.error: BaseException | None = None
+        self.waiter: asyncio.Future[None] | None = None  # a read (headers or body) waiting
+        self.write_waiter: asyncio.Future[None] | None = None
+        self.write_paused = False
+        self.read_paused = False
+        self.idle_since = 0.0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.status = 0
+        self.reason = b""
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.headers_done = False
+        self.complete = False
+        self.keep_alive = False
+        self.got_bytes = False
+        self.framed = False  # content-length or chunked: the end is known without EOF
         self.chunks: collections.deque[bytes] = collections.deque()
         self.size = 0
-        self.eof = False
-        self.error: BaseException | None = None
-        self.reader: asyncio.Future[None] | None = None
-        self.writer: asyncio.Future[None] | None = None
-        self.read_paused = False
-        self.write_paused = False
 
+    # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        self.chunks.append(data)
-        self.size += len(data)
-        if self.size > HIGH_WATER and not self.read_paused:
-            self.read_paused = True
-            self.transport.pause_reading()
-        _wake(self.reader)
+        self.got_bytes = True
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
+            self.transport.close()
+        _wake(self.waiter)
 
     def eof_received(self) -> bool:
-        self.eof = True
-        _wake(self.reader)
-        return False  # the transport closes itself
+        return False  # the transport closes itself; connection_lost follows
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.eof = True
-        self.error = exc
-        _wake(self.reader)
-        _wake(self.writer)
+        self.closed = True
+        if self.error is None and exc is not None:
+            self.error = httpx.ReadError(str(exc) or type(exc).__name__)
+        if self.headers_done and not self.complete and not self.framed and self.error is None:
+            self.complete = True  # a body without a length ends with the connection
+        _wake(self.waiter)
+        _wake(self.write_waiter)
 
     def pause_writing(self) -> None:
         self.write_paused = True
 
     def resume_writing(self) -> None:
         self.write_paused = False
-        _wake(self.writer)
+        _wake(self.write_waiter)
+
+    # httptools callbacks
+    def on_status(self, status: bytes) -> None:
+        self.reason += status
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers.append((name, value))
+        low = name.lower()
+        if low == b"content-length" or (low == b"transfer-encoding" and b"chunked" in value.lower()):
+            self.framed = True
+
+    def on_headers_complete(self) -> None:
+        self.status = self.parser.get_status_code()
+        if 100 <= self.status < 200:  # an interim answer (100 Continue): wait for the real one
+            self.reason, self.headers, self.framed = b"", [], False
+            return
+        self.headers_done = True
+
+    def on_body(self, body: bytes) -> None:
+        self.chunks.append(body)
+        self.size += len(body)
+        if self.size > HIGH_WATER and not self.read_paused:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    def on_message_complete(self) -> None:
+        if self.headers_done:
+            self.complete = True
+            self.keep_alive = self.parser.should_keep_alive()  # read now: the parser resets after
+
+    # used by the transport
+    async def wait(self, timeout: float | None, error: type[httpx.TransportError], message: str) -> None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self.waiter = fut
+        timer = None if timeout is None else loop.call_later(timeout, _expire, fut, error, message)
+        try:
+            await fut
+        finally:
+            self.waiter = None
+            if timer is not None:
+                timer.cancel()
+
+    def take(self) -> bytes:
+        """What arrived of the body, all of it (the caller checked there is some)."""
+        data = b"".join(self.chunks) if len(self.chunks) > 1 else self.chunks[0]
+        self.chunks.clear()
+        self.size = 0
+        if self.read_paused:
+            self.read_paused = False
+            self.transport.resume_reading()
+        return data
+
+    def reusable(self) -> bool:
+        return self.complete and self.keep_alive and not self.closed and self.error is None
 
 
 def _wake(fut: asyncio.Future[None] | None) -> None:
@@ -83,174 +166,203 @@ def _expire(fut: asyncio.Future[None], error: type[Exception], message: str) -> 
         fut.set_exception(error(message))
 
 
-_EXTRA: Final = {
-    "ssl_object": "ssl_object",
-    "client_addr": "sockname",
-    "server_addr": "peername",
-    "socket": "socket",
-}
+class _Body(httpx.AsyncByteStream):
+    """An answer's body as it arrives; at its end the connection goes back to the pool."""
 
+    def __init__(self, pool: Transport, key: tuple[str, str, int], conn: _Connection, timeout: float | None):
+        self._pool = pool
+        self._key = key
+        self._conn: _Connection | None = conn
+        self._timeout = timeout
 
-class _Stream(httpcore.AsyncNetworkStream):
-    """One connection; its transport is the protocol's (the TLS one after `start_tls`)."""
-
-    def __init__(self, protocol: _Protocol) -> None:
-        self._protocol = protocol
-        self._loop = asyncio.get_running_loop()
-
-    async def _wait(self, which: str, timeout: float | None, error: type[Exception], message: str) -> None:
-        fut: asyncio.Future[None] = self._loop.create_future()
-        setattr(self._protocol, which, fut)
-        timer = None if timeout is None else self._loop.call_later(timeout, _expire, fut, error, message)
-        try:
-            await fut
-        finally:
-            setattr(self._protocol, which, None)
-            if timer is not None:
-                timer.cancel()
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        p = self._protocol
-        while not p.chunks:
-            if p.eof:
-                if p.error is not None:
-                    raise httpcore.ReadError(str(p.error) or type(p.error).__name__)
-                return b""
-            await self._wait("reader", timeout, httpcore.ReadTimeout, "upstream read timed out")
-        data = p.chunks.popleft()
-        if len(data) > max_bytes:
-            p.chunks.appendleft(data[max_bytes:])
-            data = data[:max_bytes]
-        p.size -= len(data)
-        if p.read_paused and p.size <= LOW_WATER:
-            p.read_paused = False
-            p.transport.resume_reading()
-        return data
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if not buffer:
-            return
-        p = self._protocol
-        if p.eof or p.transport.is_closing():
-            raise httpcore.WriteError("the upstream connection is closed")
-        p.transport.write(buffer)
-        while p.write_paused and not p.eof:
-            await self._wait("writer", timeout, httpcore.WriteTimeout, "upstream write timed out")
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        conn = self._conn
+        while conn is not None:
+            if conn.chunks:
+                yield conn.take()
+            elif conn.complete:
+                break
+            elif conn.error is not None:
+                raise conn.error
+            elif conn.closed:
+                raise httpx.RemoteProtocolError("the upstream closed the connection before the answer's end")
+            else:
+                await conn.wait(self._timeout, httpx.ReadTimeout, "upstream read timed out")
+        await self.aclose()
 
     async def aclose(self) -> None:
-        self._protocol.transport.close()
-
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        p = self._protocol
-        try:
-            transport = await asyncio.wait_for(
-                self._loop.start_tls(p.transport, p, ssl_context, server_hostname=server_hostname), timeout
-            )
-        except TimeoutError:
-            p.transport.close()
-            raise httpcore.ConnectTimeout("TLS handshake timed out") from None
-        except (OSError, ssl.SSLError) as exc:
-            p.transport.close()
-            raise httpcore.ConnectError(str(exc)) from exc
-        p.transport = transport  # start_tls does not call connection_made again
-        return _Stream(p)
-
-    def get_extra_info(self, info: str) -> Any:
-        if info == "is_readable":  # data or end of input on an idle connection: it expired
-            return self._protocol.eof or bool(self._protocol.chunks)
-        key = _EXTRA.get(info)
-        return None if key is None else self._protocol.transport.get_extra_info(key)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            self._pool._release(self._key, conn)
 
 
-class AsyncioBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's network backend interface on asyncio transports (see the module docstring)."""
+class Transport(httpx.AsyncBaseTransport):
+    """HTTP/1.1 to any number of origins, keep-alive connections kept per origin (see the module
+    docstring). `max_idle` caps the idle connections kept per origin."""
 
-    async def _connect(self, make: Any, timeout: float | None, options: Any) -> _Stream:
-        try:
-            transport, protocol = await asyncio.wait_for(make(), timeout)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout("connecting to the upstream timed out") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
-        sock = transport.get_extra_info("socket")
-        for option in options or ():
-            sock.setsockopt(*option)
-        return _Stream(protocol)
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        local = None if local_address is None else (local_address, 0)
-        return await self._connect(
-            lambda: loop.create_connection(_Protocol, host, port, local_addr=local), timeout, socket_options
-        )
-
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        return await self._connect(
-            lambda: loop.create_unix_connection(_Protocol, path), timeout, socket_options
-        )
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-
-
-SHARDS: Final = 8  # connection pools per client (see client())
-
-
-class _Shards(httpx.AsyncBaseTransport):
-    """Requests spread round-robin over several transports. httpcore's pool does work quadratic in
-    its open connections on each request (it counts them once per idle one): at 200 streams that
-    was a tenth of the server's CPU; over 8 pools it is a 64th of that."""
-
-    def __init__(self, transports: list[httpx.AsyncHTTPTransport]) -> None:
-        self._transports = transports
-        self._next = 0
+    def __init__(self, ssl_context: ssl.SSLContext | None = None, max_idle: int = 1024) -> None:
+        self._ssl = ssl_context if ssl_context is not None else httpx.create_ssl_context(trust_env=False)
+        self._max_idle = max_idle
+        self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._active: set[_Connection] = set()
+        self.opened = 0  # connections made (tests and benchmarks read it)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        i = self._next
-        self._next = (i + 1) % len(self._transports)
-        return await self._transports[i].handle_async_request(request)
+        url = request.url
+        if url.scheme not in ("http", "https"):
+            raise httpx.UnsupportedProtocol(
+                f"the upstream transport speaks http and https, not {url.scheme!r}"
+            )
+        port = url.port or (443 if url.scheme == "https" else 80)
+        key = (url.scheme, url.host, port)
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        head = _head(request)
+        if request.method == "HEAD":
+            raise httpx.UnsupportedProtocol("the upstream transport does not send HEAD requests")
+        body = request.content if _has_content(request) else None
+        for attempt in (0, 1):
+            conn, reused = self._idle_connection(key), True
+            if conn is None:
+                conn, reused = await self._connect(key, timeouts.get("connect")), False
+            self._active.add(conn)
+            try:
+                await self._send(conn, request, head, body, timeouts.get("write"))
+                while not conn.headers_done:
+                    if conn.error is not None:
+                        raise conn.error
+                    if conn.closed:
+                        raise httpx.RemoteProtocolError(
+                            "the upstream closed the connection without an answer"
+                        )
+                    await conn.wait(timeouts.get("read"), httpx.ReadTimeout, "upstream read timed out")
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+                self._discard(conn)
+                if reused and attempt == 0 and not conn.got_bytes:
+                    continue  # closed by the server while the request was on its way
+                raise
+            except BaseException:
+                self._discard(conn)
+                raise
+            return httpx.Response(
+                conn.status,
+                headers=conn.headers,
+                stream=_Body(self, key, conn, timeouts.get("read")),
+                extensions={"http_version": b"HTTP/1.1", "reason_phrase": conn.reason.strip()},
+            )
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _idle_connection(self, key: tuple[str, str, int]) -> _Connection | None:
+        idle = self._idle.get(key)
+        now = time.monotonic()
+        while idle:
+            conn = idle.pop()
+            if not conn.closed and not conn.got_bytes and now - conn.idle_since < KEEPALIVE_EXPIRY:
+                return conn
+            conn.transport.close()
+        return None
+
+    async def _connect(self, key: tuple[str, str, int], timeout: float | None) -> _Connection:
+        scheme, host, port = key
+        loop = asyncio.get_running_loop()
+        tls = self._ssl if scheme == "https" else None
+        try:
+            made = loop.create_connection(
+                _Connection, host, port, ssl=tls, server_hostname=host if tls else None
+            )
+            _, conn = await asyncio.wait_for(made, timeout)
+        except TimeoutError:
+            raise httpx.ConnectTimeout("connecting to the upstream timed out") from None
+        except (OSError, ssl.SSLError) as exc:
+            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+        self.opened += 1
+        return conn
+
+    async def _send(
+        self,
+        conn: _Connection,
+        request: httpx.Request,
+        head: bytes,
+        body: bytes | None,
+        timeout: float | None,
+    ) -> None:
+        if conn.closed:
+            raise httpx.WriteError("the upstream connection is closed")
+        conn.transport.write(head + body if body is not None else head)
+        if body is None:  # a streamed request body
+            chunked = request.headers.get("transfer-encoding", "").lower() == "chunked"
+            async for part in request.stream:  # type: ignore[union-attr]
+                if part:
+                    conn.transport.write(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
+                    await self._drain(conn, timeout)
+            if chunked:
+                conn.transport.write(b"0\r\n\r\n")
+        await self._drain(conn, timeout)
+
+    @staticmethod
+    async def _drain(conn: _Connection, timeout: float | None) -> None:
+        loop = asyncio.get_running_loop()
+        while conn.write_paused and not conn.closed:
+            fut: asyncio.Future[None] = loop.create_future()
+            conn.write_waiter = fut
+            timer = (
+                None
+                if timeout is None
+                else loop.call_later(timeout, _expire, fut, httpx.WriteTimeout, "upstream write timed out")
+            )
+            try:
+                await fut
+            finally:
+                conn.write_waiter = None
+                if timer is not None:
+                    timer.cancel()
+        if conn.closed and conn.error is not None and not conn.got_bytes:
+            raise httpx.WriteError(str(conn.error))
+
+    def _release(self, key: tuple[str, str, int], conn: _Connection) -> None:
+        self._active.discard(conn)
+        if conn.reusable():
+            idle = self._idle.setdefault(key, [])
+            if len(idle) < self._max_idle:
+                conn._reset()
+                conn.parser = httptools.HttpResponseParser(conn)
+                conn.idle_since = time.monotonic()
+                idle.append(conn)
+                return
+        conn.transport.close()
+
+    def _discard(self, conn: _Connection) -> None:
+        self._active.discard(conn)
+        conn.transport.close()
 
     async def aclose(self) -> None:
-        for t in self._transports:
-            await t.aclose()
+        for conns in self._idle.values():
+            for conn in conns:
+                conn.transport.close()
+        self._idle.clear()
+        for conn in list(self._active):
+            conn.transport.close()
+        self._active.clear()
 
 
-def _transport(limits: httpx.Limits, ssl_context: ssl.SSLContext) -> httpx.AsyncHTTPTransport:
-    transport = httpx.AsyncHTTPTransport(verify=ssl_context, limits=limits, trust_env=False)
-    if isinstance(getattr(transport, "_pool", None), httpcore.AsyncConnectionPool):
-        transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=AsyncioBackend(),
-        )
-    return transport
+def _has_content(request: httpx.Request) -> bool:
+    try:
+        request.content  # noqa: B018 - raises for a body not read yet
+    except httpx.RequestNotRead:
+        return False
+    return True
 
 
-def client(timeout: httpx.Timeout, limits: httpx.Limits, shards: int = SHARDS) -> httpx.AsyncClient:
-    """An `httpx.AsyncClient` for the upstream: `shards` connection pools using `AsyncioBackend`,
-    each with `limits`."""
-    ctx = httpx.create_ssl_context(trust_env=False)  # one for all: each loads the CA bundle
-    transport: httpx.AsyncBaseTransport = (
-        _transport(limits, ctx) if shards == 1 else _Shards([_transport(limits, ctx) for _ in range(shards)])
-    )
-    return httpx.AsyncClient(timeout=timeout, transport=transport, trust_env=False)
+def _head(request: httpx.Request) -> bytes:
+    """The request line and headers, as httpx's request carries them (Host included)."""
+    lines = [b"%s %s HTTP/1.1\r\n" % (request.method.encode("ascii"), request.url.raw_path)]
+    lines += [b"%s: %s\r\n" % (k, v) for k, v in request.headers.raw]
+    lines.append(b"\r\n")
+    return b"".join(lines)
 
 
-__all__ = ["AsyncioBackend", "client"]
+def client(timeout: httpx.Timeout, max_idle: int = 1024) -> httpx.AsyncClient:
+    """An `httpx.AsyncClient` for the upstream on `Transport` (one CA bundle load for all)."""
+    return httpx.AsyncClient(timeout=timeout, transport=Transport(max_idle=max_idle), trust_env=False)
+
+
+__all__ = ["HIGH_WATER", "LOW_WATER", "Transport", "client"]
