@@ -40,7 +40,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -58,6 +58,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"toolsieve.server needs the server extra: pip install 'toolsieve[server]' ({exc})"
     ) from exc
 
+from . import __version__
 from .errors import OpenAIFormatError, SSEFormatError, ToolsieveError
 from .jsontext import json_text
 from .names import UnknownToolsPolicy
@@ -66,6 +67,7 @@ from .reasoning import ReasoningMode, check_reasoning
 from .request import prepare_prompt_request, rewrites_response
 from .sieve import check_formats
 from .sse import DONE, SSEComment, SSEEvent, SSEParser, sse_event
+from .upstream import Body as UpstreamBody
 from .upstream import client as upstream_client
 
 log = logging.getLogger("toolsieve.server")
@@ -74,6 +76,7 @@ MODES: Final = ("passthrough", "prompt")
 POLICIES: Final = ("keep", "reject")
 _KEEPALIVE: Final = b": keep-alive\n\n"
 _DONE_BYTES: Final = b"data: [DONE]\n\n"
+_USER_AGENT: Final = f"toolsieve/{__version__}"
 _HOP_HEADERS: Final = frozenset(
     {"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
 )
@@ -167,7 +170,13 @@ class _Gateway:
     def __init__(self, config: GatewayConfig, client: httpx.AsyncClient | None, registry: Any) -> None:
         self.config = config
         self._own_client = client is None
-        self.client = client or upstream_client(httpx.Timeout(config.timeout, connect=config.connect_timeout))
+        timeout = httpx.Timeout(config.timeout, connect=config.connect_timeout)
+        self.client = client or upstream_client(timeout)
+        # Our own client's requests go to its transport directly: httpx's client layers (auth,
+        # redirects, a cookie jar that would carry one caller's upstream cookies to the next)
+        # were a tenth of the cost of a request.
+        self._transport = self.client._transport if self._own_client else None
+        self._timeout = timeout.as_dict()
         self.metrics = _Metrics(registry if registry is not None else CollectorRegistry())
 
     async def aclose(self) -> None:
@@ -212,9 +221,24 @@ class _Gateway:
             f" end={out.end}" if out.end else "",
         )
 
+    def _request(
+        self, method: str, path: str, headers: dict[str, str], content: bytes | None = None
+    ) -> httpx.Request:
+        url = self.config.upstream + path
+        if self._transport is None:
+            return self.client.build_request(method, url, content=content, headers=headers)
+        headers["user-agent"] = _USER_AGENT
+        return httpx.Request(
+            method, url, headers=headers, content=content, extensions={"timeout": self._timeout}
+        )
+
     async def _send_upstream(self, req: httpx.Request) -> httpx.Response | JSONResponse:
         try:
-            return await self.client.send(req, stream=True)
+            if self._transport is None:
+                return await self.client.send(req, stream=True)
+            up = await self._transport.handle_async_request(req)
+            up.request = req
+            return up
         except httpx.TimeoutException as exc:
             self.metrics.upstream_errors.labels("timeout").inc()
             return _error(504, f"upstream timed out: {type(exc).__name__}", "upstream_timeout")
@@ -242,9 +266,7 @@ class _Gateway:
 
     async def models(self, request: Request) -> Response:
         t0 = time.perf_counter()
-        req = self.client.build_request(
-            "GET", self.config.upstream + "/models", headers=self._headers(request)
-        )
+        req = self._request("GET", "/models", self._headers(request))
         up = await self._send_upstream(req)
         if isinstance(up, JSONResponse):
             self._finish("models", request, up.status_code, t0, _Outcome())
@@ -279,9 +301,7 @@ class _Gateway:
             raw = json_text(upstream_body).encode("utf-8")
         headers = self._headers(request)
         headers["content-type"] = "application/json"
-        req = self.client.build_request(
-            "POST", self.config.upstream + "/chat/completions", content=raw, headers=headers
-        )
+        req = self._request("POST", "/chat/completions", headers, raw)
         up = await self._send_upstream(req)
         if isinstance(up, JSONResponse):
             self._finish("chat", request, up.status_code, t0, out)
@@ -389,21 +409,29 @@ class _SSEResponse(Response):
                 raise SSEFormatError("an upstream event is not JSON") from None
             out += [_chunk_bytes(c) for c in rw.feed(value)]
 
-    async def _batches(self) -> AsyncIterator[bytes]:
-        """The bytes to write, one batch per piece read from upstream (all the events it
-        completed), so a fast upstream costs one write per read, not one per event."""
+    async def _relay(self, write: Callable[[bytes], Awaitable[None]]) -> None:
+        """Writes what each piece read from upstream completed, as one batch, so a fast upstream
+        costs one write per read, not one per event. Backpressure: the next read waits until
+        the client took this batch."""
         rw, out = self._rw, self._out
         parser = SSEParser(comments=True)
         try:
-            # Without a content-encoding the raw body is the body: one layer of generators less.
-            body = self._up.aiter_bytes() if "content-encoding" in self._up.headers else self._up.aiter_raw()
+            # Without a content-encoding the raw body is the body, and our own transport's body
+            # stream can be read directly: layers of generators less per event.
+            body: AsyncIterable[bytes] = (
+                self._up.aiter_bytes()
+                if "content-encoding" in self._up.headers
+                else self._up.stream
+                if isinstance(self._up.stream, UpstreamBody)
+                else self._up.aiter_raw()
+            )
             async for piece in body:
                 batch: list[bytes] = []
                 try:
                     self._convert(parser.feed(piece), batch)
                 finally:
                     if batch:
-                        yield b"".join(batch)
+                        await write(b"".join(batch))
             batch = []
             self._convert(parser.finish(), batch)
             if not self._saw_done:
@@ -413,12 +441,14 @@ class _SSEResponse(Response):
             else:
                 out.end = "done"
             if batch:
-                yield b"".join(batch)
+                await write(b"".join(batch))
         except httpx.TimeoutException:
             out.end = "timeout"
             self._gw.metrics.upstream_errors.labels("timeout").inc()
-            yield _error_event(
-                f"upstream silent for more than {self._gw.config.timeout:g} s", "upstream_timeout"
+            await write(
+                _error_event(
+                    f"upstream silent for more than {self._gw.config.timeout:g} s", "upstream_timeout"
+                )
             )
         except httpx.HTTPError as exc:
             out.end = "cut"
@@ -427,11 +457,11 @@ class _SSEResponse(Response):
             if rw is not None:
                 tail = [_chunk_bytes(c) for c in rw.finish()]
                 if tail:
-                    yield b"".join(tail)
+                    await write(b"".join(tail))
         except (SSEFormatError, OpenAIFormatError) as exc:
             out.end = "bad-upstream"
             self._gw.metrics.upstream_errors.labels("format").inc()
-            yield _error_event(f"upstream stream cannot be read: {exc}", "upstream_error")
+            await write(_error_event(f"upstream stream cannot be read: {exc}", "upstream_error"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         gw = self._gw
@@ -448,9 +478,7 @@ class _SSEResponse(Response):
             await send(
                 {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
             )
-            # Backpressure: the next upstream read waits until the client took this batch.
-            async for data in self._batches():
-                await write(data)
+            await self._relay(write)
             async with lock:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 

@@ -54,6 +54,9 @@ class _Connection(asyncio.Protocol):
         self.write_paused = False
         self.read_paused = False
         self.idle_since = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+        self.deadline = 0.0
+        self.expiry: tuple[type[httpx.TransportError], str] = (httpx.ReadTimeout, "")
         self._reset()
 
     def _reset(self) -> None:
@@ -86,6 +89,9 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
         if self.error is None and exc is not None:
             self.error = httpx.ReadError(str(exc) or type(exc).__name__)
         if self.headers_done and not self.complete and not self.framed and self.error is None:
@@ -131,16 +137,30 @@ class _Connection(asyncio.Protocol):
 
     # used by the transport
     async def wait(self, timeout: float | None, error: type[httpx.TransportError], message: str) -> None:
+        """Until something arrives or the connection ends; `error` after `timeout` seconds. One
+        timer per connection, moved on lazily: a stream of small events arms no timer per event."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self.waiter = fut
-        timer = None if timeout is None else loop.call_later(timeout, _expire, fut, error, message)
+        if timeout is not None:
+            self.deadline = loop.time() + timeout
+            self.expiry = (error, message)
+            if self.timer is None:
+                self.timer = loop.call_at(self.deadline, self._expire)
         try:
             await fut
         finally:
             self.waiter = None
-            if timer is not None:
-                timer.cancel()
+
+    def _expire(self) -> None:
+        self.timer = None
+        if self.waiter is None or self.closed:
+            return  # not waiting: the next wait arms a timer again
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self.deadline:
+            _expire(self.waiter, *self.expiry)
+        else:
+            self.timer = loop.call_at(self.deadline, self._expire)
 
     def take(self) -> bytes:
         """What arrived of the body, all of it (the caller checked there is some)."""
@@ -166,7 +186,7 @@ def _expire(fut: asyncio.Future[None], error: type[Exception], message: str) -> 
         fut.set_exception(error(message))
 
 
-class _Body(httpx.AsyncByteStream):
+class Body(httpx.AsyncByteStream):
     """An answer's body as it arrives; at its end the connection goes back to the pool."""
 
     def __init__(self, pool: Transport, key: tuple[str, str, int], conn: _Connection, timeout: float | None):
@@ -246,7 +266,7 @@ class Transport(httpx.AsyncBaseTransport):
             return httpx.Response(
                 conn.status,
                 headers=conn.headers,
-                stream=_Body(self, key, conn, timeouts.get("read")),
+                stream=Body(self, key, conn, timeouts.get("read")),
                 extensions={"http_version": b"HTTP/1.1", "reason_phrase": conn.reason.strip()},
             )
         raise AssertionError("unreachable")  # pragma: no cover
@@ -365,4 +385,4 @@ def client(timeout: httpx.Timeout, max_idle: int = 1024) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, transport=Transport(max_idle=max_idle), trust_env=False)
 
 
-__all__ = ["HIGH_WATER", "LOW_WATER", "Transport", "client"]
+__all__ = ["HIGH_WATER", "LOW_WATER", "Body", "Transport", "client"]
