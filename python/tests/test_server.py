@@ -379,6 +379,15 @@ def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_an_upstream_cookie_is_not_sent_for_the_next_caller(gateways: Any, kind: str) -> None:
+    g = gateways(kind)
+    with sdk(g.url) as client:
+        client.chat.completions.create(model="cookie", messages=messages())
+        client.chat.completions.create(model="cookie", messages=messages())
+    assert "cookie" not in Upstream.headers_seen[-1]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_repaired_blocks_are_logged_and_counted(gateways: Any, kind: str) -> None:
     """A reply whose block lacks its opening wrapper (R3): the sieve repairs it, the request's
     log line says `repaired=1` and /metrics counts it (streaming and not); a reply that needs no

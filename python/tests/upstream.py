@@ -206,6 +206,15 @@ class Upstream(BaseHTTPRequestHandler):
             self._wait_for_close(model, 60)
             self.close_connection = True
             return
+        if model == "cookie":  # an upstream that sets a cookie: no later caller may send it back
+            out = json.dumps(response(REPLY)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Set-Cookie", "session=caller-one; Path=/")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+            return
         if not body.get("stream"):
             self._json(200, response(REPAIR if model == "repair" else REPLY))
             return
