@@ -1905,10 +1905,13 @@ class Scanner:
             end = n if k < 0 else k
             piece = buf[pos:end]
             if sec.stage == _S_HEAD:
-                sec.head_len += end - pos
-                if sec.head_len > sections.MAX_HEAD:
-                    self.pos = end
+                room = sections.MAX_HEAD - sec.head_len
+                if end - pos > room:
+                    # D26: a head longer than MAX_HEAD is no call. Decided at its first character
+                    # past the limit, so TEXT resumes there whatever the chunks were.
+                    self.pos = pos + room
                     return self._fail()
+                sec.head_len += end - pos
                 sec.head.append(piece)
             elif not sec.over:
                 sec.body.append(piece)
@@ -1919,6 +1922,8 @@ class Scanner:
             return False
         if not isinstance(mk, tuple):
             if sec.stage == _S_HEAD:
+                if sec.head_len >= sections.MAX_HEAD:
+                    return self._fail()  # (as above: past the limit, at this `<`)
                 sec.head.append("<")
                 sec.head_len += 1
             elif not sec.over:

@@ -886,11 +886,11 @@ class Scanner {
   }
 
   /**
-   * The absolute offset `maxCapture` code points after `start` (never inside a surrogate pair).
+   * The absolute offset `limit` (default `maxCapture`) code points after `start` (never inside a
+   * surrogate pair).
    * Exact whenever it falls within the input so far, whose pairs are all known.
    */
-  _cpAdvance(start) {
-    const limit = this.maxCapture;
+  _cpAdvance(start, limit = this.maxCapture) {
     const first = this._pairsBefore(start);
     let s = start + limit;
     for (;;) {
@@ -2329,12 +2329,17 @@ class Scanner {
       const end = k < 0 ? n : k;
       const piece = buf.slice(pos, end);
       if (sec.stage === Stage.HEAD) {
-        sec.headLen += end - pos;
         // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
-        if (sec.headLen > sections.MAX_HEAD && this._cpDist(sec.headStart, this._abs(end)) > sections.MAX_HEAD) {
-          this.pos = end;
-          return this._fail();
+        if (sec.headLen + (end - pos) > sections.MAX_HEAD) {
+          const stop = this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base;
+          if (stop < end) {
+            // D26: a head longer than MAX_HEAD is no call. Decided at its first character
+            // past the limit, so TEXT resumes there whatever the chunks were.
+            this.pos = stop;
+            return this._fail();
+          }
         }
+        sec.headLen += end - pos;
         sec.head.push(piece);
       } else if (!sec.over) {
         sec.body.push(piece);
@@ -2346,6 +2351,9 @@ class Scanner {
     if (mk === MORE) return false;
     if (!Array.isArray(mk)) {
       if (sec.stage === Stage.HEAD) {
+        if (sec.headLen >= sections.MAX_HEAD && this._cpDist(sec.headStart, this._abs(pos)) >= sections.MAX_HEAD) {
+          return this._fail(); // (as above: past the limit, at this `<`)
+        }
         sec.head.push('<');
         sec.headLen += 1;
       } else if (!sec.over) {
