@@ -1,7 +1,7 @@
 """An OpenAI-compatible gateway server (ASGI, Starlette) in front of an upstream that writes DSML
 tool-call markup into `content`: `toolsieve serve --upstream URL`, or `create_app(...)` to mount
 in an existing ASGI application. Needs the `server` extra (`pip install 'toolsieve[server]'`:
-Starlette, uvicorn, httpx, prometheus_client); the rest of toolsieve has no dependencies.
+Starlette, uvicorn, httpx, httptools, prometheus_client); the rest of toolsieve has no dependencies.
 
 Endpoints:
 
