@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import ssl
+import struct
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -323,3 +325,66 @@ def test_tls_through_httpx(tmp_path: Path) -> None:
         return resp.status_code, resp.text, opened
 
     assert asyncio.run(main()) == (200, "ok", 1)
+
+
+def test_events_closer_than_the_read_timeout_never_time_out_and_silence_after_them_does() -> None:
+    async def main() -> tuple[int, float]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(OK_SSE)
+            for _ in range(8):  # 8 x 0.1 s: past the 0.25 s timeout several times over
+                w.write(b"9\r\ndata: 1\n\n\r\n")
+                await w.drain()
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(3)
+
+        server, port = await _serve(handler)
+        n = 0
+        loop = asyncio.get_running_loop()
+        async with _client(timeout=0.25) as c:
+            t0 = loop.time()
+            with pytest.raises(httpx.ReadTimeout):
+                async with c.stream("GET", f"http://127.0.0.1:{port}/") as resp:
+                    async for _ in resp.aiter_raw():
+                        n += 1
+            took = loop.time() - t0
+        server.close()
+        return n, took
+
+    n, took = asyncio.run(main())
+    assert n == 8  # every event arrived, the timer moved on with them
+    assert 0.7 + 0.2 <= took < 2.5  # the last event came at 0.7 s; one timeout later, the error
+
+
+def test_a_reset_connection_is_a_read_error() -> None:
+    async def main() -> None:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(OK_SSE + b"9\r\ndata: 1\n\n\r\n")
+            await w.drain()
+            await asyncio.sleep(0.1)
+            sock = w.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            w.transport.abort()  # RST, not FIN
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            with pytest.raises(httpx.ReadError):
+                await _get(c, port)
+        server.close()
+
+    asyncio.run(main())
+
+
+def test_a_server_that_reads_nothing_is_a_write_timeout() -> None:
+    async def main() -> None:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await asyncio.sleep(3)  # reads nothing: the request body fills the socket buffers
+
+        server, port = await _serve(handler)
+        async with _client(timeout=0.3) as c:
+            with pytest.raises(httpx.WriteTimeout):
+                await c.post(f"http://127.0.0.1:{port}/", content=b"x" * (64 * 1024 * 1024))
+        server.close()
+
+    asyncio.run(main())
