@@ -431,6 +431,8 @@ def test_repaired_blocks_are_logged_and_counted(gateways: Any, kind: str) -> Non
         (("--upstream", "ftp://x"), {}),
         (("--upstream", "http://x"), {"TOOLSIEVE_UNKNOWN_TOOLS": "drop"}),
         ((), {"TOOLSIEVE_UPSTREAM": "http://x", "TOOLSIEVE_PORT": "no"}),
+        (("--upstream", "http://x", "--workers", "0"), {}),
+        (("--upstream", "http://x"), {"TOOLSIEVE_WORKERS": "two"}),
     ],
 )
 def test_bad_flags_are_usage_errors(kind: str, args: tuple[str, ...], env: dict[str, str]) -> None:
@@ -492,3 +494,36 @@ def test_reasoning_and_incremental_arguments_flags(gateways: Any, kind: str) -> 
         if c.choices
     )
     assert reasoning == THINK[len("<think>") : -len("</think>")]
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_workers_share_the_port_and_end_with_the_command(upstream: UpstreamServer, kind: str) -> None:
+    g = Gateway(kind, upstream.url, ("--workers", "2"))
+    try:
+        with sdk(g.url) as client:
+            for _ in range(6):
+                chunks = client.chat.completions.create(
+                    model="dsml", messages=messages(), tools=TOOLS, stream=True
+                )
+                assert accumulate(chunks)[1] == WANT_CALLS
+        kids = _children(g.proc.pid)
+        assert len(kids) >= 2, kids
+    finally:
+        g.close()
+    end = time.monotonic() + 10
+    while any(map(_alive, kids)) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not any(map(_alive, kids))  # SIGTERM to the command ended its workers

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import dataclasses
 import json
 import os
 import sys
@@ -224,6 +225,14 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
         None,
         "stream each call's arguments as they arrive, as OpenAI's API does",
     ),
+    (
+        "--workers",
+        "TOOLSIEVE_WORKERS",
+        "1",
+        _positive,
+        None,
+        "processes serving the port, each its own /metrics",
+    ),
 ]
 
 
@@ -261,7 +270,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         import uvicorn
 
-        from .server import GatewayConfig, create_app
+        from .server import WORKER_CONFIG_ENV, WORKER_LOG_LEVEL_ENV, GatewayConfig, create_app
     except ImportError as exc:
         print(
             f"toolsieve: serve needs the server extra: pip install 'toolsieve[server]' ({exc})",
@@ -283,7 +292,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         reasoning=values["reasoning"],
         stream_arguments=values["stream_arguments"],
     )
-    app = create_app(config)
+    workers = values["workers"]
 
     class _Server(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
@@ -294,12 +303,35 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     print(f"toolsieve gateway listening on http://{host}:{port}", flush=True)
                     return
 
-    server = _Server(
-        uvicorn.Config(
-            app, host=values["host"], port=values["port"], log_level=args.log_level, access_log=False
+    if workers == 1:
+        app = create_app(config)
+        server = _Server(
+            uvicorn.Config(
+                app, host=values["host"], port=values["port"], log_level=args.log_level, access_log=False
+            )
         )
+        server.run()
+        return 0
+    # Several processes: uvicorn's supervisor binds the port once and starts each worker, which
+    # builds the app from the settings passed in its environment (workers are spawned, not forked).
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ[WORKER_CONFIG_ENV] = json.dumps(dataclasses.asdict(config))
+    os.environ[WORKER_LOG_LEVEL_ENV] = args.log_level
+    wconfig = uvicorn.Config(
+        "toolsieve.server:app_from_environ",
+        factory=True,
+        host=values["host"],
+        port=values["port"],
+        log_level=args.log_level,
+        access_log=False,
+        workers=workers,
     )
-    server.run()
+    sock = wconfig.bind_socket()
+    sock.listen(wconfig.backlog)  # connections wait in the backlog while the workers start
+    host, port = sock.getsockname()[:2]
+    print(f"toolsieve gateway listening on http://{host}:{port}", flush=True)
+    Multiprocess(wconfig, sockets=[sock]).run()
     return 0
 
 

@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,8 @@ POLICIES: Final = ("keep", "reject")
 _KEEPALIVE: Final = b": keep-alive\n\n"
 _DONE_BYTES: Final = b"data: [DONE]\n\n"
 _USER_AGENT: Final = f"toolsieve/{__version__}"
+WORKER_CONFIG_ENV: Final = "TOOLSIEVE_WORKER_CONFIG"  # `toolsieve serve --workers N` to its workers
+WORKER_LOG_LEVEL_ENV: Final = "TOOLSIEVE_WORKER_LOG_LEVEL"
 _HOP_HEADERS: Final = frozenset(
     {"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
 )
@@ -578,4 +581,15 @@ def create_app(
     return app
 
 
-__all__ = ["MODES", "POLICIES", "GatewayConfig", "create_app"]
+__all__ = ["MODES", "POLICIES", "GatewayConfig", "app_from_environ", "create_app"]
+
+
+def app_from_environ() -> Starlette:
+    """The app of one worker of `toolsieve serve --workers N`: its `GatewayConfig` comes as JSON in
+    `$TOOLSIEVE_WORKER_CONFIG` (uvicorn spawns the workers; they inherit the environment)."""
+    logging.basicConfig(
+        level=os.environ.get(WORKER_LOG_LEVEL_ENV, "info").upper(),
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    return create_app(GatewayConfig(**json.loads(os.environ[WORKER_CONFIG_ENV])))

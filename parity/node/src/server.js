@@ -16,6 +16,7 @@
 
 const http = require('node:http');
 const https = require('node:https');
+const cluster = require('node:cluster');
 const { parseArgs } = require('node:util');
 const { SSEParser, chunkJSON } = require('./sse');
 const { ChatCompletionStreamRewriter, rewriteChatCompletion } = require('./openai');
@@ -530,12 +531,13 @@ const FLAGS = [
   ['formats', 'TOOLSIEVE_FORMATS', undefined, 'formats', 'recognize only these markup formats (A,B)'],
   ['reasoning', 'TOOLSIEVE_REASONING', 'auto', REASONING_MODES, 'thinking in content becomes reasoning_content: auto, open, off'],
   ['stream-arguments', 'TOOLSIEVE_STREAM_ARGUMENTS', 'no', 'bool', "stream each call's arguments as they arrive, as OpenAI's API does"],
+  ['workers', 'TOOLSIEVE_WORKERS', '1', 'count', 'processes serving the port, each its own /metrics'],
 ];
 
 const USAGE =
   'usage: toolsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY] [--mode passthrough|prompt]\n' +
   '                         [--unknown-tools keep|reject] [--timeout S] [--keepalive S]\n' +
-  '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments]\n' +
+  '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments] [--workers N]\n' +
   FLAGS.map(([f, env, def, , help]) => `  --${f.padEnd(14)} ${help}${def !== undefined ? ` (default ${def})` : ''} [$${env}]`).join('\n') +
   '\n';
 
@@ -573,6 +575,9 @@ function parseGatewayArgs(argv, env = process.env) {
     } else if (kind === 'port') {
       if (!/^[0-9]+$/.test(v) || Number(v) > 65535) throw new UsageError(`${where}: not a port number: ${JSON.stringify(v)}`);
       out[key] = Number(v);
+    } else if (kind === 'count') {
+      if (!/^[0-9]+$/.test(v) || !(Number(v) >= 1)) throw new UsageError(`${where}: must be a whole number, at least 1: ${JSON.stringify(v)}`);
+      out[key] = Number(v);
     } else if (kind === 'seconds') {
       const n = Number(v);
       if (!/^[0-9.eE+-]+$/.test(v) || !(n > 0) || !Number.isFinite(n)) {
@@ -601,6 +606,40 @@ function parseGatewayArgs(argv, env = process.env) {
   return out;
 }
 
+/** `--workers N`: node:cluster's primary starts N workers that share the port (port 0: the same
+ * free port for all) and says where it listens once; a worker that dies after it listened is
+ * started again, one that could not listen ends the command. */
+function primary(n, listening) {
+  let said = false;
+  let stopping = false;
+  const up = new WeakSet();
+  cluster.on('listening', (worker, address) => {
+    up.add(worker);
+    if (!said) listening(address);
+    said = true;
+  });
+  cluster.on('exit', (worker) => {
+    if (stopping) return;
+    if (up.has(worker)) cluster.fork();
+    else {
+      // it never listened (a port in use, say): starting it again would fail the same way
+      process.stderr.write('toolsieve-gateway: error: a worker ended before it could listen\n');
+      process.exitCode = 1;
+      stopping = true;
+      for (const w of Object.values(cluster.workers)) w.kill('SIGTERM');
+    }
+  });
+  for (let i = 0; i < n; i++) cluster.fork();
+  const stop = () => {
+    stopping = true;
+    for (const w of Object.values(cluster.workers)) w.kill('SIGTERM');
+    cluster.disconnect(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  return null;
+}
+
 /** The `toolsieve-gateway` command: parse, listen, print `toolsieve gateway listening on URL`. */
 function main(argv = process.argv.slice(2), env = process.env) {
   let args;
@@ -617,12 +656,15 @@ function main(argv = process.argv.slice(2), env = process.env) {
     process.exitCode = 2;
     return null;
   }
+  const listening = (a) => {
+    const host = a.family === 'IPv6' || a.addressType === 6 ? `[${a.address}]` : a.address;
+    process.stdout.write(`toolsieve gateway listening on http://${host}:${a.port}\n`);
+  };
+  if (args.workers > 1 && cluster.isPrimary) return primary(args.workers, listening);
   const server = createGatewayServer(args);
   server.keepAliveTimeout = 65000;
   server.listen(args.port, args.host, () => {
-    const a = server.address();
-    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-    process.stdout.write(`toolsieve gateway listening on http://${host}:${a.port}\n`);
+    if (!cluster.isWorker) listening(server.address());
   });
   const stop = () => {
     server.close(() => process.exit(0));

@@ -148,7 +148,10 @@ test('flags: defaults, environment, usage errors', () => {
     keepalive: 15,
     reasoning: 'auto',
     streamArguments: false,
+    workers: 1,
   });
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u', '--workers', '3'], {}).workers, 3);
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_WORKERS: '2' }).workers, 2);
   const more = parseGatewayArgs(['--upstream', 'http://u', '--formats', 'dsml, tokens', '--reasoning', 'open', '--stream-arguments'], {});
   assert.deepEqual([more.formats, more.reasoning, more.streamArguments], [['dsml', 'tokens'], 'open', true]);
   assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'YES' }).streamArguments, true);
@@ -171,6 +174,8 @@ test('flags: defaults, environment, usage errors', () => {
     [['--upstream', 'http://u', '--reasoning', 'on'], {}],
     [['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'maybe' }],
     [['--upstream', 'http://u', '--stream-arguments=yes'], {}],
+    [['--upstream', 'http://u', '--workers', '0'], {}],
+    [['--upstream', 'http://u', '--workers', '1.5'], {}],
   ]) {
     assert.throws(() => parseGatewayArgs(argv, e), UsageError, JSON.stringify(argv));
   }
