@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from toolsieve import InputTypeError, Sieve
+from toolsieve import InputTypeError, Sieve, TextEvent, ToolCallsEvent, coalesce
 from toolsieve.openai import to_openai_tool_calls
 from toolsieve.schema import check_tools
 
@@ -25,3 +25,28 @@ def test_tools_that_are_not_a_list_name_their_type(tools: Any, given: str) -> No
     with pytest.raises(InputTypeError, match=want):
         to_openai_tool_calls((), tools=tools)
     assert check_tools(None) is None and check_tools(()) == ()
+
+
+def whole_and_by_character(text: str, **options: Any) -> tuple[list[Any], list[Any]]:
+    """The coalesced events of `text` fed whole and fed one character at a time (R8.6: the same)."""
+    out = []
+    for size in (len(text) or 1, 1):
+        s = Sieve(**options)
+        events = []
+        for i in range(0, len(text), size):
+            events += s.feed(text[i : i + size])
+        out.append(coalesce(events + s.flush()))
+    return out[0], out[1]
+
+
+# ---- shell: a tag cut right after its `/` waits for the `>` (R8.6) -------------------------------
+
+
+def test_self_closing_wrapper_cut_after_its_slash_waits() -> None:
+    # A single-quoted attribute keeps the tag off the plain fast path: the attribute reader decides.
+    text = 'x <tool_calls k=\'v\'/><invoke name="f"><parameter name="a">1</parameter></invoke></tool_calls> y'
+    whole, by_char = whole_and_by_character(text)
+    assert by_char == whole
+    assert [type(e) for e in whole] == [TextEvent, ToolCallsEvent, TextEvent]
+    assert whole[1].raw.startswith("<tool_calls k='v'/>")
+    assert [(c.name, c.input) for c in whole[1].calls] == [("f", {"a": 1})]
