@@ -50,3 +50,16 @@ def test_self_closing_wrapper_cut_after_its_slash_waits() -> None:
     assert [type(e) for e in whole] == [TextEvent, ToolCallsEvent, TextEvent]
     assert whole[1].raw.startswith("<tool_calls k='v'/>")
     assert [(c.name, c.input) for c in whole[1].calls] == [("f", {"a": 1})]
+
+
+# ---- shell: a tag ended by a broken terminator is decided at once (R2.6, R8.3) --------------------
+
+
+@pytest.mark.parametrize("after", [".", "\n", '"'])
+def test_tag_ended_by_a_separator_is_decided_before_more_input(after: str) -> None:
+    # `|` is a broken terminator (R2.6): the tag ends there, whatever follows. A closing wrapper
+    # outside a block is text, released as soon as it is decided (R8.3), and it is tool-call syntax.
+    s = Sieve()
+    assert coalesce(s.feed("a </tool_calls|" + after)) == [TextEvent("a </tool_calls|" + after)]
+    assert s.saw_tool_call_syntax
+    assert s.flush() == []
