@@ -63,3 +63,22 @@ def test_tag_ended_by_a_separator_is_decided_before_more_input(after: str) -> No
     assert coalesce(s.feed("a </tool_calls|" + after)) == [TextEvent("a </tool_calls|" + after)]
     assert s.saw_tool_call_syntax
     assert s.flush() == []
+
+
+# ---- scanner: open angles that start nothing in an invoke body (the scanner's _skip) --------------
+
+
+@pytest.mark.parametrize("run", ["<<", "<<<", "<<<<<<<<<<"])
+def test_invoke_body_ending_in_open_angles_is_text_at_the_end(run: str) -> None:
+    # R8.5: the input ends inside the block, which no repair completes: it is released as text.
+    text = '<tool_calls><invoke name="f">{"a": 1}' + run
+    whole, by_char = whole_and_by_character(text)
+    assert whole == by_char == [TextEvent(text)]
+
+
+def test_end_of_sentence_token_after_a_fullwidth_angle_in_an_invoke_body() -> None:
+    # R14.6: the end-of-sentence token is not content; it ends the block, which becomes text, and
+    # does not appear in it. The fullwidth angle before it starts nothing and stays text.
+    text = 'x <|DSML|tool_calls><|DSML|invoke name="f">{"a": 1}＜<｜end▁of▁sentence｜> y'
+    whole, by_char = whole_and_by_character(text)
+    assert whole == by_char == [TextEvent('x <|DSML|tool_calls><|DSML|invoke name="f">{"a": 1}＜ y')]
