@@ -4,6 +4,7 @@ each expectation comes from the rules or the documented API, not from the implem
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from toolsieve import InputTypeError, Sieve, TextEvent, ToolCallsEvent, coalesce
 from toolsieve.openai import to_openai_tool_calls
 from toolsieve.schema import check_tools
+from toolsieve.shell import KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, _match_general, match_tag
 
 # ---- schema: a misuse message names the option and what was given (R12) --------------------------
 
@@ -82,3 +84,46 @@ def test_end_of_sentence_token_after_a_fullwidth_angle_in_an_invoke_body() -> No
     text = 'x <|DSML|tool_calls><|DSML|invoke name="f">{"a": 1}＜<｜end▁of▁sentence｜> y'
     whole, by_char = whole_and_by_character(text)
     assert whole == by_char == [TextEvent('x <|DSML|tool_calls><|DSML|invoke name="f">{"a": 1}＜ y')]
+
+
+# ---- shell: the plain fast path answers as the general recognizer, at any index -------------------
+# (test_fast_paths.py holds it to that at length; it is outside the mutation test selection for its
+# run time. These few shapes, at index 0 and after other text, are what its mutants change.)
+
+PLAIN_SHAPES = [
+    '<|DSML|invoke name="read_file">',
+    '<｜DSML｜parameter name="content" string="true">',
+    "</|dsml|TOOL_CALLS>",
+    '<|DSML|invoke Name="x" name="y" other="z">',
+    '<|DSML|invoke name="x" other="z" string="s">',
+    '<|DSML|invoke name="x"|',
+    "<|DSML|invoke" + " " * 60 + 'name="x">',
+    "<|DSML|invoke" + " " * 45 + 'name="x">',
+    "<tool_calls" + " " * 50 + ">",
+    "<" + "x" * 70,
+]
+
+
+@pytest.mark.parametrize("lead", ["", "a b ", "=" * 70 + " ", "x" * 70 + " "])
+def test_plain_fast_path_answers_as_the_general_recognizer(lead: str) -> None:
+    for shape in PLAIN_SHAPES:
+        for tail in ("", " rest", ">"):
+            text = lead + shape + tail
+            i = len(lead)
+            for end in range(i + 1, len(text) + 1):
+                s = text[:end]
+                for kw, final in itertools.product(
+                    (KEYWORDS_SEED, KEYWORDS_ALL, KEYWORDS_NATIVE), (False, True)
+                ):
+                    assert match_tag(s, i, final, kw) == _match_general(s, i, final, kw), (s, i, final)
+
+
+# ---- shell: a closing tag with repeated angles cut by the end of the input is text (D15, R8.5) ----
+
+
+@pytest.mark.parametrize("tail", ["</<", "</<<", "</<|DSML|param", "</<|DSML|parameter", "</<tool_calls x"])
+def test_closing_tag_with_angles_after_its_slash_cut_by_the_end_is_text(tail: str) -> None:
+    # Nothing is swallowed: what never became a tag stays text, at the end as anywhere.
+    text = "a\n" + tail
+    whole, by_char = whole_and_by_character(text)
+    assert whole == by_char == [TextEvent(text)]
