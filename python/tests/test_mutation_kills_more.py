@@ -127,3 +127,14 @@ def test_closing_tag_with_angles_after_its_slash_cut_by_the_end_is_text(tail: st
     text = "a\n" + tail
     whole, by_char = whole_and_by_character(text)
     assert whole == by_char == [TextEvent(text)]
+
+
+# ---- shell: an angle before a character that starts no CDATA opener is released at once (R8.3) ----
+
+
+@pytest.mark.parametrize("tail", ['<"', "<=", "<'"])
+def test_angle_before_a_quote_or_equals_at_the_end_of_a_feed_is_released(tail: str) -> None:
+    # No tool tag, CDATA opener (R5.5) or region opener starts with these two characters.
+    s = Sieve()
+    assert coalesce(s.feed("a " + tail)) == [TextEvent("a " + tail)]
+    assert s.flush() == []
