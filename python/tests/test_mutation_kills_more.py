@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from toolsieve import InputTypeError, Sieve, TextEvent, ToolCallsEvent, coalesce
+from toolsieve import InputTypeError, Sieve, TextEvent, ToolCallsEvent, coalesce, parse
 from toolsieve.openai import to_openai_tool_calls
 from toolsieve.schema import check_tools
 from toolsieve.shell import KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, _match_general, match_tag
@@ -138,3 +138,36 @@ def test_angle_before_a_quote_or_equals_at_the_end_of_a_feed_is_released(tail: s
     s = Sieve()
     assert coalesce(s.feed("a " + tail)) == [TextEvent("a " + tail)]
     assert s.flush() == []
+
+
+# ---- shell: drifted CDATA openers in plain ASCII (R5.5) -------------------------------------------
+
+VALUE_BLOCK = (
+    '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a">{}'
+    "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>"
+)
+
+
+@pytest.mark.parametrize(
+    "opener",
+    [
+        "<![cdata[",  # R5.5: `[CDATA[` in any letter case
+        "<![CData[",
+        "<!-[CDATA[",  # one to three drift characters
+        "<、[CDATA[",
+        "<!\x00\x01\x02[CDATA[",  # control characters are dropped in the candidate span (R2.4) ...
+        "<!\u200b\u200b\u200b[CDATA[",  # ... as zero-width ones are
+    ],
+)
+def test_drifted_cdata_opener_in_a_value(opener: str) -> None:
+    out = parse(VALUE_BLOCK.format(opener + "1 < 2]]>"))
+    assert [c.input for c in out.calls] == [{"a": "1 < 2"}]
+
+
+def test_cdata_opener_candidate_span_is_bounded() -> None:
+    # The opener is looked for in a bounded window (24 characters, as in the Node port): dropped
+    # characters cannot stretch it further. 15 zero-width characters fit, 16 do not.
+    fits = "<!" + "\u200b" * 15 + "[CDATA["
+    assert [c.input for c in parse(VALUE_BLOCK.format(fits + "x]]>")).calls] == [{"a": "x"}]
+    too_long = "<!" + "\u200b" * 16 + "[CDATA["
+    assert [c.input for c in parse(VALUE_BLOCK.format(too_long + "x]]>")).calls] == [{"a": too_long + "x]]>"}]
