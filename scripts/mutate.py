@@ -83,6 +83,12 @@ def refresh_tests() -> None:
         staged = STAGE / "src" / "toolsieve" / src.name
         if not staged.exists() or staged.read_bytes() != src.read_bytes():
             sys.exit(f"python/toolsieve/{src.name} changed since the last run: run without --resume")
+    # The configuration too (a new kill-test file in the test selection), with the staged modules.
+    staged_cfg = (STAGE / "setup.cfg").read_text(encoding="utf-8")
+    only = "".join(f"\n    {line.strip()}" for line in staged_cfg.splitlines() if line.startswith("    src/"))
+    cfg = (ROOT / "scripts" / "mutation" / "mutmut.cfg").read_text(encoding="utf-8")
+    for top in (STAGE, STAGE / "mutants"):
+        (top / "setup.cfg").write_text(cfg.replace("@ONLY_MUTATE@", only), encoding="utf-8")
     for top in (STAGE, STAGE / "mutants"):
         tests = top / "python" / "tests"
         shutil.copytree(ROOT / "python" / "tests", tests, ignore=ignore, dirs_exist_ok=True)
