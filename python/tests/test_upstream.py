@@ -388,3 +388,32 @@ def test_a_server_that_reads_nothing_is_a_write_timeout() -> None:
         server.close()
 
     asyncio.run(main())
+
+
+def test_a_wait_without_a_limit_after_one_with_a_limit_does_not_time_out() -> None:
+    # One timer per connection: the timer armed for a 0.1 s read must not expire the next
+    # request's read, which has no limit, on the same kept-alive connection.
+    async def main() -> tuple[int, int]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            for delay in (0.0, 0.4):
+                await _request(r)
+                await asyncio.sleep(delay)
+                w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                await w.drain()
+
+        server, port = await _serve(handler)
+        t = Transport()
+        url = f"http://127.0.0.1:{port}/"
+        statuses = []
+        for limit in (0.1, None):
+            req = httpx.Request("GET", url, extensions={"timeout": {"read": limit}})
+            resp = await t.handle_async_request(req)
+            await resp.aread()
+            statuses.append(resp.status_code)
+        opened = t.opened
+        await t.aclose()
+        server.close()
+        assert statuses == [200, 200]
+        return opened, len(statuses)
+
+    assert asyncio.run(main()) == (1, 2)

@@ -69,7 +69,7 @@ from .request import prepare_prompt_request, rewrites_response
 from .sieve import check_formats
 from .sse import DONE, SSEComment, SSEEvent, SSEParser, sse_event
 from .upstream import Body as UpstreamBody
-from .upstream import client as upstream_client
+from .upstream import Transport as UpstreamTransport
 
 log = logging.getLogger("toolsieve.server")
 
@@ -174,11 +174,11 @@ class _Gateway:
         self.config = config
         self._own_client = client is None
         timeout = httpx.Timeout(config.timeout, connect=config.connect_timeout)
-        self.client = client or upstream_client(timeout)
-        # Our own client's requests go to its transport directly: httpx's client layers (auth,
-        # redirects, a cookie jar that would carry one caller's upstream cookies to the next)
-        # were a tenth of the cost of a request.
-        self._transport = self.client._transport if self._own_client else None
+        # Without a client given, requests go to our transport directly: httpx's client layers
+        # (auth, redirects, a cookie jar that would carry one caller's upstream cookies to the
+        # next) were a tenth of the cost of a request.
+        self._transport = UpstreamTransport() if client is None else None
+        self.client = client or httpx.AsyncClient(timeout=timeout, transport=self._transport, trust_env=False)
         self._timeout = timeout.as_dict()
         self.metrics = _Metrics(registry if registry is not None else CollectorRegistry())
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import math
 import ssl
 import time
 from collections.abc import AsyncIterator
@@ -35,8 +36,7 @@ from typing import Any, Final
 import httptools
 import httpx
 
-HIGH_WATER: Final = 256 * 1024  # unread bytes past which the socket stops reading
-LOW_WATER: Final = 64 * 1024  # and resumes below
+HIGH_WATER: Final = 256 * 1024  # unread bytes past which the socket stops reading (until read)
 KEEPALIVE_EXPIRY: Final = 5.0  # seconds an idle connection is kept
 
 
@@ -46,11 +46,9 @@ class _Connection(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.transport: Any = None
-        self.parser = httptools.HttpResponseParser(self)
         self.closed = False  # the connection is gone (either side)
         self.error: BaseException | None = None
-        self.waiter: asyncio.Future[None] | None = None  # a read (headers or body) waiting
-        self.write_waiter: asyncio.Future[None] | None = None
+        self.waiter: asyncio.Future[None] | None = None  # a read or a paused write waiting
         self.write_paused = False
         self.read_paused = False
         self.idle_since = 0.0
@@ -60,6 +58,8 @@ class _Connection(asyncio.Protocol):
         self._reset()
 
     def _reset(self) -> None:
+        """Ready for the next answer (a new connection, or one back in the pool)."""
+        self.parser = httptools.HttpResponseParser(self)
         self.status = 0
         self.reason = b""
         self.headers: list[tuple[bytes, bytes]] = []
@@ -97,14 +97,13 @@ class _Connection(asyncio.Protocol):
         if self.headers_done and not self.complete and not self.framed and self.error is None:
             self.complete = True  # a body without a length ends with the connection
         _wake(self.waiter)
-        _wake(self.write_waiter)
 
     def pause_writing(self) -> None:
         self.write_paused = True
 
     def resume_writing(self) -> None:
         self.write_paused = False
-        _wake(self.write_waiter)
+        _wake(self.waiter)
 
     # httptools callbacks
     def on_status(self, status: bytes) -> None:
@@ -137,33 +136,37 @@ class _Connection(asyncio.Protocol):
 
     # used by the transport
     async def wait(self, timeout: float | None, error: type[httpx.TransportError], message: str) -> None:
-        """Until something arrives or the connection ends; `error` after `timeout` seconds. One
-        timer per connection, moved on lazily: a stream of small events arms no timer per event."""
+        """Until something arrives, a paused write may go on, or the connection ends; `error`
+        after `timeout` seconds (None: no limit). One timer per connection, moved on lazily: a
+        stream of small events arms no timer per event."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self.waiter = fut
+        self.deadline = math.inf if timeout is None else loop.time() + timeout
         if timeout is not None:
-            self.deadline = loop.time() + timeout
             self.expiry = (error, message)
-            if self.timer is None:
-                self.timer = loop.call_at(self.deadline, self._expire)
+            if self.timer is None or self.timer.when() > self.deadline:  # (a shorter limit)
+                if self.timer is not None:
+                    self.timer.cancel()
+                self.timer = loop.call_at(self.deadline, self._on_timer)
         try:
             await fut
         finally:
             self.waiter = None
 
-    def _expire(self) -> None:
+    def _on_timer(self) -> None:
         self.timer = None
-        if self.waiter is None or self.closed:
-            return  # not waiting: the next wait arms a timer again
+        if self.waiter is None or self.closed or self.deadline == math.inf:
+            return  # nothing waits with a limit: the next wait that has one arms a timer again
         loop = asyncio.get_running_loop()
         if loop.time() >= self.deadline:
             _expire(self.waiter, *self.expiry)
         else:
-            self.timer = loop.call_at(self.deadline, self._expire)
+            self.timer = loop.call_at(self.deadline, self._on_timer)
 
     def take(self) -> bytes:
-        """What arrived of the body, all of it (the caller checked there is some)."""
+        """What arrived of the body, all of it (the caller checked there is some); a socket
+        paused past HIGH_WATER reads again."""
         data = b"".join(self.chunks) if len(self.chunks) > 1 else self.chunks[0]
         self.chunks.clear()
         self.size = 0
@@ -235,10 +238,10 @@ class Transport(httpx.AsyncBaseTransport):
             )
         port = url.port or (443 if url.scheme == "https" else 80)
         key = (url.scheme, url.host, port)
-        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
-        head = _head(request)
         if request.method == "HEAD":
             raise httpx.UnsupportedProtocol("the upstream transport does not send HEAD requests")
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        head = _head(request)
         body = request.content if _has_content(request) else None
         for attempt in (0, 1):
             conn, reused = self._idle_connection(key), True
@@ -320,21 +323,8 @@ class Transport(httpx.AsyncBaseTransport):
 
     @staticmethod
     async def _drain(conn: _Connection, timeout: float | None) -> None:
-        loop = asyncio.get_running_loop()
         while conn.write_paused and not conn.closed:
-            fut: asyncio.Future[None] = loop.create_future()
-            conn.write_waiter = fut
-            timer = (
-                None
-                if timeout is None
-                else loop.call_later(timeout, _expire, fut, httpx.WriteTimeout, "upstream write timed out")
-            )
-            try:
-                await fut
-            finally:
-                conn.write_waiter = None
-                if timer is not None:
-                    timer.cancel()
+            await conn.wait(timeout, httpx.WriteTimeout, "upstream write timed out")
         if conn.closed and conn.error is not None and not conn.got_bytes:
             raise httpx.WriteError(str(conn.error))
 
@@ -344,7 +334,6 @@ class Transport(httpx.AsyncBaseTransport):
             idle = self._idle.setdefault(key, [])
             if len(idle) < self._max_idle:
                 conn._reset()
-                conn.parser = httptools.HttpResponseParser(conn)
                 conn.idle_since = time.monotonic()
                 idle.append(conn)
                 return
@@ -385,4 +374,4 @@ def client(timeout: httpx.Timeout, max_idle: int = 1024) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, transport=Transport(max_idle=max_idle), trust_env=False)
 
 
-__all__ = ["HIGH_WATER", "LOW_WATER", "Body", "Transport", "client"]
+__all__ = ["HIGH_WATER", "Body", "Transport", "client"]
