@@ -17,6 +17,7 @@
 const http = require('node:http');
 const https = require('node:https');
 const cluster = require('node:cluster');
+const { finished } = require('node:stream');
 const { parseArgs } = require('node:util');
 const { SSEParser, chunkJSON } = require('./sse');
 const { ChatCompletionStreamRewriter, rewriteChatCompletion } = require('./openai');
@@ -456,18 +457,46 @@ function gatewayHandler(config) {
       const w = send(batch);
       if (w) await w;
     };
-    try {
-      for await (const piece of up) {
-        if (left) break;
-        const batch = [];
-        try {
-          convert(parser.feed(piece), batch);
-        } finally {
-          // what was converted goes out even when the conversion failed part way
+    // Reads the upstream body with 'data' events rather than `for await` (a promise per piece
+    // costs more than the rest of a small piece's work); pauses it while the client's socket is full.
+    const pump = () =>
+      new Promise((resolve, reject) => {
+        let settled = false;
+        const done = (err) => {
+          if (settled) return;
+          settled = true;
+          up.off('data', onData);
+          if (err) reject(err);
+          else resolve();
+        };
+        const onData = (piece) => {
+          if (left) {
+            up.pause();
+            done();
+            return;
+          }
+          const batch = [];
+          try {
+            convert(parser.feed(piece), batch);
+          } catch (e) {
+            send(batch); // what was converted goes out even when the conversion failed part way
+            up.pause();
+            done(e);
+            return;
+          }
           const w = send(batch);
-          if (w) await w;
-        }
-      }
+          if (w) {
+            up.pause();
+            w.then(() => {
+              if (!settled) up.resume();
+            });
+          }
+        };
+        up.on('data', onData);
+        finished(up, (err) => done(err));
+      });
+    try {
+      await pump();
       if (state.timedOut) throw Object.assign(new Error('upstream silent'), { kind: 'timeout' });
       if (!left) {
         const batch = [];
