@@ -314,6 +314,6 @@ def test_after_every_feed_the_steps_have_nothing_to_do() -> None:
         for chunk in docs.random_chunks(text, rng, 1, 12):
             s.feed(chunk)
             before = (sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, len(sc.buf))
-            assert sc._steps[sc.mode](False) is False, (text, chunk)
+            assert scanner._STEPS[sc.mode](sc, False) is False, (text, chunk)
             after = (sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, len(sc.buf))
             assert after == before and not sc.out and not sc._text, (text, chunk)

@@ -291,22 +291,29 @@ class _Call:
 
 class ArgumentsWriter:
     """Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
-    events. `resolve(name)` gives the declared spelling or None when the policy rejects the call;
-    `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
-    treatment of a block. Every fragment extends the call's arguments text, which ends as
-    `json_text(normalize(name, input))`: the same text the OpenAI layer writes."""
+    events. `events(events, owner)` asks the owner (the Sieve): `owner._resolve(name)` gives the
+    declared spelling or None when the policy rejects the call; `owner._normalize_input(name,
+    input)` applies the tool's schema (R12); `owner._apply(event)` is the Sieve's treatment of a
+    block. Every fragment extends the call's arguments text, which ends as
+    `json_text(normalize(name, input))`: the same text the OpenAI layer writes. The owner is held
+    only during `events`: kept, it would make the Sieve a reference cycle (test_cycles.py)."""
 
-    def __init__(self, resolve: Any, normalize: Any, apply: Any, start: Any, delta: Any) -> None:
-        self._resolve = resolve
-        self._normalize = normalize
-        self._apply = apply
+    def __init__(self, start: Any, delta: Any) -> None:
+        self._owner: Any = None  # the Sieve, during events()
         self._start = start  # (index, name) -> event
         self._delta = delta  # (index, text) -> event
         self.next_index = 0
         self._call: _Call | None = None
         self._begun = 0  # calls begun in the current block
 
-    def events(self, events: list[Any]) -> list[Any]:
+    def events(self, events: list[Any], owner: Any) -> list[Any]:
+        self._owner = owner
+        try:
+            return self._events(events)
+        finally:
+            self._owner = None
+
+    def _events(self, events: list[Any]) -> list[Any]:
         out: list[Any] = []
         for e in events:
             t = type(e)
@@ -333,7 +340,7 @@ class ArgumentsWriter:
 
     def _begin(self, name: str, out: list[Any]) -> None:
         self._begun += 1
-        resolved = self._resolve(name)
+        resolved = self._owner._resolve(name)
         if resolved is None:
             self._call = _Call(-1, name)
             return
@@ -367,7 +374,7 @@ class ArgumentsWriter:
         c = self._call
         if c is None or c.index < 0:
             return
-        value = self._normalize(c.name, {e.key: e.value})[e.key]
+        value = self._owner._normalize_input(c.name, {e.key: e.value})[e.key]
         text = json_text(value)
         if c.open_key == e.key:
             self._send(c, text[c.open_sent :], out)
@@ -380,21 +387,21 @@ class ArgumentsWriter:
         self._call = None
         if c is None or c.index < 0:
             return
-        final = json_text(self._normalize(c.name, inp))
+        final = json_text(self._owner._normalize_input(c.name, inp))
         self._send(c, final[c.sent :], out)
 
     def _block(self, e: Any, out: list[Any]) -> None:
         """A block's event: calls begun in it are complete; the others (token sections, JSON
         calls, repaired blocks) are announced now, whole, before it (D38)."""
-        applied = self._apply(e)
+        applied = self._owner._apply(e)
         begun, self._begun = self._begun, 0
         for call in e.calls[begun:]:
-            resolved = self._resolve(call.name)
+            resolved = self._owner._resolve(call.name)
             if resolved is None:
                 continue
             index = self.next_index
             self.next_index += 1
             out.append(self._start(index, resolved))
-            text = json_text(self._normalize(resolved, call.input))
+            text = json_text(self._owner._normalize_input(resolved, call.input))
             out.append(self._delta(index, text))
         out.append(applied)

@@ -270,7 +270,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         import uvicorn
 
-        from .server import WORKER_CONFIG_ENV, WORKER_LOG_LEVEL_ENV, GatewayConfig, create_app
+        from .server import WORKER_CONFIG_ENV, WORKER_LOG_LEVEL_ENV, GatewayConfig, create_app, settle_gc
     except ImportError as exc:
         print(
             f"toolsieve: serve needs the server extra: pip install 'toolsieve[server]' ({exc})",
@@ -297,6 +297,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     class _Server(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets)
+            settle_gc()
             for srv in self.servers:
                 for sock in srv.sockets:
                     host, port = sock.getsockname()[:2]

@@ -566,16 +566,6 @@ class Scanner:
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
         self._prose_stop = -1  # absolute offset where this feed's prose skip stopped (-1: none)
         self._names: dict[str, str] = {}  # see _name
-        self._steps = (  # indexed by Mode
-            self._m_text,
-            self._m_run,
-            self._m_fence,
-            self._m_pending,
-            self._m_capture,
-            self._m_json,
-            self._m_tokens,
-            self._m_region,
-        )
 
     # ---- driving ------------------------------------------------------------------------
 
@@ -621,8 +611,8 @@ class Scanner:
                 return []
         elif mode is _M_CAPTURE and buf and buf[0] == "<" and self._cap_waits(buf):
             return []
-        step = self._steps
-        while step[self.mode](False):
+        step = _STEPS
+        while step[self.mode](self, False):
             pass
         if self.mode in _HOLDING:
             self._release_past_limit()
@@ -646,14 +636,14 @@ class Scanner:
             self._sec_overflow()
         elif self.mode == _M_JSON and at - self.json.start >= self.max_capture:
             self._json_release()
-            step = self._steps
-            while step[self.mode](False):
+            step = _STEPS
+            while step[self.mode](self, False):
                 pass
 
     def finish(self) -> list[Event]:
         self._prose_stop = -1
-        step = self._steps
-        while step[self.mode](True):
+        step = _STEPS
+        while step[self.mode](self, True):
             pass
         return self._take()
 
@@ -1947,6 +1937,20 @@ class Scanner:
             sec.stage = _S_BETWEEN
             return True
         return self._fail()
+
+
+# The steps indexed by Mode, as plain functions: a tuple of bound methods kept on the Scanner
+# would make every Scanner a reference cycle, which only the cyclic GC's full passes free.
+_STEPS: Final = (
+    Scanner._m_text,
+    Scanner._m_run,
+    Scanner._m_fence,
+    Scanner._m_pending,
+    Scanner._m_capture,
+    Scanner._m_json,
+    Scanner._m_tokens,
+    Scanner._m_region,
+)
 
 
 def match_region(s: str, i: int, final: bool, bol: bool) -> tuple[str, int] | str:

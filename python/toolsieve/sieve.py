@@ -80,11 +80,7 @@ class Sieve:
             stream_arguments=stream_arguments,
         )
         self._writer = (
-            ArgumentsWriter(
-                self._resolve, self._normalize_input, self._apply, ToolCallStartEvent, ToolCallArgumentsEvent
-            )
-            if stream_arguments
-            else None
+            ArgumentsWriter(ToolCallStartEvent, ToolCallArgumentsEvent) if stream_arguments else None
         )
         self._gate = ReasoningGate(self.reasoning)
         self._closed = False
@@ -132,7 +128,7 @@ class Sieve:
 
     def _declared(self, events: list[Event]) -> list[Event]:
         if self._writer is not None:
-            out: list[Event] = self._writer.events(events)
+            out: list[Event] = self._writer.events(events, self)
             return out
         if not self._acts():
             return events  # R1-R8 behavior: nothing declared that acts on calls

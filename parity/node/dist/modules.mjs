@@ -3397,7 +3397,7 @@ class Scanner {
     return out;
   }
 
-  /** The mode's steps until one waits (Python: `while self._steps[self.mode](final)`). */
+  /** The mode's steps until one waits (Python: `while _STEPS[self.mode](self, final)`). */
   _run(final) {
     for (;;) {
       let going;
