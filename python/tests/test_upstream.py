@@ -417,3 +417,106 @@ def test_a_wait_without_a_limit_after_one_with_a_limit_does_not_time_out() -> No
         return opened, len(statuses)
 
     assert asyncio.run(main()) == (1, 2)
+
+
+def test_an_answer_closed_unread_while_the_socket_was_paused_leaves_a_connection_that_reads() -> None:
+    # HIGH_WATER + 1 bytes: the socket pauses on the last byte, when the answer is complete. Closed
+    # unread, the connection goes back to the pool: it must read again, or the next answer on it
+    # is never seen.
+    size = HIGH_WATER + 1
+
+    async def main() -> tuple[int, bytes, int]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (size, b"x" * size))
+            await w.drain()
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await w.drain()
+            await asyncio.sleep(3)
+
+        server, port = await _serve(handler)
+        async with _client(timeout=1.0) as c:
+            t: Any = c._transport
+            async with c.stream("GET", f"http://127.0.0.1:{port}/") as resp:
+                conn = next(iter(t._active))
+                for _ in range(500):
+                    if conn.complete:
+                        break
+                    await asyncio.sleep(0.01)
+                assert conn.complete and conn.read_paused and resp.status_code == 200
+            again = await c.get(f"http://127.0.0.1:{port}/")
+            opened = t.opened
+        server.close()
+        return again.status_code, again.content, opened
+
+    assert asyncio.run(main()) == (200, b"ok", 1)
+
+
+def test_a_streamed_request_body_is_not_sent_again_after_a_reused_connection_dropped_it() -> None:
+    # The body of an async iterator was taken by the first attempt: it cannot be sent once more,
+    # and the error is httpx's (not httpx.StreamConsumed, a RuntimeError the gateway does not catch).
+    async def main() -> int:
+        n = 0
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal n
+            n += 1
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await w.drain()
+            await r.readuntil(b"0\r\n\r\n")  # the streamed request, dropped without an answer
+            w.close()
+
+        async def parts() -> AsyncIterator[bytes]:
+            yield b"abc"
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            assert (await c.get(f"http://127.0.0.1:{port}/")).status_code == 200
+            with pytest.raises(httpx.RemoteProtocolError):
+                await c.post(f"http://127.0.0.1:{port}/", content=parts())
+        server.close()
+        return n
+
+    assert asyncio.run(main()) == 1
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a second answer nobody asked for, in the same packet
+        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\n\r\nok"
+        b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\nx-a: 2\r\n\r\nabc",
+        # trailers after a chunked body are not headers of the answer
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-a: 1\r\n\r\n"
+        b"2;ext=1\r\nok\r\n0\r\nx-a: 2\r\n\r\n",
+    ],
+    ids=["second-answer", "trailers"],
+)
+def test_bytes_after_the_answer_are_neither_its_headers_nor_its_body(answer: bytes) -> None:
+    async def main() -> tuple[bytes, list[str], list[bytes], int]:
+        n = 0
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal n
+            n += 1
+            while True:
+                try:
+                    await _request(r)
+                except asyncio.IncompleteReadError:
+                    return
+                w.write(answer)  # at once: the whole answer reaches the client in one read
+                await w.drain()
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            resp = await c.get(f"http://127.0.0.1:{port}/")
+            second = await c.get(f"http://127.0.0.1:{port}/")
+        server.close()
+        return resp.content, resp.headers.get_list("x-a"), [resp.content, second.content], n
+
+    body, xa, bodies, n = asyncio.run(main())
+    assert body == b"ok" and xa == ["1"] and bodies == [b"ok", b"ok"]
+    if b"0\r\n" not in answer:
+        assert n == 2  # a connection that sent more than its answer is not used again

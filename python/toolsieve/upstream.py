@@ -18,7 +18,9 @@ on, a timer only while waiting, and a list of idle keep-alive connections per or
 - Keep-alive: a connection goes back to its origin's idle list when its answer was read to the
   end and both sides allow it; one closed by the server while idle is dropped (its protocol knows,
   no system call). A request on a reused connection that ends before any byte of an answer is sent
-  once more on a new connection (the server closed it as the request left).
+  once more on a new connection (the server closed it as the request left), unless its body was
+  streamed (it cannot be sent twice). Bytes past the answer's end (a second answer) close the
+  connection; trailers after a chunked body are dropped, as httpcore does.
 - Closing an answer before its end closes its connection: the upstream sees the client leave.
 - Not supported: proxies (`trust_env` is off in the gateway), HTTP/2, HEAD requests, upgrades.
 """
@@ -70,6 +72,9 @@ class _Connection(asyncio.Protocol):
         self.framed = False  # content-length or chunked: the end is known without EOF
         self.chunks: collections.deque[bytes] = collections.deque()
         self.size = 0
+        if self.read_paused:  # an answer closed unread past HIGH_WATER: the next one must be read
+            self.read_paused = False
+            self.transport.resume_reading()
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -80,7 +85,8 @@ class _Connection(asyncio.Protocol):
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserError as exc:
-            self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
+            if self.error is None:
+                self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
             self.transport.close()
         _wake(self.waiter)
 
@@ -106,10 +112,17 @@ class _Connection(asyncio.Protocol):
         _wake(self.waiter)
 
     # httptools callbacks
+    def on_message_begin(self) -> None:
+        if self.headers_done:  # bytes after the answer, before the next request: not used again
+            self.error = httpx.RemoteProtocolError("the upstream sent more than its answer")
+            raise self.error  # stops the parser (data_received closes the connection)
+
     def on_status(self, status: bytes) -> None:
         self.reason += status
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        if self.headers_done:
+            return  # a trailer after a chunked body: not a header of the answer
         self.headers.append((name, value))
         low = name.lower()
         if low == b"content-length" or (low == b"transfer-encoding" and b"chunked" in value.lower()):
@@ -260,8 +273,9 @@ class Transport(httpx.AsyncBaseTransport):
                     await conn.wait(timeouts.get("read"), httpx.ReadTimeout, "upstream read timed out")
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
                 self._discard(conn)
-                if reused and attempt == 0 and not conn.got_bytes:
-                    continue  # closed by the server while the request was on its way
+                if reused and attempt == 0 and not conn.got_bytes and body is not None:
+                    continue  # closed by the server while the request was on its way (a
+                    # streamed body was taken by this attempt: it cannot be sent again)
                 raise
             except BaseException:
                 self._discard(conn)
