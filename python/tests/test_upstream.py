@@ -520,3 +520,32 @@ def test_bytes_after_the_answer_are_neither_its_headers_nor_its_body(answer: byt
     assert body == b"ok" and xa == ["1"] and bodies == [b"ok", b"ok"]
     if b"0\r\n" not in answer:
         assert n == 2  # a connection that sent more than its answer is not used again
+
+
+def test_a_streamed_request_body_stops_when_the_server_answered_and_closed() -> None:
+    # The server answers at once and closes: the rest of the request body is not taken from the
+    # iterator (and written to a closed socket) before the answer is given.
+    async def main() -> tuple[int, bytes, int]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await r.readuntil(b"\r\n\r\n")
+            w.write(b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 3\r\nconnection: close\r\n\r\nbig")
+            await w.drain()
+            w.close()
+
+        taken = 0
+
+        async def parts() -> AsyncIterator[bytes]:
+            nonlocal taken
+            for _ in range(200):
+                taken += 1
+                yield b"x" * 1024
+                await asyncio.sleep(0.01)
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            resp = await c.post(f"http://127.0.0.1:{port}/", content=parts())
+        server.close()
+        return resp.status_code, resp.content, taken
+
+    status, body, taken = asyncio.run(main())
+    assert (status, body) == (413, b"big") and taken < 100

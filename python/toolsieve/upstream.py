@@ -328,11 +328,14 @@ class Transport(httpx.AsyncBaseTransport):
         if body is None:  # a streamed request body
             chunked = request.headers.get("transfer-encoding", "").lower() == "chunked"
             async for part in request.stream:  # type: ignore[union-attr]
+                if conn.closed:  # the server closed it (an answer may have come): no more to send
+                    break
                 if part:
                     conn.transport.write(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
                     await self._drain(conn, timeout)
-            if chunked:
-                conn.transport.write(b"0\r\n\r\n")
+            else:
+                if chunked:
+                    conn.transport.write(b"0\r\n\r\n")
         await self._drain(conn, timeout)
 
     @staticmethod
