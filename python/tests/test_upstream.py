@@ -549,3 +549,21 @@ def test_a_streamed_request_body_stops_when_the_server_answered_and_closed() -> 
 
     status, body, taken = asyncio.run(main())
     assert (status, body) == (413, b"big") and taken < 100
+
+
+@pytest.mark.parametrize("version", ["HTTP/1.0", "HTTP/1.1"])
+def test_the_answer_s_http_version_is_the_one_the_server_sent(version: str) -> None:
+    async def main() -> tuple[str, bytes]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(b"%s 200 OK\r\ncontent-length: 2\r\n\r\nok" % version.encode())
+            await w.drain()
+            w.close()
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            resp = await c.get(f"http://127.0.0.1:{port}/")
+        server.close()
+        return resp.http_version, resp.content
+
+    assert asyncio.run(main()) == (version, b"ok")

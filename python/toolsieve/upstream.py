@@ -63,6 +63,7 @@ class _Connection(asyncio.Protocol):
         """Ready for the next answer (a new connection, or one back in the pool)."""
         self.parser = httptools.HttpResponseParser(self)
         self.status = 0
+        self.version = b"HTTP/1.1"
         self.reason = b""
         self.headers: list[tuple[bytes, bytes]] = []
         self.headers_done = False
@@ -134,6 +135,7 @@ class _Connection(asyncio.Protocol):
             self.reason, self.headers, self.framed = b"", [], False
             return
         self.headers_done = True
+        self.version = b"HTTP/" + self.parser.get_http_version().encode("ascii")
 
     def on_body(self, body: bytes) -> None:
         self.chunks.append(body)
@@ -284,7 +286,7 @@ class Transport(httpx.AsyncBaseTransport):
                 conn.status,
                 headers=conn.headers,
                 stream=Body(self, key, conn, timeouts.get("read")),
-                extensions={"http_version": b"HTTP/1.1", "reason_phrase": conn.reason.strip()},
+                extensions={"http_version": conn.version, "reason_phrase": conn.reason.strip()},
             )
         raise AssertionError("unreachable")  # pragma: no cover
 
