@@ -5,6 +5,7 @@ connection errors, malformed answers, streamed request bodies, TLS."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import ssl
@@ -567,3 +568,40 @@ def test_the_answer_s_http_version_is_the_one_the_server_sent(version: str) -> N
         return resp.http_version, resp.content
 
     assert asyncio.run(main()) == (version, b"ok")
+
+
+def test_an_idle_connection_past_its_expiry_is_closed_while_newer_ones_are_used() -> None:
+    # Two connections go idle; the newer one is used again and again: the older one, idle past
+    # KEEPALIVE_EXPIRY, is closed, not kept open for as long as the newer one is in use.
+    async def main() -> tuple[int, int]:
+        ended = asyncio.Event()
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            while True:
+                try:
+                    await _request(r)
+                except asyncio.IncompleteReadError:
+                    ended.set()
+                    return
+                await asyncio.sleep(0.05)
+                w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                await w.drain()
+
+        server, port = await _serve(handler)
+        url = f"http://127.0.0.1:{port}/"
+        async with _client() as c:
+            t: Any = c._transport
+            await asyncio.gather(c.get(url), c.get(url))  # two connections, both idle after
+            (idle,) = t._idle.values()
+            assert len(idle) == 2
+            idle[0].idle_since -= 3600  # the older one: idle for an hour
+            for _ in range(3):
+                await c.get(url)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ended.wait(), 2)
+            opened, left = t.opened, len(idle)
+        server.close()
+        assert ended.is_set()
+        return opened, left
+
+    assert asyncio.run(main()) == (2, 1)

@@ -241,7 +241,7 @@ class Transport(httpx.AsyncBaseTransport):
     def __init__(self, ssl_context: ssl.SSLContext | None = None, max_idle: int = 1024) -> None:
         self._ssl = ssl_context if ssl_context is not None else httpx.create_ssl_context(trust_env=False)
         self._max_idle = max_idle
-        self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._idle: dict[tuple[str, str, int], collections.deque[_Connection]] = {}  # oldest first
         self._active: set[_Connection] = set()
         self.opened = 0  # connections made (tests and benchmarks read it)
 
@@ -350,10 +350,13 @@ class Transport(httpx.AsyncBaseTransport):
     def _release(self, key: tuple[str, str, int], conn: _Connection) -> None:
         self._active.discard(conn)
         if conn.reusable():
-            idle = self._idle.setdefault(key, [])
+            idle = self._idle.setdefault(key, collections.deque())
+            now = time.monotonic()
+            while idle and (idle[0].closed or now - idle[0].idle_since >= KEEPALIVE_EXPIRY):
+                idle.popleft().transport.close()  # expired under newer ones that are in use
             if len(idle) < self._max_idle:
                 conn._reset()
-                conn.idle_since = time.monotonic()
+                conn.idle_since = now
                 idle.append(conn)
                 return
         conn.transport.close()
