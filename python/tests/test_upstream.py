@@ -605,3 +605,34 @@ def test_an_idle_connection_past_its_expiry_is_closed_while_newer_ones_are_used(
         return opened, left
 
     assert asyncio.run(main()) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"x-a": "1\r\nx-injected: 1"}, {"x-a": "1\nx-injected: 1"}, {"x-a\r\nx-injected": "1"}, {"x-a": "1\0"}],
+    ids=["crlf-value", "lf-value", "crlf-name", "nul-value"],
+)
+def test_a_header_that_would_split_the_request_is_refused_before_anything_is_sent(
+    headers: dict[str, str],
+) -> None:
+    # as httpx's own transport (h11) refuses it: a line break in a header is a second header,
+    # or a second request, on the wire
+    async def main() -> int:
+        n = 0
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal n
+            n += 1
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await w.drain()
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            with pytest.raises(httpx.LocalProtocolError):
+                await c.get(f"http://127.0.0.1:{port}/", headers=headers)
+            assert (await c.get(f"http://127.0.0.1:{port}/", headers={"x-a": "1 \t2"})).status_code == 200
+        server.close()
+        return n
+
+    assert asyncio.run(main()) == 1

@@ -384,11 +384,15 @@ def _has_content(request: httpx.Request) -> bool:
 
 
 def _head(request: httpx.Request) -> bytes:
-    """The request line and headers, as httpx's request carries them (Host included)."""
+    """The request line and headers, as httpx's request carries them (Host included). A CR, LF or
+    NUL inside one (a header or a request more on the wire) is refused, as h11 refuses it."""
     lines = [b"%s %s HTTP/1.1\r\n" % (request.method.encode("ascii"), request.url.raw_path)]
     lines += [b"%s: %s\r\n" % (k, v) for k, v in request.headers.raw]
     lines.append(b"\r\n")
-    return b"".join(lines)
+    head = b"".join(lines)
+    if not head.count(b"\r") == head.count(b"\n") == len(lines) or b"\0" in head:
+        raise httpx.LocalProtocolError("a line break or NUL inside the request line or a header")
+    return head
 
 
 def client(timeout: httpx.Timeout, max_idle: int = 1024) -> httpx.AsyncClient:
