@@ -636,3 +636,31 @@ def test_a_header_that_would_split_the_request_is_refused_before_anything_is_sen
         return n
 
     assert asyncio.run(main()) == 1
+
+
+def test_a_request_a_reused_connection_dropped_goes_once_more_on_a_new_connection() -> None:
+    # Two idle connections the server drops requests on (as a server does when its keep-alive
+    # timer ends both together): the second attempt is on a new connection, not the other idle one.
+    async def main() -> tuple[int, bytes, int]:
+        n = 0
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal n
+            n += 1
+            await _request(r)
+            await asyncio.sleep(0.05)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await w.drain()
+            if n <= 2:
+                await _request(r)  # reads the next request and drops it without an answer
+                w.close()
+
+        server, port = await _serve(handler)
+        url = f"http://127.0.0.1:{port}/"
+        async with _client() as c:
+            await asyncio.gather(c.get(url), c.get(url))  # two connections, both idle after
+            resp = await c.get(url)
+        server.close()
+        return resp.status_code, resp.content, n
+
+    assert asyncio.run(main()) == (200, b"ok", 3)

@@ -259,7 +259,7 @@ class Transport(httpx.AsyncBaseTransport):
         head = _head(request)
         body = request.content if _has_content(request) else None
         for attempt in (0, 1):
-            conn, reused = self._idle_connection(key), True
+            conn, reused = self._idle_connection(key) if attempt == 0 else None, True
             if conn is None:
                 conn, reused = await self._connect(key, timeouts.get("connect")), False
             self._active.add(conn)
