@@ -664,3 +664,32 @@ def test_a_request_a_reused_connection_dropped_goes_once_more_on_a_new_connectio
         return resp.status_code, resp.content, n
 
     assert asyncio.run(main()) == (200, b"ok", 3)
+
+
+def test_a_request_given_up_on_a_write_timeout_is_not_sent_on_in_the_background() -> None:
+    # After the WriteTimeout the rest of the request must not go on to the server (which would
+    # then act on a request nobody waits for) and the connection must not stay open to send it.
+    total = 64 * 1024 * 1024
+
+    async def main() -> int:
+        got: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await asyncio.sleep(1)  # reads nothing for a while: the client's write times out
+            n = 0
+            try:
+                while part := await r.read(1 << 20):
+                    n += len(part)
+            except ConnectionError:
+                pass
+            got.set_result(n)
+
+        server, port = await _serve(handler)
+        async with _client(timeout=0.3) as c:
+            with pytest.raises(httpx.WriteTimeout):
+                await c.post(f"http://127.0.0.1:{port}/", content=b"x" * total)
+            n = await asyncio.wait_for(got, 10)
+        server.close()
+        return n
+
+    assert asyncio.run(main()) < total // 2  # what the socket buffers held, not the request

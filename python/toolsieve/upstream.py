@@ -88,7 +88,7 @@ class _Connection(asyncio.Protocol):
         except httptools.HttpParserError as exc:
             if self.error is None:
                 self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
-            self.transport.close()
+            self.transport.abort()
         _wake(self.waiter)
 
     def eof_received(self) -> bool:
@@ -359,11 +359,13 @@ class Transport(httpx.AsyncBaseTransport):
                 conn.idle_since = now
                 idle.append(conn)
                 return
-        conn.transport.close()
+        conn.transport.abort()
 
     def _discard(self, conn: _Connection) -> None:
+        """Closes at once: what of the request was not sent yet is dropped, not sent on after the
+        request was given up (`close()` would send it all first, for as long as that takes)."""
         self._active.discard(conn)
-        conn.transport.close()
+        conn.transport.abort()
 
     async def aclose(self) -> None:
         for conns in self._idle.values():
@@ -371,7 +373,7 @@ class Transport(httpx.AsyncBaseTransport):
                 conn.transport.close()
         self._idle.clear()
         for conn in list(self._active):
-            conn.transport.close()
+            conn.transport.abort()
         self._active.clear()
 
 
