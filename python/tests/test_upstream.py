@@ -693,3 +693,37 @@ def test_a_request_given_up_on_a_write_timeout_is_not_sent_on_in_the_background(
         return n
 
     assert asyncio.run(main()) < total // 2  # what the socket buffers held, not the request
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["bytes", "streamed"])
+def test_an_answer_that_closes_the_connection_ends_a_request_body_the_server_does_not_read(
+    streamed: bool,
+) -> None:
+    # RFC 9112 9.5: a client that sees an answer saying the server closes the connection stops
+    # sending the body. Here the server answers 413 and reads no more: the answer is the result,
+    # not a WriteTimeout once the write limit has passed.
+    total = 64 * 1024 * 1024
+
+    async def main() -> tuple[int, bytes, float]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await r.readuntil(b"\r\n\r\n")
+            w.write(b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 3\r\nconnection: close\r\n\r\nbig")
+            await w.drain()
+            await asyncio.sleep(5)  # reads no more, keeps the connection open
+
+        async def parts() -> AsyncIterator[bytes]:
+            for _ in range(total // 65536):
+                yield b"x" * 65536
+
+        server, port = await _serve(handler)
+        loop = asyncio.get_running_loop()
+        async with _client(timeout=2.0) as c:
+            t0 = loop.time()
+            content: Any = parts() if streamed else b"x" * total
+            resp = await c.post(f"http://127.0.0.1:{port}/", content=content)
+            took = loop.time() - t0
+        server.close()
+        return resp.status_code, resp.content, took
+
+    status, body, took = asyncio.run(main())
+    assert (status, body) == (413, b"big") and took < 1.5

@@ -190,6 +190,11 @@ class _Connection(asyncio.Protocol):
             self.transport.resume_reading()
         return data
 
+    def refused_body(self) -> bool:
+        """A whole answer came that closes the connection: the server reads no more of the request
+        (RFC 9112 9.5: stop sending it; the connection is not used again)."""
+        return self.complete and not self.keep_alive
+
     def reusable(self) -> bool:
         return self.complete and self.keep_alive and not self.closed and self.error is None
 
@@ -330,7 +335,7 @@ class Transport(httpx.AsyncBaseTransport):
         if body is None:  # a streamed request body
             chunked = request.headers.get("transfer-encoding", "").lower() == "chunked"
             async for part in request.stream:  # type: ignore[union-attr]
-                if conn.closed:  # the server closed it (an answer may have come): no more to send
+                if conn.closed or conn.refused_body():  # (an answer may have come): no more to send
                     break
                 if part:
                     conn.transport.write(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
@@ -342,7 +347,7 @@ class Transport(httpx.AsyncBaseTransport):
 
     @staticmethod
     async def _drain(conn: _Connection, timeout: float | None) -> None:
-        while conn.write_paused and not conn.closed:
+        while conn.write_paused and not conn.closed and not conn.refused_body():
             await conn.wait(timeout, httpx.WriteTimeout, "upstream write timed out")
         if conn.closed and conn.error is not None and not conn.got_bytes:
             raise httpx.WriteError(str(conn.error))
