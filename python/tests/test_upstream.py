@@ -727,3 +727,30 @@ def test_an_answer_that_closes_the_connection_ends_a_request_body_the_server_doe
 
     status, body, took = asyncio.run(main())
     assert (status, body) == (413, b"big") and took < 1.5
+
+
+def test_closing_the_transport_under_a_body_that_ends_with_the_connection_is_an_error_not_its_end() -> None:
+    # A body without a length ends when the server closes; the transport closed under it (the
+    # gateway shutting down) cuts it off, which its reader must see as an error.
+    async def main() -> tuple[list[bytes], type[BaseException] | None]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\npart")
+            await w.drain()
+            await asyncio.sleep(3)
+
+        server, port = await _serve(handler)
+        got: list[bytes] = []
+        error: type[BaseException] | None = None
+        c = _client()
+        try:
+            async with c.stream("GET", f"http://127.0.0.1:{port}/") as resp:
+                async for part in resp.aiter_raw():
+                    got.append(part)
+                    await c._transport.aclose()
+        except httpx.HTTPError as exc:
+            error = type(exc)
+        server.close()
+        return got, error
+
+    assert asyncio.run(main()) == ([b"part"], httpx.ReadError)

@@ -378,6 +378,8 @@ class Transport(httpx.AsyncBaseTransport):
                 conn.transport.close()
         self._idle.clear()
         for conn in list(self._active):
+            if conn.error is None:  # a body that ends with the connection is cut off, not ended
+                conn.error = httpx.ReadError("the upstream transport was closed")
             conn.transport.abort()
         self._active.clear()
 
