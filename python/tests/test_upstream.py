@@ -717,7 +717,7 @@ def test_an_answer_that_closes_the_connection_ends_a_request_body_the_server_doe
 
         server, port = await _serve(handler)
         loop = asyncio.get_running_loop()
-        async with _client(timeout=2.0) as c:
+        async with _client(timeout=4.0) as c:
             t0 = loop.time()
             content: Any = parts() if streamed else b"x" * total
             resp = await c.post(f"http://127.0.0.1:{port}/", content=content)
@@ -726,7 +726,7 @@ def test_an_answer_that_closes_the_connection_ends_a_request_body_the_server_doe
         return resp.status_code, resp.content, took
 
     status, body, took = asyncio.run(main())
-    assert (status, body) == (413, b"big") and took < 1.5
+    assert (status, body) == (413, b"big") and took < 3.0, took
 
 
 def test_closing_the_transport_under_a_body_that_ends_with_the_connection_is_an_error_not_its_end() -> None:
