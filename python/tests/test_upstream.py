@@ -754,3 +754,30 @@ def test_closing_the_transport_under_a_body_that_ends_with_the_connection_is_an_
         return got, error
 
     assert asyncio.run(main()) == ([b"part"], httpx.ReadError)
+
+
+def test_a_head_that_never_ends_is_a_protocol_error_not_memory_without_bound() -> None:
+    # as httpcore's h11 limit: an answer's head past 100 KiB is refused while it comes
+    async def main() -> tuple[type[BaseException], int]:
+        sent = 0
+
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            nonlocal sent
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\nx-big: ")
+            with contextlib.suppress(ConnectionError):
+                for _ in range(64):  # 64 MiB of one header if nobody stops it
+                    w.write(b"a" * (1 << 20))
+                    await w.drain()
+                    sent += 1
+            await asyncio.sleep(3)
+
+        server, port = await _serve(handler)
+        async with _client(timeout=2.0) as c:
+            with pytest.raises(httpx.HTTPError) as info:
+                await c.get(f"http://127.0.0.1:{port}/")
+        server.close()
+        return info.type, sent
+
+    error, sent = asyncio.run(main())
+    assert error is httpx.RemoteProtocolError and sent < 64

@@ -46,6 +46,8 @@ class _Connection(asyncio.Protocol):
     """One HTTP/1.1 connection: the answer being parsed, what arrived of its body and not yet read,
     and the task waiting for more."""
 
+    MAX_HEAD: Final = 100 * 1024  # bytes of an answer's head (as httpcore's h11 limit)
+
     def __init__(self) -> None:
         self.transport: Any = None
         self.closed = False  # the connection is gone (either side)
@@ -67,6 +69,7 @@ class _Connection(asyncio.Protocol):
         self.reason = b""
         self.headers: list[tuple[bytes, bytes]] = []
         self.headers_done = False
+        self.head_size = 0
         self.complete = False
         self.keep_alive = False
         self.got_bytes = False
@@ -85,6 +88,10 @@ class _Connection(asyncio.Protocol):
         self.got_bytes = True
         try:
             self.parser.feed_data(data)
+            if not self.headers_done:  # all of it was head (httptools holds what it parsed)
+                self.head_size += len(data)
+                if self.head_size > self.MAX_HEAD:
+                    raise httptools.HttpParserError(f"the head is longer than {self.MAX_HEAD} bytes")
         except httptools.HttpParserError as exc:
             if self.error is None:
                 self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
@@ -132,7 +139,7 @@ class _Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self.status = self.parser.get_status_code()
         if 100 <= self.status < 200:  # an interim answer (100 Continue): wait for the real one
-            self.reason, self.headers, self.framed = b"", [], False
+            self.reason, self.headers, self.framed, self.head_size = b"", [], False, 0
             return
         self.headers_done = True
         self.version = b"HTTP/" + self.parser.get_http_version().encode("ascii")
