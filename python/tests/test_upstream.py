@@ -781,3 +781,21 @@ def test_a_head_that_never_ends_is_a_protocol_error_not_memory_without_bound() -
 
     error, sent = asyncio.run(main())
     assert error is httpx.RemoteProtocolError and sent < 64
+
+
+def test_a_header_value_is_without_the_whitespace_around_it() -> None:
+    # RFC 9110 5.5: the spaces and tabs around a field value are not part of it (h11 strips them)
+    async def main() -> tuple[str, str, bytes]:
+        async def handler(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await _request(r)
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-type:  text/event-stream \t\r\n")
+            w.write(b"x-a:\t\r\ncontent-length: 2 \r\n\r\nok")
+            await w.drain()
+
+        server, port = await _serve(handler)
+        async with _client() as c:
+            resp = await c.get(f"http://127.0.0.1:{port}/")
+        server.close()
+        return resp.headers["content-type"], resp.headers["x-a"], resp.content
+
+    assert asyncio.run(main()) == ("text/event-stream", "", b"ok")

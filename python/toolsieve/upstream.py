@@ -131,6 +131,7 @@ class _Connection(asyncio.Protocol):
     def on_header(self, name: bytes, value: bytes) -> None:
         if self.headers_done:
             return  # a trailer after a chunked body: not a header of the answer
+        value = value.strip(b" \t")  # (httptools keeps the whitespace after a value)
         self.headers.append((name, value))
         low = name.lower()
         if low == b"content-length" or (low == b"transfer-encoding" and b"chunked" in value.lower()):
