@@ -12,16 +12,20 @@ on, a timer only while waiting, and a list of idle keep-alive connections per or
 - Timeouts come from the request (`httpx.Timeout` of the client): connect, read (per wait for
   data), write. They raise httpx's `ConnectTimeout`, `ReadTimeout`, `WriteTimeout`; a refused
   connection is `ConnectError`, a reset `ReadError`, a malformed answer or one cut off before its
-  end `RemoteProtocolError`. httpx's client API is unchanged.
+  end `RemoteProtocolError` (so is a head past `_Connection.MAX_HEAD`), a CR or LF inside a
+  request header `LocalProtocolError`. httpx's client API is unchanged.
 - Backpressure: past `HIGH_WATER` bytes received and not yet read, the socket stops reading, so
   a slow client slows the upstream.
-- Keep-alive: a connection goes back to its origin's idle list when its answer was read to the
-  end and both sides allow it; one closed by the server while idle is dropped (its protocol knows,
-  no system call). A request on a reused connection that ends before any byte of an answer is sent
-  once more on a new connection (the server closed it as the request left), unless its body was
-  streamed (it cannot be sent twice). Bytes past the answer's end (a second answer) close the
-  connection; trailers after a chunked body are dropped, as httpcore does.
-- Closing an answer before its end closes its connection: the upstream sees the client leave.
+- Keep-alive: a connection goes back to its origin's idle list when its answer was received to
+  the end and both sides allow it (idle ones past `KEEPALIVE_EXPIRY` are closed); one closed by
+  the server while idle is dropped (its protocol knows, no system call). A request on a reused
+  connection that ends before any byte of an answer is sent once more on a new connection (the
+  server closed it as the request left), unless its body was streamed (it cannot be sent twice).
+  Bytes past the answer's end (a second answer) close the connection; trailers after a chunked
+  body are dropped, as httpcore does.
+- Closing an answer before its end closes its connection: the upstream sees the client leave. A
+  connection given up (a timeout, a cancel) is aborted: the rest of its request is not sent. A
+  whole answer that closes the connection ends the sending of a request body (RFC 9112 9.5).
 - Not supported: proxies (`trust_env` is off in the gateway), HTTP/2, HEAD requests, upgrades.
 """
 
