@@ -12,14 +12,20 @@ on, a timer only while waiting, and a list of idle keep-alive connections per or
 - Timeouts come from the request (`httpx.Timeout` of the client): connect, read (per wait for
   data), write. They raise httpx's `ConnectTimeout`, `ReadTimeout`, `WriteTimeout`; a refused
   connection is `ConnectError`, a reset `ReadError`, a malformed answer or one cut off before its
-  end `RemoteProtocolError`. httpx's client API is unchanged.
+  end `RemoteProtocolError` (so is a head past `_Connection.MAX_HEAD`), a CR or LF inside a
+  request header `LocalProtocolError`. httpx's client API is unchanged.
 - Backpressure: past `HIGH_WATER` bytes received and not yet read, the socket stops reading, so
   a slow client slows the upstream.
-- Keep-alive: a connection goes back to its origin's idle list when its answer was read to the
-  end and both sides allow it; one closed by the server while idle is dropped (its protocol knows,
-  no system call). A request on a reused connection that ends before any byte of an answer is sent
-  once more on a new connection (the server closed it as the request left).
-- Closing an answer before its end closes its connection: the upstream sees the client leave.
+- Keep-alive: a connection goes back to its origin's idle list when its answer was received to
+  the end and both sides allow it (idle ones past `KEEPALIVE_EXPIRY` are closed); one closed by
+  the server while idle is dropped (its protocol knows, no system call). A request on a reused
+  connection that ends before any byte of an answer is sent once more on a new connection (the
+  server closed it as the request left), unless its body was streamed (it cannot be sent twice).
+  Bytes past the answer's end (a second answer) close the connection; trailers after a chunked
+  body are dropped, as httpcore does.
+- Closing an answer before its end closes its connection: the upstream sees the client leave. A
+  connection given up (a timeout, a cancel) is aborted: the rest of its request is not sent. A
+  whole answer that closes the connection ends the sending of a request body (RFC 9112 9.5).
 - Not supported: proxies (`trust_env` is off in the gateway), HTTP/2, HEAD requests, upgrades.
 """
 
@@ -44,6 +50,8 @@ class _Connection(asyncio.Protocol):
     """One HTTP/1.1 connection: the answer being parsed, what arrived of its body and not yet read,
     and the task waiting for more."""
 
+    MAX_HEAD: Final = 100 * 1024  # bytes of an answer's head (as httpcore's h11 limit)
+
     def __init__(self) -> None:
         self.transport: Any = None
         self.closed = False  # the connection is gone (either side)
@@ -61,15 +69,20 @@ class _Connection(asyncio.Protocol):
         """Ready for the next answer (a new connection, or one back in the pool)."""
         self.parser = httptools.HttpResponseParser(self)
         self.status = 0
+        self.version = b"HTTP/1.1"
         self.reason = b""
         self.headers: list[tuple[bytes, bytes]] = []
         self.headers_done = False
+        self.head_size = 0
         self.complete = False
         self.keep_alive = False
         self.got_bytes = False
         self.framed = False  # content-length or chunked: the end is known without EOF
         self.chunks: collections.deque[bytes] = collections.deque()
         self.size = 0
+        if self.read_paused:  # an answer closed unread past HIGH_WATER: the next one must be read
+            self.read_paused = False
+            self.transport.resume_reading()
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -79,9 +92,14 @@ class _Connection(asyncio.Protocol):
         self.got_bytes = True
         try:
             self.parser.feed_data(data)
+            if not self.headers_done:  # all of it was head (httptools holds what it parsed)
+                self.head_size += len(data)
+                if self.head_size > self.MAX_HEAD:
+                    raise httptools.HttpParserError(f"the head is longer than {self.MAX_HEAD} bytes")
         except httptools.HttpParserError as exc:
-            self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
-            self.transport.close()
+            if self.error is None:
+                self.error = httpx.RemoteProtocolError(f"malformed upstream answer: {exc}")
+            self.transport.abort()
         _wake(self.waiter)
 
     def eof_received(self) -> bool:
@@ -106,10 +124,18 @@ class _Connection(asyncio.Protocol):
         _wake(self.waiter)
 
     # httptools callbacks
+    def on_message_begin(self) -> None:
+        if self.headers_done:  # bytes after the answer, before the next request: not used again
+            self.error = httpx.RemoteProtocolError("the upstream sent more than its answer")
+            raise self.error  # stops the parser (data_received closes the connection)
+
     def on_status(self, status: bytes) -> None:
         self.reason += status
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        if self.headers_done:
+            return  # a trailer after a chunked body: not a header of the answer
+        value = value.strip(b" \t")  # (httptools keeps the whitespace after a value)
         self.headers.append((name, value))
         low = name.lower()
         if low == b"content-length" or (low == b"transfer-encoding" and b"chunked" in value.lower()):
@@ -118,9 +144,10 @@ class _Connection(asyncio.Protocol):
     def on_headers_complete(self) -> None:
         self.status = self.parser.get_status_code()
         if 100 <= self.status < 200:  # an interim answer (100 Continue): wait for the real one
-            self.reason, self.headers, self.framed = b"", [], False
+            self.reason, self.headers, self.framed, self.head_size = b"", [], False, 0
             return
         self.headers_done = True
+        self.version = b"HTTP/" + self.parser.get_http_version().encode("ascii")
 
     def on_body(self, body: bytes) -> None:
         self.chunks.append(body)
@@ -175,6 +202,11 @@ class _Connection(asyncio.Protocol):
             self.transport.resume_reading()
         return data
 
+    def refused_body(self) -> bool:
+        """A whole answer came that closes the connection: the server reads no more of the request
+        (RFC 9112 9.5: stop sending it; the connection is not used again)."""
+        return self.complete and not self.keep_alive
+
     def reusable(self) -> bool:
         return self.complete and self.keep_alive and not self.closed and self.error is None
 
@@ -226,7 +258,7 @@ class Transport(httpx.AsyncBaseTransport):
     def __init__(self, ssl_context: ssl.SSLContext | None = None, max_idle: int = 1024) -> None:
         self._ssl = ssl_context if ssl_context is not None else httpx.create_ssl_context(trust_env=False)
         self._max_idle = max_idle
-        self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._idle: dict[tuple[str, str, int], collections.deque[_Connection]] = {}  # oldest first
         self._active: set[_Connection] = set()
         self.opened = 0  # connections made (tests and benchmarks read it)
 
@@ -244,7 +276,7 @@ class Transport(httpx.AsyncBaseTransport):
         head = _head(request)
         body = request.content if _has_content(request) else None
         for attempt in (0, 1):
-            conn, reused = self._idle_connection(key), True
+            conn, reused = self._idle_connection(key) if attempt == 0 else None, True
             if conn is None:
                 conn, reused = await self._connect(key, timeouts.get("connect")), False
             self._active.add(conn)
@@ -260,8 +292,9 @@ class Transport(httpx.AsyncBaseTransport):
                     await conn.wait(timeouts.get("read"), httpx.ReadTimeout, "upstream read timed out")
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
                 self._discard(conn)
-                if reused and attempt == 0 and not conn.got_bytes:
-                    continue  # closed by the server while the request was on its way
+                if reused and attempt == 0 and not conn.got_bytes and body is not None:
+                    continue  # closed by the server while the request was on its way (a
+                    # streamed body was taken by this attempt: it cannot be sent again)
                 raise
             except BaseException:
                 self._discard(conn)
@@ -270,7 +303,7 @@ class Transport(httpx.AsyncBaseTransport):
                 conn.status,
                 headers=conn.headers,
                 stream=Body(self, key, conn, timeouts.get("read")),
-                extensions={"http_version": b"HTTP/1.1", "reason_phrase": conn.reason.strip()},
+                extensions={"http_version": conn.version, "reason_phrase": conn.reason.strip()},
             )
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -314,16 +347,19 @@ class Transport(httpx.AsyncBaseTransport):
         if body is None:  # a streamed request body
             chunked = request.headers.get("transfer-encoding", "").lower() == "chunked"
             async for part in request.stream:  # type: ignore[union-attr]
+                if conn.closed or conn.refused_body():  # (an answer may have come): no more to send
+                    break
                 if part:
                     conn.transport.write(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
                     await self._drain(conn, timeout)
-            if chunked:
-                conn.transport.write(b"0\r\n\r\n")
+            else:
+                if chunked:
+                    conn.transport.write(b"0\r\n\r\n")
         await self._drain(conn, timeout)
 
     @staticmethod
     async def _drain(conn: _Connection, timeout: float | None) -> None:
-        while conn.write_paused and not conn.closed:
+        while conn.write_paused and not conn.closed and not conn.refused_body():
             await conn.wait(timeout, httpx.WriteTimeout, "upstream write timed out")
         if conn.closed and conn.error is not None and not conn.got_bytes:
             raise httpx.WriteError(str(conn.error))
@@ -331,17 +367,22 @@ class Transport(httpx.AsyncBaseTransport):
     def _release(self, key: tuple[str, str, int], conn: _Connection) -> None:
         self._active.discard(conn)
         if conn.reusable():
-            idle = self._idle.setdefault(key, [])
+            idle = self._idle.setdefault(key, collections.deque())
+            now = time.monotonic()
+            while idle and (idle[0].closed or now - idle[0].idle_since >= KEEPALIVE_EXPIRY):
+                idle.popleft().transport.close()  # expired under newer ones that are in use
             if len(idle) < self._max_idle:
                 conn._reset()
-                conn.idle_since = time.monotonic()
+                conn.idle_since = now
                 idle.append(conn)
                 return
-        conn.transport.close()
+        conn.transport.abort()
 
     def _discard(self, conn: _Connection) -> None:
+        """Closes at once: what of the request was not sent yet is dropped, not sent on after the
+        request was given up (`close()` would send it all first, for as long as that takes)."""
         self._active.discard(conn)
-        conn.transport.close()
+        conn.transport.abort()
 
     async def aclose(self) -> None:
         for conns in self._idle.values():
@@ -349,7 +390,9 @@ class Transport(httpx.AsyncBaseTransport):
                 conn.transport.close()
         self._idle.clear()
         for conn in list(self._active):
-            conn.transport.close()
+            if conn.error is None:  # a body that ends with the connection is cut off, not ended
+                conn.error = httpx.ReadError("the upstream transport was closed")
+            conn.transport.abort()
         self._active.clear()
 
 
@@ -362,11 +405,15 @@ def _has_content(request: httpx.Request) -> bool:
 
 
 def _head(request: httpx.Request) -> bytes:
-    """The request line and headers, as httpx's request carries them (Host included)."""
+    """The request line and headers, as httpx's request carries them (Host included). A CR, LF or
+    NUL inside one (a header or a request more on the wire) is refused, as h11 refuses it."""
     lines = [b"%s %s HTTP/1.1\r\n" % (request.method.encode("ascii"), request.url.raw_path)]
     lines += [b"%s: %s\r\n" % (k, v) for k, v in request.headers.raw]
     lines.append(b"\r\n")
-    return b"".join(lines)
+    head = b"".join(lines)
+    if not head.count(b"\r") == head.count(b"\n") == len(lines) or b"\0" in head:
+        raise httpx.LocalProtocolError("a line break or NUL inside the request line or a header")
+    return head
 
 
 def client(timeout: httpx.Timeout, max_idle: int = 1024) -> httpx.AsyncClient:
