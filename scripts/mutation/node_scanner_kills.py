@@ -10,7 +10,8 @@ Each case is an input and Sieve options; it is fed whole, one character at a tim
 1 to 6 characters in turn (or as the chunks given). For each chunking the expected values are what
 the Python reference (python/toolsieve/, the Sieve on its scanner) gives: the length of the source
 each feed and the flush released (when a decision is made), the coalesced events (what is
-decided), the scanner's work counter, and for the whole input the events uncoalesced. Lengths are
+decided), the scanner's work counter, whether tool-call syntax was seen, and for the whole input
+the events uncoalesced. Lengths are
 in UTF-16 code units (JS string lengths). The test file keeps everything above its GENERATED
 marker, which is written by hand.
 """
@@ -728,6 +729,7 @@ def run(chunks: list[str], opts: dict[str, Any]) -> dict[str, Any]:
         # differences, see the test).
         r["work"] = s._scanner.work
     r["flat"] = [e.to_dict() for e in flat]
+    r["saw"] = s.saw_tool_call_syntax
     return r
 
 
