@@ -29,9 +29,8 @@ const { REASONING_MODES, checkReasoning } = require('./reasoning');
 
 const MODES = ['passthrough', 'prompt'];
 const POLICIES = ['keep', 'reject'];
-const KEEPALIVE = Buffer.from(': keep-alive\n\n');
+const KEEPALIVE = ': keep-alive\n\n';
 const END = Buffer.from('\n\n');
-const KEEPALIVE_TEXT = ': keep-alive\n\n';
 const DONE_TEXT = 'data: [DONE]\n\n';
 const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding']);
 
@@ -411,6 +410,7 @@ function gatewayHandler(config) {
     let sawDone = false;
     const held = (batch) => {
       if (rw) for (const c of rw.finish()) batch.push(chunkText(c));
+      return batch;
     };
     // What one piece read from upstream completes goes out as one write: a fast upstream costs one
     // write per read, not one per event. Backpressure: the next read waits for the client.
@@ -427,7 +427,7 @@ function gatewayHandler(config) {
         }
         const d = item.data.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
         if (!d) {
-          batch.push(KEEPALIVE_TEXT);
+          batch.push(KEEPALIVE);
           continue;
         }
         if (sawDone) throw Object.assign(new Error('an event comes after data: [DONE]'), { kind: 'format' });
@@ -451,12 +451,11 @@ function gatewayHandler(config) {
         for (const c of rw.feed(value)) batch.push(chunkText(c));
       }
     };
-    const flushHeld = async () => {
-      const batch = [];
-      held(batch);
+    const sendAll = async (batch) => {
       const w = send(batch);
       if (w) await w;
     };
+    const flushHeld = () => sendAll(held([]));
     // Reads the upstream body with 'data' events rather than `for await` (a promise per piece
     // costs more than the rest of a small piece's work); pauses it while the client's socket is full.
     const pump = () =>
@@ -507,8 +506,7 @@ function gatewayHandler(config) {
             held(batch);
           } else out.end = 'done';
         } finally {
-          const w = send(batch);
-          if (w) await w;
+          await sendAll(batch);
         }
       }
     } catch (e) {
