@@ -193,3 +193,14 @@ def test_writer() -> None:
 def test_write_then_read_round_trips(objs: list[dict[str, Any]], cuts: list[int]) -> None:
     data = b"".join(write_sse(objs))
     assert list(iter_chat_chunks(split(data, cuts))) == objs
+
+
+def test_json_trim_strips_exactly_json_blanks() -> None:
+    from toolsieve.strings import json_trim
+
+    assert json_trim("") == ""
+    assert json_trim(" \t\r\n") == ""
+    assert json_trim("\n [DONE]\r\n") == "[DONE]"
+    assert json_trim("\u00a0x\u2028") == "\u00a0x\u2028"
+    assert json_trim("\fx\v") == "\fx\v"
+    assert json_trim("a \t b") == "a \t b"

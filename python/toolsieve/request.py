@@ -42,6 +42,7 @@ from .jsontext import js_keys, json_text
 from .prompt import build_tool_instructions
 from .roles import normalize_role
 from .schema import tool_name
+from .strings import json_trim
 from .values import json_value
 
 _DROPPED: Final = ("tools", "tool_choice", "parallel_tool_calls")
@@ -105,7 +106,7 @@ def _invoke(call: Any) -> list[str]:
     if ok and isinstance(obj, dict):
         for k, v in js_keys(obj):
             lines.append(f"<|DSML|parameter name={_attr(k)}>{_value(v)}</|DSML|parameter>")
-    elif isinstance(args, str) and args.strip(" \t\n\r"):
+    elif isinstance(args, str) and json_trim(args):
         lines.append(_cdata(args))
     lines.append("</|DSML|invoke>")
     return lines

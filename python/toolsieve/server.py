@@ -69,6 +69,7 @@ from .reasoning import ReasoningMode, check_reasoning
 from .request import prepare_prompt_request, rewrites_response
 from .sieve import check_formats
 from .sse import DONE, SSEComment, SSEEvent, SSEParser, sse_event
+from .strings import json_trim
 from .upstream import Body as UpstreamBody
 from .upstream import Transport as UpstreamTransport
 
@@ -389,7 +390,7 @@ class _SSEResponse(Response):
             if isinstance(item, SSEComment):
                 out.append(item.raw + b"\n\n")
                 continue
-            data = item.data.strip(" \t\r\n")
+            data = json_trim(item.data)
             if not data:
                 out.append(_KEEPALIVE)  # an empty data: keep-alive, as a comment
                 continue

@@ -42,6 +42,7 @@ from typing import Any, Final, NoReturn, TypeVar
 
 from .errors import InputTypeError, SSEFormatError, check_iterable
 from .jsontext import json_text
+from .strings import json_trim
 
 _EOL: Final = re.compile(rb"\r\n|\r|\n")
 _BOM: Final = b"\xef\xbb\xbf"
@@ -311,7 +312,7 @@ class _Done:
         does not."""
         self.n += 1
         if data[:1] != "{" or self.saw_done:  # not the common case: a JSON object, before [DONE]
-            trimmed = data.strip(" \t\r\n")
+            trimmed = json_trim(data)
             if not trimmed:
                 return False, None  # an empty data: event (a keep-alive) carries no chunk
             if self.saw_done:

@@ -25,6 +25,11 @@ def ascii_lower(s: str) -> str:
     return s.lower() if s.isascii() else "".join(c.lower() if "A" <= c <= "Z" else c for c in s)
 
 
+def json_trim(s: str) -> str:
+    """JSON's whitespace (RFC 8259) off both ends."""
+    return s.strip(" \t\r\n")
+
+
 def is_blank(s: str) -> bool:
     return _NOT_SPACE.search(s) is None  # (no copy of a long text, as strip would make)
 

@@ -11,6 +11,7 @@ const { normalizeRole } = require('./roles');
 const { isDict, jsKeys, jsonText } = require('./jsontext');
 const { toolName } = require('./schema');
 const { jsonValue } = require('./values');
+const { jsonTrim } = require('./strings');
 const { OpenAIFormatError } = require('./errors');
 const { typeName } = require('./errors');
 
@@ -69,7 +70,7 @@ function invoke(call) {
   else [ok, obj] = [true, isDict(args) ? args : {}];
   if (ok && isDict(obj)) {
     for (const [k, v] of jsKeys(obj)) lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(v)}</|DSML|parameter>`);
-  } else if (typeof args === 'string' && args.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')) {
+  } else if (typeof args === 'string' && jsonTrim(args)) {
     lines.push(cdata(args));
   }
   lines.push('</|DSML|invoke>');

@@ -24,6 +24,7 @@ const { ChatCompletionStreamRewriter, rewriteChatCompletion } = require('./opena
 const { preparePromptRequest, rewritesResponse } = require('./request');
 const { UsageError } = require('./errors');
 const { jsonText } = require('./jsontext');
+const { jsonTrim } = require('./strings');
 const { checkFormats } = require('./sieve');
 const { REASONING_MODES, checkReasoning } = require('./reasoning');
 
@@ -425,7 +426,7 @@ function gatewayHandler(config) {
           batch.push(Buffer.concat([item.comment, END])); // its bytes as they came
           continue;
         }
-        const d = item.data.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+        const d = jsonTrim(item.data);
         if (!d) {
           batch.push(KEEPALIVE);
           continue;

@@ -11,6 +11,7 @@
 
 const { InputTypeError, SSEFormatError, ToolsieveError, checkOptions, typeName } = require('./errors');
 const { jsonText } = require('./jsontext');
+const { jsonTrim } = require('./strings');
 
 const DONE = '[DONE]';
 const CR = 13;
@@ -235,15 +236,6 @@ class SSEParser {
   }
 }
 
-function isDone(data) {
-  let i = 0;
-  let j = data.length;
-  const ws = (c) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
-  while (i < j && ws(data[i])) i++;
-  while (j > i && ws(data[j - 1])) j--;
-  return j - i === DONE.length && data.slice(i, j) === DONE;
-}
-
 /**
  * Incremental chat-chunk reader: the JSON values of the `data:` events, up to `data: [DONE]`;
  * an event with data after `[DONE]` is an SSEFormatError.
@@ -298,9 +290,10 @@ class ChatChunkParser {
     this._n += 1;
     if (data.charCodeAt(0) !== 0x7b || this._done) {
       // not the common case: a JSON object, before [DONE]
-      if (!data.replace(/[ \t\r\n]/g, '')) return; // an empty data: event (a keep-alive) carries no chunk
+      const trimmed = jsonTrim(data);
+      if (!trimmed) return; // an empty data: event (a keep-alive) carries no chunk
       if (this._done) throw new SSEFormatError(`event ${this._n} comes after data: [DONE]`);
-      if (isDone(data)) {
+      if (trimmed === DONE) {
         this._done = true;
         return;
       }

@@ -17,6 +17,8 @@ const REPLY = 'Reading.\n<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML
 // the opening wrapper is missing: the sieve repairs the block (R3)
 const REPAIR = 'Reading.\n<|DSML|invoke name="read_file"><|DSML|parameter name="path">a.txt</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
 
+const BLANKS = 400000; // quadratic trimming of a blank run takes minutes at this length
+
 function chunk(content, finish = null) {
   return `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }] })}\n\n`;
 }
@@ -42,6 +44,12 @@ async function withServers(fn, log = null) {
       if (body.model === 'slow') {
         const t = setInterval(() => res.write(chunk('tick ')), 20);
         res.on('close', () => clearInterval(t));
+        return;
+      }
+      if (body.model === 'blanks') {
+        // one event with a long run of JSON blanks inside and around it
+        const c = chunk('spaced').slice('data: '.length, -2).replace('{"id"', `{${' '.repeat(BLANKS)}"id"`);
+        res.end(`data:  \t${c}${' '.repeat(BLANKS)}\r\n\ndata: ${' '.repeat(BLANKS)}[DONE]${' '.repeat(BLANKS)}\n\n`);
         return;
       }
       let out = ': keep-alive\n\n';
@@ -96,6 +104,19 @@ test('a stream is rewritten, comments pass, [DONE] is kept', async () => {
     assert.match(metrics, /toolsieve_tool_calls_total 1/);
     assert.match(metrics, /toolsieve_repaired_blocks_total 0/);
     assert.match(metrics, /toolsieve_requests_total\{endpoint="chat",status="200"\} 1/);
+  });
+});
+
+test('long runs of blanks in and around upstream events cost linear time', async () => {
+  await withServers(async (url) => {
+    const res = await fetch(url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'blanks', stream: true, messages: [] }),
+    });
+    const text = await res.text();
+    assert.match(text, /"content":"spaced"/);
+    assert.ok(text.endsWith('data: [DONE]\n\n'));
   });
 });
 

@@ -302,3 +302,16 @@ test('SSE: the data-line fast path and the data-only events read what a whole-in
     assert.deepStrictEqual(parserData(pieces, true), want, JSON.stringify([...bytes]));
   }
 });
+
+test('jsonTrim strips exactly JSON\'s four blanks, in linear time', () => {
+  const { jsonTrim } = require('../src/strings');
+  assert.equal(jsonTrim(''), '');
+  assert.equal(jsonTrim(' \t\r\n'), '');
+  assert.equal(jsonTrim('\n [DONE]\r\n'), '[DONE]');
+  assert.equal(jsonTrim('\u00a0x\u2028'), '\u00a0x\u2028');
+  assert.equal(jsonTrim('\fx\v'), '\fx\v');
+  assert.equal(jsonTrim('a \t b'), 'a \t b');
+  // A long blank run that is not at the end: a trimming regex rescans it from every start.
+  const s = `x${' \t'.repeat(200000)}y`;
+  assert.equal(jsonTrim(`  ${s}\n`), s);
+});
