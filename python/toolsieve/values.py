@@ -13,7 +13,7 @@ from typing import Any, Final
 from .events import ToolCall
 from .jsontext import number_int
 from .shell import CLOSE_ANGLES, MORE, NO, match_cdata_open
-from .strings import JS_SPACE, ascii_lower, is_blank, trim
+from .strings import JS_SPACE, ascii_lower, is_blank, json_trim, trim
 
 Segment = tuple[str, str]  # ("text" | "cdata", string)
 
@@ -97,7 +97,7 @@ def json_value(s: str) -> tuple[bool, Any]:
     k = _JSON_BLANKS.match(s).end()  # type: ignore[union-attr]
     if k == len(s) or s[k] not in _JSON_START:
         return False, None  # (decided without copying a long text that is not JSON)
-    t = s.strip(" \t\n\r")
+    t = json_trim(s)
     try:
         v = _DECODER.decode(t)
     except (ValueError, RecursionError):

@@ -6684,7 +6684,7 @@ function isBlank(s) {
 
 // JSON's whitespace (RFC 8259) off both ends, as Python's s.strip(' \t\r\n'). Index loops, not
 // /^[ \t\r\n]+|[ \t\r\n]+$/: that regex retries the end anchor from every character of a
-// blank run, quadratic in the run's length (40,000 blanks inside one SSE event: 1.5 s).
+// blank run, quadratic in the run's length (40,000 blanks inside one SSE event: 0.7-1.6 s).
 function jsonTrim(s) {
   let i = 0;
   let j = s.length;
@@ -6711,7 +6711,7 @@ module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim };
 
 const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
 const { hasOwn, isObject, setKey } = __require("src/jsontext.js");
-const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
+const { JS_SPACE, asciiLower, isBlank, jsonTrim, trim } = __require("src/strings.js");
 
 // R6.5: parameters whose value is raw text whatever it holds.
 const RAW_TEXT_NAMES = new Set([
@@ -6755,21 +6755,12 @@ const DECODE_BLOCK = 1 << 16;
 const JSON_START = '{["-0123456789tfn';
 const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
-function stripJsonSpace(s) {
-  let a = 0;
-  let b = s.length;
-  const ws = (c) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
-  while (a < b && ws(s[a])) a++;
-  while (b > a && ws(s[b - 1])) b--;
-  return s.slice(a, b);
-}
-
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).
  * Python's first-character check and `number_int` exist so the two agree.
  */
 function jsonValue(s) {
-  const t = stripJsonSpace(s);
+  const t = jsonTrim(s);
   if (!t || !JSON_START.includes(t[0])) return [false, null];
   let v;
   try {

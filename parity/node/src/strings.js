@@ -24,7 +24,7 @@ function isBlank(s) {
 
 // JSON's whitespace (RFC 8259) off both ends, as Python's s.strip(' \t\r\n'). Index loops, not
 // /^[ \t\r\n]+|[ \t\r\n]+$/: that regex retries the end anchor from every character of a
-// blank run, quadratic in the run's length (40,000 blanks inside one SSE event: 1.5 s).
+// blank run, quadratic in the run's length (40,000 blanks inside one SSE event: 0.7-1.6 s).
 function jsonTrim(s) {
   let i = 0;
   let j = s.length;

@@ -9,7 +9,7 @@
 
 const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = require('./shell');
 const { hasOwn, isObject, setKey } = require('./jsontext');
-const { JS_SPACE, asciiLower, isBlank, trim } = require('./strings');
+const { JS_SPACE, asciiLower, isBlank, jsonTrim, trim } = require('./strings');
 
 // R6.5: parameters whose value is raw text whatever it holds.
 const RAW_TEXT_NAMES = new Set([
@@ -53,21 +53,12 @@ const DECODE_BLOCK = 1 << 16;
 const JSON_START = '{["-0123456789tfn';
 const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
-function stripJsonSpace(s) {
-  let a = 0;
-  let b = s.length;
-  const ws = (c) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
-  while (a < b && ws(s[a])) a++;
-  while (b > a && ws(s[b - 1])) b--;
-  return s.slice(a, b);
-}
-
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).
  * Python's first-character check and `number_int` exist so the two agree.
  */
 function jsonValue(s) {
-  const t = stripJsonSpace(s);
+  const t = jsonTrim(s);
   if (!t || !JSON_START.includes(t[0])) return [false, null];
   let v;
   try {

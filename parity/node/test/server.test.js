@@ -107,7 +107,7 @@ test('a stream is rewritten, comments pass, [DONE] is kept', async () => {
   });
 });
 
-test('long runs of blanks in and around upstream events cost linear time', async () => {
+test('long runs of blanks in and around upstream events cost linear time', { timeout: 20000 }, async () => {
   await withServers(async (url) => {
     const res = await fetch(url + '/v1/chat/completions', {
       method: 'POST',
