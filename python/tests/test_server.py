@@ -527,3 +527,25 @@ def test_workers_share_the_port_and_end_with_the_command(upstream: UpstreamServe
     while any(map(_alive, kids)) and time.monotonic() < end:
         time.sleep(0.05)
     assert not any(map(_alive, kids))  # SIGTERM to the command ended its workers
+
+
+@pytest.mark.parametrize(
+    ("before", "after"), [((700, 10, 10), (10_000, 10, 10)), ((50_000, 3, 4), (50_000, 3, 4))]
+)
+def test_settle_gc_freezes_and_raises_only_the_young_threshold(
+    before: tuple[int, int, int], after: tuple[int, int, int]
+) -> None:
+    import gc
+
+    from toolsieve.server import YOUNG_GC_THRESHOLD, settle_gc
+
+    assert YOUNG_GC_THRESHOLD == 10_000
+    saved = gc.get_threshold()
+    gc.set_threshold(*before)
+    try:
+        settle_gc()
+        assert gc.get_threshold() == after  # a higher threshold stays; older generations keep theirs
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*saved)
