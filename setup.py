@@ -1,4 +1,4 @@
-"""The optional compiled build: `TOOLSIEVE_COMPILE=1` compiles the scanner and its helpers with
+"""The optional compiled build: `CALLSIEVE_COMPILE=1` compiles the scanner and its helpers with
 mypyc (C extensions beside the same .py files, which Python then imports first). Without it the
 package is pure Python, the reference, and what Pyodide runs. Everything else is in pyproject.toml."""
 
@@ -13,12 +13,12 @@ from setuptools import setup
 COMPILED = ("scanner", "sections", "strings", "values", "shell", "arguments", "reasoning")
 
 ext_modules = []
-# (TOOLSIEVE_REQUIREMENTS_ONLY: the build backend is only asking what to install, mypy first)
-if os.environ.get("TOOLSIEVE_COMPILE", "") == "1" and "TOOLSIEVE_REQUIREMENTS_ONLY" not in os.environ:
+# (CALLSIEVE_REQUIREMENTS_ONLY: the build backend is only asking what to install, mypy first)
+if os.environ.get("CALLSIEVE_COMPILE", "") == "1" and "CALLSIEVE_REQUIREMENTS_ONLY" not in os.environ:
     from mypyc.build import mypycify
 
     ext_modules = mypycify(
-        [f"python/toolsieve/{m}.py" for m in COMPILED], opt_level="3", group_name="toolsieve"
+        [f"python/callsieve/{m}.py" for m in COMPILED], opt_level="3", group_name="callsieve"
     )
 
 setup(ext_modules=ext_modules)

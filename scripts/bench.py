@@ -25,8 +25,8 @@ W12 W1 at 1 MB with incremental arguments on (stream_arguments), 16-character ch
     characters over the whole stream
 W13 256 KB of thinking (<think>...</think>) holding fenced and bare example calls, then one real
     call, 4-character chunks (per-chunk cost, as W2)
-W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsieve serve` and the
-    Node `toolsieve-gateway` in front of a local upstream (scripts/bench_w11.js) that streams a
+W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `callsieve serve` and the
+    Node `callsieve-gateway` in front of a local upstream (scripts/bench_w11.js) that streams a
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
     clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
     receive) and what the server adds over direct, time to first byte, errors, the server's RSS
@@ -36,7 +36,7 @@ W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `toolsiev
     in bursts, as from a server decoding its requests in one batch (`--w11-spread`: spread over
     one interval); `--w11-targets` picks the servers
 W14 (`--w14`, instead of W1-W10; slow) batch mode: 200,000 generated logged completions (about
-    1 KB of text each, parity/docs.py `completions`) as JSONL through `toolsieve batch` with one
+    1 KB of text each, parity/docs.py `completions`) as JSONL through `callsieve batch` with one
     process and with `--workers 2`, and through Ray Data on a local 2-CPU Ray instance
     (`read_json` of the same records in 16 files, `map_batches(ParseBatch)`, `write_json`):
     records/s, peak memory (PSS of the whole process tree, sampled; also the peak of the first
@@ -60,10 +60,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "parity"))  # docs.py: the W14 corpus
 
-from toolsieve import Sieve, ToolCallsEvent, parse
-from toolsieve.jsontext import json_text
-from toolsieve.openai import rewrite_chat_completion_stream
-from toolsieve.sse import iter_chat_chunks, write_sse
+from callsieve import Sieve, ToolCallsEvent, parse
+from callsieve.jsontext import json_text
+from callsieve.openai import rewrite_chat_completion_stream
+from callsieve.sse import iter_chat_chunks, write_sse
 
 KB = 1024
 
@@ -307,11 +307,11 @@ COMPILED_SITE = Path(__file__).resolve().parents[1] / "build" / "compiled" / "si
 
 def compiled_times(site: Path, runs: int) -> dict[str, list[float]] | None:
     """The Python workloads again, in a child that imports the compiled build from `site`."""
-    if not (site / "toolsieve").is_dir():
+    if not (site / "callsieve").is_dir():
         return None
     boot = (
-        "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); import toolsieve; "
-        "assert toolsieve.compiled, toolsieve.__file__; runpy.run_path(sys.argv[0], run_name='__main__')"
+        "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv.pop(0); import callsieve; "
+        "assert callsieve.compiled, callsieve.__file__; runpy.run_path(sys.argv[0], run_name='__main__')"
     )
     cmd = [sys.executable, "-c", boot, str(site), __file__, "--python-times", "--runs", str(runs)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -560,14 +560,14 @@ def w11(
         if "relay" in targets:  # the floor: one bare Node HTTP hop, nothing parsed
             servers["relay"] = _start([node, helper, "relay", up_url], server_cpus)
         if "python" in targets:
-            toolsieve = str(Path(sys.executable).with_name("toolsieve"))
+            callsieve = str(Path(sys.executable).with_name("callsieve"))
             servers["python"] = _start(
-                [toolsieve, "serve", "--upstream", up_url, "--port", "0",
+                [callsieve, "serve", "--upstream", up_url, "--port", "0",
                  "--log-level", "warning", "--workers", str(workers)],
                 server_cpus,
             )  # fmt: skip
         if "node" in targets:
-            gateway = root / "parity/node/bin/toolsieve-gateway.js"
+            gateway = root / "parity/node/bin/callsieve-gateway.js"
             flags = _shebang_flags(gateway)  # as npx runs it
             servers["node"] = _start(
                 [node, *flags, str(gateway), "--upstream", up_url, "--port", "0", "--workers", str(workers)],
@@ -719,7 +719,7 @@ def w14_ray_child(shards: str, out: str) -> int:
     import ray
     import ray.data
 
-    from toolsieve.batch import ParseBatch
+    from callsieve.batch import ParseBatch
 
     t0 = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
@@ -754,7 +754,7 @@ def w14(records: int, workdir: str | None, json_out: str | None) -> int:
     try:
         import ray  # noqa: F401
     except ImportError:
-        print("W14 needs the ray extra: pip install 'toolsieve[ray]'")
+        print("W14 needs the ray extra: pip install 'callsieve[ray]'")
         return 1
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         d = Path(tmp)
@@ -773,7 +773,7 @@ def w14(records: int, workdir: str | None, json_out: str | None) -> int:
         for s in shards:
             s.close()
         cli = [
-            str(Path(sys.executable).with_name("toolsieve")),
+            str(Path(sys.executable).with_name("callsieve")),
             "batch",
             str(src),
             "--field",

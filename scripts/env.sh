@@ -1,16 +1,16 @@
 # Sourced by scripts/test and scripts/demo: create or refresh .venv at the project root and
-# install toolsieve (editable) with the pinned tooling. Idempotent; cheap when nothing changed.
+# install callsieve (editable) with the pinned tooling. Idempotent; cheap when nothing changed.
 # Everything it prints goes to stderr: stdout belongs to the caller (scripts/demo prints JSON lines).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-  echo "toolsieve needs Python >= 3.11 (found: $("$PY" --version 2>&1))" >&2
+  echo "callsieve needs Python >= 3.11 (found: $("$PY" --version 2>&1))" >&2
   exit 1
 fi
 VPY="$ROOT/.venv/bin/python"
-stamp=".venv/.toolsieve-installed"
+stamp=".venv/.callsieve-installed"
 want="$(cat pyproject.toml requirements-dev.txt | sha256sum | cut -c1-16)"
 {
   if [ ! -x .venv/bin/python ]; then
@@ -18,11 +18,11 @@ want="$(cat pyproject.toml requirements-dev.txt | sha256sum | cut -c1-16)"
     "$PY" -m venv .venv
   fi
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    echo "==> installing toolsieve and pinned tooling into .venv"
+    echo "==> installing callsieve and pinned tooling into .venv"
     "$VPY" -m pip install --quiet --disable-pip-version-check --upgrade pip 2>&1 | grep -v '^WARNING' || true
     "$VPY" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt 2>&1 | grep -v '^WARNING' || true
     "$VPY" -m pip install --quiet --disable-pip-version-check -e . 2>&1 | grep -v '^WARNING' || true
-    "$VPY" -c 'import toolsieve, pytest, hypothesis, jsonschema' || { echo "install failed"; exit 1; }
+    "$VPY" -c 'import callsieve, pytest, hypothesis, jsonschema' || { echo "install failed"; exit 1; }
     echo "$want" >"$stamp"
   fi
 } >&2

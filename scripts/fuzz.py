@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "parity"))
 import docs  # noqa: E402
 from run import GEN_OPTIONS, Driver, engine_commands, first_difference, normalize  # noqa: E402
 
-from toolsieve import Sieve, build_tool_instructions, coalesce, parse  # noqa: E402
+from callsieve import Sieve, build_tool_instructions, coalesce, parse  # noqa: E402
 
 NOISE = [
     "<",

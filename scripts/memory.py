@@ -77,7 +77,7 @@ def build(shape: str, size: int) -> str:
 def child(path: str, limit: int | None, json_calls: bool) -> None:
     """Run in a fresh process: read the input, reset the peak, stream it, print the figures."""
     sys.path.insert(0, str(ROOT / "python"))
-    from toolsieve import Sieve, ToolCallsEvent
+    from callsieve import Sieve, ToolCallsEvent
 
     # The input is read as it is fed, 64 KiB at a time, as a stream arrives (not held whole).
     s = Sieve(max_capture_chars=limit or Path(path).stat().st_size + 1, json_tool_calls=json_calls)

@@ -66,13 +66,13 @@ def stage_python(modules: list[str]) -> None:
     if STAGE.exists():
         shutil.rmtree(STAGE)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(ROOT / "python" / "toolsieve", STAGE / "src" / "toolsieve", ignore=ignore)
+    shutil.copytree(ROOT / "python" / "callsieve", STAGE / "src" / "callsieve", ignore=ignore)
     shutil.copytree(ROOT / "python" / "tests", STAGE / "python" / "tests", ignore=ignore)
     shutil.copytree(ROOT / "fixtures", STAGE / "fixtures")
     (STAGE / "parity").mkdir()
     for helper in (ROOT / "parity").glob("*.py"):  # run.py, docs.py: imported by the tests
         shutil.copy2(helper, STAGE / "parity" / helper.name)
-    only = "".join(f"\n    src/toolsieve/{m}.py" for m in modules)
+    only = "".join(f"\n    src/callsieve/{m}.py" for m in modules)
     cfg = (ROOT / "scripts" / "mutation" / "mutmut.cfg").read_text(encoding="utf-8")
     (STAGE / "setup.cfg").write_text(cfg.replace("@ONLY_MUTATE@", only), encoding="utf-8")
 
@@ -80,10 +80,10 @@ def stage_python(modules: list[str]) -> None:
 def refresh_tests() -> None:
     """--resume: the same mutants, the current tests and fixtures (in the stage and in mutants/)."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for src in (ROOT / "python" / "toolsieve").glob("*.py"):
-        staged = STAGE / "src" / "toolsieve" / src.name
+    for src in (ROOT / "python" / "callsieve").glob("*.py"):
+        staged = STAGE / "src" / "callsieve" / src.name
         if not staged.exists() or staged.read_bytes() != src.read_bytes():
-            sys.exit(f"python/toolsieve/{src.name} changed since the last run: run without --resume")
+            sys.exit(f"python/callsieve/{src.name} changed since the last run: run without --resume")
     # The configuration too (a new kill-test file in the test selection), with the staged modules.
     staged_cfg = (STAGE / "setup.cfg").read_text(encoding="utf-8")
     only = "".join(f"\n    {line.strip()}" for line in staged_cfg.splitlines() if line.startswith("    src/"))

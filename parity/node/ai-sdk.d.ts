@@ -1,5 +1,5 @@
 /**
- * Declarations for `toolsieve/ai-sdk` (`ai-sdk.js`; `ai-sdk.d.mts` re-exports them for import):
+ * Declarations for `callsieve/ai-sdk` (`ai-sdk.js`; `ai-sdk.d.mts` re-exports them for import):
  * a Vercel AI SDK language-model middleware (the `ai` package, an optional peer, version 7)
  * that turns tool-call markup in text parts into tool-call parts.
  */
@@ -8,13 +8,13 @@
 import type { LanguageModelMiddleware } from 'ai' with { 'resolution-mode': 'import' };
 import type { FormatName, ReasoningMode, ToolList, ToolNames, UnknownToolsPolicy } from './index.js';
 
-/** Options of `toolsieveMiddleware`; each but `idFactory` is the Sieve option of that name. */
-export interface ToolsieveMiddlewareOptions {
+/** Options of `callsieveMiddleware`; each but `idFactory` is the Sieve option of that name. */
+export interface CallsieveMiddlewareOptions {
   /** Declared tools; by default the function tools of each call (`params.tools`). */
   tools?: ToolList | null | undefined;
   /** Declared names, used when `tools` is not given (names are then left as written unless the policy rejects). */
   toolNames?: ToolNames | null | undefined;
-  /** `'reject'` leaves out calls to undeclared tools; their names go to the finish part's `providerMetadata.toolsieve.rejectedToolNames`. */
+  /** `'reject'` leaves out calls to undeclared tools; their names go to the finish part's `providerMetadata.callsieve.rejectedToolNames`. */
   unknownTools?: UnknownToolsPolicy | undefined;
   formats?: readonly FormatName[] | null | undefined;
   jsonToolCalls?: boolean | undefined;
@@ -26,7 +26,7 @@ export interface ToolsieveMiddlewareOptions {
 }
 
 /** A `LanguageModelV4Middleware` (specification `v4`) with `wrapGenerate` and `wrapStream`. */
-export type ToolsieveMiddleware = LanguageModelMiddleware & {
+export type CallsieveMiddleware = LanguageModelMiddleware & {
   readonly specificationVersion: 'v4';
   wrapGenerate: NonNullable<LanguageModelMiddleware['wrapGenerate']>;
   wrapStream: NonNullable<LanguageModelMiddleware['wrapStream']>;
@@ -36,4 +36,4 @@ export type ToolsieveMiddleware = LanguageModelMiddleware & {
  * The middleware for `wrapLanguageModel({ model, middleware })`.
  * @throws {OptionsError | InputTypeError} on an unknown option or a bad value.
  */
-export function toolsieveMiddleware(options?: ToolsieveMiddlewareOptions | null): ToolsieveMiddleware;
+export function callsieveMiddleware(options?: CallsieveMiddlewareOptions | null): CallsieveMiddleware;

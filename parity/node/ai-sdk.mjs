@@ -2,6 +2,6 @@
 import cjs from './ai-sdk.js';
 
 export const {
-  toolsieveMiddleware,
+  callsieveMiddleware,
 } = cjs;
 export default cjs;

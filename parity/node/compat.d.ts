@@ -1,5 +1,5 @@
 /**
- * Declarations for `toolsieve/compat` (`compat.js`; `compat.d.mts` re-exports them for import):
+ * Declarations for `callsieve/compat` (`compat.js`; `compat.d.mts` re-exports them for import):
  * a drop-in for the seed system's `stream-tool-sieve` API. Inputs are taken leniently:
  * `toolNames` may be undefined, null, a single string or an iterable (non-string entries are
  * ignored); a null/undefined chunk or text counts as empty.
@@ -18,8 +18,8 @@ export type CompatEvent = { type: 'text'; text: string } | { type: 'tool_calls';
 /** Lenient tool names: a single name, any iterable of names, null or undefined. */
 export type CompatToolNames = string | Iterable<unknown> | null | undefined;
 
-/** Streaming state from `createToolSieveState()`; the sieve is created on the first chunk. */
-export interface ToolSieveState {
+/** Streaming state from `createCallSieveState()`; the sieve is created on the first chunk. */
+export interface CallSieveState {
   sieve: Sieve | null;
 }
 
@@ -31,20 +31,20 @@ export interface CompatParseResult {
 }
 
 /** A fresh streaming state. */
-export function createToolSieveState(): ToolSieveState;
+export function createCallSieveState(): CallSieveState;
 
 /**
  * Feed one chunk; returns the events it decided. `toolNames` is read on the first chunk only.
  * @throws {TypeError} when `state` is not an object.
  */
-export function processToolSieveChunk(
-  state: ToolSieveState,
+export function processCallSieveChunk(
+  state: CallSieveState,
   chunk: string | null | undefined,
   toolNames?: CompatToolNames,
 ): CompatEvent[];
 
 /** End of stream: the remaining events; the state can then start a new stream. */
-export function flushToolSieve(state: ToolSieveState, toolNames?: CompatToolNames): CompatEvent[];
+export function flushCallSieve(state: CallSieveState, toolNames?: CompatToolNames): CompatEvent[];
 
 export function parseToolCalls(text: string | null | undefined, toolNames?: CompatToolNames): CompatToolCall[];
 export function parseToolCallsDetailed(text: string | null | undefined, toolNames?: CompatToolNames): CompatParseResult;

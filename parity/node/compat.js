@@ -1,8 +1,8 @@
 'use strict';
 /**
- * Drop-in replacement for the seed system's Node `stream-tool-sieve` API, on toolsieve.
+ * Drop-in replacement for the seed system's Node `stream-tool-sieve` API, on callsieve.
  *
- *   const { createToolSieveState, processToolSieveChunk, flushToolSieve } = require('toolsieve/compat');
+ *   const { createCallSieveState, processCallSieveChunk, flushCallSieve } = require('callsieve/compat');
  *
  * Events here are `{type: 'text', text}` and `{type: 'tool_calls', calls: [{name, input}]}`
  * (no `raw`). Inputs are taken leniently, as the seed API did: `toolNames` may be undefined,
@@ -35,19 +35,19 @@ function plainEvents(events) {
   return events.map((e) => (e.type === 'text' ? { type: 'text', text: e.text } : { type: 'tool_calls', calls: plainCalls(e.calls) }));
 }
 
-/** A fresh streaming state; pass it to processToolSieveChunk / flushToolSieve. */
-function createToolSieveState() {
+/** A fresh streaming state; pass it to processCallSieveChunk / flushCallSieve. */
+function createCallSieveState() {
   return { sieve: null };
 }
 
 function checkState(state) {
   if (state === null || typeof state !== 'object') {
-    throw new TypeError('state must be an object from createToolSieveState()');
+    throw new TypeError('state must be an object from createCallSieveState()');
   }
 }
 
 /** Feed one chunk; returns the events it decided. */
-function processToolSieveChunk(state, chunk, toolNames) {
+function processCallSieveChunk(state, chunk, toolNames) {
   checkState(state);
   if (!state.sieve) state.sieve = new Sieve({ toolNames: namesOf(toolNames) });
   const text = textOf(chunk);
@@ -56,7 +56,7 @@ function processToolSieveChunk(state, chunk, toolNames) {
 }
 
 /** End of stream: returns the remaining events; the state can then start a new stream. */
-function flushToolSieve(state, toolNames) {
+function flushCallSieve(state, toolNames) {
   checkState(state);
   const sieve = state.sieve || new Sieve({ toolNames: namesOf(toolNames) });
   state.sieve = null;
@@ -157,9 +157,9 @@ function formatOpenAIStreamToolCalls(calls, idStore, tools) {
 }
 
 module.exports = {
-  createToolSieveState,
-  processToolSieveChunk,
-  flushToolSieve,
+  createCallSieveState,
+  processCallSieveChunk,
+  flushCallSieve,
   parseToolCalls,
   parseToolCallsDetailed,
   parseStandaloneToolCalls,

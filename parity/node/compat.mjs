@@ -2,9 +2,9 @@
 import cjs from './compat.js';
 
 export const {
-  createToolSieveState,
-  processToolSieveChunk,
-  flushToolSieve,
+  createCallSieveState,
+  processCallSieveChunk,
+  flushCallSieve,
   parseToolCalls,
   parseToolCallsDetailed,
   parseStandaloneToolCalls,

@@ -1,5 +1,5 @@
 /**
- * toolsieve: sieve tool calls (DSML / XML tool-call markup) out of raw LLM text, streaming, in
+ * callsieve: sieve tool calls (DSML / XML tool-call markup) out of raw LLM text, streaming, in
  * linear time. Hand-written declarations for `index.js` (CommonJS); `index.d.mts` re-exports them
  * for the ESM entry.
  *
@@ -97,7 +97,7 @@ export type UnknownToolsPolicy = 'keep' | 'reject';
 export type ToolNames = Iterable<string> & object;
 
 /**
- * The shapes of a tool definition toolsieve reads: OpenAI (`{type: 'function', function: {name,
+ * The shapes of a tool definition callsieve reads: OpenAI (`{type: 'function', function: {name,
  * description, parameters}}`), or flat (`{name, description, input_schema | inputSchema |
  * parameters | schema}`). Names are trimmed; entries without a name are skipped.
  */
@@ -204,20 +204,20 @@ export function coalesce(events: Iterable<SieveEvent>): SieveEvent[];
 
 // ---- Errors ----------------------------------------------------------------------------------
 
-/** Base class of every error toolsieve throws. `name` is the class name. */
-export class ToolsieveError extends Error {
+/** Base class of every error callsieve throws. `name` is the class name. */
+export class CallsieveError extends Error {
   constructor(message?: string);
 }
 /** A chunk, text or option had the wrong type. */
-export class InputTypeError extends ToolsieveError {}
+export class InputTypeError extends CallsieveError {}
 /** `feed()` or `flush()` was called on a sieve that was already flushed. */
-export class SieveClosedError extends ToolsieveError {}
+export class SieveClosedError extends CallsieveError {}
 /** An option was unknown or had an invalid value. */
-export class OptionsError extends ToolsieveError {}
+export class OptionsError extends CallsieveError {}
 /** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
-export class SSEFormatError extends ToolsieveError {}
+export class SSEFormatError extends CallsieveError {}
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through. */
-export class OpenAIFormatError extends ToolsieveError {}
+export class OpenAIFormatError extends CallsieveError {}
 
 // ---- Names, roles, schemas, prompt -----------------------------------------------------------
 

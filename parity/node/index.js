@@ -1,8 +1,8 @@
 'use strict';
 /**
- * toolsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
+ * callsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
  *
- *   const { parse } = require('toolsieve');
+ *   const { parse } = require('callsieve');
  *   parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>').calls
  *   // [ { name: 'ls', input: {} } ]
  *
@@ -12,7 +12,7 @@
 
 const { FORMATS, Sieve, parse, coalesce } = require('./src/sieve');
 const {
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,
@@ -52,7 +52,7 @@ module.exports = {
   Sieve,
   coalesce,
   FORMATS,
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,

@@ -6,7 +6,7 @@ export const {
   Sieve,
   coalesce,
   FORMATS,
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,

@@ -132,19 +132,19 @@ function setPyProgress(step, steps, stage, detail) {
 async function startPython() {
   const abs = (u) => (u ? new URL(u, location.href).href : u);
   const c = state.config;
-  // ?load=pyc|plain|wheel picks how toolsieve is loaded; default: the py-compiled lockfile when
+  // ?load=pyc|plain|wheel picks how callsieve is loaded; default: the py-compiled lockfile when
   // the build made one (fastest import), else the plain lockfile, else the wheel URL.
-  const locks = c.toolsieve.lockFiles || {};
+  const locks = c.callsieve.lockFiles || {};
   const want = new URLSearchParams(location.search).get('load');
   let load = want || (locks.pyc ? 'pyc' : locks.plain ? 'plain' : 'wheel');
   if (load !== 'wheel' && !locks[load]) load = 'wheel';
   const py = new PyEngine({
     pyodide: { ...c.pyodide, indexURL: abs(c.pyodide.indexURL) },
-    toolsieve: {
-      source: c.toolsieve.source,
+    callsieve: {
+      source: c.callsieve.source,
       lockFileURL: load === 'wheel' ? null : abs(locks[load]),
       lockKind: load,
-      wheelURL: abs(c.toolsieve.wheelURL),
+      wheelURL: abs(c.callsieve.wheelURL),
     },
     pysideURL: abs('pyside.py'),
   });
@@ -164,14 +164,14 @@ async function startPython() {
     state.pyReady = true;
     $('py-status').dataset.state = 'ready';
     $('py-stage').textContent =
-      `ready: Pyodide ${r.versions.pyodide}, Python ${r.versions.python}, toolsieve ${r.versions.toolsieve}`;
+      `ready: Pyodide ${r.versions.pyodide}, Python ${r.versions.python}, callsieve ${r.versions.callsieve}`;
     $('py-detail').textContent =
       `cold start ${Math.round(r.timing.totalMs)} ms = runtime ${Math.round(r.timing.runtimeMs)} ms + ` +
       `package ${Math.round(r.timing.packageMs)} ms (loaded by ${r.versions.loadedBy}; ` +
       `${Math.round(pageMs)} ms from new Worker())`;
     $('py-detail').dataset.coldStartMs = String(Math.round(r.timing.totalMs));
-    if (state.config.toolsieve.stale) {
-      $('py-detail').append(el('div', { class: 'stale', text: `⚠ ${state.config.toolsieve.stale}` }));
+    if (state.config.callsieve.stale) {
+      $('py-detail').append(el('div', { class: 'stale', text: `⚠ ${state.config.callsieve.stale}` }));
     }
   } catch (err) {
     $('py-status').dataset.state = 'error';

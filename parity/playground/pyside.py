@@ -10,7 +10,7 @@ strings crosses the JS/Python boundary. Requests:
         -> {"results": [{"id", "parse", "streams": {name: {"events", "rawOk"}}}
                         | {"id", "call": {"result"} | {"error": type}, "detail"} | {"id", "error"}]}
 
-`parse` and the coalesced `events` are the driver protocol's JSON shapes (toolsieve.driver).
+`parse` and the coalesced `events` are the driver protocol's JSON shapes (callsieve.driver).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import json
 import re
 from typing import Any
 
-import toolsieve
-from toolsieve import Sieve, ToolsieveError, coalesce, parse
-from toolsieve.driver import serve
-from toolsieve.jsontext import jsonable
+import callsieve
+from callsieve import Sieve, CallsieveError, coalesce, parse
+from callsieve.driver import serve
+from callsieve.jsontext import jsonable
 
 _EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>|</?think>")
 
@@ -77,7 +77,7 @@ def _run(req: dict[str, Any]) -> dict[str, Any]:
 
 
 def _call(case: dict[str, Any]) -> dict[str, Any]:
-    """A function fixture through the driver's own `call` op (toolsieve.driver.serve)."""
+    """A function fixture through the driver's own `call` op (callsieve.driver.serve)."""
     call = case["call"]
     req = {"id": case["id"], "op": "call", "function": call.get("function"), "args": call.get("args")}
     out = io.StringIO()
@@ -95,14 +95,14 @@ def _fixture(case: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": case["id"]}
     try:
         out["parse"] = parse(case["input"], **kw).to_dict()
-    except (ToolsieveError, TypeError) as exc:
+    except (CallsieveError, TypeError) as exc:
         out["parse"] = {"error": _error(exc)}
     streams: dict[str, Any] = {}
     for name, chunks in case["chunkings"].items():
         try:
             events, raw, _ = _stream(chunks, kw)
             streams[name] = {"events": [_event(e, False) for e in events], "rawOk": _kept(raw, case["input"])}
-        except (ToolsieveError, TypeError) as exc:
+        except (CallsieveError, TypeError) as exc:
             streams[name] = {"error": _error(exc)}
     out["streams"] = streams
     return out
@@ -117,10 +117,10 @@ def playground_handle(request_json: str) -> str:
         elif op == "fixtures":
             resp = {"results": [_fixture(c) for c in req["cases"]]}
         elif op == "version":
-            resp = {"toolsieve": toolsieve.__version__, "file": toolsieve.__file__}
+            resp = {"callsieve": callsieve.__version__, "file": callsieve.__file__}
         else:
             resp = {"error": {"type": "BadRequest", "message": f"unknown op {op!r}"}}
-    except (ToolsieveError, TypeError) as exc:
+    except (CallsieveError, TypeError) as exc:
         resp = {"error": _error(exc)}
     except Exception as exc:  # shown on the page, never a dead worker
         resp = {"error": {"type": "InternalError", "message": repr(exc)}}

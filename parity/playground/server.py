@@ -6,7 +6,7 @@ A small `http.server` bound to 127.0.0.1 that serves only what the page needs, u
     /playground/...        parity/playground/ (the page, the worker, the short examples)
     /node/...              parity/node/ (dist/*.mjs: the JS sieve's ES-module build, as browsers get it)
     /pyodide/...           the Pyodide runtime (parity/pyodide/node_modules/pyodide/)
-    /pyodide-dist/...      the toolsieve wheels and lockfiles (parity/pyodide/dist/: pyodide-lock.json
+    /pyodide-dist/...      the callsieve wheels and lockfiles (parity/pyodide/dist/: pyodide-lock.json
                            lists the plain wheel, pyodide-lock-pyc.json the py-compiled one)
     /examples/...          examples/ (the bundled model replies)
     /fixtures/index.json   the list of every fixture under fixtures/**/*.json, with its kind:
@@ -17,8 +17,8 @@ A small `http.server` bound to 127.0.0.1 that serves only what the page needs, u
 
 When parity/pyodide/dist/ holds no wheel (scripts/build_pyodide not run yet), or with
 --build-wheel, the plain wheel is built from the working tree into a temporary folder with
-`pip wheel --no-deps` and served from there instead (toolsieve then loads by its URL).
-Standard library only. Prints `toolsieve playground: http://127.0.0.1:PORT/playground/` once it
+`pip wheel --no-deps` and served from there instead (callsieve then loads by its URL).
+Standard library only. Prints `callsieve playground: http://127.0.0.1:PORT/playground/` once it
 listens; `--port 0` picks a free port.
 """
 
@@ -81,18 +81,18 @@ def fixture_index() -> dict[str, Any]:
 
 
 def find_wheel(dist: Path) -> Path | None:
-    plain = sorted(dist.glob("toolsieve-*-py3-none-any.whl")) if dist.is_dir() else []
+    plain = sorted(dist.glob("callsieve-*-py3-none-any.whl")) if dist.is_dir() else []
     if plain:
         return plain[-1]
-    other = sorted(dist.glob("toolsieve-*.whl")) if dist.is_dir() else []
+    other = sorted(dist.glob("callsieve-*.whl")) if dist.is_dir() else []
     return other[-1] if other else None
 
 
 def build_wheel() -> Path | None:
     """Build the plain wheel into a temporary folder (removed at exit); None if that fails."""
-    tmp = Path(tempfile.mkdtemp(prefix="toolsieve-playground-wheel-"))
+    tmp = Path(tempfile.mkdtemp(prefix="callsieve-playground-wheel-"))
     atexit.register(shutil.rmtree, tmp, True)
-    print("playground: building the plain toolsieve wheel from the working tree ...", flush=True)
+    print("playground: building the plain callsieve wheel from the working tree ...", flush=True)
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--disable-pip-version-check"]
     proc = subprocess.run([*cmd, "-w", str(tmp), str(ROOT)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -102,25 +102,25 @@ def build_wheel() -> Path | None:
 
 
 def stale_note(wheel: Path | None) -> str | None:
-    """A note when python/toolsieve/ changed after the wheel was built (Pyodide runs old code)."""
+    """A note when python/callsieve/ changed after the wheel was built (Pyodide runs old code)."""
     if wheel is None:
         return None
-    sources = list((ROOT / "python" / "toolsieve").glob("*.py"))
+    sources = list((ROOT / "python" / "callsieve").glob("*.py"))
     newest = max(sources, key=lambda p: p.stat().st_mtime, default=None)
     if newest is None or newest.stat().st_mtime <= wheel.stat().st_mtime:
         return None
     return (
-        f"python/toolsieve/{newest.name} is newer than {wheel.name}: the Python column runs the "
+        f"python/callsieve/{newest.name} is newer than {wheel.name}: the Python column runs the "
         "built wheel; rerun scripts/build_pyodide, or start this server with --build-wheel"
     )
 
 
-def lock_lists_toolsieve(lock: Path) -> bool:
+def lock_lists_callsieve(lock: Path) -> bool:
     try:
         data = json.loads(lock.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and "toolsieve" in data.get("packages", {})
+    return isinstance(data, dict) and "callsieve" in data.get("packages", {})
 
 
 class Config:
@@ -153,7 +153,7 @@ class Config:
         wheel = find_wheel(self.dist_dir)
         locks: dict[str, str] = {}
         for kind, name in (("pyc", "pyodide-lock-pyc.json"), ("plain", "pyodide-lock.json")):
-            if lock_lists_toolsieve(self.dist_dir / name):
+            if lock_lists_callsieve(self.dist_dir / name):
                 locks[kind] = f"/pyodide-dist/{name}"
         missing = [f for f in RUNTIME_FILES if not (self.pyodide_dir / f).is_file()]
         return {
@@ -164,7 +164,7 @@ class Config:
                 "indexURL": "/pyodide/",
                 "hint": "run scripts/build_pyodide (it installs the pyodide npm package)",
             },
-            "toolsieve": {
+            "callsieve": {
                 "lockFiles": locks,
                 "wheelURL": f"/pyodide-dist/{wheel.name}" if wheel else None,
                 "source": self.dist_source,
@@ -261,7 +261,7 @@ class Handler(SimpleHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="Serve the toolsieve browser playground on 127.0.0.1.")
+    ap = argparse.ArgumentParser(description="Serve the callsieve browser playground on 127.0.0.1.")
     ap.add_argument("--port", type=int, default=int(os.environ.get("PLAYGROUND_PORT", "8765")))
     runtime = ROOT / "parity/pyodide/node_modules/pyodide"
     ap.add_argument(
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
         "--dist-dir",
         type=Path,
         default=Path(os.environ.get("PLAYGROUND_DIST_DIR") or ROOT / "parity/pyodide/dist"),
-        help="the folder with the toolsieve wheel and pyodide-lock.json",
+        help="the folder with the callsieve wheel and pyodide-lock.json",
     )
     ap.add_argument(
         "--build-wheel",
@@ -295,14 +295,14 @@ def main(argv: list[str] | None = None) -> None:
     server.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so the temporary wheel folder is removed
     port = server.server_address[1]
-    locks = info["toolsieve"]["lockFiles"]
+    locks = info["callsieve"]["lockFiles"]
     how = f"lockfile ({', '.join(locks)})" if locks else "wheel"
     print(
-        f"playground: Pyodide {info['pyodide']['version'] or '(missing)'}, toolsieve by {how} "
+        f"playground: Pyodide {info['pyodide']['version'] or '(missing)'}, callsieve by {how} "
         f"({config.dist_source})",
         flush=True,
     )
-    print(f"toolsieve playground: http://127.0.0.1:{port}/playground/", flush=True)
+    print(f"callsieve playground: http://127.0.0.1:{port}/playground/", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

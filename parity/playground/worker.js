@@ -1,4 +1,4 @@
-/* The Python engine of the playground: Pyodide + toolsieve in a (classic) Web Worker, so the page
+/* The Python engine of the playground: Pyodide + callsieve in a (classic) Web Worker, so the page
  * never freezes while the runtime loads or a batch of fixtures runs.
  *
  * Messages in:  {id, op: 'init', config}            config from /config.json
@@ -30,7 +30,7 @@ async function fetchText(url) {
 async function init(config) {
   const t0 = performance.now();
   const py = config.pyodide;
-  const ts = config.toolsieve;
+  const ts = config.callsieve;
   stage = 'checking the configuration';
   // loadPyodide() never settles when e.g. the wasm is missing: the server checks the files first.
   if (!py.available) {
@@ -48,24 +48,24 @@ async function init(config) {
     stderr: (s) => self.postMessage({ type: 'log', text: s }),
   };
   if (ts.lockFileURL) {
-    // The build's lockfile lists toolsieve; packages resolve next to it (packageBaseUrl).
+    // The build's lockfile lists callsieve; packages resolve next to it (packageBaseUrl).
     opts.lockFileURL = ts.lockFileURL;
   }
   pyodide = await self.loadPyodide(opts);
   const t1 = performance.now();
 
-  const how = ts.lockFileURL ? `loadPackage('toolsieve') via ${ts.lockFileURL}` : `loadPackage(${ts.wheelURL})`;
-  progress(3, 'loading the toolsieve package', how);
-  if (!ts.lockFileURL && !ts.wheelURL) throw new Error('no toolsieve wheel is served under /pyodide-dist/');
+  const how = ts.lockFileURL ? `loadPackage('callsieve') via ${ts.lockFileURL}` : `loadPackage(${ts.wheelURL})`;
+  progress(3, 'loading the callsieve package', how);
+  if (!ts.lockFileURL && !ts.wheelURL) throw new Error('no callsieve wheel is served under /pyodide-dist/');
   const errors = [];
-  await pyodide.loadPackage(ts.lockFileURL ? 'toolsieve' : ts.wheelURL, {
-    messageCallback: (m) => progress(3, 'loading the toolsieve package', m),
+  await pyodide.loadPackage(ts.lockFileURL ? 'callsieve' : ts.wheelURL, {
+    messageCallback: (m) => progress(3, 'loading the callsieve package', m),
     errorCallback: (m) => errors.push(m),
     checkIntegrity: true,
   });
   if (errors.length) throw new Error(errors.join('\n'));
 
-  progress(4, 'importing toolsieve', 'pyside.py');
+  progress(4, 'importing callsieve', 'pyside.py');
   const src = await fetchText(config.pysideURL);
   pyodide.runPython(src);
   handle = pyodide.globals.get('playground_handle');
@@ -82,8 +82,8 @@ async function init(config) {
     versions: {
       pyodide: pyodide.version,
       python: pyodide.runPython('import sys; sys.version.split()[0]'),
-      toolsieve: version.toolsieve,
-      toolsieveFile: version.file,
+      callsieve: version.callsieve,
+      callsieveFile: version.file,
       loadedBy: ts.lockFileURL ? `${ts.lockKind} lockfile` : 'wheel URL',
       source: ts.source,
     },

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Measurements for toolsieve in Pyodide under Node (after scripts/build_pyodide), from the project root:
+// Measurements for callsieve in Pyodide under Node (after scripts/build_pyodide), from the project root:
 //   node parity/pyodide/bench.mjs [--runs 7] [--w3-runs 5] [--w3-blocks 5] [--json FILE]
 //
 // 1. Load time, plain wheel vs byte-compiled wheel: each run is a fresh Node process (cold), the
-//    two variants alternating; it times loadPyodide() (runtime start), loadPackage("toolsieve")
-//    by name through the variant's lockfile (read, sha256 check, unpack) and `import toolsieve.driver`
+//    two variants alternating; it times loadPyodide() (runtime start), loadPackage("callsieve")
+//    by name through the variant's lockfile (read, sha256 check, unpack) and `import callsieve.driver`
 //    (for the plain wheel this compiles the sources to byte code inside WebAssembly).
 // 2. W3 throughput: one-shot parse() of scripts/bench.py's w1_text(1024*1024) (a 1 MB write_file
 //    call), timed with time.perf_counter() inside Python, in CPython (.venv, the project's reference
@@ -32,19 +32,19 @@ function arg(name, dflt) {
 }
 
 async function child(which) {
-  process.env.TOOLSIEVE_PYODIDE_LOCK = which;
+  process.env.CALLSIEVE_PYODIDE_LOCK = which;
   const t0 = performance.now();
   const { locateBuild, startRuntime } = await import("./driver.mjs");
   const build = await locateBuild(which);
   const t1 = performance.now();
   const py = await startRuntime(build);
   const t2 = performance.now();
-  await py.loadPackage("toolsieve", { messageCallback: () => {} });
+  await py.loadPackage("callsieve", { messageCallback: () => {} });
   const t3 = performance.now();
-  py.runPython("import toolsieve.driver");
+  py.runPython("import callsieve.driver");
   const t4 = performance.now();
-  const file = py.runPython("import toolsieve.scanner; toolsieve.scanner.__file__");
-  const first = py.runPython("toolsieve.parse('<|DSML|tool_calls></|DSML|tool_calls>').saw_tool_call_syntax");
+  const file = py.runPython("import callsieve.scanner; callsieve.scanner.__file__");
+  const first = py.runPython("callsieve.parse('<|DSML|tool_calls></|DSML|tool_calls>').saw_tool_call_syntax");
   const t5 = performance.now();
   process.stdout.write(
     JSON.stringify({
@@ -57,7 +57,7 @@ async function child(which) {
 // One block: a warm-up parse (dropped) and `runs` timed ones; the Python source is shared.
 const W3_BLOCK = (runs) => `
 import json, sys, time
-from toolsieve import parse
+from callsieve import parse
 times = []
 for _ in range(${runs} + 1):
     t0 = time.perf_counter(); r = parse(text); times.append(time.perf_counter() - t0)
@@ -83,9 +83,9 @@ print(eval(src[-1], ns))
 }
 
 async function pyodideW3Runner() {
-  const { locateBuild, startRuntime, loadToolsieve } = await import("./driver.mjs");
+  const { locateBuild, startRuntime, loadCallsieve } = await import("./driver.mjs");
   const py = await startRuntime(await locateBuild("plain"));
-  await loadToolsieve(py);
+  await loadCallsieve(py);
   return (runs, textFile) => {
     py.globals.set("text", readFileSync(textFile, "utf8"));
     return JSON.parse(py.runPython(W3_BLOCK(runs)));
@@ -128,7 +128,7 @@ async function main() {
 
   // 2. W3 throughput: blocks of CPython 3.11, CPython 3.13 and Pyodide runs, interleaved in time
   // so that load from elsewhere on the machine hits all engines alike
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "toolsieve-w3-"));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "callsieve-w3-"));
   const textFile = path.join(tmp, "w3.txt");
   const engines = [["cpython", path.join(ROOT, ".venv", "bin", "python")]];
   // the build venv's CPython has the runtime's minor version (3.13): the like-for-like reference
@@ -170,7 +170,7 @@ async function main() {
       `${os.cpus().length} cores; load average ${load0[0].toFixed(1)} -> ${load1[0].toFixed(1)}\n`,
   );
   console.log(`Cold load, median (best) of ${runs} fresh processes per wheel, ms:\n`);
-  console.log("| wheel | runtime start | loadPackage | import toolsieve.driver | package total | first parse |");
+  console.log("| wheel | runtime start | loadPackage | import callsieve.driver | package total | first parse |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const which of ["plain", "pyc"]) {
     const l = load[which];

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// The docs/DRIVER.md driver for toolsieve's Python wheel running inside Pyodide (CPython compiled to
+// The docs/DRIVER.md driver for callsieve's Python wheel running inside Pyodide (CPython compiled to
 // WebAssembly) under Node:   node parity/pyodide/driver.mjs   (after scripts/build_pyodide)
 //
-// The runtime is loaded offline from node_modules/pyodide; the toolsieve package is loaded by name
-// through dist/pyodide-lock.json (Pyodide's lockfile plus the toolsieve wheel). Every network fetch
+// The runtime is loaded offline from node_modules/pyodide; the callsieve package is loaded by name
+// through dist/pyodide-lock.json (Pyodide's lockfile plus the callsieve wheel). Every network fetch
 // is refused, so nothing can come from a CDN. Each request line is handed to Python as a string and
-// answered by toolsieve.driver.serve -- the very code of `python -m toolsieve.driver`: it parses the
-// JSON, calls toolsieve.driver.handle, writes the response or the error of docs/DRIVER.md.
+// answered by callsieve.driver.serve -- the very code of `python -m callsieve.driver`: it parses the
+// JSON, calls callsieve.driver.handle, writes the response or the error of docs/DRIVER.md.
 //
 // Environment:
-//   TOOLSIEVE_PYODIDE_LOCK=plain|pyc   which wheel to load: the plain one (default) or the one
+//   CALLSIEVE_PYODIDE_LOCK=plain|pyc   which wheel to load: the plain one (default) or the one
 //                                      byte-compiled by `pyodide py-compile`
-//   TOOLSIEVE_PYODIDE_ALLOW_STALE=1    run even if python/toolsieve is newer than the built wheel
+//   CALLSIEVE_PYODIDE_ALLOW_STALE=1    run even if python/callsieve is newer than the built wheel
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -20,10 +20,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.join(HERE, "dist");
 const RUNTIME = path.join(HERE, "node_modules", "pyodide");
-const SOURCES = path.join(HERE, "..", "..", "python", "toolsieve");
+const SOURCES = path.join(HERE, "..", "..", "python", "callsieve");
 
 function die(msg) {
-  process.stderr.write(`toolsieve pyodide driver: ${msg}\n`);
+  process.stderr.write(`callsieve pyodide driver: ${msg}\n`);
   process.exit(2);
 }
 
@@ -39,7 +39,7 @@ globalThis.fetch = async (url, ...rest) => {
 };
 
 /** Check the build and return { pyodideModule, info, lockFile }; die with a clear message if missing or stale. */
-export async function locateBuild(which = process.env.TOOLSIEVE_PYODIDE_LOCK || "plain") {
+export async function locateBuild(which = process.env.CALLSIEVE_PYODIDE_LOCK || "plain") {
   const hint = "run scripts/build_pyodide from the project root";
   if (!existsSync(path.join(RUNTIME, "pyodide.mjs"))) die(`the Pyodide runtime is missing (${RUNTIME}): ${hint}`);
   const infoPath = path.join(DIST, "build-info.json");
@@ -49,18 +49,18 @@ export async function locateBuild(which = process.env.TOOLSIEVE_PYODIDE_LOCK || 
   if (info.pyodideVersion !== runtimeVersion) {
     die(`dist/ was built for pyodide ${info.pyodideVersion} but node_modules has ${runtimeVersion}: ${hint}`);
   }
-  if (!(which in info.lockfiles)) die(`TOOLSIEVE_PYODIDE_LOCK must be plain or pyc, not ${which}`);
+  if (!(which in info.lockfiles)) die(`CALLSIEVE_PYODIDE_LOCK must be plain or pyc, not ${which}`);
   if (!info.lockfiles[which]) die(`no ${which} wheel was built (see scripts/build_pyodide's warnings)`);
   const lockFile = path.join(DIST, info.lockfiles[which]);
   const wheel = path.join(DIST, which === "pyc" ? info.pycWheel : info.plainWheel);
   for (const f of [lockFile, wheel]) if (!existsSync(f)) die(`${f} is missing: ${hint}`);
-  if (!process.env.TOOLSIEVE_PYODIDE_ALLOW_STALE && existsSync(SOURCES)) {
+  if (!process.env.CALLSIEVE_PYODIDE_ALLOW_STALE && existsSync(SOURCES)) {
     const built = statSync(wheel).mtimeMs;
     const newer = readdirSync(SOURCES, { recursive: true })
       .map(String)
       .filter((f) => f.endsWith(".py") && statSync(path.join(SOURCES, f)).mtimeMs > built);
     if (newer.length) {
-      die(`python/toolsieve/${newer[0]} is newer than the built wheel: ${hint} (or set TOOLSIEVE_PYODIDE_ALLOW_STALE=1)`);
+      die(`python/callsieve/${newer[0]} is newer than the built wheel: ${hint} (or set CALLSIEVE_PYODIDE_ALLOW_STALE=1)`);
     }
   }
   const pyodideModule = await import(pathToFileURL(path.join(RUNTIME, "pyodide.mjs")).href);
@@ -79,21 +79,21 @@ export async function startRuntime({ pyodideModule, lockFile }) {
   });
 }
 
-/** Load toolsieve by name through the lockfile and import its driver module. */
-export async function loadToolsieve(py) {
+/** Load callsieve by name through the lockfile and import its driver module. */
+export async function loadCallsieve(py) {
   const errors = [];
-  await py.loadPackage("toolsieve", { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
-  if (errors.length) throw new Error(`loadPackage("toolsieve") failed: ${errors.join("; ")}`);
+  await py.loadPackage("callsieve", { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
+  if (errors.length) throw new Error(`loadPackage("callsieve") failed: ${errors.join("; ")}`);
   py.runPython(`
 import io as _io
-from toolsieve.driver import serve as _serve
+from callsieve.driver import serve as _serve
 
-def _toolsieve_answer(line):
+def _callsieve_answer(line):
     out = _io.StringIO()
     _serve(_io.StringIO(line), out)
     return out.getvalue()
 `);
-  return py.globals.get("_toolsieve_answer");
+  return py.globals.get("_callsieve_answer");
 }
 
 /** Lines split at "\n" only, as the Python driver reads them (readline would also split at
@@ -115,9 +115,9 @@ async function main() {
   let answer;
   try {
     const py = await startRuntime(build);
-    answer = await loadToolsieve(py);
+    answer = await loadCallsieve(py);
   } catch (e) {
-    die(`could not start Pyodide with toolsieve: ${e && e.stack ? e.stack : e}`);
+    die(`could not start Pyodide with callsieve: ${e && e.stack ? e.stack : e}`);
   }
   for await (const line of lines(process.stdin)) {
     let out;

@@ -9,8 +9,8 @@ from typing import Any
 
 from conftest import ROOT
 
-from toolsieve import Sieve, coalesce, parse
-from toolsieve.jsontext import jsonable
+from callsieve import Sieve, coalesce, parse
+from callsieve.jsontext import jsonable
 
 sys.path.insert(0, str(ROOT / "parity"))
 import docs

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-import toolsieve
-from toolsieve import (
+import callsieve
+from callsieve import (
     InputTypeError,
     OptionsError,
     ParseResult,
@@ -17,7 +17,7 @@ from toolsieve import (
     TextEvent,
     ToolCall,
     ToolCallsEvent,
-    ToolsieveError,
+    CallsieveError,
     parse,
 )
 
@@ -60,7 +60,7 @@ def test_feed_after_flush_raises() -> None:
 def test_feed_wrong_type_raises(bad: object) -> None:
     with pytest.raises(InputTypeError) as info:
         Sieve().feed(bad)  # type: ignore[arg-type]
-    assert isinstance(info.value, ToolsieveError)
+    assert isinstance(info.value, CallsieveError)
     assert isinstance(info.value, TypeError)
 
 
@@ -140,22 +140,22 @@ def test_text_is_released_as_soon_as_it_cannot_be_a_tag() -> None:
 
 
 def test_public_names() -> None:
-    for name in toolsieve.__all__:
-        assert hasattr(toolsieve, name)
+    for name in callsieve.__all__:
+        assert hasattr(callsieve, name)
 
 
 MISUSE: dict[str, Callable[[], object]] = {
-    "to_openai_tool_calls(None)": lambda: toolsieve.to_openai_tool_calls(None),  # type: ignore[arg-type]
-    "to_openai_stream_deltas(start_index=None)": lambda: toolsieve.to_openai_stream_deltas(
+    "to_openai_tool_calls(None)": lambda: callsieve.to_openai_tool_calls(None),  # type: ignore[arg-type]
+    "to_openai_stream_deltas(start_index=None)": lambda: callsieve.to_openai_stream_deltas(
         [],
         start_index=None,  # type: ignore[arg-type]
     ),
-    "rewrite_chat_completion_stream(None)": lambda: list(toolsieve.rewrite_chat_completion_stream(None)),  # type: ignore[arg-type]
-    "iter_sse_events(None)": lambda: list(toolsieve.iter_sse_events(None)),  # type: ignore[arg-type]
-    "write_sse(None)": lambda: list(toolsieve.write_sse(None)),  # type: ignore[arg-type]
-    "apply_policy(None)": lambda: toolsieve.apply_policy(None, ["a"]),  # type: ignore[arg-type]
-    "coalesce(None)": lambda: toolsieve.coalesce(None),  # type: ignore[arg-type]
-    "rejected_tool_names=()": lambda: toolsieve.rewrite_chat_completion(
+    "rewrite_chat_completion_stream(None)": lambda: list(callsieve.rewrite_chat_completion_stream(None)),  # type: ignore[arg-type]
+    "iter_sse_events(None)": lambda: list(callsieve.iter_sse_events(None)),  # type: ignore[arg-type]
+    "write_sse(None)": lambda: list(callsieve.write_sse(None)),  # type: ignore[arg-type]
+    "apply_policy(None)": lambda: callsieve.apply_policy(None, ["a"]),  # type: ignore[arg-type]
+    "coalesce(None)": lambda: callsieve.coalesce(None),  # type: ignore[arg-type]
+    "rejected_tool_names=()": lambda: callsieve.rewrite_chat_completion(
         {"choices": []},
         rejected_tool_names=(),  # type: ignore[arg-type]
     ),

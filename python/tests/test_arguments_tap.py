@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolsieve.arguments import Tap, ValueTap, is_index_key
-from toolsieve.reasoning import Phase, ReasoningGate, check_reasoning
+from callsieve.arguments import Tap, ValueTap, is_index_key
+from callsieve.reasoning import Phase, ReasoningGate, check_reasoning
 
 
 def steps(tap: ValueTap, *calls: tuple[str, str]) -> list[str]:

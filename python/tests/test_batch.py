@@ -1,4 +1,4 @@
-"""`toolsieve batch` and `toolsieve.batch`: bad records, order, workers, Parquet (real pyarrow)."""
+"""`callsieve batch` and `callsieve.batch`: bad records, order, workers, Parquet (real pyarrow)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from toolsieve import Sieve, TextEvent, json_text, parse
-from toolsieve.batch import (
+from callsieve import Sieve, TextEvent, json_text, parse
+from callsieve.batch import (
     IN_FLIGHT_PER_WORKER,
     ParseBatch,
     RecordParser,
@@ -25,7 +25,7 @@ from toolsieve.batch import (
     call_ids,
     run,
 )
-from toolsieve.errors import OptionsError
+from callsieve.errors import OptionsError
 
 FIELD = "choices.0.message.content"
 TOOLS = [
@@ -36,7 +36,7 @@ TOOLS = [
 
 def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "toolsieve", "batch", *args], input=stdin, capture_output=True, timeout=300
+        [sys.executable, "-m", "callsieve", "batch", *args], input=stdin, capture_output=True, timeout=300
     )
 
 
@@ -185,7 +185,7 @@ def test_stdin_to_stdout_in_a_pipe_has_no_progress(tmp_path: Path) -> None:
     assert p.returncode == 0
     assert len(p.stdout.decode().splitlines()) == 50
     assert (
-        p.stderr.decode().startswith("toolsieve batch: 50 records, 0 bad") and "\r" not in p.stderr.decode()
+        p.stderr.decode().startswith("callsieve batch: 50 records, 0 bad") and "\r" not in p.stderr.decode()
     )
 
 
@@ -194,7 +194,7 @@ def test_progress_on_a_terminal(tmp_path: Path) -> None:
     main, sub = pty.openpty()
     try:
         p = subprocess.run(
-            [sys.executable, "-m", "toolsieve", "batch", str(src), "-o", str(tmp_path / "o.jsonl")],
+            [sys.executable, "-m", "callsieve", "batch", str(src), "-o", str(tmp_path / "o.jsonl")],
             stderr=sub,
             stdout=subprocess.DEVNULL,
             timeout=120,
@@ -215,7 +215,7 @@ def test_progress_on_a_terminal(tmp_path: Path) -> None:
     assert p.returncode == 0
     text = seen.decode()
     assert "\r300 records" in text and "/s" in text and "100%" in text
-    assert "toolsieve batch: 300 records" in text
+    assert "callsieve batch: 300 records" in text
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -320,18 +320,18 @@ def test_missing_pyarrow_is_a_clear_error(tmp_path: Path) -> None:
     pq.write_table(pa.table({"content": ["x"]}), tmp_path / "in.parquet")
     code = (
         "import sys; sys.modules['pyarrow'] = None; sys.modules['pyarrow.parquet'] = None\n"
-        "from toolsieve.cli import main\n"
+        "from callsieve.cli import main\n"
         f"sys.exit(main(['batch', {str(tmp_path / 'in.parquet')!r}, '-o', {str(tmp_path / 'o.parquet')!r}]))"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
     assert p.returncode == 2
-    assert b"pip install 'toolsieve[batch]'" in p.stderr and b"Traceback" not in p.stderr
+    assert b"pip install 'callsieve[batch]'" in p.stderr and b"Traceback" not in p.stderr
 
 
 def test_a_reader_that_stops_early_is_no_error(tmp_path: Path) -> None:
     src = write_lines(tmp_path / "in.jsonl", list(docs.completions(2000, seed=8, shape="flat")))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "toolsieve", "batch", str(src), "--workers", "2"],
+        [sys.executable, "-m", "callsieve", "batch", str(src), "--workers", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

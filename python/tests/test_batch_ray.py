@@ -1,5 +1,5 @@
-"""The Ray Data path (`toolsieve.batch.ParseBatch` in `map_batches`) on a local Ray instance: the
-same output as `toolsieve batch` on the same input, record for record, in JSONL and Parquet."""
+"""The Ray Data path (`callsieve.batch.ParseBatch` in `map_batches`) on a local Ray instance: the
+same output as `callsieve batch` on the same input, record for record, in JSONL and Parquet."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from toolsieve.batch import ParseBatch
+from callsieve.batch import ParseBatch
 
 FIELD = "choices.0.message.content"
 TOOLS = [
@@ -56,7 +56,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def cli(*args: str) -> None:
     p = subprocess.run(
-        [sys.executable, "-m", "toolsieve", "batch", *args, "--field", FIELD, "--workers", "2", "-q"],
+        [sys.executable, "-m", "callsieve", "batch", *args, "--field", FIELD, "--workers", "2", "-q"],
         capture_output=True,
         timeout=300,
         check=False,

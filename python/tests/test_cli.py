@@ -1,4 +1,4 @@
-"""The `toolsieve` command line."""
+"""The `callsieve` command line."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ EXAMPLE = ROOT / "examples" / "deepseek-reply.txt"
 
 def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "toolsieve", *args], input=stdin, capture_output=True, timeout=60
+        [sys.executable, "-m", "callsieve", *args], input=stdin, capture_output=True, timeout=60
     )
 
 
@@ -112,7 +112,7 @@ def test_json_calls_flag() -> None:
 def test_help_is_plain_words_without_rule_codes() -> None:
     import re
 
-    from toolsieve.cli import build_parser
+    from callsieve.cli import build_parser
 
     parser = build_parser()
     subs = next(a for a in parser._actions if a.choices and isinstance(a.choices, dict))

@@ -16,8 +16,8 @@ import pytest
 from conftest import FIXTURES, fixture_files, load
 from fixture_support import options, random_chunks
 
-from toolsieve import ChatCompletionStreamRewriter, Sieve, parse
-from toolsieve.sse import SSEEvent, SSEParser, sse_event
+from callsieve import ChatCompletionStreamRewriter, Sieve, parse
+from callsieve.sse import SSEEvent, SSEParser, sse_event
 
 FILES = fixture_files()
 

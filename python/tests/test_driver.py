@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from toolsieve.driver import serve
+from callsieve.driver import serve
 
 
 def run(*lines: str) -> list[dict[str, Any]]:

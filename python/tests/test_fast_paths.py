@@ -18,9 +18,9 @@ from fixture_support import options
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolsieve
-from toolsieve import Sieve, scanner, sections
-from toolsieve.shell import (
+import callsieve
+from callsieve import Sieve, scanner, sections
+from callsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
     KEYWORDS_SEED,
@@ -155,7 +155,7 @@ def test_match_marker_against_its_first_form() -> None:
 
 
 def test_match_cdata_open_plain_spelling() -> None:
-    from toolsieve import shell
+    from callsieve import shell
 
     def general(s: str, final: bool) -> int | str:
         # the recognizer without its plain-spelling shortcut: fold the window, match, or a prefix
@@ -196,7 +196,7 @@ _CUT_HEAD = scanner._CUT_HEAD
 
 
 # These two replace the pure-Python scanner's methods; a compiled (mypyc) class has no such slots.
-white_box = pytest.mark.skipif(toolsieve.compiled, reason="patches the pure-Python scanner's methods")
+white_box = pytest.mark.skipif(callsieve.compiled, reason="patches the pure-Python scanner's methods")
 
 
 def _feed_all(chunks: list[str], opts: dict[str, object], fast: bool) -> list[list[object]]:

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from toolsieve import InputTypeError, OptionsError, Sieve, parse
-from toolsieve.sieve import FORMATS
+from callsieve import InputTypeError, OptionsError, Sieve, parse
+from callsieve.sieve import FORMATS
 
 V31 = (
     '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>{"path": "."}'
@@ -74,7 +74,7 @@ def test_unknown_format_is_options_error() -> None:
 def driver(*requests: dict[str, Any]) -> list[dict[str, Any]]:
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in requests)
     out = subprocess.run(
-        [sys.executable, "-m", "toolsieve.driver"], input=lines.encode(), capture_output=True, check=True
+        [sys.executable, "-m", "callsieve.driver"], input=lines.encode(), capture_output=True, check=True
     )
     return [json.loads(x) for x in out.stdout.decode().splitlines()]
 
@@ -92,7 +92,7 @@ def test_driver_formats_option() -> None:
 
 def cli(*args: str, stdin: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "toolsieve", *args], input=stdin.encode(), capture_output=True, check=False
+        [sys.executable, "-m", "callsieve", *args], input=stdin.encode(), capture_output=True, check=False
     )
 
 

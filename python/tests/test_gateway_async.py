@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from upstream import CLEAN, REPLY, TOOLS, WANT_CALLS, response, stream_bytes
 
-from toolsieve import (
+from callsieve import (
     aiter_chat_chunks,
     arewrite_chat_completion_stream,
     awrite_sse,
@@ -21,7 +21,7 @@ from toolsieve import (
     rewrite_chat_completion_stream,
     write_sse,
 )
-from toolsieve.sse import SSEComment, SSEEvent, SSEFormatError, SSEParser
+from callsieve.sse import SSEComment, SSEEvent, SSEFormatError, SSEParser
 
 
 def ids() -> Any:
@@ -141,7 +141,7 @@ def test_sse_parser_reports_comments_in_order() -> None:
     ],
 )
 def test_sse_event_is_json_text(value: dict[str, Any]) -> None:
-    from toolsieve.jsontext import json_text
-    from toolsieve.sse import sse_event
+    from callsieve.jsontext import json_text
+    from callsieve.sse import sse_event
 
     assert sse_event(value) == b"data: " + json_text(value).encode("utf-8") + b"\n\n"

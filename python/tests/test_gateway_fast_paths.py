@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import openai as openai_module
-from toolsieve import sse
-from toolsieve.errors import SSEFormatError
-from toolsieve.jsontext import json_text
-from toolsieve.openai import ChatCompletionStreamRewriter
+from callsieve import openai as openai_module
+from callsieve import sse
+from callsieve.errors import SSEFormatError
+from callsieve.jsontext import json_text
+from callsieve.openai import ChatCompletionStreamRewriter
 
 KEYS = st.sampled_from(
     ["a", "content", "0", "1", "12", "01", "-1", "1.5", "1e3", "4294967294", "4294967295", "true",

@@ -12,9 +12,9 @@ import pytest
 from conftest import FIXTURES, load
 from fixture_support import describe, first_difference
 
-from toolsieve import driver
-from toolsieve.driver import call_function
-from toolsieve.jsontext import jsonable
+from callsieve import driver
+from callsieve.driver import call_function
+from callsieve.jsontext import jsonable
 
 FOLDERS = ("r10-names", "r11-roles", "r12-schema", "r13-openai", "r13-request")
 FILES = sorted(p for p in FIXTURES.rglob("*.json") if p.name != "schema.json" and "call" in load(p))

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolsieve import InputTypeError, OptionsError, ToolCall
-from toolsieve.names import PolicyResult, apply_policy, resolve_tool_name
-from toolsieve.roles import ROLES, normalize_role
-from toolsieve.strings import JS_SPACE
+from callsieve import InputTypeError, OptionsError, ToolCall
+from callsieve.names import PolicyResult, apply_policy, resolve_tool_name
+from callsieve.roles import ROLES, normalize_role
+from callsieve.strings import JS_SPACE
 
 NAMES = ["read_file", "write_file", "search_web"]
 
@@ -200,7 +200,7 @@ def test_declared_names_must_be_a_list_of_strings(bad: object) -> None:
 def test_driver_reads_big_integers_as_javascript_does() -> None:
     import io
 
-    from toolsieve.driver import serve
+    from callsieve.driver import serve
 
     out = io.StringIO()
     tools = [{"name": "t", "parameters": {"type": "object", "properties": {"n": {"type": "string"}}}}]

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import InputTypeError, OptionsError, Sieve, TextEvent, ToolCall, ToolsieveError, parse
-from toolsieve.openai import (
+from callsieve import InputTypeError, OptionsError, Sieve, TextEvent, ToolCall, CallsieveError, parse
+from callsieve.openai import (
     ChatCompletionStreamRewriter,
     OpenAIFormatError,
     new_call_id,
@@ -203,7 +203,7 @@ def test_choice_without_index_uses_its_position_and_bad_shapes_raise() -> None:
         with pytest.raises(OpenAIFormatError) as info:
             run([chunk("ok"), b])
         assert "chunk 2" in str(info.value)
-        assert isinstance(info.value, ToolsieveError)
+        assert isinstance(info.value, CallsieveError)
 
 
 def test_pass_through_shapes() -> None:

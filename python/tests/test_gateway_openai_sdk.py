@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from toolsieve.openai import rewrite_chat_completion, rewrite_chat_completion_stream
-from toolsieve.prompt import build_tool_instructions
-from toolsieve.sse import write_sse
+from callsieve.openai import rewrite_chat_completion, rewrite_chat_completion_stream
+from callsieve.prompt import build_tool_instructions
+from callsieve.sse import write_sse
 
 openai = pytest.importorskip("openai")
 

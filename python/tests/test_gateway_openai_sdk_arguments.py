@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from toolsieve.openai import rewrite_chat_completion_stream
-from toolsieve.sse import write_sse
+from callsieve.openai import rewrite_chat_completion_stream
+from callsieve.sse import write_sse
 
 openai = pytest.importorskip("openai")
 

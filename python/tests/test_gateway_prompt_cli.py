@@ -1,4 +1,4 @@
-"""Tool instructions (DSML prompt text) and the `toolsieve openai` command."""
+"""Tool instructions (DSML prompt text) and the `callsieve openai` command."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import parse
-from toolsieve.prompt import build_tool_instructions
-from toolsieve.sse import iter_chat_chunks
+from callsieve import parse
+from callsieve.prompt import build_tool_instructions
+from callsieve.sse import iter_chat_chunks
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -91,7 +91,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "toolsieve", *args], input=stdin, capture_output=True, timeout=60, cwd=ROOT
+        [sys.executable, "-m", "callsieve", *args], input=stdin, capture_output=True, timeout=60, cwd=ROOT
     )
 
 
@@ -180,7 +180,7 @@ def test_cli_openai_usage_errors(tmp_path: Path) -> None:
 
 
 def test_examples_parse_back_even_with_odd_names_and_values() -> None:
-    from toolsieve import build_tool_instructions, parse
+    from callsieve import build_tool_instructions, parse
 
     odd = [
         {"name": 'say"hi', "parameters": {"properties": {"a'b": {"type": "string"}}, "required": ["a'b"]}},
@@ -258,7 +258,7 @@ def _hostile_tool(draw: Any) -> dict[str, Any]:
 @given(st.lists(_hostile_tool(), min_size=1, max_size=3), st.booleans())
 def test_hostile_tool_definitions_add_no_calls(tools: list[Any], json_calls: bool) -> None:
     """parse(build_tool_instructions(tools)) finds exactly the builder's own example calls."""
-    from toolsieve.prompt import _HEADER, _entries, _example_blocks
+    from callsieve.prompt import _HEADER, _entries, _example_blocks
 
     text = build_tool_instructions(tools)
     got = parse(text, json_tool_calls=json_calls).calls

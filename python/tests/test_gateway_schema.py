@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import InputTypeError
-from toolsieve.jsontext import js_number, json_text
-from toolsieve.schema import (
+from callsieve import InputTypeError
+from callsieve.jsontext import js_number, json_text
+from callsieve.schema import (
     find_tool_schema,
     is_string_schema,
     normalize_input,
@@ -163,7 +163,7 @@ plain_values = st.recursive(
 @settings(max_examples=400, deadline=None)
 @given(plain_values)
 def test_json_text_fast_path_equals_the_general_writer(v: Any) -> None:
-    from toolsieve.jsontext import _json_text
+    from callsieve.jsontext import _json_text
 
     assert json_text(v) == _json_text(v)
 

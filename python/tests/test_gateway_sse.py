@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsieve import InputTypeError, ToolsieveError, sse
-from toolsieve.sse import SSEEvent, SSEFormatError, iter_chat_chunks, iter_sse_events, write_sse
+from callsieve import InputTypeError, CallsieveError, sse
+from callsieve.sse import SSEEvent, SSEFormatError, iter_chat_chunks, iter_sse_events, write_sse
 
 STREAM = (
     "\ufeff: comment\r\n"
@@ -132,7 +132,7 @@ def test_keep_alives_and_comments_carry_no_chunk() -> None:
 def test_non_json_data_raises(bad: bytes) -> None:
     with pytest.raises(SSEFormatError, match="event 2"):
         list(iter_chat_chunks([chat({"a": 1}, done=False) + bad]))
-    assert issubclass(SSEFormatError, ToolsieveError)
+    assert issubclass(SSEFormatError, CallsieveError)
 
 
 def test_deeply_nested_data_raises_cleanly() -> None:
@@ -196,7 +196,7 @@ def test_write_then_read_round_trips(objs: list[dict[str, Any]], cuts: list[int]
 
 
 def test_json_trim_strips_exactly_json_blanks() -> None:
-    from toolsieve.strings import json_trim
+    from callsieve.strings import json_trim
 
     assert json_trim("") == ""
     assert json_trim(" \t\r\n") == ""

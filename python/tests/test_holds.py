@@ -9,7 +9,7 @@ import tracemalloc
 
 import pytest
 
-from toolsieve import Event, Sieve, TextEvent, ToolCallsEvent
+from callsieve import Event, Sieve, TextEvent, ToolCallsEvent
 
 LIMIT = 1000
 SLACK = 1100  # a pending tag's bounded lookahead (shell.MAX_TAG and its attribute value)

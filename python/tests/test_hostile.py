@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from toolsieve import Event, Sieve, ToolCallsEvent, parse
+from callsieve import Event, Sieve, ToolCallsEvent, parse
 
 BLOCK = (
     '<|DSML|tool_calls><|DSML|invoke name="x"><|DSML|parameter name="{name}">{value}'

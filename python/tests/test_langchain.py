@@ -1,4 +1,4 @@
-"""toolsieve.langchain against the real langchain-core (pinned in requirements-dev.txt) and its own
+"""callsieve.langchain against the real langchain-core (pinned in requirements-dev.txt) and its own
 fake chat models: FakeListChatModel (one character a chunk), GenericFakeChatModel (cut at
 whitespace) and a GenericFakeChatModel that streams the chunks it is given (any cut, native tool
 call chunks, list content)."""
@@ -28,9 +28,9 @@ from langchain_core.tools import tool
 from pydantic import BaseModel, PrivateAttr, ValidationError
 from strategies import DOCUMENTS, split
 
-import toolsieve.sieve
-from toolsieve import OptionsError, Sieve, TextEvent, ToolCallsEvent, parse
-from toolsieve.langchain import ToolsieveChatModel, with_toolsieve
+import callsieve.sieve
+from callsieve import OptionsError, Sieve, TextEvent, ToolCallsEvent, parse
+from callsieve.langchain import CallsieveChatModel, with_callsieve
 
 BLOCK = (
     '<|DSML|tool_calls><|DSML|invoke name="{name}"><|DSML|parameter name="path"><![CDATA[{path}]]>'
@@ -111,7 +111,7 @@ def chunkings(text: str) -> dict[str, list[str]]:
 
 def test_invoke_gives_tool_calls_and_content_without_markup() -> None:
     for inner in (FakeListChatModel(responses=[DOC]), GenericFakeChatModel(messages=iter([DOC]))):
-        msg = with_toolsieve(inner, id_factory=ids()).invoke("read both")
+        msg = with_callsieve(inner, id_factory=ids()).invoke("read both")
         assert isinstance(msg, AIMessage)
         assert msg.content == DOC_TEXT
         assert calls_of(msg) == DOC_CALLS
@@ -124,8 +124,8 @@ def test_stream_one_char_and_whitespace_chunks_add_up_to_the_invoke_message() ->
         lambda: FakeListChatModel(responses=[DOC]),
         lambda: GenericFakeChatModel(messages=iter([DOC])),
     ):
-        want = with_toolsieve(make(), id_factory=ids()).invoke("x")
-        chunks = list(with_toolsieve(make(), id_factory=ids()).stream("x"))
+        want = with_callsieve(make(), id_factory=ids()).invoke("x")
+        chunks = list(with_callsieve(make(), id_factory=ids()).stream("x"))
         assert all(isinstance(c, AIMessageChunk) for c in chunks)
         for c in chunks:
             assert isinstance(c.content, str)
@@ -141,7 +141,7 @@ def test_stream_one_char_and_whitespace_chunks_add_up_to_the_invoke_message() ->
 @pytest.mark.parametrize("how", ["whole", "chars", "random0", "random1", "random2", "halves"])
 def test_stream_at_every_chunking_sync_and_async(how: str) -> None:
     pieces = chunkings(DOC)[how]
-    model = with_toolsieve(ChunkedFakeChatModel([cut(DOC, pieces), cut(DOC, pieces)]), id_factory=ids())
+    model = with_callsieve(ChunkedFakeChatModel([cut(DOC, pieces), cut(DOC, pieces)]), id_factory=ids())
     total = _sum(list(model.stream("x")))
     assert (total.content, calls_of(total)) == (DOC_TEXT, DOC_CALLS)
 
@@ -154,7 +154,7 @@ def test_stream_at_every_chunking_sync_and_async(how: str) -> None:
 
 
 def test_ainvoke_and_batch() -> None:
-    model = with_toolsieve(FakeListChatModel(responses=[DOC]))
+    model = with_callsieve(FakeListChatModel(responses=[DOC]))
     msg = asyncio.run(model.ainvoke("x"))
     assert (msg.content, calls_of(msg)) == (DOC_TEXT, DOC_CALLS)
     for m in model.batch(["a", "b"]):
@@ -180,7 +180,7 @@ def test_every_fixture_through_the_model_at_several_chunkings() -> None:
         for how, pieces in ways.items():
             chunked = [cut(case["input"], pieces)] if pieces else [[AIMessageChunk(content="")]]
             opts = {k: v for k, v in options(case).items() if k != "stream_arguments"}
-            model = ToolsieveChatModel(model=ChunkedFakeChatModel(chunked), **opts)
+            model = CallsieveChatModel(model=ChunkedFakeChatModel(chunked), **opts)
             total = _sum(list(model.stream("x")))
             where = f"{path.name} ({how})"
             assert total.content == text, where
@@ -199,10 +199,10 @@ def test_property_stream_sum_equals_invoke_and_the_sieve(text: str, data: st.Dat
     want_text = "".join(e.text for e in events if isinstance(e, TextEvent))
     want_calls = [(c.name, c.input) for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
     inner = ChunkedFakeChatModel([cut(text, pieces) or [AIMessageChunk(content="")]] * 2)
-    model = with_toolsieve(inner, id_factory=ids())
+    model = with_callsieve(inner, id_factory=ids())
     total = _sum(list(model.stream("x")))
     assert (total.content, calls_of(total)) == (want_text, want_calls)
-    msg = with_toolsieve(
+    msg = with_callsieve(
         ChunkedFakeChatModel([cut(text, pieces) or [AIMessageChunk(content="")]]), id_factory=ids()
     )
     whole = msg.invoke("x")
@@ -220,8 +220,8 @@ def test_streamed_numbers_read_back_as_invoke_gives_them(number: str) -> None:
     # A float JavaScript would write as an integer (or as null) reads back the same in the stream.
     text = BLOCK_OF_N.format(number)
     want = parse(text).calls[0].input
-    streamed = with_toolsieve(ChunkedFakeChatModel([[AIMessageChunk(content=text)]]), id_factory=ids())
-    whole = with_toolsieve(ChunkedFakeChatModel([[AIMessageChunk(content=text)]]), id_factory=ids())
+    streamed = with_callsieve(ChunkedFakeChatModel([[AIMessageChunk(content=text)]]), id_factory=ids())
+    whole = with_callsieve(ChunkedFakeChatModel([[AIMessageChunk(content=text)]]), id_factory=ids())
     assert calls_of(_sum(list(streamed.stream("x")))) == [("f", want)]
     assert calls_of(whole.invoke("x")) == [("f", want)]
 
@@ -234,14 +234,14 @@ def test_native_tool_call_chunks_pass_through_with_an_index_of_their_own() -> No
         AIMessageChunk(content="", tool_call_chunks=[tool_call_chunk(args='th": "."}', index=0)]),
     ]
     chunks = cut(f"a {block()} b", [f"a {block()[:20]}", f"{block()[20:]} b"])
-    model = with_toolsieve(ChunkedFakeChatModel([chunks + native]), id_factory=ids())
+    model = with_callsieve(ChunkedFakeChatModel([chunks + native]), id_factory=ids())
     out = list(model.stream("x"))
     total = _sum(out)
     assert total.content == "a  b"
     assert calls_of(total) == [("read_file", {"path": "a.txt"}), ("ls", {"path": "."})]
     assert [(c["id"], c["index"]) for c in total.tool_call_chunks] == [("call_1", 0), ("n1", 1)]
     # Untouched when nothing collides.
-    plain = list(with_toolsieve(ChunkedFakeChatModel([native])).stream("x"))
+    plain = list(with_callsieve(ChunkedFakeChatModel([native])).stream("x"))
     assert plain[0] is not None and _sum(plain).tool_call_chunks[0]["index"] == 0
 
 
@@ -252,7 +252,7 @@ def test_metadata_usage_and_ids_pass_once() -> None:
         AIMessageChunk(content=f"{block()[30:]} y", usage_metadata=usage),  # type: ignore[arg-type]
         AIMessageChunk(content="", response_metadata={"finish_reason": "stop"}, chunk_position="last"),
     ]
-    total = _sum(list(with_toolsieve(ChunkedFakeChatModel([chunks])).stream("x")))
+    total = _sum(list(with_callsieve(ChunkedFakeChatModel([chunks])).stream("x")))
     assert total.content == "x  y"
     assert total.usage_metadata == usage
     assert total.response_metadata["model_name"] == "m"
@@ -266,7 +266,7 @@ def test_held_text_comes_out_after_a_stream_without_a_last_chunk() -> None:
             yield ChatGenerationChunk(message=AIMessageChunk(content="x <|DSML|tool_ca"))
             yield ChatGenerationChunk(message=AIMessageChunk(content="", additional_kwargs={"k": "v"}))
 
-    out = list(with_toolsieve(NoLast(messages=iter([]))).stream("x"))
+    out = list(with_callsieve(NoLast(messages=iter([]))).stream("x"))
     assert _sum(out).content == "x <|DSML|tool_ca"
     assert out[0].content == "x "
 
@@ -281,7 +281,7 @@ def test_list_content_text_blocks_are_sieved_per_index() -> None:
             content=[{"type": "text", "text": "C <|DSML|tool", "index": 2}], chunk_position="last"
         ),
     ]
-    total = _sum(list(with_toolsieve(ChunkedFakeChatModel([chunks])).stream("x")))
+    total = _sum(list(with_callsieve(ChunkedFakeChatModel([chunks])).stream("x")))
     assert total.content == [
         {"type": "text", "text": "A  B", "index": 0},
         {"type": "reasoning", "reasoning": f"thinking {b}", "index": 1},
@@ -289,7 +289,7 @@ def test_list_content_text_blocks_are_sieved_per_index() -> None:
     ]
     assert calls_of(total) == [("read_file", {"path": "a.txt"})]
     # Whole messages: each text block on its own.
-    msg = with_toolsieve(
+    msg = with_callsieve(
         GenericFakeChatModel(messages=iter([AIMessage(content=[{"type": "text", "text": f"A {b} B"}])]))
     )
     out = msg.invoke("x")
@@ -305,14 +305,14 @@ def read_file(path: str) -> str:
 
 def test_bind_tools_declares_the_tools_resolve_shape_and_reject() -> None:
     doc = f"{block('READ_FILE', '12')} {block('rm', 'x')}"
-    base = with_toolsieve(GenericFakeChatModel(messages=iter([doc, doc, doc])))
+    base = with_callsieve(GenericFakeChatModel(messages=iter([doc, doc, doc])))
     # GenericFakeChatModel has no native tools (NotImplementedError): declared for the sieve only.
     bound = base.bind_tools([read_file])
-    assert isinstance(bound, ToolsieveChatModel) and bound.model is base.model
+    assert isinstance(bound, CallsieveChatModel) and bound.model is base.model
     msg = bound.invoke("x")
     # Declared: the name takes the declared spelling, and "12" stays a string as the schema says.
     assert calls_of(msg) == [("read_file", {"path": "12"}), ("rm", {"path": "x"})]
-    rejecting = ToolsieveChatModel(model=base.model, unknown_tools="reject").bind_tools([read_file])
+    rejecting = CallsieveChatModel(model=base.model, unknown_tools="reject").bind_tools([read_file])
     assert calls_of(rejecting.invoke("x")) == [("read_file", {"path": "12"})]
     assert calls_of(base.invoke("x")) == [("READ_FILE", {"path": 12}), ("rm", {"path": "x"})]
 
@@ -329,13 +329,13 @@ def test_bind_tools_binds_them_on_a_model_with_native_tools() -> None:
             assert kwargs.get("tools_bound") is True
             return super()._generate(messages, *args)
 
-    model = with_toolsieve(Native(messages=iter([block("read_file", "3")]))).bind_tools(
+    model = with_callsieve(Native(messages=iter([block("read_file", "3")]))).bind_tools(
         [read_file], tool_choice="any"
     )
     assert calls_of(model.invoke("x")) == [("read_file", {"path": "3"})]
     assert seen == [([read_file], {"tool_choice": "any"})]
-    off = ToolsieveChatModel(model=Native(messages=iter([])), bind_native_tools=False).bind_tools([read_file])
-    assert isinstance(off, ToolsieveChatModel) and not isinstance(off.model, type(off)) and seen[1:] == []
+    off = CallsieveChatModel(model=Native(messages=iter([])), bind_native_tools=False).bind_tools([read_file])
+    assert isinstance(off, CallsieveChatModel) and not isinstance(off.model, type(off)) and seen[1:] == []
 
 
 def test_with_structured_output_reads_a_markup_call() -> None:
@@ -348,7 +348,7 @@ def test_with_structured_output_reads_a_markup_call() -> None:
         '<|DSML|tool_calls><|DSML|invoke name="ReadFile"><|DSML|parameter name="path">notes.md'
         "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>"
     )
-    model = with_toolsieve(GenericFakeChatModel(messages=iter([reply])))
+    model = with_callsieve(GenericFakeChatModel(messages=iter([reply])))
     assert model.with_structured_output(ReadFile).invoke("x") == ReadFile(path="notes.md")
 
 
@@ -366,7 +366,7 @@ class Tokens(BaseCallbackHandler):
 
 def test_callbacks_see_the_sieved_tokens_only() -> None:
     handler = Tokens()
-    model = with_toolsieve(FakeListChatModel(responses=[DOC]))
+    model = with_callsieve(FakeListChatModel(responses=[DOC]))
     chain = RunnableLambda(lambda x: x) | model
     total = _sum(list(chain.stream("x", {"callbacks": [handler]})))
     assert total.content == DOC_TEXT
@@ -377,17 +377,17 @@ def test_callbacks_see_the_sieved_tokens_only() -> None:
 def test_options_are_checked_when_the_model_is_made() -> None:
     inner = FakeListChatModel(responses=["x"])
     with pytest.raises(OptionsError):
-        ToolsieveChatModel(model=inner, unknown_tools="drop")
+        CallsieveChatModel(model=inner, unknown_tools="drop")
     with pytest.raises(OptionsError):
-        ToolsieveChatModel(model=inner, formats=["json"])
+        CallsieveChatModel(model=inner, formats=["json"])
     with pytest.raises(OptionsError):
-        ToolsieveChatModel(model=inner, max_capture_chars=0)
+        CallsieveChatModel(model=inner, max_capture_chars=0)
     # Wrong types and misspelt options are caught by pydantic first, as for any LangChain model.
     with pytest.raises(ValidationError):
-        ToolsieveChatModel(model=inner, tools="read_file")
+        CallsieveChatModel(model=inner, tools="read_file")
     with pytest.raises(ValidationError):
-        ToolsieveChatModel(model=inner, unknown_tool="reject")
-    assert ToolsieveChatModel(model=inner, formats=["dsml"]).invoke("x").content == "x"
+        CallsieveChatModel(model=inner, unknown_tool="reject")
+    assert CallsieveChatModel(model=inner, formats=["dsml"]).invoke("x").content == "x"
 
 
 def test_reasoning_goes_to_reasoning_content_and_adds_up() -> None:
@@ -397,10 +397,10 @@ def test_reasoning_goes_to_reasoning_content_and_adds_up() -> None:
         lambda: FakeListChatModel(responses=[doc]),
         lambda: GenericFakeChatModel(messages=iter([doc])),
     ):
-        msg = with_toolsieve(make()).invoke("x")
+        msg = with_callsieve(make()).invoke("x")
         assert (msg.content, calls_of(msg)) == ("Reading.  ok", [("read_file", {"path": "a.txt"})])
         assert msg.additional_kwargs == {"reasoning_content": thought}
-        total = _sum(list(with_toolsieve(make()).stream("x")))
+        total = _sum(list(with_callsieve(make()).stream("x")))
         assert (total.content, calls_of(total)) == ("Reading.  ok", [("read_file", {"path": "a.txt"})])
         assert total.additional_kwargs == {"reasoning_content": thought}
         assert total.content_blocks[0] == {"type": "reasoning", "reasoning": thought}
@@ -409,25 +409,25 @@ def test_reasoning_goes_to_reasoning_content_and_adds_up() -> None:
         AIMessageChunk(content="", additional_kwargs={"reasoning_content": "native. "}),
         *cut(doc, list(doc)),
     ]
-    total = _sum(list(with_toolsieve(ChunkedFakeChatModel([chunks])).stream("x")))
+    total = _sum(list(with_callsieve(ChunkedFakeChatModel([chunks])).stream("x")))
     assert total.additional_kwargs == {"reasoning_content": "native. " + thought}
-    off = with_toolsieve(FakeListChatModel(responses=[doc]), reasoning="off").invoke("x")
+    off = with_callsieve(FakeListChatModel(responses=[doc]), reasoning="off").invoke("x")
     assert isinstance(off.content, str) and off.content.startswith("<think>maybe ")
     assert "reasoning_content" not in off.additional_kwargs
     with pytest.raises(OptionsError):
-        with_toolsieve(FakeListChatModel(responses=[doc]), reasoning="always")
+        with_callsieve(FakeListChatModel(responses=[doc]), reasoning="always")
 
 
 def test_formats_pass_through() -> None:
     doc = f"a {TOKENS} b {block()}"
-    only = with_toolsieve(FakeListChatModel(responses=[doc]), formats=["dsml"])
+    only = with_callsieve(FakeListChatModel(responses=[doc]), formats=["dsml"])
     msg = only.invoke("x")
     assert (msg.content, calls_of(msg)) == (f"a {TOKENS} b ", [("read_file", {"path": "a.txt"})])
-    assert len(calls_of(with_toolsieve(FakeListChatModel(responses=[doc])).invoke("x"))) == 2
+    assert len(calls_of(with_callsieve(FakeListChatModel(responses=[doc])).invoke("x"))) == 2
 
 
 def test_event_types_a_later_sieve_may_add_are_never_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = toolsieve.sieve.Sieve.feed
+    original = callsieve.sieve.Sieve.feed
 
     class LaterKind:
         type = "tool_call_arguments"
@@ -436,8 +436,8 @@ def test_event_types_a_later_sieve_may_add_are_never_text(monkeypatch: pytest.Mo
     def feed(self: Sieve, chunk: str) -> list[Any]:
         return [LaterKind(), *original(self, chunk)]
 
-    monkeypatch.setattr(toolsieve.sieve.Sieve, "feed", feed)
-    model = with_toolsieve(FakeListChatModel(responses=[DOC]))
+    monkeypatch.setattr(callsieve.sieve.Sieve, "feed", feed)
+    model = with_callsieve(FakeListChatModel(responses=[DOC]))
     assert _sum(list(model.stream("x"))).content == DOC_TEXT
     assert model.invoke("x").content == DOC_TEXT
 
@@ -446,12 +446,12 @@ def test_without_langchain_core_the_core_imports_and_the_integration_raises_a_ty
     script = (
         "import sys\n"
         "sys.modules['langchain_core'] = None\n"
-        "import toolsieve\n"
-        "assert 'toolsieve.langchain' not in sys.modules\n"
+        "import callsieve\n"
+        "assert 'callsieve.langchain' not in sys.modules\n"
         "try:\n"
-        "    import toolsieve.langchain\n"
-        "except toolsieve.MissingDependencyError as e:\n"
-        "    print(isinstance(e, ImportError), 'toolsieve[langchain]' in str(e))\n"
+        "    import callsieve.langchain\n"
+        "except callsieve.MissingDependencyError as e:\n"
+        "    print(isinstance(e, ImportError), 'callsieve[langchain]' in str(e))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT

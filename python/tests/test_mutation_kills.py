@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from toolsieve import InputTypeError, OptionsError, Sieve, TextEvent, ToolCallsEvent, coalesce, parse
-from toolsieve.schema import normalize_input, normalize_value
-from toolsieve.sse import iter_sse_events
+from callsieve import InputTypeError, OptionsError, Sieve, TextEvent, ToolCallsEvent, coalesce, parse
+from callsieve.schema import normalize_input, normalize_value
+from callsieve.sse import iter_sse_events
 
 BLOCK = (
     '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a">1</|DSML|parameter>'
@@ -112,7 +112,7 @@ def test_sse_retry_with_non_ascii_digits_is_ignored() -> None:
 
 
 def test_fold_table_folds_what_r2_says_and_nothing_else() -> None:
-    from toolsieve.shell import _build_fold
+    from callsieve.shell import _build_fold
 
     t = _build_fold()
     for c in range(ord("A"), ord("Z") + 1):
@@ -171,7 +171,7 @@ CONFUSABLES = {
 
 
 def test_fold_table_folds_each_listed_confusable() -> None:
-    from toolsieve.shell import _build_fold
+    from callsieve.shell import _build_fold
 
     t = _build_fold()
     for letter, variants in CONFUSABLES.items():
@@ -187,7 +187,7 @@ def test_fold_table_folds_each_listed_confusable() -> None:
 
 
 def test_namespace_level_beats_the_loose_level() -> None:
-    from toolsieve.names import resolve_tool_name
+    from callsieve.names import resolve_tool_name
 
     # ".Search": a dot at index 0 still has a part after it; its case-insensitive match wins over
     # the earlier loose match "se-arch"
@@ -202,7 +202,7 @@ def test_namespace_level_beats_the_loose_level() -> None:
 
 
 def test_misuse_messages_name_the_option_and_what_was_given() -> None:
-    from toolsieve.names import apply_policy, resolve_tool_name
+    from callsieve.names import apply_policy, resolve_tool_name
 
     with pytest.raises(OptionsError, match=r"^unknown_tools must be 'keep' or 'reject', got 'maybe'$"):
         apply_policy([], ["a"], "maybe")  # type: ignore[arg-type]
@@ -237,7 +237,7 @@ def test_numeric_references_at_the_edges_of_the_character_range() -> None:
 
 
 def test_tool_schemas_maps_each_name_to_its_first_schema() -> None:
-    from toolsieve.schema import tool_schemas
+    from callsieve.schema import tool_schemas
 
     tools = [
         {"name": "a", "input_schema": {"type": "object"}},
@@ -251,7 +251,7 @@ def test_tool_schemas_maps_each_name_to_its_first_schema() -> None:
 
 
 def test_invoke_input_turns_a_repeated_name_into_an_array_in_order() -> None:
-    from toolsieve.values import invoke_input
+    from callsieve.values import invoke_input
 
     params = [("a", 1), ("b", "x"), ("a", [2]), ("a", None), ("c", {"k": 1})]
     assert invoke_input(params) == {"a": [1, [2], None], "b": "x", "c": {"k": 1}}
@@ -274,7 +274,7 @@ def test_a_value_the_schema_does_not_describe_is_returned_as_is() -> None:
 
 
 def test_literal_opening_trims_only_javascript_whitespace() -> None:
-    from toolsieve.arguments import Tap, ValueTap
+    from callsieve.arguments import Tap, ValueTap
 
     # U+001C and U+0085 are whitespace to Python's str.strip but not to D10: "t\x1c" can never
     # be `true`, so it streams at once
@@ -294,7 +294,7 @@ def test_literal_opening_trims_only_javascript_whitespace() -> None:
 def _tap_steps(name: str, string: str | None, calls: list[tuple[str, str]]) -> tuple[list[str], str]:
     from test_arguments_tap import steps  # (the step driver of the tap's own tests)
 
-    from toolsieve.arguments import ValueTap
+    from callsieve.arguments import ValueTap
 
     tap = ValueTap(name, string)
     return steps(tap, *calls), tap.state.name
@@ -388,7 +388,7 @@ def test_value_tap_steps(
 
 
 def test_entities_of_a_long_text_are_decoded_across_block_boundaries() -> None:
-    from toolsieve.values import decode_entities
+    from callsieve.values import decode_entities
 
     b = 1 << 16
     for d in range(12):  # a ten-character reference starting d characters before a block ends
@@ -404,7 +404,7 @@ def test_entities_of_a_long_text_are_decoded_across_block_boundaries() -> None:
 
 
 def test_reasoning_misuse_messages() -> None:
-    from toolsieve.reasoning import check_reasoning
+    from callsieve.reasoning import check_reasoning
 
     with pytest.raises(InputTypeError, match=r"^reasoning must be a string, got int$"):
         check_reasoning(5)
@@ -416,7 +416,7 @@ def test_reasoning_misuse_messages() -> None:
 
 
 def test_one_object_between_non_breaking_spaces_is_no_object_list() -> None:
-    from toolsieve.values import literal
+    from callsieve.values import literal
 
     # not JSON (U+00A0 is no JSON blank), and one object is no list: the text as written
     assert literal("x", '\u00a0{"a":1}\u00a0') == '\u00a0{"a":1}\u00a0'
@@ -424,7 +424,7 @@ def test_one_object_between_non_breaking_spaces_is_no_object_list() -> None:
 
 
 def test_adjacent_cdata_sections_as_written_join() -> None:
-    from toolsieve.values import param_value
+    from callsieve.values import param_value
 
     # D24 with string="true": CDATA sections between blanks are unwrapped and joined
     assert param_value("x", [("cdata", "a"), ("cdata", "b")], "true") == "ab"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from toolsieve import InputTypeError, Sieve, TextEvent, ToolCallsEvent, coalesce, parse
-from toolsieve.openai import to_openai_tool_calls
-from toolsieve.schema import check_tools
-from toolsieve.shell import KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, _match_general, match_tag
+from callsieve import InputTypeError, Sieve, TextEvent, ToolCallsEvent, coalesce, parse
+from callsieve.openai import to_openai_tool_calls
+from callsieve.schema import check_tools
+from callsieve.shell import KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, _match_general, match_tag
 
 # ---- schema: a misuse message names the option and what was given (R12) --------------------------
 

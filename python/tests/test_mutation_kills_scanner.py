@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from toolsieve import Sieve, coalesce, scanner
-from toolsieve.shell import MORE, NO
+from callsieve import Sieve, coalesce, scanner
+from callsieve.shell import MORE, NO
 
 LONG = "b" * 61  # a prose tag head is at most 64 characters with its `<` and first letter
 

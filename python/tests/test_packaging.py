@@ -2,7 +2,7 @@
 license and install into a fresh venv.
 
 pyproject.toml's `version` is the one to edit; every other place that states the version must
-agree with it (this test names the ones that do not). `toolsieve.__version__` is a literal
+agree with it (this test names the ones that do not). `callsieve.__version__` is a literal
 rather than read through importlib.metadata, which would cost every import (and Pyodide's cold
 start) several milliseconds.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-import toolsieve
+import callsieve
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "parity" / "node"
@@ -39,7 +39,7 @@ def stated_versions() -> dict[str, str | None]:
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     top = re.search(r"^## \[?([^\]\s]+)\]?", changelog, re.M)
     return {
-        "python/toolsieve/__init__.py __version__": toolsieve.__version__,
+        "python/callsieve/__init__.py __version__": callsieve.__version__,
         "parity/node/package.json version": pkg.get("version"),
         "parity/node/package-lock.json version": lock.get("version"),
         'parity/node/package-lock.json packages[""]': lock.get("packages", {}).get("", {}).get("version"),
@@ -59,7 +59,7 @@ def test_license_and_metadata_in_pyproject() -> None:
     assert project["license"] == "MIT"
     assert project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
-    assert "Copyright (c) 2026 toolsieve contributors" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Copyright (c) 2026 callsieve contributors" in (ROOT / "LICENSE").read_text(encoding="utf-8")
     # PEP 639: a license expression replaces the license classifier (setuptools refuses both).
     assert not [c for c in project["classifiers"] if c.startswith("License ::")]
     for minor in (11, 12, 13):
@@ -94,11 +94,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_wheel_and_sdist_ship_the_license(built: Path) -> None:
-    (wheel,) = built.glob(f"toolsieve-{VERSION}-py3-none-any.whl")
-    (sdist,) = built.glob(f"toolsieve-{VERSION}.tar.gz")
+    (wheel,) = built.glob(f"callsieve-{VERSION}-py3-none-any.whl")
+    (sdist,) = built.glob(f"callsieve-{VERSION}.tar.gz")
     license_text = (ROOT / "LICENSE").read_bytes()
     with zipfile.ZipFile(wheel) as zf:
-        info = f"toolsieve-{VERSION}.dist-info"
+        info = f"callsieve-{VERSION}.dist-info"
         assert zf.read(f"{info}/licenses/LICENSE") == license_text
         meta = zf.read(f"{info}/METADATA").decode()
         assert "py.typed" in " ".join(zf.namelist())
@@ -106,27 +106,27 @@ def test_wheel_and_sdist_ship_the_license(built: Path) -> None:
     assert "License-File: LICENSE" in meta
     assert "Classifier: Development Status :: 3 - Alpha" in meta
     with tarfile.open(sdist) as tf:
-        member = tf.extractfile(f"toolsieve-{VERSION}/LICENSE")
+        member = tf.extractfile(f"callsieve-{VERSION}/LICENSE")
         assert member is not None and member.read() == license_text
 
 
 def test_wheel_installs_into_a_fresh_venv(built: Path, tmp_path: Path) -> None:
-    (wheel,) = built.glob("toolsieve-*.whl")
+    (wheel,) = built.glob("callsieve-*.whl")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)  # ensurepip alone takes ~15 s: use our pip
     py = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
     pip = [sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--no-index"]
     subprocess.run([*pip, "--disable-pip-version-check", str(wheel)], check=True, capture_output=True)
     script = """
-import importlib.metadata as m, json, toolsieve
-r = toolsieve.parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>')
-license = m.metadata('toolsieve')['License-Expression']
+import importlib.metadata as m, json, callsieve
+r = callsieve.parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>')
+license = m.metadata('callsieve')['License-Expression']
 names = [c.name for c in r.calls]
-print(json.dumps([toolsieve.__version__, m.version('toolsieve'), license, names, toolsieve.__file__]))
+print(json.dumps([callsieve.__version__, m.version('callsieve'), license, names, callsieve.__file__]))
 """
     out = subprocess.run([str(py), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path)
     version, dist_version, license_expr, names, where = json.loads(out.stdout)
     assert [version, dist_version, license_expr, names] == [VERSION, VERSION, "MIT", ["ls"]]
     assert Path(where).is_relative_to(env_dir), where  # the installed copy, not the source tree
-    cli = env_dir / ("Scripts" if os.name == "nt" else "bin") / "toolsieve"
+    cli = env_dir / ("Scripts" if os.name == "nt" else "bin") / "callsieve"
     assert subprocess.run([str(cli), "--help"], capture_output=True, check=False).returncode == 0

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-PY_DIR = ROOT / "python" / "toolsieve"
+PY_DIR = ROOT / "python" / "callsieve"
 NODE_DIR = ROOT / "parity" / "node"
 MAP_PATH = ROOT / "parity" / "port-map.json"
 

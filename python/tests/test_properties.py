@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import DOCUMENTS, split
 
-from toolsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
+from callsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
 
 
 def stream(chunks: list[str]) -> list[Event]:

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import split
 
-from toolsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
-from toolsieve.jsontext import json_text
+from callsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
+from callsieve.jsontext import json_text
 
 HOLD_BOUND = 32  # README: a string value lags its input by at most this many characters
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import PROSE, split
 
-from toolsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
+from callsieve import Event, Sieve, ToolCallsEvent, coalesce, parse
 
 EOS = "<｜end▁of▁sentence｜>"
 BAR_OPEN = st.sampled_from(["<｜DSML｜", "<|DSML|", "<", "<｜DSML｜"])

@@ -1,5 +1,5 @@
-"""The gateway servers as a user runs them: `toolsieve serve` (Python, Starlette + uvicorn) and
-`toolsieve-gateway` (the Node package's bin), each started as a process in front of a real local
+"""The gateway servers as a user runs them: `callsieve serve` (Python, Starlette + uvicorn) and
+`callsieve-gateway` (the Node package's bin), each started as a process in front of a real local
 upstream (`upstream.py`), and read by the official `openai` SDK (sync, async, `stream=True`, the
 `.stream()` helper, non-streaming) and by plain HTTP: cancellation, keep-alives, timeouts, error
 mapping, bad flags. Skipped when the server extra or the SDK is not installed."""
@@ -28,8 +28,8 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_BIN = ROOT / "parity" / "node" / "bin" / "toolsieve-gateway.js"
-TOOLSIEVE = Path(sys.executable).parent / "toolsieve"
+NODE_BIN = ROOT / "parity" / "node" / "bin" / "callsieve-gateway.js"
+CALLSIEVE = Path(sys.executable).parent / "callsieve"
 
 
 def node() -> Path:
@@ -39,7 +39,7 @@ def node() -> Path:
 
 def command(kind: str, *args: str) -> list[str]:
     if kind == "python":
-        return [str(TOOLSIEVE), "serve", *args]
+        return [str(CALLSIEVE), "serve", *args]
     return [str(node()), *shebang_flags(), str(NODE_BIN), *args]
 
 
@@ -54,14 +54,14 @@ def test_the_node_bin_runs_as_npx_runs_it() -> None:
     env = {**os.environ, "PATH": f"{node().parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     out = subprocess.run([str(NODE_BIN), "--help"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr  # node accepted the shebang's flags
-    assert out.stdout.startswith("usage: toolsieve-gateway")
+    assert out.stdout.startswith("usage: callsieve-gateway")
     assert "--max-semi-space-size=4" in shebang_flags()
 
 
 class Gateway:
     def __init__(self, kind: str, upstream: str, args: tuple[str, ...]) -> None:
         cmd = command(kind, "--upstream", upstream, "--port", "0", *args)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
         # a pipe nobody reads would fill up and block the server: its log goes to a file
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
@@ -370,8 +370,8 @@ def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
     assert Upstream.headers_seen[-1]["authorization"] == "Bearer sk-upstream"
     assert httpx.get(g.base + "/healthz", trust_env=False).json() == {"status": "ok"}
     metrics = httpx.get(g.base + "/metrics", trust_env=False).text
-    assert "toolsieve_tool_calls_total 2" in metrics
-    assert 'toolsieve_requests_total{endpoint="chat",status="200"}' in metrics
+    assert "callsieve_tool_calls_total 2" in metrics
+    assert 'callsieve_requests_total{endpoint="chat",status="200"}' in metrics
     # the client's own key goes upstream when the gateway has none
     with sdk(gateways(kind).url) as client:
         client.chat.completions.create(model="dsml", messages=messages())
@@ -415,8 +415,8 @@ def test_repaired_blocks_are_logged_and_counted(gateways: Any, kind: str) -> Non
     assert " stream=no blocks=1 calls=2 rejected=- repaired=1 capture_limit=0" in lines[1]
     assert " stream=no blocks=1 calls=2 rejected=- repaired=0 capture_limit=0" in lines[2]
     metrics = httpx.get(g.base + "/metrics", trust_env=False).text
-    assert re.search(r"^toolsieve_repaired_blocks_total 2(\.0)?$", metrics, re.M), metrics
-    assert re.search(r"^toolsieve_blocks_total 3(\.0)?$", metrics, re.M), metrics
+    assert re.search(r"^callsieve_repaired_blocks_total 2(\.0)?$", metrics, re.M), metrics
+    assert re.search(r"^callsieve_blocks_total 3(\.0)?$", metrics, re.M), metrics
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -429,14 +429,14 @@ def test_repaired_blocks_are_logged_and_counted(gateways: Any, kind: str) -> Non
         (("--upstream", "http://x", "--port", "70000"), {}),
         (("--upstream", "http://x", "--timeout", "-1"), {}),
         (("--upstream", "ftp://x"), {}),
-        (("--upstream", "http://x"), {"TOOLSIEVE_UNKNOWN_TOOLS": "drop"}),
-        ((), {"TOOLSIEVE_UPSTREAM": "http://x", "TOOLSIEVE_PORT": "no"}),
+        (("--upstream", "http://x"), {"CALLSIEVE_UNKNOWN_TOOLS": "drop"}),
+        ((), {"CALLSIEVE_UPSTREAM": "http://x", "CALLSIEVE_PORT": "no"}),
         (("--upstream", "http://x", "--workers", "0"), {}),
-        (("--upstream", "http://x"), {"TOOLSIEVE_WORKERS": "two"}),
+        (("--upstream", "http://x"), {"CALLSIEVE_WORKERS": "two"}),
     ],
 )
 def test_bad_flags_are_usage_errors(kind: str, args: tuple[str, ...], env: dict[str, str]) -> None:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
     r = subprocess.run(command(kind, *args), env={**base, **env}, capture_output=True, text=True, timeout=30)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert r.stderr.strip()
@@ -444,8 +444,8 @@ def test_bad_flags_are_usage_errors(kind: str, args: tuple[str, ...], env: dict[
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_flags_from_the_environment(upstream: UpstreamServer, kind: str) -> None:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSIEVE_")}
-    env = {**base, "TOOLSIEVE_UPSTREAM": upstream.url, "TOOLSIEVE_PORT": "0", "TOOLSIEVE_MODE": "prompt"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
+    env = {**base, "CALLSIEVE_UPSTREAM": upstream.url, "CALLSIEVE_PORT": "0", "CALLSIEVE_MODE": "prompt"}
     proc = subprocess.Popen(command(kind), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None
@@ -537,7 +537,7 @@ def test_settle_gc_freezes_and_raises_only_the_young_threshold(
 ) -> None:
     import gc
 
-    from toolsieve.server import settle_gc
+    from callsieve.server import settle_gc
 
     saved = gc.get_threshold()
     gc.set_threshold(*before)

@@ -26,7 +26,7 @@ SKIP_PARTS = frozenset({"node_modules", "build", ".git", ".venv"})
 TEXT_SUFFIXES = frozenset(
     {".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".md", ".json", ".html", ".css", ".toml", ".txt", ""}
 )
-CODE_DIRS = ("python/toolsieve/", "parity/node/src/", "parity/node/bin/", "scripts/")
+CODE_DIRS = ("python/callsieve/", "parity/node/src/", "parity/node/bin/", "scripts/")
 CODE_SUFFIXES = frozenset({".py", ".js", ".mjs", ""})
 
 RULE_HEADING = re.compile(r"^## R(\d+)\. ", re.M)
@@ -171,14 +171,14 @@ def test_fixture_readme_lists_every_folder() -> None:
 
 
 def test_driver_protocol_documents_every_option_and_function() -> None:
-    from toolsieve import driver
+    from callsieve import driver
 
     doc = DRIVER.read_text(encoding="utf-8")
     source = Path(driver.__file__).read_text(encoding="utf-8")
     functions = set(re.findall(r'function == "(\w+)"', source))
     for group in re.findall(r"function in \(([^)]*)\)", source):
         functions.update(re.findall(r'"(\w+)"', group))
-    assert functions, "no call functions found in toolsieve/driver.py"
+    assert functions, "no call functions found in callsieve/driver.py"
     missing = [f"`{k}`" for k in sorted(driver.KNOWN_OPTIONS | functions) if f"`{k}`" not in doc]
     missing += [f"`{op}`" for op in ("parse", "stream", "call") if f"`{op}`" not in doc]
     assert not missing, "docs/DRIVER.md does not document: " + ", ".join(missing)

@@ -1,4 +1,4 @@
-"""The gateway's upstream transport (toolsieve.upstream) against real local servers, through httpx's
+"""The gateway's upstream transport (callsieve.upstream) against real local servers, through httpx's
 client: bodies of every framing, backpressure, timeouts, keep-alive and closed connections,
 connection errors, malformed answers, streamed request bodies, TLS."""
 
@@ -20,7 +20,7 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("httptools")
 
-from toolsieve.upstream import HIGH_WATER, Transport, client  # noqa: E402
+from callsieve.upstream import HIGH_WATER, Transport, client  # noqa: E402
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 OK_SSE = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"

@@ -4,6 +4,6 @@ import { load } from './modules.mjs';
 const cjs = load("ai-sdk.js");
 
 export const {
-  toolsieveMiddleware,
+  callsieveMiddleware,
 } = cjs;
 export default cjs;

@@ -4,9 +4,9 @@ import { load } from './modules.mjs';
 const cjs = load("compat.js");
 
 export const {
-  createToolSieveState,
-  processToolSieveChunk,
-  flushToolSieve,
+  createCallSieveState,
+  processCallSieveChunk,
+  flushCallSieve,
   parseToolCalls,
   parseToolCallsDetailed,
   parseStandaloneToolCalls,

@@ -8,12 +8,12 @@ define({
  * The requests and responses of the driver protocol (docs/DRIVER.md), without any I/O: `respond(line)`
  * answers one JSON request line. Ops: `parse`, `stream`, and `call` (one library function by its
  * camelCase name with JSON `args`: the function fixtures of R10-R13; tool-call ids are call_1,
- * call_2, ... counting from 1 in each request). Port of python/toolsieve/driver.py; used by
+ * call_2, ... counting from 1 in each request). Port of python/callsieve/driver.py; used by
  * driver.js and, in the browser, by the playground.
  */
 
 const { Sieve, coalesce, parse } = __require("src/sieve.js");
-const { BadRequest, ToolsieveError } = __require("src/errors.js");
+const { BadRequest, CallsieveError } = __require("src/errors.js");
 const { isObject } = __require("src/jsontext.js");
 const { applyPolicy, resolveToolName } = __require("src/names.js");
 const { normalizeRole } = __require("src/roles.js");
@@ -219,7 +219,7 @@ function respond(line) {
   } catch (exc) {
     let error;
     if (exc instanceof BadRequest) error = { type: 'BadRequest', message: exc.message };
-    else if (exc instanceof ToolsieveError) error = { type: exc.name, message: exc.message };
+    else if (exc instanceof CallsieveError) error = { type: exc.name, message: exc.message };
     else error = { type: 'InternalError', message: String(exc && exc.stack ? exc.stack.split('\n')[0] : exc) };
     return JSON.stringify({ id: rid, error });
   }

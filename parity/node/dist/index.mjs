@@ -8,7 +8,7 @@ export const {
   Sieve,
   coalesce,
   FORMATS,
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,

@@ -7,25 +7,25 @@ const definitions = {
   "ai-sdk.js": function (module, exports, __require) {
 'use strict';
 /**
- * `toolsieve/ai-sdk`: a Vercel AI SDK language-model middleware that turns tool-call markup in
+ * `callsieve/ai-sdk`: a Vercel AI SDK language-model middleware that turns tool-call markup in
  * text parts into tool-call parts (see src/ai-sdk.js). `ai` is an optional peer: this entry does
- * not load it, and the core `toolsieve` entry does not load this one.
+ * not load it, and the core `callsieve` entry does not load this one.
  *
  *   const { wrapLanguageModel } = __require("ai");
- *   const { toolsieveMiddleware } = __require("toolsieve/ai-sdk");
- *   const model = wrapLanguageModel({ model: base, middleware: toolsieveMiddleware() });
+ *   const { callsieveMiddleware } = __require("callsieve/ai-sdk");
+ *   const model = wrapLanguageModel({ model: base, middleware: callsieveMiddleware() });
  */
 
-const { toolsieveMiddleware } = __require("src/ai-sdk.js");
+const { callsieveMiddleware } = __require("src/ai-sdk.js");
 
-module.exports = { toolsieveMiddleware };
+module.exports = { callsieveMiddleware };
   },
   "compat.js": function (module, exports, __require) {
 'use strict';
 /**
- * Drop-in replacement for the seed system's Node `stream-tool-sieve` API, on toolsieve.
+ * Drop-in replacement for the seed system's Node `stream-tool-sieve` API, on callsieve.
  *
- *   const { createToolSieveState, processToolSieveChunk, flushToolSieve } = __require("toolsieve/compat");
+ *   const { createCallSieveState, processCallSieveChunk, flushCallSieve } = __require("callsieve/compat");
  *
  * Events here are `{type: 'text', text}` and `{type: 'tool_calls', calls: [{name, input}]}`
  * (no `raw`). Inputs are taken leniently, as the seed API did: `toolNames` may be undefined,
@@ -58,19 +58,19 @@ function plainEvents(events) {
   return events.map((e) => (e.type === 'text' ? { type: 'text', text: e.text } : { type: 'tool_calls', calls: plainCalls(e.calls) }));
 }
 
-/** A fresh streaming state; pass it to processToolSieveChunk / flushToolSieve. */
-function createToolSieveState() {
+/** A fresh streaming state; pass it to processCallSieveChunk / flushCallSieve. */
+function createCallSieveState() {
   return { sieve: null };
 }
 
 function checkState(state) {
   if (state === null || typeof state !== 'object') {
-    throw new TypeError('state must be an object from createToolSieveState()');
+    throw new TypeError('state must be an object from createCallSieveState()');
   }
 }
 
 /** Feed one chunk; returns the events it decided. */
-function processToolSieveChunk(state, chunk, toolNames) {
+function processCallSieveChunk(state, chunk, toolNames) {
   checkState(state);
   if (!state.sieve) state.sieve = new Sieve({ toolNames: namesOf(toolNames) });
   const text = textOf(chunk);
@@ -79,7 +79,7 @@ function processToolSieveChunk(state, chunk, toolNames) {
 }
 
 /** End of stream: returns the remaining events; the state can then start a new stream. */
-function flushToolSieve(state, toolNames) {
+function flushCallSieve(state, toolNames) {
   checkState(state);
   const sieve = state.sieve || new Sieve({ toolNames: namesOf(toolNames) });
   state.sieve = null;
@@ -180,9 +180,9 @@ function formatOpenAIStreamToolCalls(calls, idStore, tools) {
 }
 
 module.exports = {
-  createToolSieveState,
-  processToolSieveChunk,
-  flushToolSieve,
+  createCallSieveState,
+  processCallSieveChunk,
+  flushCallSieve,
   parseToolCalls,
   parseToolCallsDetailed,
   parseStandaloneToolCalls,
@@ -194,9 +194,9 @@ module.exports = {
   "index.js": function (module, exports, __require) {
 'use strict';
 /**
- * toolsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
+ * callsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
  *
- *   const { parse } = __require("toolsieve");
+ *   const { parse } = __require("callsieve");
  *   parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>').calls
  *   // [ { name: 'ls', input: {} } ]
  *
@@ -206,7 +206,7 @@ module.exports = {
 
 const { FORMATS, Sieve, parse, coalesce } = __require("src/sieve.js");
 const {
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,
@@ -246,7 +246,7 @@ module.exports = {
   Sieve,
   coalesce,
   FORMATS,
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,
@@ -282,12 +282,12 @@ module.exports = {
   "src/ai-sdk.js": function (module, exports, __require) {
 'use strict';
 /**
- * Vercel AI SDK language-model middleware (`toolsieve/ai-sdk`): tool-call markup in a model's
+ * Vercel AI SDK language-model middleware (`callsieve/ai-sdk`): tool-call markup in a model's
  * text parts becomes tool-call parts.
  *
  *   const { wrapLanguageModel } = __require("ai");
- *   const { toolsieveMiddleware } = __require("toolsieve/ai-sdk");
- *   const model = wrapLanguageModel({ model: base, middleware: toolsieveMiddleware() });
+ *   const { callsieveMiddleware } = __require("callsieve/ai-sdk");
+ *   const model = wrapLanguageModel({ model: base, middleware: callsieveMiddleware() });
  *
  * Nothing here imports `ai`: a middleware is a plain object (LanguageModelV4Middleware), so the
  * package keeps no runtime dependency and `ai` stays an optional peer.
@@ -318,9 +318,9 @@ const KNOWN_OPTIONS = [...SIEVE_OPTIONS, 'idFactory'];
  * `options.toolNames`), else the function tools of each call (`params.tools`); they act as in a
  * Sieve: names resolve to the declared spelling, inputs follow the schemas, and
  * `unknownTools: 'reject'` leaves undeclared calls out (their names are in the finish part's
- * `providerMetadata.toolsieve.rejectedToolNames`).
+ * `providerMetadata.callsieve.rejectedToolNames`).
  */
-function toolsieveMiddleware(options) {
+function callsieveMiddleware(options) {
   const opts = checkOptions(options, KNOWN_OPTIONS);
   const idFactory = opts.idFactory === undefined || opts.idFactory === null ? newCallId : opts.idFactory;
   if (typeof idFactory !== 'function') throw new InputTypeError(`idFactory must be a function, got ${typeName(idFactory)}`);
@@ -415,7 +415,7 @@ class Run {
     const out = {};
     if (this.calls > 0) out.finishReason = toolCallsReason(part.finishReason);
     if (this.rejected.size) {
-      out.providerMetadata = { ...part.providerMetadata, toolsieve: { rejectedToolNames: [...this.rejected] } };
+      out.providerMetadata = { ...part.providerMetadata, callsieve: { rejectedToolNames: [...this.rejected] } };
     }
     return out;
   }
@@ -551,14 +551,14 @@ function toolCallsReason(reason) {
   return reason;
 }
 
-module.exports = { toolsieveMiddleware };
+module.exports = { callsieveMiddleware };
   },
   "src/arguments.js": function (module, exports, __require) {
 'use strict';
 /**
  * Incremental tool-call arguments (R16): which characters of a parameter value are already
  * certain while its body is still arriving, and the JSON text written from them.
- * Port of python/toolsieve/arguments.py; read its docstring (what streams is D36).
+ * Port of python/callsieve/arguments.py; read its docstring (what streams is D36).
  *
  * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
  * learns into small internal events, plain objects with a `kind` (public events have a `type`):
@@ -952,12 +952,12 @@ module.exports = {
   "src/errors.js": function (module, exports, __require) {
 'use strict';
 /**
- * Every error class of toolsieve. Misuse of the API throws; malformed *content* never throws (R4):
- * it becomes text. Port of python/toolsieve/errors.py.
+ * Every error class of callsieve. Misuse of the API throws; malformed *content* never throws (R4):
+ * it becomes text. Port of python/callsieve/errors.py.
  */
 
-/** Base class of every error toolsieve throws. */
-class ToolsieveError extends Error {
+/** Base class of every error callsieve throws. */
+class CallsieveError extends Error {
   constructor(message) {
     super(message);
     this.name = new.target.name;
@@ -965,19 +965,19 @@ class ToolsieveError extends Error {
 }
 
 /** A chunk, text or option had the wrong type (e.g. a Buffer instead of a string). */
-class InputTypeError extends ToolsieveError {}
+class InputTypeError extends CallsieveError {}
 
 /** `feed()` or `flush()` was called on a sieve that was already flushed. */
-class SieveClosedError extends ToolsieveError {}
+class SieveClosedError extends CallsieveError {}
 
 /** An option was unknown or had an invalid value. */
-class OptionsError extends ToolsieveError {}
+class OptionsError extends CallsieveError {}
 
 /** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
-class SSEFormatError extends ToolsieveError {}
+class SSEFormatError extends CallsieveError {}
 
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
-class OpenAIFormatError extends ToolsieveError {}
+class OpenAIFormatError extends CallsieveError {}
 
 /** A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error. */
 class BadRequest extends Error {
@@ -1010,7 +1010,7 @@ function checkOptions(opts, known) {
 }
 
 module.exports = {
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,
@@ -1026,7 +1026,7 @@ module.exports = {
 'use strict';
 /**
  * JSON as JavaScript writes it, and the plain-object helpers JSON values need.
- * Port of python/toolsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
+ * Port of python/callsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
  *
  * A Python dict is a plain object here (prototype Object.prototype or null); other objects
  * (Map, Date, class instances) are "other types", as non-dict objects are in Python.
@@ -1157,7 +1157,7 @@ module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, json
 'use strict';
 /**
  * Tool-name resolution and the unknown-tool policy (docs/SPEC.md R10).
- * Port of python/toolsieve/names.py: see its docstring for the funnel and the decisions
+ * Port of python/callsieve/names.py: see its docstring for the funnel and the decisions
  * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
  */
 
@@ -1322,7 +1322,7 @@ module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declared
 /**
  * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
  * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
- * Port of python/toolsieve/openai.py (camelCase); its docstring lists every gateway decision
+ * Port of python/callsieve/openai.py (camelCase); its docstring lists every gateway decision
  * (one sieve per choice, chunks kept one for one, extra chunks, usage moving, finish reasons,
  * which malformed input passes through and which raises OpenAIFormatError).
  *
@@ -1330,7 +1330,7 @@ module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declared
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, OpenAIFormatError, ToolsieveError, checkOptions, typeName } = __require("src/errors.js");
+const { InputTypeError, OpenAIFormatError, CallsieveError, checkOptions, typeName } = __require("src/errors.js");
 const { checkPolicy, declaredNames, applyPolicy } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
 const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
@@ -1964,7 +1964,7 @@ function rewriteResponse(response, opts) {
 
 function transformStream(spec) {
   const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new ToolsieveError('TransformStream is not available in this runtime');
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
   return new TS(spec);
 }
 
@@ -2047,7 +2047,7 @@ module.exports = {
 'use strict';
 /**
  * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
- * Port of python/toolsieve/prompt.py: see its docstring for the decisions (which tools, the
+ * Port of python/callsieve/prompt.py: see its docstring for the decisions (which tools, the
  * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
  * The output is byte-identical to Python's;
  * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
@@ -2318,7 +2318,7 @@ module.exports = { buildToolInstructions };
 'use strict';
 /**
  * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
- * Port of python/toolsieve/reasoning.py; see it for the theory. The gate sits in front of the
+ * Port of python/callsieve/reasoning.py; see it for the theory. The gate sits in front of the
  * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
  * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
  * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an
@@ -2423,7 +2423,7 @@ module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReas
 'use strict';
 /**
  * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
- * upstream without native tools. Port of python/toolsieve/request.py: see its docstring for every
+ * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
  * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
  * messages as user text). The input is not modified.
  */
@@ -2557,7 +2557,7 @@ function withInstructions(messages, text) {
   return [{ role: 'system', content: text }, ...messages];
 }
 
-/** The request to send to an upstream without native tools (see python/toolsieve/request.py). */
+/** The request to send to an upstream without native tools (see python/callsieve/request.py). */
 function preparePromptRequest(body) {
   if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
   const messages = hasOwn(body, 'messages') ? body.messages : [];
@@ -2603,7 +2603,7 @@ module.exports = { preparePromptRequest, rewritesResponse, REQUIRED_LINE };
 'use strict';
 /**
  * Role normalization for prompts (docs/SPEC.md R11).
- * Port of python/toolsieve/roles.py: see its docstring for every mapping and why the unknown
+ * Port of python/callsieve/roles.py: see its docstring for every mapping and why the unknown
  * becomes `user`.
  */
 
@@ -2631,7 +2631,7 @@ module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
 'use strict';
 /**
  * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
- * Port of python/toolsieve/scanner.py, file for file, mode by mode and step by step; read the
+ * Port of python/callsieve/scanner.py, file for file, mode by mode and step by step; read the
  * "theory of operation" there. The same shape: named modes and levels (`Mode`, `Level`), one
  * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
  * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer
@@ -5021,7 +5021,7 @@ module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage,
 'use strict';
 /**
  * Tool definitions and schema-aware normalization of call inputs (docs/SPEC.md R12).
- * Port of python/toolsieve/schema.py: see its docstring for where a schema is found, when a
+ * Port of python/callsieve/schema.py: see its docstring for where a schema is found, when a
  * schema "says string", how arrays and objects recurse, and how numbers and keys are written.
  *
  * Objects are plain objects (see jsontext.js). Keys are read as own properties only, so `constructor` or `__proto__` are ordinary keys.
@@ -5238,7 +5238,7 @@ module.exports = {
 /**
  * Token sections of DeepSeek-V3, R1 and V3.1 (R14.4-R14.6): the marker recognizer and the call
  * grammar. The scanner's TOKENS mode drives them; see the theory of operation in
- * python/toolsieve/scanner.py. Port of python/toolsieve/sections.py.
+ * python/callsieve/scanner.py. Port of python/callsieve/sections.py.
  *
  * A section is `<｜tool▁calls▁begin｜>` (or `<｜tool▁calls｜>`), one or more calls, then
  * `<｜tool▁calls▁end｜>`. A call is `<｜tool▁call▁begin｜>HEAD<｜tool▁sep｜>BODY<｜tool▁call▁end｜>`:
@@ -5374,7 +5374,7 @@ module.exports = {
 'use strict';
 /**
  * Recognizers for the tool-tag shell (R1-R2) and CDATA openers (R5.5).
- * Port of python/toolsieve/shell.py.
+ * Port of python/callsieve/shell.py.
  *
  * Each recognizer looks at `s[i:]` and answers MORE (the text so far could still become the
  * construct: wait for more input), NO, or a match with its end. They only look a bounded distance
@@ -5959,7 +5959,7 @@ module.exports = {
 'use strict';
 /**
  * The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner.
- * Port of python/toolsieve/sieve.py (camelCase); see it for how declared tools act on each
+ * Port of python/callsieve/sieve.py (camelCase); see it for how declared tools act on each
  * recognized block (R10 name resolution and the reject policy, R12 schemas).
  */
 
@@ -6180,7 +6180,7 @@ module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };
 'use strict';
 /**
  * Server-sent events: a reader for byte streams cut anywhere, and a writer for chat chunks.
- * Port of python/toolsieve/sse.py; its docstring lists every decision (line endings, BOM, strict
+ * Port of python/callsieve/sse.py; its docstring lists every decision (line endings, BOM, strict
  * UTF-8, dispatch at the end of input, `[DONE]` followed by data is an error).
  *
  * Everything is built on the synchronous, incremental `SSEParser` (bytes in, events out), so the
@@ -6188,7 +6188,7 @@ module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };
  * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
  */
 
-const { InputTypeError, SSEFormatError, ToolsieveError, checkOptions, typeName } = __require("src/errors.js");
+const { InputTypeError, SSEFormatError, CallsieveError, checkOptions, typeName } = __require("src/errors.js");
 const { jsonText } = __require("src/jsontext.js");
 const { jsonTrim } = __require("src/strings.js");
 
@@ -6597,7 +6597,7 @@ async function* writeSSE(chunks, opts) {
 
 function transformStream(spec) {
   const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new ToolsieveError('TransformStream is not available in this runtime');
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
   return new TS(spec);
 }
 
@@ -6661,7 +6661,7 @@ module.exports = {
 'use strict';
 /**
  * String helpers shared by every module: JavaScript's whitespace (D10) and ASCII-only case folding.
- * Port of python/toolsieve/strings.py.
+ * Port of python/callsieve/strings.py.
  */
 
 // D10: the whitespace String.prototype.trim removes (Python strips exactly these).
@@ -6703,7 +6703,7 @@ module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim };
 'use strict';
 /**
  * Parameter values (R6): CDATA, entities, JSON literals, XML children, repeated names.
- * Port of python/toolsieve/values.py.
+ * Port of python/callsieve/values.py.
  *
  * A parameter body arrives from the scanner as segments: ['text', raw markup] and
  * ['cdata', content]. Everything here is a pure function of those segments.

@@ -3,14 +3,14 @@
 /**
  * An OpenAI-compatible gateway in front of an upstream that writes DSML tool-call markup into
  * `content` (DeepSeek and others): clients get native `tool_calls`. The same server as the
- * package's `toolsieve-gateway` bin, embedded in a program of one's own:
+ * package's `callsieve-gateway` bin, embedded in a program of one's own:
  *
  *   node parity/node/examples/gateway.js --upstream https://api.example.com/v1 [--port 8080] [--mode prompt]
  */
 
 const { createGatewayServer, parseGatewayArgs } = require('../src/server');
 
-const args = parseGatewayArgs(process.argv.slice(2), { ...process.env, TOOLSIEVE_PORT: process.env.TOOLSIEVE_PORT || '0' });
+const args = parseGatewayArgs(process.argv.slice(2), { ...process.env, CALLSIEVE_PORT: process.env.CALLSIEVE_PORT || '0' });
 const server = createGatewayServer(args);
 server.listen(args.port, args.host, () => {
   process.stdout.write(`gateway listening on http://${args.host}:${server.address().port}\n`);

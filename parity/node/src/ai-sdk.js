@@ -1,11 +1,11 @@
 'use strict';
 /**
- * Vercel AI SDK language-model middleware (`toolsieve/ai-sdk`): tool-call markup in a model's
+ * Vercel AI SDK language-model middleware (`callsieve/ai-sdk`): tool-call markup in a model's
  * text parts becomes tool-call parts.
  *
  *   const { wrapLanguageModel } = require('ai');
- *   const { toolsieveMiddleware } = require('toolsieve/ai-sdk');
- *   const model = wrapLanguageModel({ model: base, middleware: toolsieveMiddleware() });
+ *   const { callsieveMiddleware } = require('callsieve/ai-sdk');
+ *   const model = wrapLanguageModel({ model: base, middleware: callsieveMiddleware() });
  *
  * Nothing here imports `ai`: a middleware is a plain object (LanguageModelV4Middleware), so the
  * package keeps no runtime dependency and `ai` stays an optional peer.
@@ -36,9 +36,9 @@ const KNOWN_OPTIONS = [...SIEVE_OPTIONS, 'idFactory'];
  * `options.toolNames`), else the function tools of each call (`params.tools`); they act as in a
  * Sieve: names resolve to the declared spelling, inputs follow the schemas, and
  * `unknownTools: 'reject'` leaves undeclared calls out (their names are in the finish part's
- * `providerMetadata.toolsieve.rejectedToolNames`).
+ * `providerMetadata.callsieve.rejectedToolNames`).
  */
-function toolsieveMiddleware(options) {
+function callsieveMiddleware(options) {
   const opts = checkOptions(options, KNOWN_OPTIONS);
   const idFactory = opts.idFactory === undefined || opts.idFactory === null ? newCallId : opts.idFactory;
   if (typeof idFactory !== 'function') throw new InputTypeError(`idFactory must be a function, got ${typeName(idFactory)}`);
@@ -133,7 +133,7 @@ class Run {
     const out = {};
     if (this.calls > 0) out.finishReason = toolCallsReason(part.finishReason);
     if (this.rejected.size) {
-      out.providerMetadata = { ...part.providerMetadata, toolsieve: { rejectedToolNames: [...this.rejected] } };
+      out.providerMetadata = { ...part.providerMetadata, callsieve: { rejectedToolNames: [...this.rejected] } };
     }
     return out;
   }
@@ -269,4 +269,4 @@ function toolCallsReason(reason) {
   return reason;
 }
 
-module.exports = { toolsieveMiddleware };
+module.exports = { callsieveMiddleware };

@@ -2,7 +2,7 @@
 /**
  * Incremental tool-call arguments (R16): which characters of a parameter value are already
  * certain while its body is still arriving, and the JSON text written from them.
- * Port of python/toolsieve/arguments.py; read its docstring (what streams is D36).
+ * Port of python/callsieve/arguments.py; read its docstring (what streams is D36).
  *
  * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
  * learns into small internal events, plain objects with a `kind` (public events have a `type`):

@@ -3,12 +3,12 @@
  * The requests and responses of the driver protocol (docs/DRIVER.md), without any I/O: `respond(line)`
  * answers one JSON request line. Ops: `parse`, `stream`, and `call` (one library function by its
  * camelCase name with JSON `args`: the function fixtures of R10-R13; tool-call ids are call_1,
- * call_2, ... counting from 1 in each request). Port of python/toolsieve/driver.py; used by
+ * call_2, ... counting from 1 in each request). Port of python/callsieve/driver.py; used by
  * driver.js and, in the browser, by the playground.
  */
 
 const { Sieve, coalesce, parse } = require('./sieve');
-const { BadRequest, ToolsieveError } = require('./errors');
+const { BadRequest, CallsieveError } = require('./errors');
 const { isObject } = require('./jsontext');
 const { applyPolicy, resolveToolName } = require('./names');
 const { normalizeRole } = require('./roles');
@@ -214,7 +214,7 @@ function respond(line) {
   } catch (exc) {
     let error;
     if (exc instanceof BadRequest) error = { type: 'BadRequest', message: exc.message };
-    else if (exc instanceof ToolsieveError) error = { type: exc.name, message: exc.message };
+    else if (exc instanceof CallsieveError) error = { type: exc.name, message: exc.message };
     else error = { type: 'InternalError', message: String(exc && exc.stack ? exc.stack.split('\n')[0] : exc) };
     return JSON.stringify({ id: rid, error });
   }

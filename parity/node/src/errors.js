@@ -1,11 +1,11 @@
 'use strict';
 /**
- * Every error class of toolsieve. Misuse of the API throws; malformed *content* never throws (R4):
- * it becomes text. Port of python/toolsieve/errors.py.
+ * Every error class of callsieve. Misuse of the API throws; malformed *content* never throws (R4):
+ * it becomes text. Port of python/callsieve/errors.py.
  */
 
-/** Base class of every error toolsieve throws. */
-class ToolsieveError extends Error {
+/** Base class of every error callsieve throws. */
+class CallsieveError extends Error {
   constructor(message) {
     super(message);
     this.name = new.target.name;
@@ -13,19 +13,19 @@ class ToolsieveError extends Error {
 }
 
 /** A chunk, text or option had the wrong type (e.g. a Buffer instead of a string). */
-class InputTypeError extends ToolsieveError {}
+class InputTypeError extends CallsieveError {}
 
 /** `feed()` or `flush()` was called on a sieve that was already flushed. */
-class SieveClosedError extends ToolsieveError {}
+class SieveClosedError extends CallsieveError {}
 
 /** An option was unknown or had an invalid value. */
-class OptionsError extends ToolsieveError {}
+class OptionsError extends CallsieveError {}
 
 /** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
-class SSEFormatError extends ToolsieveError {}
+class SSEFormatError extends CallsieveError {}
 
 /** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
-class OpenAIFormatError extends ToolsieveError {}
+class OpenAIFormatError extends CallsieveError {}
 
 /** A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error. */
 class BadRequest extends Error {
@@ -58,7 +58,7 @@ function checkOptions(opts, known) {
 }
 
 module.exports = {
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,

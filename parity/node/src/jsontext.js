@@ -1,7 +1,7 @@
 'use strict';
 /**
  * JSON as JavaScript writes it, and the plain-object helpers JSON values need.
- * Port of python/toolsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
+ * Port of python/callsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
  *
  * A Python dict is a plain object here (prototype Object.prototype or null); other objects
  * (Map, Date, class instances) are "other types", as non-dict objects are in Python.

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Tool-name resolution and the unknown-tool policy (docs/SPEC.md R10).
- * Port of python/toolsieve/names.py: see its docstring for the funnel and the decisions
+ * Port of python/callsieve/names.py: see its docstring for the funnel and the decisions
  * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
  */
 

@@ -2,7 +2,7 @@
 /**
  * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
  * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
- * Port of python/toolsieve/openai.py (camelCase); its docstring lists every gateway decision
+ * Port of python/callsieve/openai.py (camelCase); its docstring lists every gateway decision
  * (one sieve per choice, chunks kept one for one, extra chunks, usage moving, finish reasons,
  * which malformed input passes through and which raises OpenAIFormatError).
  *
@@ -10,7 +10,7 @@
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, OpenAIFormatError, ToolsieveError, checkOptions, typeName } = require('./errors');
+const { InputTypeError, OpenAIFormatError, CallsieveError, checkOptions, typeName } = require('./errors');
 const { checkPolicy, declaredNames, applyPolicy } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { hasOwn, isObject, jsonText } = require('./jsontext');
@@ -644,7 +644,7 @@ function rewriteResponse(response, opts) {
 
 function transformStream(spec) {
   const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new ToolsieveError('TransformStream is not available in this runtime');
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
   return new TS(spec);
 }
 

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
- * Port of python/toolsieve/prompt.py: see its docstring for the decisions (which tools, the
+ * Port of python/callsieve/prompt.py: see its docstring for the decisions (which tools, the
  * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
  * The output is byte-identical to Python's;
  * Python walks properties in JavaScript order (js_keys), which is an object's own order here.

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
- * Port of python/toolsieve/reasoning.py; see it for the theory. The gate sits in front of the
+ * Port of python/callsieve/reasoning.py; see it for the theory. The gate sits in front of the
  * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
  * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
  * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an

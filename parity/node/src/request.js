@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
- * upstream without native tools. Port of python/toolsieve/request.py: see its docstring for every
+ * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
  * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
  * messages as user text). The input is not modified.
  */
@@ -135,7 +135,7 @@ function withInstructions(messages, text) {
   return [{ role: 'system', content: text }, ...messages];
 }
 
-/** The request to send to an upstream without native tools (see python/toolsieve/request.py). */
+/** The request to send to an upstream without native tools (see python/callsieve/request.py). */
 function preparePromptRequest(body) {
   if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
   const messages = hasOwn(body, 'messages') ? body.messages : [];

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Role normalization for prompts (docs/SPEC.md R11).
- * Port of python/toolsieve/roles.py: see its docstring for every mapping and why the unknown
+ * Port of python/callsieve/roles.py: see its docstring for every mapping and why the unknown
  * becomes `user`.
  */
 

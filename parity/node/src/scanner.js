@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
- * Port of python/toolsieve/scanner.py, file for file, mode by mode and step by step; read the
+ * Port of python/callsieve/scanner.py, file for file, mode by mode and step by step; read the
  * "theory of operation" there. The same shape: named modes and levels (`Mode`, `Level`), one
  * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
  * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Tool definitions and schema-aware normalization of call inputs (docs/SPEC.md R12).
- * Port of python/toolsieve/schema.py: see its docstring for where a schema is found, when a
+ * Port of python/callsieve/schema.py: see its docstring for where a schema is found, when a
  * schema "says string", how arrays and objects recurse, and how numbers and keys are written.
  *
  * Objects are plain objects (see jsontext.js). Keys are read as own properties only, so `constructor` or `__proto__` are ordinary keys.

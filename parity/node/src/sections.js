@@ -2,7 +2,7 @@
 /**
  * Token sections of DeepSeek-V3, R1 and V3.1 (R14.4-R14.6): the marker recognizer and the call
  * grammar. The scanner's TOKENS mode drives them; see the theory of operation in
- * python/toolsieve/scanner.py. Port of python/toolsieve/sections.py.
+ * python/callsieve/scanner.py. Port of python/callsieve/sections.py.
  *
  * A section is `<｜tool▁calls▁begin｜>` (or `<｜tool▁calls｜>`), one or more calls, then
  * `<｜tool▁calls▁end｜>`. A call is `<｜tool▁call▁begin｜>HEAD<｜tool▁sep｜>BODY<｜tool▁call▁end｜>`:

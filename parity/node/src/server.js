@@ -1,8 +1,8 @@
 'use strict';
 /**
  * An OpenAI-compatible gateway server in front of an upstream that writes DSML tool-call markup
- * into `content`: the Node twin of python/toolsieve/server.py (see its docstring for every
- * behavior), on `node:http` alone. `npx toolsieve-gateway --upstream URL` (bin/toolsieve-gateway.js)
+ * into `content`: the Node twin of python/callsieve/server.py (see its docstring for every
+ * behavior), on `node:http` alone. `npx callsieve-gateway --upstream URL` (bin/callsieve-gateway.js)
  * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
  *
  * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
@@ -98,25 +98,25 @@ class Metrics {
     };
     const label = (obj) =>
       '{' + Object.entries(obj).map(([k, v]) => `${k}="${String(v).replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : '\\' + c))}"`).join(',') + '}';
-    counter('toolsieve_requests', 'Requests answered', [...this.requests].map(([k, v]) => {
+    counter('callsieve_requests', 'Requests answered', [...this.requests].map(([k, v]) => {
       const [endpoint, status] = k.split(' ');
       return [label({ endpoint, status }), v];
     }));
-    lines.push('# HELP toolsieve_request_duration_seconds Time from request to the end of the answer');
-    lines.push('# TYPE toolsieve_request_duration_seconds summary');
+    lines.push('# HELP callsieve_request_duration_seconds Time from request to the end of the answer');
+    lines.push('# TYPE callsieve_request_duration_seconds summary');
     for (const [endpoint, [n, sum]] of this.durationSum) {
-      lines.push(`toolsieve_request_duration_seconds_count${label({ endpoint })} ${n}`);
-      lines.push(`toolsieve_request_duration_seconds_sum${label({ endpoint })} ${sum}`);
+      lines.push(`callsieve_request_duration_seconds_count${label({ endpoint })} ${n}`);
+      lines.push(`callsieve_request_duration_seconds_sum${label({ endpoint })} ${sum}`);
     }
-    counter('toolsieve_blocks', 'Tool-call blocks recognized', [['', this.blocks]]);
-    counter('toolsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
-    counter('toolsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
-    counter('toolsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
-    counter('toolsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
-    counter('toolsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
-    counter('toolsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
-    lines.push('# HELP toolsieve_active_streams Streams in progress', '# TYPE toolsieve_active_streams gauge');
-    lines.push(`toolsieve_active_streams ${this.active}`);
+    counter('callsieve_blocks', 'Tool-call blocks recognized', [['', this.blocks]]);
+    counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
+    counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
+    counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
+    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
+    counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
+    counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
+    lines.push('# HELP callsieve_active_streams Streams in progress', '# TYPE callsieve_active_streams gauge');
+    lines.push(`callsieve_active_streams ${this.active}`);
     return lines.join('\n') + '\n';
   }
 
@@ -238,7 +238,7 @@ function gatewayHandler(config) {
     metrics.repaired += st.repairedBlocks || 0;
     if (cfg.log) {
       cfg.log(
-        `${new Date().toISOString()} toolsieve.server ${req.method} ${req.url.split('?')[0]} ${status} ${dt.toFixed(3)}s ` +
+        `${new Date().toISOString()} callsieve.server ${req.method} ${req.url.split('?')[0]} ${status} ${dt.toFixed(3)}s ` +
           `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
           `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
           `capture_limit=${st.captureLimitReleases || 0}` +
@@ -575,22 +575,22 @@ function createGatewayServer(config) {
 
 const FLAGS = [
   // flag, environment variable, default, kind, help
-  ['upstream', 'TOOLSIEVE_UPSTREAM', undefined, 'url', 'base URL of the OpenAI-compatible upstream (…/v1)'],
-  ['host', 'TOOLSIEVE_HOST', '127.0.0.1', 'string', 'address to listen on'],
-  ['port', 'TOOLSIEVE_PORT', '8080', 'port', 'port to listen on (0: any free port)'],
-  ['api-key', 'TOOLSIEVE_API_KEY', undefined, 'string', "key sent upstream (default: the client's Authorization)"],
-  ['mode', 'TOOLSIEVE_MODE', 'passthrough', MODES, 'passthrough or prompt'],
-  ['unknown-tools', 'TOOLSIEVE_UNKNOWN_TOOLS', 'keep', POLICIES, 'calls to undeclared tools: keep or reject'],
-  ['timeout', 'TOOLSIEVE_TIMEOUT', '600', 'seconds', 'upstream silence that ends a request (s)'],
-  ['keepalive', 'TOOLSIEVE_KEEPALIVE', '15', 'seconds', "write ': keep-alive' after this silence (s)"],
-  ['formats', 'TOOLSIEVE_FORMATS', undefined, 'formats', 'recognize only these markup formats (A,B)'],
-  ['reasoning', 'TOOLSIEVE_REASONING', 'auto', REASONING_MODES, 'thinking in content becomes reasoning_content: auto, open, off'],
-  ['stream-arguments', 'TOOLSIEVE_STREAM_ARGUMENTS', 'no', 'bool', "stream each call's arguments as they arrive, as OpenAI's API does"],
-  ['workers', 'TOOLSIEVE_WORKERS', '1', 'count', 'processes serving the port, each its own /metrics'],
+  ['upstream', 'CALLSIEVE_UPSTREAM', undefined, 'url', 'base URL of the OpenAI-compatible upstream (…/v1)'],
+  ['host', 'CALLSIEVE_HOST', '127.0.0.1', 'string', 'address to listen on'],
+  ['port', 'CALLSIEVE_PORT', '8080', 'port', 'port to listen on (0: any free port)'],
+  ['api-key', 'CALLSIEVE_API_KEY', undefined, 'string', "key sent upstream (default: the client's Authorization)"],
+  ['mode', 'CALLSIEVE_MODE', 'passthrough', MODES, 'passthrough or prompt'],
+  ['unknown-tools', 'CALLSIEVE_UNKNOWN_TOOLS', 'keep', POLICIES, 'calls to undeclared tools: keep or reject'],
+  ['timeout', 'CALLSIEVE_TIMEOUT', '600', 'seconds', 'upstream silence that ends a request (s)'],
+  ['keepalive', 'CALLSIEVE_KEEPALIVE', '15', 'seconds', "write ': keep-alive' after this silence (s)"],
+  ['formats', 'CALLSIEVE_FORMATS', undefined, 'formats', 'recognize only these markup formats (A,B)'],
+  ['reasoning', 'CALLSIEVE_REASONING', 'auto', REASONING_MODES, 'thinking in content becomes reasoning_content: auto, open, off'],
+  ['stream-arguments', 'CALLSIEVE_STREAM_ARGUMENTS', 'no', 'bool', "stream each call's arguments as they arrive, as OpenAI's API does"],
+  ['workers', 'CALLSIEVE_WORKERS', '1', 'count', 'processes serving the port, each its own /metrics'],
 ];
 
 const USAGE =
-  'usage: toolsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY] [--mode passthrough|prompt]\n' +
+  'usage: callsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY] [--mode passthrough|prompt]\n' +
   '                         [--unknown-tools keep|reject] [--timeout S] [--keepalive S]\n' +
   '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments] [--workers N]\n' +
   FLAGS.map(([f, env, def, , help]) => `  --${f.padEnd(14)} ${help}${def !== undefined ? ` (default ${def})` : ''} [$${env}]`).join('\n') +
@@ -657,7 +657,7 @@ function parseGatewayArgs(argv, env = process.env) {
       out[key] = v;
     } else out[key] = v;
   }
-  if (!out.upstream) throw new UsageError('needs --upstream URL (or $TOOLSIEVE_UPSTREAM)');
+  if (!out.upstream) throw new UsageError('needs --upstream URL (or $CALLSIEVE_UPSTREAM)');
   return out;
 }
 
@@ -678,7 +678,7 @@ function primary(n, listening) {
     if (up.has(worker)) cluster.fork();
     else {
       // it never listened (a port in use, say): starting it again would fail the same way
-      process.stderr.write('toolsieve-gateway: error: a worker ended before it could listen\n');
+      process.stderr.write('callsieve-gateway: error: a worker ended before it could listen\n');
       process.exitCode = 1;
       stopping = true;
       for (const w of Object.values(cluster.workers)) w.kill('SIGTERM');
@@ -695,7 +695,7 @@ function primary(n, listening) {
   return null;
 }
 
-/** The `toolsieve-gateway` command: parse, listen, print `toolsieve gateway listening on URL`. */
+/** The `callsieve-gateway` command: parse, listen, print `callsieve gateway listening on URL`. */
 function main(argv = process.argv.slice(2), env = process.env) {
   let args;
   try {
@@ -707,13 +707,13 @@ function main(argv = process.argv.slice(2), env = process.env) {
     gatewayConfig(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(USAGE + `toolsieve-gateway: error: ${e.message}\n`);
+    process.stderr.write(USAGE + `callsieve-gateway: error: ${e.message}\n`);
     process.exitCode = 2;
     return null;
   }
   const listening = (a) => {
     const host = a.family === 'IPv6' || a.addressType === 6 ? `[${a.address}]` : a.address;
-    process.stdout.write(`toolsieve gateway listening on http://${host}:${a.port}\n`);
+    process.stdout.write(`callsieve gateway listening on http://${host}:${a.port}\n`);
   };
   if (args.workers > 1 && cluster.isPrimary) return primary(args.workers, listening);
   const server = createGatewayServer(args);

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Recognizers for the tool-tag shell (R1-R2) and CDATA openers (R5.5).
- * Port of python/toolsieve/shell.py.
+ * Port of python/callsieve/shell.py.
  *
  * Each recognizer looks at `s[i:]` and answers MORE (the text so far could still become the
  * construct: wait for more input), NO, or a match with its end. They only look a bounded distance

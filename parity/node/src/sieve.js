@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The public API: `parse()` and the streaming `Sieve`, both on the one incremental Scanner.
- * Port of python/toolsieve/sieve.py (camelCase); see it for how declared tools act on each
+ * Port of python/callsieve/sieve.py (camelCase); see it for how declared tools act on each
  * recognized block (R10 name resolution and the reject policy, R12 schemas).
  */
 

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Server-sent events: a reader for byte streams cut anywhere, and a writer for chat chunks.
- * Port of python/toolsieve/sse.py; its docstring lists every decision (line endings, BOM, strict
+ * Port of python/callsieve/sse.py; its docstring lists every decision (line endings, BOM, strict
  * UTF-8, dispatch at the end of input, `[DONE]` followed by data is an error).
  *
  * Everything is built on the synchronous, incremental `SSEParser` (bytes in, events out), so the
@@ -9,7 +9,7 @@
  * a list of parts and joined once, when its end arrives: a 10 MB `data:` line costs linear time.
  */
 
-const { InputTypeError, SSEFormatError, ToolsieveError, checkOptions, typeName } = require('./errors');
+const { InputTypeError, SSEFormatError, CallsieveError, checkOptions, typeName } = require('./errors');
 const { jsonText } = require('./jsontext');
 const { jsonTrim } = require('./strings');
 
@@ -418,7 +418,7 @@ async function* writeSSE(chunks, opts) {
 
 function transformStream(spec) {
   const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new ToolsieveError('TransformStream is not available in this runtime');
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
   return new TS(spec);
 }
 

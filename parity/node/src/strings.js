@@ -1,7 +1,7 @@
 'use strict';
 /**
  * String helpers shared by every module: JavaScript's whitespace (D10) and ASCII-only case folding.
- * Port of python/toolsieve/strings.py.
+ * Port of python/callsieve/strings.py.
  */
 
 // D10: the whitespace String.prototype.trim removes (Python strips exactly these).

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Parameter values (R6): CDATA, entities, JSON literals, XML children, repeated names.
- * Port of python/toolsieve/values.py.
+ * Port of python/callsieve/values.py.
  *
  * A parameter body arrives from the scanner as segments: ['text', raw markup] and
  * ['cdata', content]. Everything here is a pure function of those segments.

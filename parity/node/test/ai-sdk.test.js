@@ -1,6 +1,6 @@
 'use strict';
 /**
- * toolsieve/ai-sdk against the real `ai` package (a pinned devDependency): its own test models
+ * callsieve/ai-sdk against the real `ai` package (a pinned devDependency): its own test models
  * (`MockLanguageModelV4`, `convertArrayToReadableStream`, `simulateReadableStream`), its
  * `wrapLanguageModel`, and `generateText` / `streamText` end to end.
  */
@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const { before, test } = require('node:test');
 
-const { toolsieveMiddleware } = require('../ai-sdk.js');
+const { callsieveMiddleware } = require('../ai-sdk.js');
 const { OptionsError, InputTypeError } = require('../src/errors');
 const sieveModule = require('../src/sieve');
 const { chunkings, fixtureFiles, load, randomChunks } = require('./support');
@@ -67,7 +67,7 @@ function mockModel({ parts, text, finishReason = STOP }) {
 }
 
 function wrapped(base, options = {}) {
-  return ai.wrapLanguageModel({ model: base, middleware: toolsieveMiddleware({ idFactory: ids(), ...options }) });
+  return ai.wrapLanguageModel({ model: base, middleware: callsieveMiddleware({ idFactory: ids(), ...options }) });
 }
 
 /** The stream parts of one doStream call on the wrapped model. */
@@ -210,7 +210,7 @@ test('stream: every fixture through the middleware at every chunking gives its e
       checkShape(parts);
       assert.deepEqual(items(parts), expected, `${file} (${how})`);
       const finish = parts[parts.length - 1];
-      const got = finish.providerMetadata ? finish.providerMetadata.toolsieve.rejectedToolNames : [];
+      const got = finish.providerMetadata ? finish.providerMetadata.callsieve.rejectedToolNames : [];
       assert.deepEqual(got, rejected, `${file} (${how}): rejected names`);
       n += 1;
     }
@@ -309,7 +309,7 @@ test('options: the call\'s tools resolve names and shape inputs; the reject poli
   const parts = await streamParts(deltas, { unknownTools: 'reject' }, { tools: FUNCTION_TOOLS });
   assert.deepEqual(items(parts), [{ call: { name: 'read_file', input: { path: 'a' } } }, { text: ' and ' }]);
   const finish = parts[parts.length - 1];
-  assert.deepEqual(finish.providerMetadata, { toolsieve: { rejectedToolNames: ['rm'] } });
+  assert.deepEqual(finish.providerMetadata, { callsieve: { rejectedToolNames: ['rm'] } });
   assert.deepEqual(finish.finishReason, { unified: 'tool-calls', raw: 'stop' });
   // Everything rejected: no call, so the finish reason stays stop.
   const none = await streamParts([BLOCK('rm')], { unknownTools: 'reject' }, { tools: FUNCTION_TOOLS });
@@ -361,14 +361,14 @@ test('reasoning regions become reasoning parts in place; reasoning: off keeps th
 });
 
 test('options are checked when the middleware is made', () => {
-  assert.throws(() => toolsieveMiddleware({ tool: [] }), OptionsError);
-  assert.throws(() => toolsieveMiddleware({ unknownTools: 'drop' }), OptionsError);
-  assert.throws(() => toolsieveMiddleware({ formats: ['json'] }), OptionsError);
-  assert.throws(() => toolsieveMiddleware({ reasoning: 'always' }), OptionsError);
-  assert.throws(() => toolsieveMiddleware({ idFactory: 'x' }), InputTypeError);
-  assert.throws(() => toolsieveMiddleware([]), InputTypeError);
-  assert.equal(toolsieveMiddleware(null).specificationVersion, 'v4');
-  assert.equal(toolsieveMiddleware().specificationVersion, 'v4');
+  assert.throws(() => callsieveMiddleware({ tool: [] }), OptionsError);
+  assert.throws(() => callsieveMiddleware({ unknownTools: 'drop' }), OptionsError);
+  assert.throws(() => callsieveMiddleware({ formats: ['json'] }), OptionsError);
+  assert.throws(() => callsieveMiddleware({ reasoning: 'always' }), OptionsError);
+  assert.throws(() => callsieveMiddleware({ idFactory: 'x' }), InputTypeError);
+  assert.throws(() => callsieveMiddleware([]), InputTypeError);
+  assert.equal(callsieveMiddleware(null).specificationVersion, 'v4');
+  assert.equal(callsieveMiddleware().specificationVersion, 'v4');
 });
 
 test('stream: other parts pass through in place; interleaved text blocks each have their own sieve', async () => {

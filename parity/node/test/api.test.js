@@ -6,9 +6,9 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { test } = require('node:test');
 
-const toolsieve = require('../index.js');
+const callsieve = require('../index.js');
 
-const { parse, Sieve, coalesce, ToolsieveError, InputTypeError, SieveClosedError, OptionsError } = toolsieve;
+const { parse, Sieve, coalesce, CallsieveError, InputTypeError, SieveClosedError, OptionsError } = callsieve;
 
 const BLOCK = '<tool_calls><invoke name="ls"><parameter name="path">.</parameter></invoke></tool_calls>';
 
@@ -45,7 +45,7 @@ test('Sieve events: text and tool_calls with raw; coalesce', () => {
 test('errors: hierarchy', () => {
   for (const E of [InputTypeError, SieveClosedError, OptionsError]) {
     const e = new E('m');
-    assert.ok(e instanceof ToolsieveError);
+    assert.ok(e instanceof CallsieveError);
     assert.ok(e instanceof Error);
     assert.equal(e.name, E.name);
     assert.equal(e.message, 'm');
@@ -151,7 +151,7 @@ test('ESM entry re-exports the API', async () => {
   assert.equal(esm.parse, parse);
   assert.equal(esm.Sieve, Sieve);
   assert.equal(esm.coalesce, coalesce);
-  assert.equal(esm.ToolsieveError, ToolsieveError);
+  assert.equal(esm.CallsieveError, CallsieveError);
   assert.equal(esm.version, '0.1.0');
 });
 
@@ -196,7 +196,7 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
 });
 
 test('formats option: FORMATS, checkFormats errors, each format alone', () => {
-  assert.deepEqual(Object.keys(toolsieve.FORMATS), ['dsml', 'function_calls', 'tokens']);
+  assert.deepEqual(Object.keys(callsieve.FORMATS), ['dsml', 'function_calls', 'tokens']);
   assert.deepEqual([...new Sieve().formats].sort(), ['dsml', 'function_calls', 'tokens']);
   assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), ['dsml', 'function_calls', 'tokens']);
   assert.deepEqual([...new Sieve({ formats: new Set(['tokens']) }).formats], ['tokens']);

@@ -14,24 +14,24 @@ const CALL = { name: 'read_file', input: { path: 'README.MD' } };
 
 test('compat has exactly the seed exports', () => {
   assert.deepEqual(Object.keys(compat).sort(), [
-    'createToolSieveState',
+    'createCallSieveState',
     'extractToolNames',
-    'flushToolSieve',
+    'flushCallSieve',
     'formatOpenAIStreamToolCalls',
     'parseStandaloneToolCalls',
     'parseStandaloneToolCallsDetailed',
     'parseToolCalls',
     'parseToolCallsDetailed',
-    'processToolSieveChunk',
+    'processCallSieveChunk',
   ]);
 });
 
-test('processToolSieveChunk / flushToolSieve stream events without raw', () => {
-  const state = compat.createToolSieveState();
+test('processCallSieveChunk / flushCallSieve stream events without raw', () => {
+  const state = compat.createCallSieveState();
   const text = 'Sure.\n' + BLOCK + '\nDone.';
   const events = [];
-  for (const ch of Array.from(text)) events.push(...compat.processToolSieveChunk(state, ch, ['read_file']));
-  events.push(...compat.flushToolSieve(state, ['read_file']));
+  for (const ch of Array.from(text)) events.push(...compat.processCallSieveChunk(state, ch, ['read_file']));
+  events.push(...compat.flushCallSieve(state, ['read_file']));
   const joined = [];
   for (const e of events) {
     if (e.type === 'text' && joined.length && joined[joined.length - 1].type === 'text') {
@@ -49,17 +49,17 @@ test('processToolSieveChunk / flushToolSieve stream events without raw', () => {
 });
 
 test('compat stream tolerates missing toolNames and empty chunks; state is reusable after flush', () => {
-  const state = compat.createToolSieveState();
-  assert.deepEqual(compat.processToolSieveChunk(state, '', undefined), []);
-  assert.deepEqual(compat.processToolSieveChunk(state, null, null), []);
-  const a = compat.processToolSieveChunk(state, BLOCK, undefined);
+  const state = compat.createCallSieveState();
+  assert.deepEqual(compat.processCallSieveChunk(state, '', undefined), []);
+  assert.deepEqual(compat.processCallSieveChunk(state, null, null), []);
+  const a = compat.processCallSieveChunk(state, BLOCK, undefined);
   assert.deepEqual(a, [{ type: 'tool_calls', calls: [CALL] }]);
-  assert.deepEqual(compat.flushToolSieve(state), []);
+  assert.deepEqual(compat.flushCallSieve(state), []);
   // a new stream on the same state
-  assert.deepEqual(compat.processToolSieveChunk(state, 'hello <', null), [{ type: 'text', text: 'hello ' }]);
-  assert.deepEqual(compat.flushToolSieve(state, null), [{ type: 'text', text: '<' }]);
+  assert.deepEqual(compat.processCallSieveChunk(state, 'hello <', null), [{ type: 'text', text: 'hello ' }]);
+  assert.deepEqual(compat.flushCallSieve(state, null), [{ type: 'text', text: '<' }]);
   // flushing a state that never saw a chunk
-  assert.deepEqual(compat.flushToolSieve(compat.createToolSieveState()), []);
+  assert.deepEqual(compat.flushCallSieve(compat.createCallSieveState()), []);
 });
 
 test('parseToolCalls and parseToolCallsDetailed', () => {

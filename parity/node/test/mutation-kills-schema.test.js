@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Tests that tell src/schema.js apart from its StrykerJS mutants (issue 17). Every expected value
- * is what the Python reference (python/toolsieve/schema.py) gives for the same input; type names
+ * is what the Python reference (python/callsieve/schema.py) gives for the same input; type names
  * in messages are each language's own (Python's `str`, `int`, `dict` are `string`, `number`,
  * `Object` here).
  */

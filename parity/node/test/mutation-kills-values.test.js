@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Tests that tell src/values.js apart from its StrykerJS mutants (issue 17). Every expected value
- * is what the Python reference (python/toolsieve/values.py) gives for the same input.
+ * is what the Python reference (python/callsieve/values.py) gives for the same input.
  * A string argument written {rep: [[s, n], ...]} is the pieces s repeated n times, joined.
  */
 

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
 const { UNKNOWN_TOOLS_POLICIES, checkToolNames, resolveName, resolveToolName, applyPolicy } = require('../src/names.js');
-const { InputTypeError, OptionsError, ToolsieveError } = require('../src/errors.js');
+const { InputTypeError, OptionsError, CallsieveError } = require('../src/errors.js');
 
 test('UNKNOWN_TOOLS_POLICIES', () => {
   assert.deepEqual(UNKNOWN_TOOLS_POLICIES, ['keep', 'reject']);
@@ -29,7 +29,7 @@ test('checkToolNames misuse: a single string, a non-iterable, a non-string name'
     Buffer.from('ab'), new Map([['a', 1]])]) {
     assert.throws(() => checkToolNames(bad), (e) => e instanceof InputTypeError && e.name === 'InputTypeError', String(bad));
   }
-  assert.ok(new InputTypeError('x') instanceof ToolsieveError);
+  assert.ok(new InputTypeError('x') instanceof CallsieveError);
 });
 
 test('resolveToolName: the funnel, strictest level first', () => {

@@ -1,5 +1,5 @@
 'use strict';
-/** The OpenAI gateway (mirror of python/toolsieve/openai.py): formatting, stream and response rewriting, streams. */
+/** The OpenAI gateway (mirror of python/callsieve/openai.py): formatting, stream and response rewriting, streams. */
 
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
@@ -16,7 +16,7 @@ const {
   createSSERewriteStream,
 } = require('../src/openai');
 const { SSEFormatError } = require('../src/sse');
-const { InputTypeError, OptionsError, ToolsieveError } = require('../src/errors');
+const { InputTypeError, OptionsError, CallsieveError } = require('../src/errors');
 const { asyncOf, collect, readable } = require('./support');
 
 const BLOCK = (name = 'read_file', path = 'a.txt') =>
@@ -57,9 +57,9 @@ async function rewriteAll(chunks, opts = {}) {
   return viaClass;
 }
 
-test('OpenAIFormatError is a ToolsieveError named after its class', () => {
+test('OpenAIFormatError is a CallsieveError named after its class', () => {
   const e = new OpenAIFormatError('m');
-  assert.ok(e instanceof ToolsieveError);
+  assert.ok(e instanceof CallsieveError);
   assert.equal(e.name, 'OpenAIFormatError');
 });
 

@@ -54,12 +54,12 @@ test('dist/*.mjs (browsers, bundlers) export the same names and work without Com
   assert.deepEqual(compat.parseToolCalls(block, ['ls']), [{ name: 'ls', input: {} }]);
   assert.match(esm.newCallId(), /^call_[0-9a-f]{24}$/); // globalThis.crypto, not require('crypto')
   // One module graph: compat's sieve is the index's Sieve.
-  const state = compat.createToolSieveState();
-  compat.processToolSieveChunk(state, 'x', []);
+  const state = compat.createCallSieveState();
+  compat.processCallSieveChunk(state, 'x', []);
   assert.ok(state.sieve instanceof esm.Sieve);
   // Nothing CommonJS is left for a browser or bundler to trip on.
   const aiSdk = await import('../dist/ai-sdk.mjs');
-  assert.equal(aiSdk.toolsieveMiddleware().specificationVersion, 'v4');
+  assert.equal(aiSdk.callsieveMiddleware().specificationVersion, 'v4');
   for (const f of ['index.mjs', 'compat.mjs', 'ai-sdk.mjs', 'modules.mjs', 'driver.mjs']) {
     const src = fs.readFileSync(path.join(PKG, 'dist', f), 'utf8');
     assert.doesNotMatch(src, /\brequire\s*\(/, `dist/${f} calls require`);
@@ -95,7 +95,7 @@ const ATTW = path.join(PKG, 'node_modules', '.bin', 'attw');
 const CI = process.env.CI === 'true';
 
 test('npm pack, installed in a fresh folder: require, import, compat, package.json, browser condition; attw', { timeout: 120_000 }, async (t) => {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolsieve-pack-'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'callsieve-pack-'));
   try {
     const npm = npmCommand();
     // --ignore-scripts: prepack would rewrite the generated files; the first test checks them.
@@ -116,28 +116,28 @@ test('npm pack, installed in a fresh folder: require, import, compat, package.js
     const block = '<|DSML|tool_calls><|DSML|invoke name=\\"ls\\"></|DSML|invoke></|DSML|tool_calls>';
     const node = process.execPath;
     const cjs = run(node, ['-e', `
-      const ts = require('toolsieve');
-      const compat = require('toolsieve/compat');
-      const meta = require('toolsieve/package.json');
-      const mw = require('toolsieve/ai-sdk').toolsieveMiddleware();
+      const ts = require('callsieve');
+      const compat = require('callsieve/compat');
+      const meta = require('callsieve/package.json');
+      const mw = require('callsieve/ai-sdk').callsieveMiddleware();
       console.log(JSON.stringify([ts.parse("${block}").calls, compat.parseToolCalls("${block}"), ts.version, meta.version, mw.specificationVersion]));
     `], { cwd: app });
     assert.deepEqual(JSON.parse(cjs), [[{ name: 'ls', input: {} }], [{ name: 'ls', input: {} }], pkg.version, pkg.version, 'v4']);
 
     const esmScript = `
-      import * as ts from 'toolsieve';
-      import { parseToolCalls } from 'toolsieve/compat';
-      import { toolsieveMiddleware } from 'toolsieve/ai-sdk';
-      import meta from 'toolsieve/package.json' with { type: 'json' };
-      const where = import.meta.resolve('toolsieve');
-      console.log(JSON.stringify([ts.parse("${block}").calls, parseToolCalls("${block}"), ts.version, meta.version, where.slice(where.indexOf('/toolsieve/')), toolsieveMiddleware().specificationVersion]));
+      import * as ts from 'callsieve';
+      import { parseToolCalls } from 'callsieve/compat';
+      import { callsieveMiddleware } from 'callsieve/ai-sdk';
+      import meta from 'callsieve/package.json' with { type: 'json' };
+      const where = import.meta.resolve('callsieve');
+      console.log(JSON.stringify([ts.parse("${block}").calls, parseToolCalls("${block}"), ts.version, meta.version, where.slice(where.indexOf('/callsieve/')), callsieveMiddleware().specificationVersion]));
     `;
     const expected = (entry) => [[{ name: 'ls', input: {} }], [{ name: 'ls', input: {} }], pkg.version, pkg.version, entry, 'v4'];
     const esm = run(node, ['--input-type=module', '-e', esmScript], { cwd: app });
-    assert.deepEqual(JSON.parse(esm), expected('/toolsieve/index.mjs'));
+    assert.deepEqual(JSON.parse(esm), expected('/callsieve/index.mjs'));
     // As a browser or bundler resolves it: the ES-module build, no CommonJS loaded at all.
     const browser = run(node, ['--conditions=browser', '--input-type=module', '-e', esmScript], { cwd: app });
-    assert.deepEqual(JSON.parse(browser), expected('/toolsieve/dist/index.mjs'));
+    assert.deepEqual(JSON.parse(browser), expected('/callsieve/dist/index.mjs'));
 
     if (!fs.existsSync(ATTW)) {
       if (CI) assert.fail('CI=true but attw is not installed (npm ci --prefix parity/node)');

@@ -101,9 +101,9 @@ test('a stream is rewritten, comments pass, [DONE] is kept', async () => {
     assert.deepEqual(calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]), [['read_file', { path: 'a.txt' }]]);
     assert.equal(events.at(-1).choices[0].finish_reason, 'tool_calls');
     const metrics = await (await fetch(url + '/metrics')).text();
-    assert.match(metrics, /toolsieve_tool_calls_total 1/);
-    assert.match(metrics, /toolsieve_repaired_blocks_total 0/);
-    assert.match(metrics, /toolsieve_requests_total\{endpoint="chat",status="200"\} 1/);
+    assert.match(metrics, /callsieve_tool_calls_total 1/);
+    assert.match(metrics, /callsieve_repaired_blocks_total 0/);
+    assert.match(metrics, /callsieve_requests_total\{endpoint="chat",status="200"\} 1/);
   });
 });
 
@@ -134,8 +134,8 @@ test('a reply the sieve repairs logs repaired=1 and counts it in /metrics', asyn
     const line = lines.find((l) => l.includes(' stream=yes '));
     assert.match(line, / blocks=1 calls=1 rejected=- repaired=1 capture_limit=0/);
     const metrics = await (await fetch(url + '/metrics')).text();
-    assert.match(metrics, /toolsieve_repaired_blocks_total 1\n/);
-    assert.match(metrics, /toolsieve_blocks_total 1\n/);
+    assert.match(metrics, /callsieve_repaired_blocks_total 1\n/);
+    assert.match(metrics, /callsieve_blocks_total 1\n/);
   }, (l) => lines.push(l));
 });
 
@@ -172,12 +172,12 @@ test('flags: defaults, environment, usage errors', () => {
     workers: 1,
   });
   assert.equal(parseGatewayArgs(['--upstream', 'http://u', '--workers', '3'], {}).workers, 3);
-  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_WORKERS: '2' }).workers, 2);
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { CALLSIEVE_WORKERS: '2' }).workers, 2);
   const more = parseGatewayArgs(['--upstream', 'http://u', '--formats', 'dsml, tokens', '--reasoning', 'open', '--stream-arguments'], {});
   assert.deepEqual([more.formats, more.reasoning, more.streamArguments], [['dsml', 'tokens'], 'open', true]);
-  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'YES' }).streamArguments, true);
-  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'off' }).streamArguments, false);
-  const env = { TOOLSIEVE_UPSTREAM: 'https://u', TOOLSIEVE_MODE: 'prompt', TOOLSIEVE_PORT: '0' };
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { CALLSIEVE_STREAM_ARGUMENTS: 'YES' }).streamArguments, true);
+  assert.equal(parseGatewayArgs(['--upstream', 'http://u'], { CALLSIEVE_STREAM_ARGUMENTS: 'off' }).streamArguments, false);
+  const env = { CALLSIEVE_UPSTREAM: 'https://u', CALLSIEVE_MODE: 'prompt', CALLSIEVE_PORT: '0' };
   const c = parseGatewayArgs([], env);
   assert.equal(c.mode, 'prompt');
   assert.equal(c.port, 0);
@@ -189,11 +189,11 @@ test('flags: defaults, environment, usage errors', () => {
     [['--upstream', 'http://u', '--port', '-1'], {}],
     [['--upstream', 'http://u', '--timeout', '0'], {}],
     [['--upstream', 'u'], {}],
-    [['--upstream', 'http://u'], { TOOLSIEVE_UNKNOWN_TOOLS: 'drop' }],
+    [['--upstream', 'http://u'], { CALLSIEVE_UNKNOWN_TOOLS: 'drop' }],
     [['--upstream', 'http://u', 'extra'], {}],
     [['--upstream', 'http://u', '--formats', 'dsml,xml'], {}],
     [['--upstream', 'http://u', '--reasoning', 'on'], {}],
-    [['--upstream', 'http://u'], { TOOLSIEVE_STREAM_ARGUMENTS: 'maybe' }],
+    [['--upstream', 'http://u'], { CALLSIEVE_STREAM_ARGUMENTS: 'maybe' }],
     [['--upstream', 'http://u', '--stream-arguments=yes'], {}],
     [['--upstream', 'http://u', '--workers', '0'], {}],
     [['--upstream', 'http://u', '--workers', '1.5'], {}],

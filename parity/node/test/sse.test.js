@@ -1,5 +1,5 @@
 'use strict';
-/** The SSE reader and writer (mirror of python/toolsieve/sse.py): chunk cuts, BOM, strict UTF-8, [DONE], streams. */
+/** The SSE reader and writer (mirror of python/callsieve/sse.py): chunk cuts, BOM, strict UTF-8, [DONE], streams. */
 
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
@@ -16,7 +16,7 @@ const {
   createSSEEncoderStream,
 } = require('../src/sse');
 const { asyncOf, collect, readable } = require('./support');
-const { InputTypeError, ToolsieveError } = require('../src/errors');
+const { InputTypeError, CallsieveError } = require('../src/errors');
 
 const enc = (s) => new TextEncoder().encode(s);
 const dec = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p))).toString('utf8');
@@ -42,9 +42,9 @@ async function collectUntilError(it) {
 
 const ev = (data, event = 'message', id = null, retry = null) => ({ data, event, id, retry });
 
-test('SSEFormatError is a ToolsieveError named after its class', () => {
+test('SSEFormatError is a CallsieveError named after its class', () => {
   const e = new SSEFormatError('m');
-  assert.ok(e instanceof ToolsieveError);
+  assert.ok(e instanceof CallsieveError);
   assert.equal(e.name, 'SSEFormatError');
   assert.equal(DONE, '[DONE]');
 });

@@ -8,7 +8,7 @@
 // the page through both engines, checks that the console had no errors and that no request left
 // 127.0.0.1, reports the Pyodide cold start measured in the page, and saves a screenshot to
 // build/playground.png (ignored by git, so a test run leaves the tree clean); set
-// TOOLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
+// CALLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
 //
 // Without Chromium, without `npm ci` in parity/playground or without the Pyodide runtime of
 // scripts/build_pyodide, the test is skipped with the reason, unless CI=true, where it must run.
@@ -28,7 +28,7 @@ const ROOT = path.resolve(HERE, '../../..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CI = process.env.CI === 'true';
 const PYODIDE = path.join(ROOT, 'parity', 'pyodide', 'node_modules', 'pyodide', 'pyodide.js');
-const SCREENSHOT = path.resolve(ROOT, process.env.TOOLSIEVE_SCREENSHOT || path.join('build', 'playground.png'));
+const SCREENSHOT = path.resolve(ROOT, process.env.CALLSIEVE_SCREENSHOT || path.join('build', 'playground.png'));
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -72,7 +72,7 @@ function startServer() {
     proc.stderr.setEncoding('utf8');
     proc.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/toolsieve playground: (http:\/\/127\.0\.0\.1:\d+\/playground\/)/);
+      const m = out.match(/callsieve playground: (http:\/\/127\.0\.0\.1:\d+\/playground\/)/);
       if (m) {
         clearTimeout(timer);
         resolve({ proc, url: m[1], log: () => out + err });
@@ -130,7 +130,7 @@ if (missing && CI) {
 
 async function runPlayground(t) {
   const server = await startServer();
-  const userDataDir = mkdtempSync(path.join(tmpdir(), 'toolsieve-chromium-'));
+  const userDataDir = mkdtempSync(path.join(tmpdir(), 'callsieve-chromium-'));
   let context = null;
   try {
     context = await playwright.chromium.launchPersistentContext(userDataDir, {
@@ -181,8 +181,8 @@ async function runPlayground(t) {
     assert.ok(cold && cold.totalMs > 0, 'the page reports the Pyodide cold start');
     t.diagnostic(
       `Pyodide cold start in the page: ${Math.round(cold.totalMs)} ms = runtime ${Math.round(cold.runtimeMs)} ms + ` +
-        `toolsieve package ${Math.round(cold.packageMs)} ms (${Math.round(cold.pageMs)} ms from new Worker()); ` +
-        `Pyodide ${cold.pyodide}, Python ${cold.python}, toolsieve ${cold.toolsieve} loaded by ${cold.loadedBy}`,
+        `callsieve package ${Math.round(cold.packageMs)} ms (${Math.round(cold.pageMs)} ms from new Worker()); ` +
+        `Pyodide ${cold.pyodide}, Python ${cold.python}, callsieve ${cold.callsieve} loaded by ${cold.loadedBy}`,
     );
 
     // The DeepSeek example: both engines show text and the tool calls, and agree.

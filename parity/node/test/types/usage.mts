@@ -1,11 +1,11 @@
 // Type tests for the ESM entry (index.d.mts, resolved through the "import" condition).
 // As in usage.ts, the checks sit in functions that nothing calls: running this file executes no misuse.
 
-import toolsieve, { parse, Sieve, ToolsieveError, createSSERewriteStream, version } from 'toolsieve';
-import type { SieveEvent, ToolCall, ParseResult } from 'toolsieve';
-import * as ns from 'toolsieve';
-import compat, { parseToolCalls, createToolSieveState } from 'toolsieve/compat';
-import type { CompatToolCall } from 'toolsieve/compat';
+import callsieve, { parse, Sieve, CallsieveError, createSSERewriteStream, version } from 'callsieve';
+import type { SieveEvent, ToolCall, ParseResult } from 'callsieve';
+import * as ns from 'callsieve';
+import compat, { parseToolCalls, createCallSieveState } from 'callsieve/compat';
+import type { CompatToolCall } from 'callsieve/compat';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(_: T): void {}
@@ -33,31 +33,31 @@ function namedImports(): void {
 
 // The default export is the CommonJS exports object: the same functions and classes.
 async function defaultImport(): Promise<void> {
-  assertType<Equal<typeof toolsieve.parse, typeof parse>>(true);
-  assertType<Equal<typeof toolsieve.Sieve, typeof Sieve>>(true);
+  assertType<Equal<typeof callsieve.parse, typeof parse>>(true);
+  assertType<Equal<typeof callsieve.Sieve, typeof Sieve>>(true);
   assertType<Equal<typeof ns.createSSERewriteStream, typeof createSSERewriteStream>>(true);
-  const fromDefault: Sieve = new toolsieve.Sieve();
+  const fromDefault: Sieve = new callsieve.Sieve();
   void fromDefault;
-  const err: ToolsieveError = new toolsieve.OptionsError('x');
+  const err: CallsieveError = new callsieve.OptionsError('x');
   void err;
-  for await (const chunk of toolsieve.rewriteChatCompletionStream([{ choices: [] }], { unknownTools: 'reject' })) {
+  for await (const chunk of callsieve.rewriteChatCompletionStream([{ choices: [] }], { unknownTools: 'reject' })) {
     void chunk.choices;
   }
 
   // @ts-expect-error unknownTools is 'keep' or 'reject'
-  toolsieve.parse('x', { unknownTools: 'drop' });
+  callsieve.parse('x', { unknownTools: 'drop' });
   // @ts-expect-error there is no such export
   void ns.Scanner;
   // @ts-expect-error the default export has no `default`
-  void toolsieve.default;
+  void callsieve.default;
 }
 
-// toolsieve/compat has an ESM entry too (compat.d.mts): named imports and the default export.
+// callsieve/compat has an ESM entry too (compat.d.mts): named imports and the default export.
 function compatImports(): void {
   const calls: CompatToolCall[] = parseToolCalls('x', ['ls']);
   assertType<Equal<typeof compat.parseToolCalls, typeof parseToolCalls>>(true);
-  const state = createToolSieveState();
-  void [calls, compat.processToolSieveChunk(state, 'x')];
+  const state = createCallSieveState();
+  void [calls, compat.processCallSieveChunk(state, 'x')];
   // @ts-expect-error compat has no parse
   void compat.parse;
 }

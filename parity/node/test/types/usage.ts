@@ -7,7 +7,7 @@ import {
   parse,
   Sieve,
   coalesce,
-  ToolsieveError,
+  CallsieveError,
   InputTypeError,
   SieveClosedError,
   OptionsError,
@@ -37,7 +37,7 @@ import {
   createSSERewriteStream,
   FORMATS,
   version,
-} from 'toolsieve';
+} from 'callsieve';
 import type {
   FormatName,
   ToolCall,
@@ -57,14 +57,14 @@ import type {
   ChatCompletionObject,
   RewriteOptions,
   PolicyResult,
-} from 'toolsieve';
+} from 'callsieve';
 
-// Node may run this file as ESM: type `toolsieve/compat` here without importing it at run time
+// Node may run this file as ESM: type `callsieve/compat` here without importing it at run time
 // (usage.mts imports it).
-declare const compat: typeof import('toolsieve/compat');
-import type { CompatEvent, CompatToolCall } from 'toolsieve/compat';
-// The module as `require('toolsieve')` gives it.
-declare const toolsieveNs: typeof import('toolsieve');
+declare const compat: typeof import('callsieve/compat');
+import type { CompatEvent, CompatToolCall } from 'callsieve/compat';
+// The module as `require('callsieve')` gives it.
+declare const callsieveNs: typeof import('callsieve');
 
 /** Exact type equality, for checking what the declarations infer. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -273,7 +273,7 @@ function errorUsage(): void {
     sieve.feed('more');
   } catch (err) {
     if (err instanceof SieveClosedError) {
-      const e: ToolsieveError = err;
+      const e: CallsieveError = err;
       const message: string = e.message;
       const name: string = e.name;
       void [message, name];
@@ -281,11 +281,11 @@ function errorUsage(): void {
       const e: Error = err;
       void e;
     } else if (err instanceof SSEFormatError || err instanceof OpenAIFormatError) {
-      const e: ToolsieveError = err;
+      const e: CallsieveError = err;
       void e;
     }
   }
-  const custom = new ToolsieveError('boom');
+  const custom = new CallsieveError('boom');
   new InputTypeError();
   void custom;
 }
@@ -467,19 +467,19 @@ function openaiUsage(): void {
   version = '1';
 }
 
-// ---- `require('toolsieve')` gives the same module ------------------------------------------------
+// ---- `require('callsieve')` gives the same module ------------------------------------------------
 function namespaceUsage(): void {
-  assertType<Equal<typeof toolsieveNs.parse, typeof parse>>(true);
-  const nsSieve: Sieve = new toolsieveNs.Sieve();
+  assertType<Equal<typeof callsieveNs.parse, typeof parse>>(true);
+  const nsSieve: Sieve = new callsieveNs.Sieve();
   void nsSieve;
 }
 
-// ---- toolsieve/compat ------------------------------------------------------------------------
+// ---- callsieve/compat ------------------------------------------------------------------------
 function compatUsage(): void {
-  const state = compat.createToolSieveState();
+  const state = compat.createCallSieveState();
   const compatEvents: CompatEvent[] = compat
-    .processToolSieveChunk(state, 'chunk', ['read_file'])
-    .concat(compat.processToolSieveChunk(state, null), compat.flushToolSieve(state, 'read_file'));
+    .processCallSieveChunk(state, 'chunk', ['read_file'])
+    .concat(compat.processCallSieveChunk(state, null), compat.flushCallSieve(state, 'read_file'));
   for (const e of compatEvents) {
     if (e.type === 'tool_calls') {
       const calls: CompatToolCall[] = e.calls;
@@ -497,8 +497,8 @@ function compatUsage(): void {
   const formatted = compat.formatOpenAIStreamToolCalls([{ name: 'ls', input: {} }, { name: 'x', input: '{"a":1}' }], ids, tools);
   const formattedId: string | undefined = formatted[0]?.id;
   void [compatCalls, detailed.sawToolCallSyntax, standalone, standaloneDetailed.rejectedToolNames, extracted, formattedId];
-  // @ts-expect-error the state comes from createToolSieveState()
-  compat.processToolSieveChunk(null, 'x');
+  // @ts-expect-error the state comes from createCallSieveState()
+  compat.processCallSieveChunk(null, 'x');
 }
 
 void [parseUsage, sieveUsage, errorUsage, namesUsage, sseUsage, openaiUsage, namespaceUsage, compatUsage];

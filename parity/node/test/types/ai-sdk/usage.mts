@@ -1,18 +1,18 @@
-// toolsieve/ai-sdk against the `ai` package's own types (tsc -p test/types/ai-sdk; `ai` is a
+// callsieve/ai-sdk against the `ai` package's own types (tsc -p test/types/ai-sdk; `ai` is a
 // pinned devDependency). Through the ESM entry (ai-sdk.d.mts); usage.ts does the same from CommonJS.
 
 import { generateText, streamText, wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from 'ai';
 import type { LanguageModelV4Middleware } from '@ai-sdk/provider';
-import aiSdk, { toolsieveMiddleware, type ToolsieveMiddlewareOptions } from 'toolsieve/ai-sdk';
+import aiSdk, { callsieveMiddleware, type CallsieveMiddlewareOptions } from 'callsieve/ai-sdk';
 
 declare const base: Exclude<LanguageModel, string>;
 
-const options: ToolsieveMiddlewareOptions = { unknownTools: 'reject', formats: ['dsml', 'tokens'], reasoning: 'open', idFactory: () => 'id' };
-const middleware = toolsieveMiddleware(options);
+const options: CallsieveMiddlewareOptions = { unknownTools: 'reject', formats: ['dsml', 'tokens'], reasoning: 'open', idFactory: () => 'id' };
+const middleware = callsieveMiddleware(options);
 const asAi: LanguageModelMiddleware = middleware;
 const asSpec: LanguageModelV4Middleware = middleware; // the provider spec's own type, version v4
-const model = wrapLanguageModel({ model: base, middleware: [middleware, toolsieveMiddleware()] });
-void [asAi, asSpec, aiSdk.toolsieveMiddleware];
+const model = wrapLanguageModel({ model: base, middleware: [middleware, callsieveMiddleware()] });
+void [asAi, asSpec, aiSdk.callsieveMiddleware];
 
 async function use(): Promise<void> {
   const r = await generateText({ model, prompt: 'hi' });
@@ -23,15 +23,15 @@ async function use(): Promise<void> {
 
 function misuse(): void {
   // @ts-expect-error unknown policy
-  toolsieveMiddleware({ unknownTools: 'drop' });
+  callsieveMiddleware({ unknownTools: 'drop' });
   // @ts-expect-error unknown format
-  toolsieveMiddleware({ formats: ['json'] });
+  callsieveMiddleware({ formats: ['json'] });
   // @ts-expect-error ids are strings
-  toolsieveMiddleware({ idFactory: () => 1 });
+  callsieveMiddleware({ idFactory: () => 1 });
   // @ts-expect-error unknown option
-  toolsieveMiddleware({ tool: [] });
+  callsieveMiddleware({ tool: [] });
   // @ts-expect-error unknown reasoning mode
-  toolsieveMiddleware({ reasoning: 'always' });
+  callsieveMiddleware({ reasoning: 'always' });
 }
 
 void [use, misuse];

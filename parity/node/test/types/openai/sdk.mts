@@ -7,7 +7,7 @@ import {
   createChatCompletionRewriteStream,
   rewriteChatCompletion,
   rewriteChatCompletionStream,
-} from 'toolsieve';
+} from 'callsieve';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 declare function assertType<T extends true>(value: T): void;

@@ -1,4 +1,4 @@
-"""Every error class of toolsieve. Misuse of the API raises; malformed *content* never raises (R4):
+"""Every error class of callsieve. Misuse of the API raises; malformed *content* never raises (R4):
 it becomes text."""
 
 from __future__ import annotations
@@ -7,34 +7,34 @@ from collections.abc import Iterable
 from typing import Any
 
 
-class ToolsieveError(Exception):
-    """Base class of every error toolsieve raises."""
+class CallsieveError(Exception):
+    """Base class of every error callsieve raises."""
 
 
-class InputTypeError(ToolsieveError, TypeError):
+class InputTypeError(CallsieveError, TypeError):
     """A chunk, text or option had the wrong type (e.g. bytes instead of str)."""
 
 
-class SieveClosedError(ToolsieveError, RuntimeError):
+class SieveClosedError(CallsieveError, RuntimeError):
     """`feed()` or `flush()` was called on a sieve that was already flushed."""
 
 
-class OptionsError(ToolsieveError, ValueError):
+class OptionsError(CallsieveError, ValueError):
     """An option had an invalid value."""
 
 
-class SSEFormatError(ToolsieveError, ValueError):
+class SSEFormatError(CallsieveError, ValueError):
     """The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`."""
 
 
-class OpenAIFormatError(ToolsieveError, ValueError):
+class OpenAIFormatError(CallsieveError, ValueError):
     """An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged."""
 
 
-class MissingDependencyError(ToolsieveError, ImportError):
-    """An optional extra is needed and not installed: `toolsieve.langchain` without `langchain-core`
-    (`pip install 'toolsieve[langchain]'`), Parquet or `ParseBatch` without pyarrow
-    (`toolsieve[batch]`)."""
+class MissingDependencyError(CallsieveError, ImportError):
+    """An optional extra is needed and not installed: `callsieve.langchain` without `langchain-core`
+    (`pip install 'callsieve[langchain]'`), Parquet or `ParseBatch` without pyarrow
+    (`callsieve[batch]`)."""
 
 
 class BadRequest(Exception):

@@ -1,16 +1,16 @@
-"""LangChain integration (`pip install 'toolsieve[langchain]'`): a chat model wrapper whose
+"""LangChain integration (`pip install 'callsieve[langchain]'`): a chat model wrapper whose
 messages carry the tool calls that the wrapped model wrote as markup in its `content`.
 
-    from toolsieve.langchain import with_toolsieve
+    from callsieve.langchain import with_callsieve
 
-    model = with_toolsieve(chat_model).bind_tools([read_file])
+    model = with_callsieve(chat_model).bind_tools([read_file])
     model.invoke("...")               # AIMessage: content without markup, tool_calls
     for chunk in model.stream("..."):  # AIMessageChunks whose tool_call_chunks add up
         ...
 
 How it works, and why:
 
-- `ToolsieveChatModel` is a `BaseChatModel`, so invoke / stream / astream / batch, callbacks
+- `CallsieveChatModel` is a `BaseChatModel`, so invoke / stream / astream / batch, callbacks
   and `with_structured_output` work as for any chat model; it calls the wrapped model's
   public `invoke` / `stream` (a run of its own, without the caller's callbacks, which would see
   its raw markup), then sieves the message.
@@ -49,7 +49,7 @@ try:
     from pydantic import ConfigDict
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise MissingDependencyError(
-        f"toolsieve.langchain needs langchain-core: pip install 'toolsieve[langchain]' ({exc})"
+        f"callsieve.langchain needs langchain-core: pip install 'callsieve[langchain]' ({exc})"
     ) from exc
 
 from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
@@ -59,7 +59,7 @@ from .sieve import DEFAULT_MAX_CAPTURE, Sieve
 _STR = object()  # the sieve key of `str` content (list blocks are keyed by their `index`)
 
 
-class ToolsieveChatModel(BaseChatModel):
+class CallsieveChatModel(BaseChatModel):
     """A chat model around `model` whose messages have the calls written as markup in `content`
     as `tool_calls` (invoke) or `tool_call_chunks` (stream), and `content` without them.
 
@@ -92,7 +92,7 @@ class ToolsieveChatModel(BaseChatModel):
 
     @property
     def _llm_type(self) -> str:
-        return "toolsieve"
+        return "callsieve"
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
@@ -180,9 +180,9 @@ class ToolsieveChatModel(BaseChatModel):
             yield _generation_chunk(m)
 
 
-def with_toolsieve(model: Runnable[Any, Any], **options: Any) -> ToolsieveChatModel:
-    """`ToolsieveChatModel(model=model, **options)`."""
-    return ToolsieveChatModel(model=model, **options)
+def with_callsieve(model: Runnable[Any, Any], **options: Any) -> CallsieveChatModel:
+    """`CallsieveChatModel(model=model, **options)`."""
+    return CallsieveChatModel(model=model, **options)
 
 
 def _isolated() -> RunnableConfig:
@@ -224,7 +224,7 @@ class _Found:
 class _Run:
     """One model call: a sieve per text stream, the tool-call indexes taken, the ids."""
 
-    def __init__(self, owner: ToolsieveChatModel) -> None:
+    def __init__(self, owner: CallsieveChatModel) -> None:
         self.owner = owner
         self.sieves: dict[Any, Sieve] = {}
         self.taken: set[int] = set()
@@ -409,4 +409,4 @@ def _as_chunk(message: AIMessage) -> AIMessageChunk:
     )
 
 
-__all__ = ["ToolsieveChatModel", "with_toolsieve"]
+__all__ = ["CallsieveChatModel", "with_callsieve"]

@@ -1,10 +1,10 @@
 """Batch mode: sieve the tool calls out of many logged completions at once.
 
-    toolsieve batch completions.jsonl -o parsed.jsonl --field choices.0.message.content
+    callsieve batch completions.jsonl -o parsed.jsonl --field choices.0.message.content
 
-    import ray, toolsieve.batch
+    import ray, callsieve.batch
     ds = ray.data.read_parquet("s3://bucket/completions/")
-    ds.map_batches(toolsieve.batch.ParseBatch(field="content"), batch_format="pyarrow")
+    ds.map_batches(callsieve.batch.ParseBatch(field="content"), batch_format="pyarrow")
       .write_parquet("s3://bucket/parsed/")
 
 Each output record is the input record with five fields added (replacing input fields of the same
@@ -26,7 +26,7 @@ it as 4 hex digits: a function of the text alone, so the CLI with any number of 
 Data give the same ids (calls in equal texts get equal ids).
 
 The core package has no dependencies: pyarrow (Parquet, `ParseBatch`) is imported only where it is
-needed (`pip install 'toolsieve[batch]'`), and Ray is never imported here (`toolsieve[ray]`).
+needed (`pip install 'callsieve[batch]'`), and Ray is never imported here (`callsieve[ray]`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, BinaryIO, Final
 
-from .errors import MissingDependencyError, OptionsError, ToolsieveError
+from .errors import MissingDependencyError, OptionsError, CallsieveError
 from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import dumps
 from .openai import to_openai_tool_calls
@@ -234,17 +234,17 @@ def _pyarrow(module: str = "pyarrow") -> Any:
         return importlib.import_module(module)  # untyped: an Any, not a mypy error
     except ImportError as exc:
         raise MissingDependencyError(
-            f"Parquet and Arrow batches need pyarrow: pip install 'toolsieve[batch]' ({exc})"
+            f"Parquet and Arrow batches need pyarrow: pip install 'callsieve[batch]' ({exc})"
         ) from None
 
 
 class ParseBatch:
-    """`toolsieve batch` as a Ray Data step (or for any pyarrow Table):
+    """`callsieve batch` as a Ray Data step (or for any pyarrow Table):
 
         ds.map_batches(ParseBatch(field="content", tools=tools), batch_format="pyarrow")
 
     Takes the options of `Sieve` (`tools`, `tool_names`, `unknown_tools`, `json_tool_calls`,
-    `formats`, `reasoning`, …); the output columns are those of `toolsieve batch` (module
+    `formats`, `reasoning`, …); the output columns are those of `callsieve batch` (module
     docstring). Also usable as a class (`map_batches(ParseBatch, fn_constructor_kwargs={...})`)
     for actor pools."""
 
@@ -255,7 +255,7 @@ class ParseBatch:
         return self.parser.table(batch)
 
 
-# --- the command line: `toolsieve batch` -------------------------------------------------------
+# --- the command line: `callsieve batch` -------------------------------------------------------
 
 _worker: RecordParser | None = None
 
@@ -459,7 +459,7 @@ def _run_parquet(
 
 
 def add_arguments(sp: Any) -> None:
-    """The `toolsieve batch` flags of its own (the tool flags come from the CLI's `declared`)."""
+    """The `callsieve batch` flags of its own (the tool flags come from the CLI's `declared`)."""
     sp.add_argument("input", help="JSONL file (- for standard input) or Parquet file (.parquet)")
     sp.add_argument("-o", "--output", default="-", help="output file, same format (default: standard output)")
     sp.add_argument(
@@ -494,7 +494,7 @@ def _workers_arg(v: str) -> int:
 
 
 def command(args: Any, sieve_options: dict[str, Any]) -> int:
-    """`toolsieve batch`: exit 0 when every record was read, 1 when some were bad (their output
+    """`callsieve batch`: exit 0 when every record was read, 1 when some were bad (their output
     has `error`), 2 for usage errors, unreadable files and a missing pyarrow."""
     start = time.monotonic()
     try:
@@ -507,22 +507,22 @@ def command(args: Any, sieve_options: dict[str, Any]) -> int:
             sieve_options=sieve_options,
         )
     except MissingDependencyError as exc:
-        print(f"toolsieve: {exc}", file=sys.stderr)
+        print(f"callsieve: {exc}", file=sys.stderr)
         return 2
-    except (ValueError, ToolsieveError) as exc:
-        print(f"toolsieve: error: {exc}", file=sys.stderr)
+    except (ValueError, CallsieveError) as exc:
+        print(f"callsieve: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # a reader such as `head` stopped early: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
-        print(f"toolsieve: cannot read or write{where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"callsieve: cannot read or write{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if not args.quiet:
         secs = time.monotonic() - start
         print(
-            f"toolsieve batch: {records:,} records, {bad:,} bad, {calls:,} tool calls"
+            f"callsieve batch: {records:,} records, {bad:,} bad, {calls:,} tool calls"
             f" in {secs:.1f} s ({records / max(secs, 1e-9):,.0f} records/s)",
             file=sys.stderr,
         )

@@ -1,10 +1,10 @@
-"""Command line: `toolsieve parse [FILE]`, `toolsieve stream [FILE] [--chunk-size N]` and
-`toolsieve openai [FILE]` (rewrite a captured OpenAI SSE stream). All three take the declared
+"""Command line: `callsieve parse [FILE]`, `callsieve stream [FILE] [--chunk-size N]` and
+`callsieve openai [FILE]` (rewrite a captured OpenAI SSE stream). All three take the declared
 tools: `--tools-file tools.json` (names and schemas), `--tools A,B`, `--unknown-tools reject`.
-`toolsieve batch INPUT -o OUTPUT --field PATH [--workers N]` sieves logged completions
-(JSONL, or Parquet with the `batch` extra; `toolsieve.batch`). `toolsieve serve --upstream URL`
-runs the gateway server (`toolsieve.server`, the `server` extra);
-each of its flags can also come from an environment variable (`TOOLSIEVE_UPSTREAM`, …).
+`callsieve batch INPUT -o OUTPUT --field PATH [--workers N]` sieves logged completions
+(JSONL, or Parquet with the `batch` extra; `callsieve.batch`). `callsieve serve --upstream URL`
+runs the gateway server (`callsieve.server`, the `server` extra);
+each of its flags can also come from an environment variable (`CALLSIEVE_UPSTREAM`, …).
 
 Exit status: 0 on success, 1 when the input is not valid UTF-8 (for `openai`: not a readable
 chat-completion event stream, or one that ended without `data: [DONE]`; for `batch`: some records
@@ -31,7 +31,7 @@ from .sieve import FORMATS, Sieve, parse
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(2, f"toolsieve: error: {message}\n")
+        self.exit(2, f"callsieve: error: {message}\n")
 
 
 def _positive(v: str) -> int:
@@ -57,9 +57,9 @@ def _formats(v: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="toolsieve", description="Sieve tool calls out of raw LLM text.")
+    p = _Parser(prog="callsieve", description="Sieve tool calls out of raw LLM text.")
     build = "mypyc-compiled" if compiled else "pure Python"
-    p.add_argument("--version", action="version", version=f"toolsieve {__version__} ({build})")
+    p.add_argument("--version", action="version", version=f"callsieve {__version__} ({build})")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def declared(sp: argparse.ArgumentParser) -> None:
@@ -167,17 +167,17 @@ def _bool(v: str) -> bool:
 SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]] = [
     (
         "--upstream",
-        "TOOLSIEVE_UPSTREAM",
+        "CALLSIEVE_UPSTREAM",
         None,
         str,
         None,
         "base URL of the OpenAI-compatible upstream (…/v1)",
     ),
-    ("--host", "TOOLSIEVE_HOST", "127.0.0.1", str, None, "address to listen on (default 127.0.0.1)"),
-    ("--port", "TOOLSIEVE_PORT", "8080", _port, None, "port to listen on (default 8080; 0: any free port)"),
+    ("--host", "CALLSIEVE_HOST", "127.0.0.1", str, None, "address to listen on (default 127.0.0.1)"),
+    ("--port", "CALLSIEVE_PORT", "8080", _port, None, "port to listen on (default 8080; 0: any free port)"),
     (
         "--api-key",
-        "TOOLSIEVE_API_KEY",
+        "CALLSIEVE_API_KEY",
         None,
         str,
         None,
@@ -185,7 +185,7 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
     ),
     (
         "--mode",
-        "TOOLSIEVE_MODE",
+        "CALLSIEVE_MODE",
         "passthrough",
         str,
         ("passthrough", "prompt"),
@@ -193,25 +193,25 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
     ),
     (
         "--unknown-tools",
-        "TOOLSIEVE_UNKNOWN_TOOLS",
+        "CALLSIEVE_UNKNOWN_TOOLS",
         "keep",
         str,
         ("keep", "reject"),
         "calls to undeclared tools",
     ),
-    ("--timeout", "TOOLSIEVE_TIMEOUT", "600", _seconds, None, "upstream silence that ends a request (s)"),
+    ("--timeout", "CALLSIEVE_TIMEOUT", "600", _seconds, None, "upstream silence that ends a request (s)"),
     (
         "--keepalive",
-        "TOOLSIEVE_KEEPALIVE",
+        "CALLSIEVE_KEEPALIVE",
         "15",
         _seconds,
         None,
         "write ': keep-alive' after this silence (s)",
     ),
-    ("--formats", "TOOLSIEVE_FORMATS", None, _formats, None, "recognize only these markup formats (A,B)"),
+    ("--formats", "CALLSIEVE_FORMATS", None, _formats, None, "recognize only these markup formats (A,B)"),
     (
         "--reasoning",
-        "TOOLSIEVE_REASONING",
+        "CALLSIEVE_REASONING",
         "auto",
         str,
         REASONING_MODES,
@@ -219,7 +219,7 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
     ),
     (
         "--stream-arguments",
-        "TOOLSIEVE_STREAM_ARGUMENTS",
+        "CALLSIEVE_STREAM_ARGUMENTS",
         "no",
         _bool,
         None,
@@ -227,7 +227,7 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
     ),
     (
         "--workers",
-        "TOOLSIEVE_WORKERS",
+        "CALLSIEVE_WORKERS",
         "1",
         _positive,
         None,
@@ -238,7 +238,7 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
 
 def _serve_parser(sub: Any) -> None:
     help_ = "run the OpenAI-compatible gateway server (needs the server extra)"
-    sp = sub.add_parser("serve", help=help_, description=help_ + "; every flag also reads TOOLSIEVE_<FLAG>")
+    sp = sub.add_parser("serve", help=help_, description=help_ + "; every flag also reads CALLSIEVE_<FLAG>")
     for flag, env, _default, type_, choices, text in SERVE_FLAGS:
         if type_ is _bool:  # a switch that may also say no: --stream-arguments[=no]
             sp.add_argument(flag, nargs="?", const=True, default=None, type=type_, help=f"{text} [${env}]")
@@ -264,7 +264,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     parser.error(f"${env}: {raw!r} is not one of {', '.join(choices)}")
         values[key] = v
     if not values["upstream"]:
-        parser.error("serve needs --upstream URL (or $TOOLSIEVE_UPSTREAM)")
+        parser.error("serve needs --upstream URL (or $CALLSIEVE_UPSTREAM)")
     if not str(values["upstream"]).startswith(("http://", "https://")):
         parser.error(f"--upstream must be an http:// or https:// URL, got {values['upstream']!r}")
     try:
@@ -273,14 +273,14 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from .server import WORKER_CONFIG_ENV, WORKER_LOG_LEVEL_ENV, GatewayConfig, create_app, settle_gc
     except ImportError as exc:
         print(
-            f"toolsieve: serve needs the server extra: pip install 'toolsieve[server]' ({exc})",
+            f"callsieve: serve needs the server extra: pip install 'callsieve[server]' ({exc})",
             file=sys.stderr,
         )
         return 2
     import logging
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # toolsieve.server logs each request once
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # callsieve.server logs each request once
     config = GatewayConfig(
         upstream=values["upstream"],
         api_key=values["api_key"],
@@ -301,7 +301,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             for srv in self.servers:
                 for sock in srv.sockets:
                     host, port = sock.getsockname()[:2]
-                    print(f"toolsieve gateway listening on http://{host}:{port}", flush=True)
+                    print(f"callsieve gateway listening on http://{host}:{port}", flush=True)
                     return
 
     if workers == 1:
@@ -320,7 +320,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     os.environ[WORKER_CONFIG_ENV] = json.dumps(dataclasses.asdict(config))
     os.environ[WORKER_LOG_LEVEL_ENV] = args.log_level
     wconfig = uvicorn.Config(
-        "toolsieve.server:app_from_environ",
+        "callsieve.server:app_from_environ",
         factory=True,
         host=values["host"],
         port=values["port"],
@@ -331,7 +331,7 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     sock = wconfig.bind_socket()
     sock.listen(wconfig.backlog)  # connections wait in the backlog while the workers start
     host, port = sock.getsockname()[:2]
-    print(f"toolsieve gateway listening on http://{host}:{port}", flush=True)
+    print(f"callsieve gateway listening on http://{host}:{port}", flush=True)
     Multiprocess(wconfig, sockets=[sock]).run()
     return 0
 
@@ -341,15 +341,15 @@ def _read_tools(path: str) -> list[Any]:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except OSError as exc:
-        print(f"toolsieve: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"callsieve: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except (ValueError, RecursionError) as exc:
-        print(f"toolsieve: {path} is not JSON: {exc}", file=sys.stderr)
+        print(f"callsieve: {path} is not JSON: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         data = data["tools"]
     if not isinstance(data, list):
-        print(f"toolsieve: {path} must hold a list of tool definitions", file=sys.stderr)
+        print(f"callsieve: {path} must hold a list of tool definitions", file=sys.stderr)
         raise SystemExit(2)
     return data
 
@@ -388,15 +388,15 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
             out.write(b"data: [DONE]\n\n")
             out.flush()
         else:
-            print(f"toolsieve: {name}: the stream ended without data: [DONE] (cut off?)", file=sys.stderr)
+            print(f"callsieve: {name}: the stream ended without data: [DONE] (cut off?)", file=sys.stderr)
             return 1
     except (SSEFormatError, OpenAIFormatError) as exc:
-        print(f"toolsieve: {name}: {exc}", file=sys.stderr)
+        print(f"callsieve: {name}: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             raise
-        print(f"toolsieve: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"callsieve: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -407,7 +407,7 @@ def _open(path: str) -> BinaryIO:
     try:
         return open(path, "rb")
     except OSError as exc:
-        print(f"toolsieve: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"callsieve: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
 
@@ -430,10 +430,10 @@ def _decoded(stream: BinaryIO, name: str) -> Iterator[str]:
                 yield text
     except UnicodeDecodeError as exc:
         where = offset + exc.start
-        print(f"toolsieve: {name} is not valid UTF-8 (bad byte near offset {where})", file=sys.stderr)
+        print(f"callsieve: {name} is not valid UTF-8 (bad byte near offset {where})", file=sys.stderr)
         raise SystemExit(1) from None
     except OSError as exc:
-        print(f"toolsieve: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"callsieve: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
 

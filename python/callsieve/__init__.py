@@ -1,6 +1,6 @@
-"""toolsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
+"""callsieve: sieve tool calls out of raw LLM text, streaming, in linear time.
 
->>> from toolsieve import parse
+>>> from callsieve import parse
 >>> parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>').calls
 (ToolCall(name='ls', input={}),)
 """
@@ -13,7 +13,7 @@ from .errors import (
     OptionsError,
     SieveClosedError,
     SSEFormatError,
-    ToolsieveError,
+    CallsieveError,
 )
 from .events import Event, ParseResult, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import json_text
@@ -35,7 +35,7 @@ from .sse import aiter_chat_chunks, awrite_sse, iter_chat_chunks, iter_sse_event
 
 __version__ = "0.1.0"
 
-#: True in the mypyc-compiled build (`TOOLSIEVE_COMPILE=1`, setup.py): the scanner and its helpers
+#: True in the mypyc-compiled build (`CALLSIEVE_COMPILE=1`, setup.py): the scanner and its helpers
 #: are C extensions there. The same code either way; the pure-Python package is the reference.
 compiled: bool = (_scanner.__file__ or "").endswith((".so", ".pyd"))
 
@@ -55,7 +55,7 @@ __all__ = [
     "TextEvent",
     "ToolCall",
     "ToolCallsEvent",
-    "ToolsieveError",
+    "CallsieveError",
     "__version__",
     "aiter_chat_chunks",
     "apply_policy",

@@ -1,7 +1,7 @@
 """An OpenAI-compatible gateway server (ASGI, Starlette) in front of an upstream that writes DSML
-tool-call markup into `content`: `toolsieve serve --upstream URL`, or `create_app(...)` to mount
-in an existing ASGI application. Needs the `server` extra (`pip install 'toolsieve[server]'`:
-Starlette, uvicorn, httpx, httptools, prometheus_client); the rest of toolsieve has no dependencies.
+tool-call markup into `content`: `callsieve serve --upstream URL`, or `create_app(...)` to mount
+in an existing ASGI application. Needs the `server` extra (`pip install 'callsieve[server]'`:
+Starlette, uvicorn, httpx, httptools, prometheus_client); the rest of callsieve has no dependencies.
 
 Endpoints:
 
@@ -28,7 +28,7 @@ upstream response is closed). Backpressure: one event at a time between the upst
 the client write, so a slow client slows the upstream read; memory per stream stays bounded by
 the sieve's `max_capture_chars`.
 
-Logging: one line per request on the `toolsieve.server` logger (method, path, status, duration,
+Logging: one line per request on the `callsieve.server` logger (method, path, status, duration,
 stream, blocks, calls, rejected names, repaired blocks, capture-limit releases, how a stream
 ended); `/metrics` counts the same.
 """
@@ -57,11 +57,11 @@ try:
     from starlette.types import Receive, Scope, Send
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
-        f"toolsieve.server needs the server extra: pip install 'toolsieve[server]' ({exc})"
+        f"callsieve.server needs the server extra: pip install 'callsieve[server]' ({exc})"
     ) from exc
 
 from . import __version__
-from .errors import OpenAIFormatError, SSEFormatError, ToolsieveError
+from .errors import OpenAIFormatError, SSEFormatError, CallsieveError
 from .jsontext import json_text
 from .names import UnknownToolsPolicy
 from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion
@@ -73,15 +73,15 @@ from .strings import json_trim
 from .upstream import Body as UpstreamBody
 from .upstream import Transport as UpstreamTransport
 
-log = logging.getLogger("toolsieve.server")
+log = logging.getLogger("callsieve.server")
 
 MODES: Final = ("passthrough", "prompt")
 POLICIES: Final = ("keep", "reject")
 _KEEPALIVE: Final = b": keep-alive\n\n"
 _DONE_BYTES: Final = b"data: [DONE]\n\n"
-_USER_AGENT: Final = f"toolsieve/{__version__}"
-WORKER_CONFIG_ENV: Final = "TOOLSIEVE_WORKER_CONFIG"  # `toolsieve serve --workers N` to its workers
-WORKER_LOG_LEVEL_ENV: Final = "TOOLSIEVE_WORKER_LOG_LEVEL"
+_USER_AGENT: Final = f"callsieve/{__version__}"
+WORKER_CONFIG_ENV: Final = "CALLSIEVE_WORKER_CONFIG"  # `callsieve serve --workers N` to its workers
+WORKER_LOG_LEVEL_ENV: Final = "CALLSIEVE_WORKER_LOG_LEVEL"
 YOUNG_GC_THRESHOLD: Final = 10_000  # settle_gc: allocations before a young collection, at least
 _HOP_HEADERS: Final = frozenset(
     {"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
@@ -90,7 +90,7 @@ _HOP_HEADERS: Final = frozenset(
 
 @dataclass
 class GatewayConfig:
-    """The settings of one gateway (the flags of `toolsieve serve`)."""
+    """The settings of one gateway (the flags of `callsieve serve`)."""
 
     upstream: str
     api_key: str | None = None
@@ -107,7 +107,7 @@ class GatewayConfig:
         try:
             check_formats(self.formats)
             check_reasoning(self.reasoning)
-        except ToolsieveError as exc:
+        except CallsieveError as exc:
             raise ValueError(str(exc)) from None
         if not isinstance(self.stream_arguments, bool):
             raise ValueError(f"stream_arguments must be a bool, got {self.stream_arguments!r}")
@@ -132,25 +132,25 @@ class _Metrics:
 
     def __post_init__(self) -> None:
         r = self.registry
-        self.requests = Counter("toolsieve_requests", "Requests answered", ["endpoint", "status"], registry=r)
+        self.requests = Counter("callsieve_requests", "Requests answered", ["endpoint", "status"], registry=r)
         self.duration = Histogram(
-            "toolsieve_request_duration_seconds", "Time from request to the end of the answer",
+            "callsieve_request_duration_seconds", "Time from request to the end of the answer",
             ["endpoint"], registry=r,
         )  # fmt: skip
-        self.blocks = Counter("toolsieve_blocks", "Tool-call blocks recognized", registry=r)
-        self.calls = Counter("toolsieve_tool_calls", "Tool calls emitted", registry=r)
+        self.blocks = Counter("callsieve_blocks", "Tool-call blocks recognized", registry=r)
+        self.calls = Counter("callsieve_tool_calls", "Tool calls emitted", registry=r)
         self.rejected = Counter(
-            "toolsieve_rejected_calls", "Calls dropped by unknown_tools=reject", registry=r
+            "callsieve_rejected_calls", "Calls dropped by unknown_tools=reject", registry=r
         )
         self.capture = Counter(
-            "toolsieve_capture_limit_releases", "Blocks released as text at max_capture_chars", registry=r
+            "callsieve_capture_limit_releases", "Blocks released as text at max_capture_chars", registry=r
         )
         self.repaired = Counter(
-            "toolsieve_repaired_blocks", "Blocks the sieve had to repair (R3, D8, D26, D37)", registry=r
+            "callsieve_repaired_blocks", "Blocks the sieve had to repair (R3, D8, D26, D37)", registry=r
         )
-        self.upstream_errors = Counter("toolsieve_upstream_errors", "Upstream failures", ["kind"], registry=r)
-        self.disconnects = Counter("toolsieve_client_disconnects", "Clients that left mid-stream", registry=r)
-        self.active = Gauge("toolsieve_active_streams", "Streams in progress", registry=r)
+        self.upstream_errors = Counter("callsieve_upstream_errors", "Upstream failures", ["kind"], registry=r)
+        self.disconnects = Counter("callsieve_client_disconnects", "Clients that left mid-stream", registry=r)
+        self.active = Gauge("callsieve_active_streams", "Streams in progress", registry=r)
 
 
 def _error(status: int, message: str, type_: str, code: str | None = None) -> JSONResponse:
@@ -596,10 +596,10 @@ __all__ = [
 
 
 def settle_gc() -> None:
-    """For a process that serves the gateway (`toolsieve serve` and its workers), once started:
+    """For a process that serves the gateway (`callsieve serve` and its workers), once started:
     what exists then (modules, the app) moves to the GC's permanent generation, so the full
     collections that the many short-lived objects of concurrent streams still set off look at
-    the streams only (measured under W11: a full pass 29-46 ms of CPU -> 10 ms). toolsieve's own
+    the streams only (measured under W11: a full pass 29-46 ms of CPU -> 10 ms). callsieve's own
     objects free themselves by reference counting (python/tests/test_cycles.py), so the young
     generation may grow to YOUNG_GC_THRESHOLD allocations before a collection (at CPython's 700,
     one every few hundred events; W11, 13 s: 445 young, 41 middle and 3 full collections, 120 ms
@@ -612,8 +612,8 @@ def settle_gc() -> None:
 
 
 def app_from_environ() -> Starlette:
-    """The app of one worker of `toolsieve serve --workers N`: its `GatewayConfig` comes as JSON in
-    `$TOOLSIEVE_WORKER_CONFIG` (uvicorn spawns the workers; they inherit the environment)."""
+    """The app of one worker of `callsieve serve --workers N`: its `GatewayConfig` comes as JSON in
+    `$CALLSIEVE_WORKER_CONFIG` (uvicorn spawns the workers; they inherit the environment)."""
     logging.basicConfig(
         level=os.environ.get(WORKER_LOG_LEVEL_ENV, "info").upper(),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",

@@ -1,4 +1,4 @@
-"""The JSONL driver of docs/DRIVER.md: `python -m toolsieve.driver`.
+"""The JSONL driver of docs/DRIVER.md: `python -m callsieve.driver`.
 
 One request per input line, one response per request, in order; a bad request gets an error
 response and the driver goes on. Ops: `parse`, `stream`, and `call` (one library function by its
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Set
 from typing import Any, TextIO
 
-from .errors import BadRequest, ToolsieveError
+from .errors import BadRequest, CallsieveError
 from .events import ToolCall
 from .jsontext import dumps, jsonable, number_int
 from .names import apply_policy, resolve_tool_name
@@ -217,7 +217,7 @@ def serve(inp: TextIO, out: TextIO) -> None:
             resp = {"id": rid, "error": {"type": "BadRequest", "message": f"invalid JSON: {exc}"}}
         except BadRequest as exc:
             resp = {"id": rid, "error": {"type": "BadRequest", "message": str(exc)}}
-        except ToolsieveError as exc:
+        except CallsieveError as exc:
             resp = {"id": rid, "error": {"type": type(exc).__name__, "message": str(exc)}}
         except Exception as exc:  # the driver never stops on one request
             resp = {"id": rid, "error": {"type": "InternalError", "message": repr(exc)}}

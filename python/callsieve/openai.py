@@ -1,7 +1,7 @@
 """OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
 OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
 
-    from toolsieve.openai import rewrite_chat_completion_stream
+    from callsieve.openai import rewrite_chat_completion_stream
     for chunk in rewrite_chat_completion_stream(upstream_chunks, tools=request["tools"]):
         send(chunk)
 

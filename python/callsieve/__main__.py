@@ -1,0 +1,5 @@
+"""`python -m callsieve` is the `callsieve` command."""
+
+from .cli import run
+
+run()

@@ -1,5 +1,0 @@
-"""`python -m toolsieve` is the `toolsieve` command."""
-
-from .cli import run
-
-run()
