@@ -7,13 +7,13 @@
 
 from . import scanner as _scanner
 from .errors import (
+    CallsieveError,
     InputTypeError,
     MissingDependencyError,
     OpenAIFormatError,
     OptionsError,
     SieveClosedError,
     SSEFormatError,
-    CallsieveError,
 )
 from .events import Event, ParseResult, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import json_text
@@ -40,6 +40,7 @@ __version__ = "0.1.0"
 compiled: bool = (_scanner.__file__ or "").endswith((".so", ".pyd"))
 
 __all__ = [
+    "CallsieveError",
     "ChatCompletionStreamRewriter",
     "Event",
     "InputTypeError",
@@ -55,7 +56,6 @@ __all__ = [
     "TextEvent",
     "ToolCall",
     "ToolCallsEvent",
-    "CallsieveError",
     "__version__",
     "aiter_chat_chunks",
     "apply_policy",

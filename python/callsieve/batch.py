@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, BinaryIO, Final
 
-from .errors import MissingDependencyError, OptionsError, CallsieveError
+from .errors import CallsieveError, MissingDependencyError, OptionsError
 from .events import ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .jsontext import dumps
 from .openai import to_openai_tool_calls

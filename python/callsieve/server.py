@@ -61,7 +61,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import __version__
-from .errors import OpenAIFormatError, SSEFormatError, CallsieveError
+from .errors import CallsieveError, OpenAIFormatError, SSEFormatError
 from .jsontext import json_text
 from .names import UnknownToolsPolicy
 from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion

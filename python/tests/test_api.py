@@ -9,6 +9,7 @@ import pytest
 
 import callsieve
 from callsieve import (
+    CallsieveError,
     InputTypeError,
     OptionsError,
     ParseResult,
@@ -17,7 +18,6 @@ from callsieve import (
     TextEvent,
     ToolCall,
     ToolCallsEvent,
-    CallsieveError,
     parse,
 )
 

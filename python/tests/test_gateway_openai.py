@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from callsieve import InputTypeError, OptionsError, Sieve, TextEvent, ToolCall, CallsieveError, parse
+from callsieve import CallsieveError, InputTypeError, OptionsError, Sieve, TextEvent, ToolCall, parse
 from callsieve.openai import (
     ChatCompletionStreamRewriter,
     OpenAIFormatError,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from callsieve import InputTypeError, CallsieveError, sse
+from callsieve import CallsieveError, InputTypeError, sse
 from callsieve.sse import SSEEvent, SSEFormatError, iter_chat_chunks, iter_sse_events, write_sse
 
 STREAM = (
