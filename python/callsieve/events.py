@@ -14,13 +14,34 @@ class ToolCall:
 
     name: str
     input: dict[str, Any]
+    id: str | None = None  # the call's id where the model wrote one (Kimi-K2, Mistral)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not isinstance(self.input, dict):
             raise InputTypeError("ToolCall needs a str name and a dict input")
+        if self.id is not None and not isinstance(self.id, str):
+            raise InputTypeError("ToolCall's id must be a str or None")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "input": self.input}
+        if self.id is None:
+            return {"name": self.name, "input": self.input}
+        return {"name": self.name, "input": self.input, "id": self.id}
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A call of a recognized block that cannot be executed (R18.2): its raw text, why, and its
+    name when one could be read. Reported on the block's event, never shown as text."""
+
+    raw: str
+    reason: str
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"raw": self.raw, "reason": self.reason}
+        if self.name is not None:
+            d["name"] = self.name
+        return d
 
 
 @dataclass(frozen=True)
@@ -60,10 +81,19 @@ class ToolCallsEvent:
     calls: tuple[ToolCall, ...]
     raw: str
     rejected_tool_names: tuple[str, ...] = ()
+    format: str = ""  # the format row the block was read by (formats.py)
+    malformed: tuple[Malformed, ...] = ()  # R18.2: the block's calls that cannot be executed
+    repaired: tuple[str, ...] = ()  # the decisions of each repair applied (e.g. "D26")
     type: Literal["tool_calls"] = field(default="tool_calls", init=False)
 
     def __init__(
-        self, calls: tuple[ToolCall, ...], raw: str, rejected_tool_names: tuple[str, ...] = ()
+        self,
+        calls: tuple[ToolCall, ...],
+        raw: str,
+        rejected_tool_names: tuple[str, ...] = (),
+        format: str = "",
+        malformed: tuple[Malformed, ...] = (),
+        repaired: tuple[str, ...] = (),
     ) -> None:
         d = self.__dict__  # as TextEvent
         d["calls"], d["raw"], d["rejected_tool_names"], d["type"] = (
@@ -72,6 +102,7 @@ class ToolCallsEvent:
             rejected_tool_names,
             "tool_calls",
         )
+        d["format"], d["malformed"], d["repaired"] = format, malformed, repaired
 
     @property
     def source(self) -> str:
@@ -81,6 +112,10 @@ class ToolCallsEvent:
         d: dict[str, Any] = {"type": "tool_calls", "calls": [c.to_dict() for c in self.calls]}
         if self.rejected_tool_names:
             d["rejectedToolNames"] = list(self.rejected_tool_names)
+        if self.format:
+            d["format"] = self.format
+        if self.malformed:
+            d["malformed"] = [m.to_dict() for m in self.malformed]
         return d
 
 

@@ -202,7 +202,7 @@ def apply_policy(
         elif resolved == c.name:
             kept.append(c)
         else:
-            kept.append(ToolCall(resolved, c.input))
+            kept.append(ToolCall(resolved, c.input, c.id))
     return PolicyResult(tuple(kept), tuple(rejected), bool(calls) and not kept)
 
 

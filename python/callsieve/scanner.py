@@ -56,7 +56,9 @@ from typing import Any, Final
 
 from . import sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
+from .blocks import GRAMMARS, body_kind
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
+from .formats import ALL_FORMATS, BLOCK_FORMATS, FORMATS, Format
 from .sections import BARS, match_marker
 from .shell import (
     CLOSE_ANGLES,
@@ -78,17 +80,8 @@ from .shell import (
     skip_no_tag,
 )
 
-# The format layer (R14.9): every format the scanner recognizes, in one table, with what it adds.
-# A format is its recognizer (an opener tried at an open angle in TEXT), a capture, and fixtures.
-FORMATS: Final = {
-    "dsml": "R1-R3: <|DSML|tool_calls> and <tool_calls> blocks (match_tag, CAPTURE); the seed's dialect",
-    "function_calls": (
-        "R14.1-R14.3: <｜DSML｜function_calls> blocks and the `string` parameter attribute "
-        "(match_tag with the native keywords, CAPTURE)"
-    ),
-    "tokens": "R14.4-R14.5: <｜tool▁calls▁begin｜> token sections (sections.match_marker, TOKENS)",
-}
-ALL_FORMATS: Final = frozenset(FORMATS)
+# The format layer (R14.9, R17): the rows of formats.py. The shell and token engines live here;
+# the block engine's grammars in blocks.py, its holding mode (BLOCK) below.
 
 
 class Mode(IntEnum):
@@ -102,11 +95,12 @@ class Mode(IntEnum):
     JSON = 5
     TOKENS = 6
     REGION = 7
+    BLOCK = 8
 
 
 # The members as module constants: the hot paths compare them at every step, and an Enum
 # class's attribute access goes through EnumType's __getattr__ hook (slow in CPython).
-_M_TEXT, _M_RUN, _M_FENCE, _M_PENDING, _M_CAPTURE, _M_JSON, _M_TOKENS, _M_REGION = Mode
+_M_TEXT, _M_RUN, _M_FENCE, _M_PENDING, _M_CAPTURE, _M_JSON, _M_TOKENS, _M_REGION, _M_BLOCK = Mode
 
 
 class Level(IntEnum):
@@ -183,7 +177,7 @@ _PRE_PREFIX: Final = re.compile(r"<(?:p(?:r(?:e)?)?)?\Z", re.I)
 _COMMENT_PREFIX: Final = re.compile(r"<(?:!(?:-)?)?\Z")
 
 # The modes whose hold the capture limit bounds (_release_past_limit).
-_HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS, _M_JSON))
+_HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS, _M_JSON, _M_BLOCK))
 
 # FenceLine.step results
 WAIT: Final = 0  # consumed to the end of the buffer; still deciding
@@ -500,6 +494,47 @@ class _Section:
         self.over = False
 
 
+class _Block:
+    """BLOCK: a block of the block engine (R17), held from its opener to its closer."""
+
+    __slots__ = ("closer", "opener", "over", "parts", "rows", "size", "start")
+
+    def __init__(self) -> None:
+        self.rows: tuple[Format, ...] = ()  # the enabled rows sharing this opener
+        self.opener = ""
+        self.closer = ""
+        self.parts: list[str] = []
+        self.size = 0
+        self.start = 0
+        self.over = False
+
+
+# What the block engine recognizes at an open angle: marker -> the enabled rows it opens
+# (a closer maps to no rows: a stray closer, dropped, R18.3).
+_BlockMarkers = dict[str, tuple[Format, ...]]
+
+
+def block_markers(formats: frozenset[str]) -> _BlockMarkers:
+    out: _BlockMarkers = {}
+    for row in BLOCK_FORMATS:
+        if row.name in formats:
+            out[row.opener] = (*out.get(row.opener, ()), row)
+            out.setdefault(row.closer, ())
+    return out
+
+
+def match_block_marker(markers: _BlockMarkers, s: str, i: int, final: bool) -> tuple[str, int] | str:
+    """A block engine marker at `s[i]`: (marker, end), MORE (a marker cut by the end of the
+    input so far) or NO."""
+    more = False
+    for m in markers:
+        if s.startswith(m, i):
+            return m, i + len(m)
+        if not final and len(s) - i < len(m) and m.startswith(s[i:]):
+            more = True
+    return MORE if more else NO
+
+
 class _Json:
     """JSON: a JSON tool-call candidate in prose (R9)."""
 
@@ -562,6 +597,8 @@ class Scanner:
         self.cd = _Cdata()
         self.json = _Json()
         self.sec = _Section()
+        self.blk = _Block()
+        self._blocks = block_markers(formats)
         self.region = _REGIONS["cdata"]  # REGION: the closer of the open region, and its prefix
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
         self._prose_stop = -1  # absolute offset where this feed's prose skip stopped (-1: none)
@@ -634,6 +671,8 @@ class Scanner:
             self._overflow()  # (once a call is announced the limit stops applying, D37)
         elif self.mode == _M_TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
             self._sec_overflow()
+        elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
+            self._blk_overflow()
         elif self.mode == _M_JSON and at - self.json.start >= self.max_capture:
             self._json_release()
             step = _STEPS
@@ -774,6 +813,18 @@ class Scanner:
 
     def _text_tag(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
+        if self._blocks and buf[pos] == "<":
+            bm = match_block_marker(self._blocks, buf, pos, final)
+            if bm is MORE:
+                return False
+            if isinstance(bm, tuple):
+                self.line.indent = -1
+                rows = self._blocks[bm[0]]
+                if rows:
+                    self._start_block(rows, bm[0], bm[1])
+                else:  # R18.3: a stray closer is not content
+                    self.pos = bm[1]
+                return True
         mk = self._marker(buf, pos, final)
         if mk is MORE:
             return False
@@ -993,6 +1044,12 @@ class Scanner:
                 if isinstance(mk, tuple) and mk[0] == sections.SECTION_BEGIN:
                     self._pending_literal(p.line_start)
                     return True
+                bm = match_block_marker(self._blocks, buf, pos, final) if self._blocks else NO
+                if bm is MORE:
+                    return False
+                if isinstance(bm, tuple) and self._blocks[bm[0]]:
+                    self._pending_literal(p.line_start)
+                    return True
                 r = self._tag(buf, pos, final)
                 if r is MORE:
                     return False
@@ -1020,6 +1077,14 @@ class Scanner:
             self.pos = pos + 1
             return True
         if c in OPEN_ANGLES:
+            bm = match_block_marker(self._blocks, buf, pos, final) if self._blocks else NO
+            if bm is MORE:
+                return False
+            if isinstance(bm, tuple):  # a block or a stray closer: meaning depends on the span
+                self._p_hold_here(self._abs(pos))
+                self._p_put(buf[pos : bm[1]])
+                self.pos = bm[1]
+                return True
             mk = self._marker(buf, pos, final)
             if mk is MORE:
                 return False
@@ -1939,6 +2004,103 @@ class Scanner:
         return self._fail()
 
 
+    # ---- BLOCK (the block engine, R17) --------------------------------------------------
+
+    def _start_block(self, rows: tuple[Format, ...], opener: str, end: int) -> None:
+        self.mode = _M_BLOCK
+        blk = self.blk
+        blk.rows, blk.opener, blk.closer = rows, opener, rows[0].closer
+        blk.parts, blk.size, blk.over = [], 0, False
+        blk.start = self._abs(self.pos)
+        self.pos = end
+
+    def _m_block(self, final: bool) -> bool:
+        """Hold the body to the closer. Only a suffix that may begin the closer stays in `buf`,
+        so each character is searched once, plus at most the closer's length again."""
+        blk = self.blk
+        buf, pos = self.buf, self.pos
+        n = len(buf)
+        closer = blk.closer
+        i = buf.find(closer, pos)
+        if i >= 0:
+            self._blk_take(buf[pos:i])
+            self.pos = i + len(closer)
+            return self._blk_end(True)
+        if final:
+            self._blk_take(buf[pos:])
+            self.pos = n
+            return self._blk_end(False)
+        keep = n
+        for j in range(max(pos, n - len(closer) + 1), n):
+            if closer.startswith(buf[j:]):
+                keep = j
+                break
+        if keep > pos:
+            self._blk_take(buf[pos:keep])
+            self.pos = keep
+        return False
+
+    def _blk_take(self, s: str) -> None:
+        blk = self.blk
+        if blk.over:
+            self._emit(s)
+            return
+        blk.parts.append(s)
+        blk.size += len(s)
+        if blk.size > self.max_capture:
+            self._blk_overflow()
+
+    def _blk_overflow(self) -> None:
+        """Past max_capture the block is released as text (with a note) and, to its closer,
+        the rest goes out as text as it comes (D43)."""
+        blk = self.blk
+        self._flush_text()
+        self.out.append(TextEvent(blk.opener + "".join(blk.parts), "capture_limit"))
+        blk.parts, blk.over = [], True
+
+    def _blk_end(self, closed: bool) -> bool:
+        blk = self.blk
+        closer = blk.closer if closed else ""
+        if blk.over:
+            self._emit(closer)
+            self._text_resumes("x" + closer)
+            return True
+        body = "".join(blk.parts)
+        blk.parts = []
+        self.work += len(body)
+        row = _row_for(blk.rows, body)
+        got = GRAMMARS[row.grammar](body) if row is not None else None
+        raw = blk.opener + body + closer
+        if (
+            row is None
+            or got is None
+            or (not got.calls and not got.malformed)
+            or (not closed and (not row.eof_repair or not got.calls or got.malformed))
+        ):
+            self._emit(raw)  # R4: not a block of an enabled format; nothing is lost
+            self._text_resumes(raw)
+            return True
+        self.saw = True
+        self._flush_text()
+        calls = tuple(ToolCall(self._name(c.name), c.input, c.id) for c in got.calls)
+        repaired = () if closed else ("D44",)
+        self.out.append(ToolCallsEvent(calls, raw, (), row.name, tuple(got.malformed), repaired))
+        self.mode = _M_TEXT
+        self.line.mid_line()
+        return True
+
+
+def _row_for(rows: tuple[Format, ...], body: str) -> Format | None:
+    """The row of a shared opener that reads this body (formats.py: `body`)."""
+    if len(rows) == 1 and not rows[0].body:
+        return rows[0]
+    kind = body_kind(body)
+    for row in rows:
+        if row.body == kind:
+            return row
+    return None
+
+
 # The steps indexed by Mode, as plain functions: a tuple of bound methods kept on the Scanner
 # would make every Scanner a reference cycle, which only the cyclic GC's full passes free.
 _STEPS: Final = (
@@ -1950,6 +2112,7 @@ _STEPS: Final = (
     Scanner._m_json,
     Scanner._m_tokens,
     Scanner._m_region,
+    Scanner._m_block,
 )
 
 

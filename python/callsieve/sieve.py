@@ -32,7 +32,8 @@ from .events import (
 )
 from .names import apply_policy, check_policy, declared_names
 from .reasoning import Phase, ReasoningGate, ReasoningMode, check_reasoning
-from .scanner import ALL_FORMATS, FORMATS, Scanner
+from .formats import DEFAULT_FORMATS, FORMATS, Preset, check_preset
+from .scanner import Scanner
 from .schema import check_tools, normalize_input
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
@@ -55,9 +56,15 @@ class Sieve:
         json_tool_calls: bool = False,
         max_capture_chars: int = DEFAULT_MAX_CAPTURE,
         formats: Iterable[str] | None = None,
-        reasoning: ReasoningMode = "auto",
+        reasoning: ReasoningMode | None = None,
         stream_arguments: bool = False,
+        preset: str | None = None,
     ) -> None:
+        self.preset: Preset | None = check_preset(preset)
+        if formats is None and self.preset is not None:
+            formats = self.preset.formats
+        if reasoning is None:
+            reasoning = "auto" if self.preset is None else self.preset.reasoning  # type: ignore[assignment]
         self.tools = check_tools(tools)
         self.reasoning = check_reasoning(reasoning)
         if not isinstance(stream_arguments, bool):
@@ -154,11 +161,11 @@ class Sieve:
         r = apply_policy(e.calls, self.tool_names, self.unknown_tools)
         calls = r.calls if self.tools is None else tuple(self._normalized(c) for c in r.calls)
         self._rejected.update(dict.fromkeys(r.rejected_tool_names))
-        return ToolCallsEvent(calls, e.raw, r.rejected_tool_names)
+        return ToolCallsEvent(calls, e.raw, r.rejected_tool_names, e.format, e.malformed, e.repaired)
 
     def _normalized(self, c: ToolCall) -> ToolCall:
         inp = normalize_input(c.name, c.input, self.tools)
-        return c if inp is c.input else ToolCall(c.name, inp)
+        return c if inp is c.input else ToolCall(c.name, inp, c.id)
 
     @property
     def rejected_tool_names(self) -> tuple[str, ...]:
@@ -180,9 +187,10 @@ class Sieve:
 
 
 def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
-    """The `formats` option (R14.9, D23): None means every format; else names from FORMATS."""
+    """The `formats` option (R14.9, D23): None means the default formats (R19.3: every format
+    that is unambiguous); else names from FORMATS."""
     if formats is None:
-        return ALL_FORMATS
+        return DEFAULT_FORMATS
     if isinstance(formats, (str, Mapping)) or not isinstance(formats, Iterable):
         raise InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']")
     names = list(formats)
@@ -203,8 +211,9 @@ def parse(
     json_tool_calls: bool = False,
     max_capture_chars: int = DEFAULT_MAX_CAPTURE,
     formats: Iterable[str] | None = None,
-    reasoning: ReasoningMode = "auto",
+    reasoning: ReasoningMode | None = None,
     stream_arguments: bool = False,
+    preset: str | None = None,
 ) -> ParseResult:
     """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls.
     `rejected_by_policy` is true when calls were found and `unknown_tools="reject"` left none."""
@@ -219,6 +228,7 @@ def parse(
         formats=formats,
         reasoning=reasoning,
         stream_arguments=stream_arguments,
+        preset=preset,
     )
     events = sieve.feed(text) + sieve.flush()
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]

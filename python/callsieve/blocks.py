@@ -1,0 +1,380 @@
+"""The block engine's grammars (R17): the body of one held block, read once it is whole.
+
+The scanner holds a block from its opener (an exact special token) to its closer, then hands the
+body to the grammar of the format row (formats.py). Reading a whole body is linear: every marker
+search runs forward from the last one (`_Finder` remembers each marker's next position, so a body
+of many parameters is never searched again from its start).
+
+A grammar returns the calls and the malformed ones (R18.2: raw text and reason, never text), in
+block order, or None when the body is not this format at all (the block is then text, R4).
+Values written as raw text are strings here; the declared tools' schemas type them later (R17.9,
+R12), and GLM's JSON-looking values decode as its reference parser does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from . import strings, values
+from .jsontext import json_text
+from .events import Malformed, ToolCall
+
+# A tool name as the block formats write it: no blank, no markup, not prose.
+_NAME: Final = re.compile(r"[^\s<>\"'`{}\[\],;]{1,256}")
+MAX_NAME: Final = 256
+
+
+@dataclass(slots=True)
+class Body:
+    """What a grammar read: the calls and the malformed ones, in block order."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    malformed: list[Malformed] = field(default_factory=list)
+
+    def bad(self, raw: str, reason: str, name: str | None = None) -> None:
+        self.malformed.append(Malformed(raw, reason, name))
+
+
+class _Finder:
+    """Forward-only marker search over one body: each marker's text is scanned at most once."""
+
+    __slots__ = ("at", "s")
+
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.at: dict[str, int] = {}
+
+    def find(self, marker: str, i: int) -> int:
+        """The first `marker` at or after `i` (-1: none); `i` never decreases per marker."""
+        k = self.at.get(marker, -2)
+        if k == -1 or (k >= i):
+            return k
+        k = self.s.find(marker, i)
+        self.at[marker] = k
+        return k
+
+
+def _name_ok(name: str) -> bool:
+    return _NAME.fullmatch(name) is not None
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    ok, v = values.json_value(text)
+    return v if ok and isinstance(v, dict) else None
+
+
+# ---- R17.1 Hermes: one JSON object per block ---------------------------------------------------
+
+
+def json_call(body: str) -> Body | None:
+    """`{"name": N, "arguments": {…}}`; `parameters` is an alias, an `arguments` string holding
+    an object is decoded once. A JSON array of such objects is several calls (some templates)."""
+    out = Body()
+    ok, v = values.json_value(body)
+    if not ok:
+        out.bad(strings.trim(body), "not JSON")
+        return out
+    items = v if isinstance(v, list) and v else [v]
+    for item in items:
+        _json_item(item, out, body if len(items) == 1 else None)
+    return out
+
+
+def _json_item(item: Any, out: Body, raw: str | None) -> None:
+    text = strings.trim(raw) if raw is not None else json_text(item)
+    if not isinstance(item, dict):
+        out.bad(text, "not a JSON object")
+        return
+    name = item.get("name")
+    if not isinstance(name, str) or not strings.trim(name):
+        out.bad(text, "no name")
+        return
+    name = strings.trim(name)
+    args = item.get("arguments", item.get("parameters", {}))
+    if isinstance(args, str):
+        obj = _json_object(args) if strings.trim(args) else {}
+        if obj is None:
+            out.bad(text, "arguments are not a JSON object", name)
+            return
+        args = obj
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        out.bad(text, "arguments are not a JSON object", name)
+        return
+    call_id = item.get("id")
+    out.calls.append(ToolCall(name, args, call_id if isinstance(call_id, str) and call_id else None))
+
+
+# ---- R17.2 Qwen3-Coder / Seed-OSS: <function=NAME><parameter=KEY>VALUE</parameter></function> ---
+
+_FN: Final = "<function="
+_FN_END: Final = "</function>"
+_P: Final = "<parameter="
+_P_END: Final = "</parameter>"
+
+
+def _one_newline(v: str) -> str:
+    """Exactly one newline after the opening tag and one before the closing tag are markup."""
+    if v.startswith("\r\n"):
+        v = v[2:]
+    elif v.startswith("\n"):
+        v = v[1:]
+    if v.endswith("\r\n"):
+        v = v[:-2]
+    elif v.endswith("\n"):
+        v = v[:-1]
+    return v
+
+
+def function_tags(body: str) -> Body | None:
+    out = Body()
+    f = _Finder(body)
+    i = _skip_blank(body, 0)
+    if not body.startswith(_FN, i):
+        return None
+    n = len(body)
+    while i < n:
+        if not body.startswith(_FN, i):
+            rest = strings.trim(body[i:])
+            if rest:
+                out.bad(rest, "text between calls")
+            break
+        gt = body.find(">", i + len(_FN), min(n, i + len(_FN) + MAX_NAME + 1))
+        nxt = f.find(_FN, i + len(_FN))
+        end = f.find(_FN_END, i)
+        stop = min(x for x in (nxt, end, n) if x >= 0)
+        call_end = end + len(_FN_END) if end >= 0 and end == stop else stop
+        raw = body[i:call_end]
+        if gt < 0 or gt > stop:
+            out.bad(strings.trim(raw), "unterminated function tag")
+            i = _skip_blank(body, call_end)
+            continue
+        name = strings.trim(body[i + len(_FN) : gt])
+        if not _name_ok(name):
+            out.bad(strings.trim(raw), "invalid name", name or None)
+            i = _skip_blank(body, call_end)
+            continue
+        args = _parameters(body, gt + 1, stop, f)
+        if args is None:
+            out.bad(strings.trim(raw), "broken parameter", name)
+        else:
+            out.calls.append(ToolCall(name, args))
+        i = _skip_blank(body, call_end)
+    return out
+
+
+def _parameters(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | None:
+    args: dict[str, Any] = {}
+    while True:
+        i = _skip_blank(body, i, stop)
+        if i >= stop:
+            return args
+        if not body.startswith(_P, i):
+            return None  # text where a parameter belongs
+        gt = body.find(">", i + len(_P), min(stop, i + len(_P) + MAX_NAME + 1))
+        if gt < 0:
+            return None
+        key = strings.trim(body[i + len(_P) : gt])
+        if not key:
+            return None
+        # the value ends at its closing tag, or (a missing one) at the next parameter or the end
+        close = f.find(_P_END, gt + 1)
+        nxt = f.find(_P, gt + 1)
+        ends = [x for x in (close, nxt, stop) if 0 <= x <= stop]
+        v_end = min(ends)
+        args[key] = _one_newline(body[gt + 1 : v_end])
+        i = v_end + len(_P_END) if v_end == close else v_end
+
+
+def _skip_blank(s: str, i: int, stop: int = -1) -> int:
+    n = len(s) if stop < 0 else stop
+    while i < n and s[i] in strings.JS_SPACE:
+        i += 1
+    return i
+
+
+# ---- R17.3 GLM: NAME<arg_key>K</arg_key><arg_value>V</arg_value> ------------------------------
+
+_K: Final = "<arg_key>"
+_K_END: Final = "</arg_key>"
+_V: Final = "<arg_value>"
+_V_END: Final = "</arg_value>"
+
+
+def arg_pairs(body: str) -> Body | None:
+    out = Body()
+    k = body.find(_K)
+    name = strings.trim(body if k < 0 else body[:k])
+    if not _name_ok(name):
+        return None  # no name where GLM writes one: not this format (a `<tool_call>` in prose)
+    args: dict[str, Any] = {}
+    i = len(body) if k < 0 else k
+    n = len(body)
+    while True:
+        i = _skip_blank(body, i)
+        if i >= n:
+            break
+        ke = body.find(_K_END, i) if body.startswith(_K, i) else -1
+        vs = _skip_blank(body, ke + len(_K_END)) if ke >= 0 else -1
+        ve = body.find(_V_END, vs) if vs >= 0 and body.startswith(_V, vs) else -1
+        if ve < 0:
+            out.bad(strings.trim(body), "broken argument pair", name)
+            return out
+        key = strings.trim(body[i + len(_K) : ke])
+        args[key] = glm_value(body[vs + len(_V) : ve])
+        i = ve + len(_V_END)
+    out.calls.append(ToolCall(name, args))
+    return out
+
+
+def glm_value(v: str) -> Any:
+    """GLM's reference reading of a value without a schema: JSON, then a Python literal's
+    `True` / `False` / `None`, else the string as written."""
+    ok, got = values.json_value(v)
+    if ok:
+        return got
+    t = strings.trim(v)
+    if t == "True":
+        return True
+    if t == "False":
+        return False
+    if t == "None":
+        return None
+    return v
+
+
+# ---- R17.4 MiniMax-M2: <invoke name="N"><parameter name="K">V</parameter></invoke> ------------
+
+_INV: Final = re.compile(r'<invoke[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>')
+_PARAM: Final = re.compile(
+    r'<parameter[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>'
+)
+_INV_END: Final = "</invoke>"
+_PARAM_END: Final = "</parameter>"
+
+
+def invoke_tags(body: str) -> Body | None:
+    out = Body()
+    f = _Finder(body)
+    n = len(body)
+    i = _skip_blank(body, 0)
+    if i >= n:
+        return None
+    while i < n:
+        m = _INV.match(body, i)
+        if m is None:
+            nxt = f.find("<invoke", i + 1)
+            stop = n if nxt < 0 else nxt
+            out.bad(strings.trim(body[i:stop]), "not an invoke")
+            i = _skip_blank(body, stop)
+            continue
+        name = strings.trim(m.group(1) or m.group(2) or m.group(3) or "")
+        end = f.find(_INV_END, m.end())
+        nxt = f.find("<invoke", m.end())
+        stop = min(x for x in (end, nxt, n) if x >= 0)
+        call_end = end + len(_INV_END) if end >= 0 and end == stop else stop
+        raw = strings.trim(body[i:call_end])
+        args = _named_params(body, m.end(), stop, f)
+        if not _name_ok(name):
+            out.bad(raw, "invalid name", name or None)
+        elif args is None:
+            out.bad(raw, "broken parameter", name)
+        else:
+            out.calls.append(ToolCall(name, args))
+        i = _skip_blank(body, call_end)
+    return out
+
+
+def _named_params(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | None:
+    args: dict[str, Any] = {}
+    while True:
+        i = _skip_blank(body, i, stop)
+        if i >= stop:
+            return args
+        m = _PARAM.match(body, i)
+        if m is None or m.end() > stop:
+            return None
+        key = strings.trim(m.group(1) or m.group(2) or m.group(3) or "")
+        close = f.find(_PARAM_END, m.end())
+        if not key or close < 0 or close > stop:
+            return None
+        args[key] = strings.trim(body[m.end() : close])
+        i = close + len(_PARAM_END)
+
+
+# ---- R17.5 Kimi-K2: <|tool_call_begin|>ID<|tool_call_argument_begin|>JSON<|tool_call_end|> -----
+
+_KB: Final = "<|tool_call_begin|>"
+_KA: Final = "<|tool_call_argument_begin|>"
+_KE: Final = "<|tool_call_end|>"
+
+
+def kimi_calls(body: str) -> Body | None:
+    out = Body()
+    f = _Finder(body)
+    n = len(body)
+    i = _skip_blank(body, 0)
+    while i < n:
+        if not body.startswith(_KB, i):
+            nxt = f.find(_KB, i)
+            stop = n if nxt < 0 else nxt
+            out.bad(strings.trim(body[i:stop]), "text between calls")
+            i = stop
+            continue
+        end = f.find(_KE, i)
+        nxt = f.find(_KB, i + len(_KB))
+        if end < 0 or (0 <= nxt < end):
+            stop = n if nxt < 0 else nxt
+            out.bad(strings.trim(body[i:stop]), "call without its end")
+            i = stop
+            continue
+        raw = body[i : end + len(_KE)]
+        sep = f.find(_KA, i)
+        if sep < 0 or sep > end:
+            out.bad(raw, "no argument marker")
+        else:
+            call_id = strings.trim(body[i + len(_KB) : sep])
+            name = kimi_name(call_id)
+            args = _json_object(body[sep + len(_KA) : end]) if strings.trim(body[sep + len(_KA) : end]) else {}
+            if not _name_ok(name):
+                out.bad(raw, "invalid name", name or None)
+            elif args is None:
+                out.bad(raw, "arguments are not a JSON object", name)
+            else:
+                out.calls.append(ToolCall(name, args, call_id))
+        i = _skip_blank(body, end + len(_KE))
+    return out
+
+
+def kimi_name(call_id: str) -> str:
+    """`functions.NAME:INDEX` -> NAME; an id without the prefix or index is the name as written."""
+    s = call_id
+    if s.startswith("functions."):
+        s = s[len("functions.") :]
+    c = s.rfind(":")
+    if c > 0 and s[c + 1 :].isdigit():
+        s = s[:c]
+    return strings.trim(s)
+
+
+GRAMMARS: Final = {
+    "json_call": json_call,
+    "function_tags": function_tags,
+    "arg_pairs": arg_pairs,
+    "invoke_tags": invoke_tags,
+    "kimi_calls": kimi_calls,
+}
+
+
+def body_kind(body: str) -> str:
+    """How a body starts, to tell apart the rows that share an opener (`<tool_call>`): `json`,
+    `function` or `name`."""
+    i = _skip_blank(body, 0)
+    if i < len(body) and body[i] in "{[":
+        return "json"
+    if body.startswith(_FN, i):
+        return "function"
+    return "name"
