@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from . import strings, values
-from .jsontext import json_text
 from .events import Malformed, ToolCall
+from .jsontext import json_text
 
 # A tool name as the block formats write it: no blank, no markup, not prose.
 _NAME: Final = re.compile(r"[^\s<>\"'`{}\[\],;]{1,256}")
@@ -248,7 +248,9 @@ def glm_value(v: str) -> Any:
 
 # ---- R17.4 MiniMax-M2: <invoke name="N"><parameter name="K">V</parameter></invoke> ------------
 
-_INV: Final = re.compile(r'<invoke[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>')
+_INV: Final = re.compile(
+    r'<invoke[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>'
+)
 _PARAM: Final = re.compile(
     r'<parameter[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>'
 )
@@ -338,7 +340,9 @@ def kimi_calls(body: str) -> Body | None:
         else:
             call_id = strings.trim(body[i + len(_KB) : sep])
             name = kimi_name(call_id)
-            args = _json_object(body[sep + len(_KA) : end]) if strings.trim(body[sep + len(_KA) : end]) else {}
+            args = (
+                _json_object(body[sep + len(_KA) : end]) if strings.trim(body[sep + len(_KA) : end]) else {}
+            )
             if not _name_ok(name):
                 out.bad(raw, "invalid name", name or None)
             elif args is None:

@@ -31,7 +31,16 @@ from .schema import normalize_input
 from .sieve import Sieve, coalesce, parse
 
 KNOWN_OPTIONS = frozenset(
-    {"toolNames", "tools", "unknownTools", "jsonToolCalls", "formats", "reasoning", "streamArguments"}
+    {
+        "toolNames",
+        "tools",
+        "unknownTools",
+        "jsonToolCalls",
+        "formats",
+        "reasoning",
+        "streamArguments",
+        "preset",
+    }
 )
 
 
@@ -71,6 +80,10 @@ def _options(req: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(opts["reasoning"], str):
             raise BadRequest("reasoning must be a string")
         out["reasoning"] = opts["reasoning"]
+    if "preset" in opts:
+        if not isinstance(opts["preset"], str):
+            raise BadRequest("preset must be a string")
+        out["preset"] = opts["preset"]
     return out
 
 

@@ -2003,7 +2003,6 @@ class Scanner:
             return True
         return self._fail()
 
-
     # ---- BLOCK (the block engine, R17) --------------------------------------------------
 
     def _start_block(self, rows: tuple[Format, ...], opener: str, end: int) -> None:

@@ -30,9 +30,9 @@ from .events import (
     ToolCallsEvent,
     ToolCallStartEvent,
 )
+from .formats import DEFAULT_FORMATS, FORMATS, Preset, check_preset
 from .names import apply_policy, check_policy, declared_names
 from .reasoning import Phase, ReasoningGate, ReasoningMode, check_reasoning
-from .formats import DEFAULT_FORMATS, FORMATS, Preset, check_preset
 from .scanner import Scanner
 from .schema import check_tools, normalize_input
 

@@ -42,8 +42,9 @@ def options(case: dict[str, Any]) -> dict[str, Any]:
         "unknown_tools": opts.get("unknownTools", "keep"),
         "json_tool_calls": opts.get("jsonToolCalls", False),
         "formats": opts.get("formats"),
-        "reasoning": opts.get("reasoning", "auto"),
+        "reasoning": opts.get("reasoning"),
         "stream_arguments": opts.get("streamArguments", False),
+        "preset": opts.get("preset"),
     }
 
 
