@@ -21,9 +21,10 @@ from . import strings, values
 from .events import Malformed, ToolCall
 from .jsontext import json_text
 
-# A tool name as the block formats write it: no blank, no markup, not prose.
-_NAME: Final = re.compile(r"[^\s<>\"'`{}\[\],;]{1,256}")
-MAX_NAME: Final = 256
+# A tool name as the block formats write it: no blank, no markup, not prose (one class in every
+# runtime: JavaScript's blanks, not the regex engine's idea of a blank).
+_NOT_NAME: Final = strings.JS_SPACE + "<>\"'`{}[],;"
+_NAME: Final = re.compile("[^" + re.escape(_NOT_NAME) + "]{1,256}")
 
 
 @dataclass(slots=True)
@@ -142,13 +143,13 @@ def function_tags(body: str) -> Body | None:
             if rest:
                 out.bad(rest, "text between calls")
             break
-        gt = body.find(">", i + len(_FN), min(n, i + len(_FN) + MAX_NAME + 1))
         nxt = f.find(_FN, i + len(_FN))
         end = f.find(_FN_END, i)
         stop = min(x for x in (nxt, end, n) if x >= 0)
         call_end = end + len(_FN_END) if end >= 0 and end == stop else stop
         raw = body[i:call_end]
-        if gt < 0 or gt > stop:
+        gt = body.find(">", i + len(_FN), stop)
+        if gt < 0:
             out.bad(strings.trim(raw), "unterminated function tag")
             i = _skip_blank(body, call_end)
             continue
@@ -174,7 +175,7 @@ def _parameters(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | No
             return args
         if not body.startswith(_P, i):
             return None  # text where a parameter belongs
-        gt = body.find(">", i + len(_P), min(stop, i + len(_P) + MAX_NAME + 1))
+        gt = body.find(">", i + len(_P), stop)
         if gt < 0:
             return None
         key = strings.trim(body[i + len(_P) : gt])
@@ -248,12 +249,10 @@ def glm_value(v: str) -> Any:
 
 # ---- R17.4 MiniMax-M2: <invoke name="N"><parameter name="K">V</parameter></invoke> ------------
 
-_INV: Final = re.compile(
-    r'<invoke[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>'
-)
-_PARAM: Final = re.compile(
-    r'<parameter[ \t]+name=(?:"([^"<>\n]{0,256})"|\'([^\'<>\n]{0,256})\'|([^\s"\'<>]{1,256}))[ \t]*>'
-)
+# `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+_ATTR: Final = "name=(?:\"([^\"<>\\n]{0,256})\"|'([^'<>\\n]{0,256})'|([^ \\t\\n\\r\"'<>]{1,256}))[ \\t]*>"
+_INV: Final = re.compile("<invoke[ \\t]+" + _ATTR)
+_PARAM: Final = re.compile("<parameter[ \\t]+" + _ATTR)
 _INV_END: Final = "</invoke>"
 _PARAM_END: Final = "</parameter>"
 
@@ -359,10 +358,12 @@ def kimi_name(call_id: str) -> str:
     if s.startswith("functions."):
         s = s[len("functions.") :]
     c = s.rfind(":")
-    if c > 0 and s[c + 1 :].isdigit():
+    if c > 0 and _DIGITS.fullmatch(s, c + 1) is not None:
         s = s[:c]
     return strings.trim(s)
 
+
+_DIGITS: Final = re.compile("[0-9]+")
 
 GRAMMARS: Final = {
     "json_call": json_call,
