@@ -226,19 +226,77 @@ def section(rng: random.Random) -> str:
     return text
 
 
+# R17: the block engine's families, each as a body template; {n} a name, {k} a key, {v} a value.
+FAMILY_CALLS = {
+    "<tool_call>": [
+        '{{"name": "{n}", "arguments": {{"{k}": "{v}"}}}}',
+        '{{"name": "{n}", "arguments": "{{\\"{k}\\": 1}}"}}',
+        '{{"name": "{n}", "parameters": {{}}, "id": "c1"}}',
+        "\n<function={n}>\n<parameter={k}>\n{v}\n</parameter>\n</function>\n",
+        "<function={n}><parameter={k}>{v}</parameter><parameter=x>1</function>",
+        "{n}\n<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n",
+        "{n}<arg_key>{k}</arg_key><arg_value>[1, 2]</arg_value>"
+        "<arg_key>b</arg_key><arg_value>True</arg_value>",
+        "{n}",
+        "{{bad json",
+    ],
+    "<seed:tool_call>": ["\n<function={n}>\n<parameter={k}>\n{v}\n</parameter>\n</function>\n"],
+    "<minimax:tool_call>": [
+        '\n<invoke name="{n}">\n<parameter name="{k}">{v}</parameter>\n</invoke>\n',
+        '<invoke name="{n}"><parameter name="{k}">{v}</parameter></invoke><invoke name="b"></invoke>',
+        "<invoke name={n}><parameter name='{k}'>{v}</invoke>",
+    ],
+    "<|tool_calls_section_begin|>": [
+        '<|tool_call_begin|>functions.{n}:0<|tool_call_argument_begin|>{{"{k}": "{v}"}}<|tool_call_end|>',
+        "<|tool_call_begin|>functions.{n}:1<|tool_call_argument_begin|>{{}}<|tool_call_end|>\n"
+        "<|tool_call_begin|>functions.b:2<|tool_call_argument_begin|>[1]<|tool_call_end|>",
+    ],
+}
+FAMILY_CLOSERS = {
+    "<tool_call>": "</tool_call>",
+    "<seed:tool_call>": "</seed:tool_call>",
+    "<minimax:tool_call>": "</minimax:tool_call>",
+    "<|tool_calls_section_begin|>": "<|tool_calls_section_end|>",
+}
+FAMILY_VALUES = ["src/a.py", 'say "hi" & <b>', "line1\nline2", "3", "caf\u00e9 \U0001f600", ""]
+
+
+def family_block(rng: random.Random) -> str:
+    """A block of an R17 family, sometimes cut, broken or with a stray closer."""
+    opener = rng.choice(list(FAMILY_CALLS))
+    n = rng.choice(["read_file", "get_weather", "", "a b", "run"])
+    k = rng.choice(["path", "city", "q"])
+    body = rng.choice(FAMILY_CALLS[opener]).format(n=n, k=k, v=rng.choice(FAMILY_VALUES))
+    r = rng.random()
+    closer = FAMILY_CLOSERS[opener] if r < 0.85 else ""
+    text = opener + body + closer + rng.choice(["", "\n", " "])
+    if rng.random() < 0.15:
+        i = rng.randrange(len(text))
+        text = text[:i] + rng.choice([*MUTATIONS, *FAMILY_CLOSERS.values(), *FAMILY_CLOSERS]) + text[i:]
+    return text
+
+
 def document(rng: random.Random) -> str:
     out = [rng.choice(THOUGHTS)] if rng.random() < 0.15 else []
     for _ in range(rng.randint(0, 7)):
         r = rng.random()
-        if r < 0.45:
+        if r < 0.4:
             out.append(rng.choice(PROSE))
+        elif r < 0.5:
+            out.append(family_block(rng))
         elif r < 0.68:
             out.append(block(rng))
         elif r < 0.8:
             out.append(section(rng))
         elif r < 0.92:
             fence = rng.choice(["```", "~~~", "````", "  ```"])
-            inner = block(rng) if rng.random() < 0.7 else section(rng)
+            inner = (
+                block(rng)
+                if rng.random() < 0.6
+                else section(rng)
+                if rng.random() < 0.5
+                else family_block(rng)
+            )
             out.append(f"{fence}xml\n{inner}\n" + (f"{fence.strip()}\n" if rng.random() < 0.8 else ""))
         else:
             ticks = rng.choice(["`", "``"])
@@ -259,13 +317,17 @@ def random_chunks(text: str, rng: random.Random, lo: int = 1, hi: int = 10) -> l
 EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
 
 
-DROPPED = re.compile(EOS.pattern + "|</?think>")
+# R18.3: a stray closer of a block format is dropped too
+DROPPED = re.compile(
+    EOS.pattern
+    + "|</?think>|</tool_call>|</seed:tool_call>|</minimax:tool_call>|<\\|tool_calls_section_end\\|>"
+)
 
 
 def kept(raw: str, text: str) -> bool:
     """No loss (R8.2): text, reasoning and raw rebuild the input, except end-of-sentence tokens
-    dropped outside ignored regions (D29) and the reasoning markers (R15). The one home of this
-    check for tests and fuzzing."""
+    dropped outside ignored regions (D29), stray closers (R18.3) and the reasoning markers (R15).
+    The one home of this check for tests and fuzzing."""
     pattern = "(?:" + DROPPED.pattern + ")?"
     return re.fullmatch(pattern.join(re.escape(p) for p in DROPPED.split(text)), raw) is not None
 

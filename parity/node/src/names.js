@@ -153,7 +153,7 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
     } else if (resolved === c.name) {
       kept.push(c);
     } else {
-      kept.push({ name: resolved, input: c.input });
+      kept.push(c.id === undefined ? { name: resolved, input: c.input } : { name: resolved, input: c.input, id: c.id });
     }
   }
   return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };

@@ -22,6 +22,8 @@ const sections = require('./sections');
 const values = require('./values');
 const strings = require('./strings');
 const { ValueTap, isIndexKey } = require('./arguments');
+const { GRAMMARS, bodyKind } = require('./blocks');
+const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = require('./formats');
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -42,16 +44,8 @@ const {
   skipNoTag,
 } = require('./shell');
 
-// The format layer (R14.9): every format the scanner recognizes, in one table, with what it adds.
-// A format is its recognizer (an opener tried at an open angle in TEXT), a capture, and fixtures.
-const FORMATS = Object.freeze({
-  dsml: "R1-R3: <|DSML|tool_calls> and <tool_calls> blocks (matchTag, CAPTURE); the seed's dialect",
-  function_calls:
-    'R14.1-R14.3: <\uff5cDSML\uff5cfunction_calls> blocks and the `string` parameter attribute ' +
-    '(matchTag with the native keywords, CAPTURE)',
-  tokens: 'R14.4-R14.5: <\uff5ctool\u2581calls\u2581begin\uff5c> token sections (sections.matchMarker, TOKENS)',
-});
-const ALL_FORMATS = new Set(Object.keys(FORMATS));
+// The format layer (R14.9, R17): the rows of formats.js (generated from formats.py). The shell and
+// token engines live here; the block engine's grammars in blocks.js, its holding mode (BLOCK) below.
 
 /** What the scanner is doing at `pos`. */
 const Mode = Object.freeze({
@@ -63,6 +57,7 @@ const Mode = Object.freeze({
   JSON: 5,
   TOKENS: 6,
   REGION: 7,
+  BLOCK: 8,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -630,6 +625,57 @@ class _Section {
 }
 
 /** JSON: a JSON tool-call candidate in prose (R9). */
+/** BLOCK: a block of the block engine (R17), held from its opener to its closer. */
+class _Block {
+  constructor() {
+    this.rows = []; // the enabled rows sharing this opener
+    this.opener = '';
+    this.closer = '';
+    this.parts = [];
+    this.size = 0; // code points held (as Python counts)
+    this.start = 0;
+    this.over = false;
+  }
+}
+
+/** marker -> the enabled rows it opens (a closer maps to none: a stray closer, dropped, R18.3). */
+function blockMarkers(formats) {
+  const out = new Map();
+  for (const row of BLOCK_FORMATS) {
+    if (!formats.has(row.name)) continue;
+    out.set(row.opener, [...(out.get(row.opener) || []), row]);
+    if (!out.has(row.closer)) out.set(row.closer, []);
+  }
+  return out;
+}
+
+/** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
+function matchBlockMarker(markers, s, i, final) {
+  let more = false;
+  for (const m of markers.keys()) {
+    if (s.startsWith(m, i)) return [m, i + m.length];
+    if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
+  }
+  return more ? MORE : NO;
+}
+
+const LOW = /[\udc00-\udfff]/g;
+
+/** Code points in `s` (a pair split across two pieces counts once, at its low half). */
+function codePoints(s) {
+  LOW.lastIndex = 0;
+  let lows = 0;
+  while (LOW.exec(s) !== null) lows++;
+  return s.length - lows;
+}
+
+function rowFor(rows, body) {
+  if (rows.length === 1 && !rows[0].body) return rows[0];
+  const kind = bodyKind(body);
+  for (const row of rows) if (row.body === kind) return row;
+  return null;
+}
+
 class _Json {
   constructor() {
     this.parts = [];
@@ -689,6 +735,8 @@ class Scanner {
     this.cd = new _Cdata();
     this.json = new _Json();
     this.sec = new _Section();
+    this.blk = new _Block();
+    this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._names = new Map(); // see _name
@@ -733,7 +781,8 @@ class Scanner {
       return [];
     }
     this._run(false);
-    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS || this.mode === Mode.JSON) this._releasePastLimit();
+    const held = this.mode;
+    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
     if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
@@ -749,6 +798,8 @@ class Scanner {
       this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
       this._secOverflow();
+    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
+      this._blkOverflow();
     } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
       this._jsonRelease();
       this._run(false);
@@ -793,6 +844,9 @@ class Scanner {
           break;
         case Mode.TOKENS:
           going = this._mTokens(final);
+          break;
+        case Mode.BLOCK:
+          going = this._mBlock(final);
           break;
         default:
           going = this._mRegion(final);
@@ -1049,6 +1103,17 @@ class Scanner {
   _textTag(final) {
     const buf = this.buf;
     const pos = this.pos;
+    if (this._blocks.size && buf[pos] === '<') {
+      const bm = matchBlockMarker(this._blocks, buf, pos, final);
+      if (bm === MORE) return false;
+      if (Array.isArray(bm)) {
+        this.line.indent = -1;
+        const rows = this._blocks.get(bm[0]);
+        if (rows.length) this._startBlock(rows, bm[0], bm[1]);
+        else this.pos = bm[1]; // R18.3: a stray closer is not content
+        return true;
+      }
+    }
     const mk = this._marker(buf, pos, final);
     if (mk === MORE) return false;
     if (Array.isArray(mk)) {
@@ -1304,6 +1369,12 @@ class Scanner {
           this._pendingLiteral(p.lineStart);
           return true;
         }
+        const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
+        if (bm === MORE) return false;
+        if (Array.isArray(bm) && this._blocks.get(bm[0]).length) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
         const r = this._tag(buf, pos, final);
         if (r === MORE) return false;
         if (isTag(r) && r.local === WRAPPER && !r.closing) {
@@ -1335,6 +1406,15 @@ class Scanner {
       return true;
     }
     if (OPEN_ANGLES.includes(c)) {
+      const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
+      if (bm === MORE) return false;
+      if (Array.isArray(bm)) {
+        // a block or a stray closer: meaning depends on the span
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, bm[1]));
+        this.pos = bm[1];
+        return true;
+      }
       const mk = this._marker(buf, pos, final);
       if (mk === MORE) return false;
       if (Array.isArray(mk)) {
@@ -2382,6 +2462,110 @@ class Scanner {
       return true;
     }
     return this._fail();
+  }
+
+  // ---- BLOCK (the block engine, R17) --------------------------------------------------
+
+  _startBlock(rows, opener, end) {
+    this.mode = Mode.BLOCK;
+    const blk = this.blk;
+    blk.rows = rows;
+    blk.opener = opener;
+    blk.closer = rows[0].closer;
+    blk.parts = [];
+    blk.size = 0;
+    blk.over = false;
+    blk.start = this._abs(this.pos);
+    this.pos = end;
+  }
+
+  /** Hold the body to the closer; only a suffix that may begin the closer stays in `buf`. */
+  _mBlock(final) {
+    const blk = this.blk;
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    const closer = blk.closer;
+    const i = buf.indexOf(closer, pos);
+    if (i >= 0) {
+      this._blkTake(buf.slice(pos, i));
+      this.pos = i + closer.length;
+      return this._blkEnd(true);
+    }
+    if (final) {
+      this._blkTake(buf.slice(pos));
+      this.pos = n;
+      return this._blkEnd(false);
+    }
+    let keep = n;
+    for (let j = Math.max(pos, n - closer.length + 1); j < n; j++) {
+      if (closer.startsWith(buf.slice(j))) {
+        keep = j;
+        break;
+      }
+    }
+    if (keep > pos) {
+      this._blkTake(buf.slice(pos, keep));
+      this.pos = keep;
+    }
+    return false;
+  }
+
+  _blkTake(s) {
+    const blk = this.blk;
+    if (blk.over) {
+      this._emit(s);
+      return;
+    }
+    blk.parts.push(s);
+    blk.size += codePoints(s);
+    if (blk.size > this.maxCapture) this._blkOverflow();
+  }
+
+  /** Past maxCapture the block is released as text (with a note), the rest as it comes (D43). */
+  _blkOverflow() {
+    const blk = this.blk;
+    this._flushText();
+    this.out.push(textEvent(blk.opener + blk.parts.join(''), 'capture_limit'));
+    blk.parts = [];
+    blk.over = true;
+  }
+
+  _blkEnd(closed) {
+    const blk = this.blk;
+    const closer = closed ? blk.closer : '';
+    if (blk.over) {
+      this._emit(closer);
+      this._textResumes('x' + closer);
+      return true;
+    }
+    const body = blk.parts.join('');
+    blk.parts = [];
+    this.work += body.length;
+    const row = rowFor(blk.rows, body);
+    const got = row !== null ? GRAMMARS[row.grammar](body) : null;
+    const raw = blk.opener + body + closer;
+    if (
+      row === null ||
+      got === null ||
+      (!got.calls.length && !got.malformed.length) ||
+      (!closed && (!row.eofRepair || !got.calls.length || got.malformed.length))
+    ) {
+      this._emit(raw); // R4: not a block of an enabled format; nothing is lost
+      this._textResumes(raw);
+      return true;
+    }
+    this.saw = true;
+    this._flushText();
+    const calls = got.calls.map((c) => (c.id === undefined ? { name: this._name(c.name), input: c.input } : { name: this._name(c.name), input: c.input, id: c.id }));
+    const e = toolCallsEvent(calls, raw);
+    e.format = row.name;
+    if (got.malformed.length) e.malformed = got.malformed;
+    if (!closed) e.repaired = ['D44'];
+    this.out.push(e);
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
   }
 }
 

@@ -6,13 +6,14 @@
  */
 
 const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = require('./errors');
-const { ALL_FORMATS, FORMATS, Scanner } = require('./scanner');
+const { Scanner } = require('./scanner');
+const { DEFAULT_FORMATS, FORMATS, PRESETS } = require('./formats');
 const { applyPolicy, checkPolicy, declaredNames } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { Phase, ReasoningGate, checkReasoning } = require('./reasoning');
 const { ArgumentsWriter } = require('./arguments');
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments', 'preset'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -28,8 +29,11 @@ class Sieve {
     const opts = checkOptions(options, KNOWN_OPTIONS);
     const tools = checkTools(opts.tools);
     this.tools = tools;
-    this.formats = checkFormats(opts.formats);
-    this.reasoning = checkReasoning(opts.reasoning === undefined ? 'auto' : opts.reasoning);
+    this.preset = checkPreset(opts.preset);
+    const formats = opts.formats === undefined || opts.formats === null ? (this.preset ? this.preset.formats : null) : opts.formats;
+    this.formats = checkFormats(formats);
+    const reasoning = opts.reasoning === undefined || opts.reasoning === null ? (this.preset ? this.preset.reasoning : 'auto') : opts.reasoning;
+    this.reasoning = checkReasoning(reasoning);
     const streamArguments = opts.streamArguments === undefined ? false : opts.streamArguments;
     if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
     this.streamArguments = streamArguments;
@@ -115,12 +119,16 @@ class Sieve {
     for (const n of r.rejectedToolNames) this._rejected.add(n);
     const out = { type: 'tool_calls', calls, raw: e.raw };
     if (r.rejectedToolNames.length) out.rejectedToolNames = r.rejectedToolNames;
+    if (e.format !== undefined) out.format = e.format;
+    if (e.malformed !== undefined) out.malformed = e.malformed;
+    if (e.repaired !== undefined) out.repaired = e.repaired;
     return out;
   }
 
   _normalized(c) {
     const input = normalizeInput(c.name, c.input, this.tools);
-    return input === c.input ? c : { name: c.name, input };
+    if (input === c.input) return c;
+    return c.id === undefined ? { name: c.name, input } : { name: c.name, input, id: c.id };
   }
 
   /** Names rejected by `unknownTools: 'reject'` so far, once each, in order of appearance. */
@@ -143,9 +151,19 @@ class Sieve {
   }
 }
 
-/** The `formats` option (R14.9): null/undefined means every format; else names from FORMATS. */
+/** The `preset` option (R19): null/undefined, or a name from PRESETS. */
+function checkPreset(preset) {
+  if (preset === undefined || preset === null) return null;
+  if (typeof preset !== 'string') throw new InputTypeError(`preset must be a string, got ${typeof preset}`);
+  if (!Object.prototype.hasOwnProperty.call(PRESETS, preset)) {
+    throw new OptionsError(`unknown preset ${JSON.stringify(preset)}; known: ${Object.keys(PRESETS).join(', ')}`);
+  }
+  return PRESETS[preset];
+}
+
+/** The `formats` option (R14.9): null/undefined means the default formats (R19.3); else names from FORMATS. */
 function checkFormats(formats) {
-  if (formats === undefined || formats === null) return new Set(ALL_FORMATS);
+  if (formats === undefined || formats === null) return new Set(DEFAULT_FORMATS);
   if (typeof formats === 'string' || typeof formats !== 'object' || typeof formats[Symbol.iterator] !== 'function') {
     throw new InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']");
   }

@@ -196,9 +196,10 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
 });
 
 test('formats option: FORMATS, checkFormats errors, each format alone', () => {
-  assert.deepEqual(Object.keys(callsieve.FORMATS), ['dsml', 'function_calls', 'tokens']);
-  assert.deepEqual([...new Sieve().formats].sort(), ['dsml', 'function_calls', 'tokens']);
-  assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), ['dsml', 'function_calls', 'tokens']);
+  const all = ['dsml', 'function_calls', 'tokens', 'hermes', 'qwen3_coder', 'seed_oss', 'glm', 'minimax', 'kimi_k2'];
+  assert.deepEqual(Object.keys(callsieve.FORMATS), all);
+  assert.deepEqual([...new Sieve().formats].sort(), [...all].sort());
+  assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), [...all].sort());
   assert.deepEqual([...new Sieve({ formats: new Set(['tokens']) }).formats], ['tokens']);
   assert.throws(() => new Sieve({ formats: 'dsml' }), InputTypeError);
   assert.throws(() => new Sieve({ formats: 3 }), InputTypeError);
