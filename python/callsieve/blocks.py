@@ -14,6 +14,7 @@ R12), and GLM's JSON-looking values decode as its reference parser does.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -36,6 +37,20 @@ class Body:
 
     def bad(self, raw: str, reason: str, name: str | None = None) -> None:
         self.malformed.append(Malformed(raw, reason, name))
+
+
+# R17.9: (tool name, parameter, raw text) -> the value typed by the declared schema, or NO_SCHEMA
+# when that parameter has no schema entry (the family's own reading applies).
+NO_SCHEMA: Final[Any] = object()
+Typer = Callable[[str, str, str], Any]
+
+
+def _raw_value(typer: Typer | None, name: str, key: str, raw: str, glm: bool = False) -> Any:
+    if typer is not None:
+        v = typer(name, key, raw)
+        if v is not NO_SCHEMA:
+            return v
+    return glm_value(raw) if glm else raw
 
 
 class _Finder:
@@ -69,7 +84,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
 # ---- R17.1 Hermes: one JSON object per block ---------------------------------------------------
 
 
-def json_call(body: str) -> Body | None:
+def json_call(body: str, typer: Typer | None = None) -> Body | None:
     """`{"name": N, "arguments": {…}}`; `parameters` is an alias, an `arguments` string holding
     an object is decoded once. A JSON array of such objects is several calls (some templates)."""
     out = Body()
@@ -130,7 +145,7 @@ def _one_newline(v: str) -> str:
     return v
 
 
-def function_tags(body: str) -> Body | None:
+def function_tags(body: str, typer: Typer | None = None) -> Body | None:
     out = Body()
     f = _Finder(body)
     i = _skip_blank(body, 0)
@@ -158,7 +173,7 @@ def function_tags(body: str) -> Body | None:
             out.bad(strings.trim(raw), "invalid name", name or None)
             i = _skip_blank(body, call_end)
             continue
-        args = _parameters(body, gt + 1, stop, f)
+        args = _parameters(body, gt + 1, stop, f, name, typer)
         if args is None:
             out.bad(strings.trim(raw), "broken parameter", name)
         else:
@@ -167,7 +182,9 @@ def function_tags(body: str) -> Body | None:
     return out
 
 
-def _parameters(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | None:
+def _parameters(
+    body: str, i: int, stop: int, f: _Finder, name: str, typer: Typer | None
+) -> dict[str, Any] | None:
     args: dict[str, Any] = {}
     while True:
         i = _skip_blank(body, i, stop)
@@ -186,7 +203,7 @@ def _parameters(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | No
         nxt = f.find(_P, gt + 1)
         ends = [x for x in (close, nxt, stop) if 0 <= x <= stop]
         v_end = min(ends)
-        args[key] = _one_newline(body[gt + 1 : v_end])
+        args[key] = _raw_value(typer, name, key, _one_newline(body[gt + 1 : v_end]))
         i = v_end + len(_P_END) if v_end == close else v_end
 
 
@@ -205,7 +222,7 @@ _V: Final = "<arg_value>"
 _V_END: Final = "</arg_value>"
 
 
-def arg_pairs(body: str) -> Body | None:
+def arg_pairs(body: str, typer: Typer | None = None) -> Body | None:
     out = Body()
     k = body.find(_K)
     name = strings.trim(body if k < 0 else body[:k])
@@ -225,7 +242,7 @@ def arg_pairs(body: str) -> Body | None:
             out.bad(strings.trim(body), "broken argument pair", name)
             return out
         key = strings.trim(body[i + len(_K) : ke])
-        args[key] = glm_value(body[vs + len(_V) : ve])
+        args[key] = _raw_value(typer, name, key, body[vs + len(_V) : ve], glm=True)
         i = ve + len(_V_END)
     out.calls.append(ToolCall(name, args))
     return out
@@ -257,7 +274,7 @@ _INV_END: Final = "</invoke>"
 _PARAM_END: Final = "</parameter>"
 
 
-def invoke_tags(body: str) -> Body | None:
+def invoke_tags(body: str, typer: Typer | None = None) -> Body | None:
     out = Body()
     f = _Finder(body)
     n = len(body)
@@ -278,7 +295,7 @@ def invoke_tags(body: str) -> Body | None:
         stop = min(x for x in (end, nxt, n) if x >= 0)
         call_end = end + len(_INV_END) if end >= 0 and end == stop else stop
         raw = strings.trim(body[i:call_end])
-        args = _named_params(body, m.end(), stop, f)
+        args = _named_params(body, m.end(), stop, f, name, typer)
         if not _name_ok(name):
             out.bad(raw, "invalid name", name or None)
         elif args is None:
@@ -289,7 +306,9 @@ def invoke_tags(body: str) -> Body | None:
     return out
 
 
-def _named_params(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | None:
+def _named_params(
+    body: str, i: int, stop: int, f: _Finder, name: str, typer: Typer | None
+) -> dict[str, Any] | None:
     args: dict[str, Any] = {}
     while True:
         i = _skip_blank(body, i, stop)
@@ -302,7 +321,7 @@ def _named_params(body: str, i: int, stop: int, f: _Finder) -> dict[str, Any] | 
         close = f.find(_PARAM_END, m.end())
         if not key or close < 0 or close > stop:
             return None
-        args[key] = strings.trim(body[m.end() : close])
+        args[key] = _raw_value(typer, name, key, strings.trim(body[m.end() : close]))
         i = close + len(_PARAM_END)
 
 
@@ -313,7 +332,7 @@ _KA: Final = "<|tool_call_argument_begin|>"
 _KE: Final = "<|tool_call_end|>"
 
 
-def kimi_calls(body: str) -> Body | None:
+def kimi_calls(body: str, typer: Typer | None = None) -> Body | None:
     out = Body()
     f = _Finder(body)
     n = len(body)

@@ -56,7 +56,7 @@ from typing import Any, Final
 
 from . import sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
-from .blocks import GRAMMARS, body_kind
+from .blocks import GRAMMARS, Typer, body_kind
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
 from .formats import ALL_FORMATS, BLOCK_FORMATS, FORMATS, Format
 from .sections import BARS, match_marker
@@ -556,8 +556,10 @@ class Scanner:
         json_calls: bool = False,
         formats: frozenset[str] = ALL_FORMATS,
         stream_arguments: bool = False,
+        typer: Typer | None = None,
     ) -> None:
         self.max_capture = max_capture
+        self.typer = typer  # R17.9: raw-text values typed by the declared schemas
         self.stream = stream_arguments  # R16: announce calls, stream their string values
         self.tap: ValueTap | None = None  # the open parameter's value, when streaming
         self._tap_text = 0  # par.text pieces the tap has seen
@@ -2068,7 +2070,7 @@ class Scanner:
         blk.parts = []
         self.work += len(body)
         row = _row_for(blk.rows, body)
-        got = GRAMMARS[row.grammar](body) if row is not None else None
+        got = GRAMMARS[row.grammar](body, self.typer) if row is not None else None
         raw = blk.opener + body + closer
         if (
             row is None

@@ -37,6 +37,7 @@ from typing import Any, Final
 from .errors import InputTypeError
 from .jsontext import json_text
 from .strings import ascii_lower, trim
+from .values import json_value as _json_value
 
 SCHEMA_KEYS: Final = ("parameters", "input_schema", "inputSchema", "schema")
 
@@ -205,6 +206,78 @@ def normalize_value(value: Any, schema: Any) -> Any:
     return value
 
 
+# ---------------------------------------------------------------------------------------------
+# R17.9: values written as raw text (Qwen3-Coder, Seed-OSS, GLM, MiniMax), typed by the schema.
+
+
+def _schema_types(s: dict[str, Any]) -> list[str]:
+    """The type names a schema allows, in order: `type` (a name or a list), else the types of its
+    `anyOf` / `oneOf` branches (one level)."""
+    t = s.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return [x for x in t if isinstance(x, str)]
+    out: list[str] = []
+    for key in ("anyOf", "oneOf"):
+        branches = s.get(key)
+        if isinstance(branches, list):
+            for b in branches:
+                if isinstance(b, dict):
+                    out += [x for x in _schema_types(b) if x not in out]
+    return out
+
+
+def typed_value(schema: Any, raw: str) -> tuple[bool, Any]:
+    """(True, value) when `raw` reads as a type the property's schema allows: a string stays as
+    written; integer, number, boolean, object and array convert from their JSON text (`True` /
+    `False` too); `null` / `None` is null where the schema allows it. (False, None) when the schema
+    says nothing usable or the text does not convert: the caller keeps the string (R17.9: a call
+    is never dropped for a value)."""
+    if not isinstance(schema, dict):
+        return False, None
+    types = _schema_types(schema)
+    if not types:
+        return (True, raw) if is_string_schema(schema) else (False, None)
+    if "string" in types:
+        return True, raw
+    t = trim(raw)
+    for ty in types:
+        if ty == "boolean" and t in ("true", "True", "false", "False"):
+            return True, t in ("true", "True")
+        if ty in ("integer", "number", "object", "array"):
+            ok, v = _json_value(t)
+            if not ok:
+                continue
+            if ty == "object" and isinstance(v, dict):
+                return True, v
+            if ty == "array" and isinstance(v, list):
+                return True, v
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                continue
+            if ty == "number":
+                return True, v
+            if isinstance(v, int):
+                return True, v
+            if v.is_integer() and abs(v) < 2**53:
+                return True, int(v)
+    if "null" in types and t in ("null", "None"):
+        return True, None
+    return False, None
+
+
+def property_schema(schema: dict[str, Any] | None, key: str) -> Any:
+    """The schema of property `key` of an object schema (`properties`, else a schema-object
+    `additionalProperties`), or None."""
+    if schema is None:
+        return None
+    props = schema.get("properties")
+    if isinstance(props, dict) and key in props:
+        return props[key]
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, dict) else None
+
+
 def normalize_input(name: str, input: dict[str, Any], tools: Iterable[Any] | None) -> dict[str, Any]:
     """The input of a call to `name`, normalized by that tool's schema (R12); the input itself
     when the tool is unknown or has no schema. The tool name is matched as in `find_tool_schema`."""
@@ -220,8 +293,10 @@ __all__ = [
     "is_string_schema",
     "normalize_input",
     "normalize_value",
+    "property_schema",
     "tool_name",
     "tool_names_of",
     "tool_schema",
     "tool_schemas",
+    "typed_value",
 ]

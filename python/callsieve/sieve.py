@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .arguments import ArgumentsWriter
+from .blocks import NO_SCHEMA
 from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
 from .events import (
     Event,
@@ -31,10 +32,10 @@ from .events import (
     ToolCallStartEvent,
 )
 from .formats import DEFAULT_FORMATS, FORMATS, Preset, check_preset
-from .names import apply_policy, check_policy, declared_names
+from .names import apply_policy, check_policy, declared_names, resolve_tool_name
 from .reasoning import Phase, ReasoningGate, ReasoningMode, check_reasoning
 from .scanner import Scanner
-from .schema import check_tools, normalize_input
+from .schema import check_tools, find_tool_schema, normalize_input, property_schema, typed_value
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 _DONE = Phase.DONE  # a module constant: read once per chunk (see scanner.py on Enum members)
@@ -80,11 +81,13 @@ class Sieve:
             raise OptionsError("max_capture_chars must be at least 1")
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
+        self._schemas: dict[str, dict[str, Any] | None] = {}  # call name -> its tool's schema
         self._scanner = Scanner(
             max_capture=max_capture_chars,
             json_calls=json_tool_calls,
             formats=self.formats,
             stream_arguments=stream_arguments,
+            typer=self._typed if self.tools is not None else None,
         )
         self._writer = (
             ArgumentsWriter(ToolCallStartEvent, ToolCallArgumentsEvent) if stream_arguments else None
@@ -151,6 +154,24 @@ class Sieve:
             return name
         r = apply_policy((ToolCall(name, {}),), self.tool_names, self.unknown_tools)
         return r.calls[0].name if r.calls else None
+
+    def _typed(self, name: str, key: str, raw: str) -> Any:
+        """R17.9: a raw-text value of a call to `name`, typed by its tool's declared schema; the
+        string as written when it does not convert; NO_SCHEMA when the parameter has none."""
+        schemas = self._schemas
+        if name in schemas:
+            schema = schemas[name]
+        else:
+            resolved = resolve_tool_name(name, self.tool_names) if self.tool_names else name
+            schema = find_tool_schema(self.tools, resolved if resolved is not None else name)
+            if len(schemas) >= 1024:
+                schemas.clear()
+            schemas[name] = schema
+        prop = property_schema(schema, key)
+        if prop is None:
+            return NO_SCHEMA
+        ok, v = typed_value(prop, raw)
+        return v if ok else raw
 
     def _normalize_input(self, name: str, inp: dict[str, Any]) -> dict[str, Any]:
         return inp if self.tools is None else normalize_input(name, inp, self.tools)
