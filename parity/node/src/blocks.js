@@ -33,6 +33,17 @@ function call(name, input, id = null) {
   return id === null ? { name, input } : { name, input, id };
 }
 
+// R17.9: (tool name, parameter, raw text) -> the value typed by the declared schema, or NO_SCHEMA.
+const NO_SCHEMA = Symbol('NO_SCHEMA');
+
+function rawValue(typer, name, key, raw, glm = false) {
+  if (typer) {
+    const v = typer(name, key, raw);
+    if (v !== NO_SCHEMA) return v;
+  }
+  return glm ? glmValue(raw) : raw;
+}
+
 /** Forward-only marker search over one body: each marker's text is scanned at most once. */
 class Finder {
   constructor(s) {
@@ -76,7 +87,7 @@ function minOf(xs) {
 
 // ---- R17.1 Hermes: one JSON object per block ---------------------------------------------------
 
-function jsonCall(body) {
+function jsonCall(body, typer = null) {
   const out = new Body();
   const [ok, v] = values.jsonValue(body);
   if (!ok) {
@@ -139,7 +150,7 @@ function findBefore(s, what, from, stop) {
   return k >= 0 && k < stop ? k : -1;
 }
 
-function functionTags(body) {
+function functionTags(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
   let i = skipBlank(body, 0);
@@ -168,7 +179,7 @@ function functionTags(body) {
       i = skipBlank(body, callEnd);
       continue;
     }
-    const args = parameters(body, gt + 1, stop, f);
+    const args = parameters(body, gt + 1, stop, f, name, typer);
     if (args === null) out.bad(strings.trim(raw), 'broken parameter', name);
     else out.calls.push(call(name, args));
     i = skipBlank(body, callEnd);
@@ -176,7 +187,7 @@ function functionTags(body) {
   return out;
 }
 
-function parameters(body, i, stop, f) {
+function parameters(body, i, stop, f, name, typer) {
   const args = {};
   for (;;) {
     i = skipBlank(body, i, stop);
@@ -189,7 +200,7 @@ function parameters(body, i, stop, f) {
     const close = f.find(P_END, gt + 1);
     const nxt = f.find(P, gt + 1);
     const vEnd = minOf([close, nxt, stop].filter((x) => x <= stop));
-    setKey(args, key, oneNewline(body.slice(gt + 1, vEnd)));
+    setKey(args, key, rawValue(typer, name, key, oneNewline(body.slice(gt + 1, vEnd))));
     i = vEnd === close ? vEnd + P_END.length : vEnd;
   }
 }
@@ -205,7 +216,7 @@ const K_END = '</arg_key>';
 const V = '<arg_value>';
 const V_END = '</arg_value>';
 
-function argPairs(body) {
+function argPairs(body, typer = null) {
   const out = new Body();
   const k = body.indexOf(K);
   const name = strings.trim(k < 0 ? body : body.slice(0, k));
@@ -224,7 +235,7 @@ function argPairs(body) {
       return out;
     }
     const key = strings.trim(body.slice(i + K.length, ke));
-    setKey(args, key, glmValue(body.slice(vs + V.length, ve)));
+    setKey(args, key, rawValue(typer, name, key, body.slice(vs + V.length, ve), true));
     i = ve + V_END.length;
   }
   out.calls.push(call(name, args));
@@ -254,7 +265,7 @@ function matchAt(re, s, i) {
   return re.exec(s);
 }
 
-function invokeTags(body) {
+function invokeTags(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
   const n = body.length;
@@ -276,7 +287,7 @@ function invokeTags(body) {
     const stop = minOf([end, nxt, n]);
     const callEnd = end >= 0 && end === stop ? end + INV_END.length : stop;
     const raw = strings.trim(body.slice(i, callEnd));
-    const args = namedParams(body, mEnd, stop, f);
+    const args = namedParams(body, mEnd, stop, f, name, typer);
     if (!nameOk(name)) out.bad(raw, 'invalid name', name || null);
     else if (args === null) out.bad(raw, 'broken parameter', name);
     else out.calls.push(call(name, args));
@@ -285,7 +296,7 @@ function invokeTags(body) {
   return out;
 }
 
-function namedParams(body, i, stop, f) {
+function namedParams(body, i, stop, f, name, typer) {
   const args = {};
   for (;;) {
     i = skipBlank(body, i, stop);
@@ -296,7 +307,7 @@ function namedParams(body, i, stop, f) {
     const key = strings.trim(m[1] || m[2] || m[3] || '');
     const close = f.find(PARAM_END, mEnd);
     if (!key || close < 0 || close > stop) return null;
-    setKey(args, key, strings.trim(body.slice(mEnd, close)));
+    setKey(args, key, rawValue(typer, name, key, strings.trim(body.slice(mEnd, close))));
     i = close + PARAM_END.length;
   }
 }
@@ -307,7 +318,7 @@ const KB = '<|tool_call_begin|>';
 const KA = '<|tool_call_argument_begin|>';
 const KE = '<|tool_call_end|>';
 
-function kimiCalls(body) {
+function kimiCalls(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
   const n = body.length;
@@ -370,4 +381,4 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { GRAMMARS, bodyKind, glmValue, kimiName };
+module.exports = { GRAMMARS, NO_SCHEMA, bodyKind, glmValue, kimiName };

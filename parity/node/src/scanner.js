@@ -687,8 +687,9 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false, typer = null) {
     this.maxCapture = maxCapture;
+    this.typer = typer; // R17.9: raw-text values typed by the declared schemas
     this.stream = streamArguments; // R16: announce calls, stream their string values
     this.tap = null; // the open parameter's ValueTap, when streaming
     this._tapText = 0; // par.text pieces the tap has seen
@@ -2543,7 +2544,7 @@ class Scanner {
     blk.parts = [];
     this.work += body.length;
     const row = rowFor(blk.rows, body);
-    const got = row !== null ? GRAMMARS[row.grammar](body) : null;
+    const got = row !== null ? GRAMMARS[row.grammar](body, this.typer) : null;
     const raw = blk.opener + body + closer;
     if (
       row === null ||

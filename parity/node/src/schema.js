@@ -10,6 +10,7 @@
 const { InputTypeError, typeName } = require('./errors');
 const { hasOwn, get, isDict, setKey, jsonText } = require('./jsontext');
 const { asciiLower } = require('./strings');
+const { jsonValue } = require('./values');
 
 const SCHEMA_KEYS = Object.freeze(['parameters', 'input_schema', 'inputSchema', 'schema']);
 
@@ -193,6 +194,60 @@ function normalizeValue(value, schema) {
  * The input of a call to `name`, normalized by that tool's schema (R12); the input itself when
  * the tool is unknown, has no schema, or the schema would turn the input into a non-object.
  */
+// ---- R17.9: raw-text values typed by the schema (Python: typed_value) ------------------------
+
+function schemaTypes(s) {
+  const t = get(s, 'type');
+  if (typeof t === 'string') return [t];
+  if (Array.isArray(t)) return t.filter((x) => typeof x === 'string');
+  const out = [];
+  for (const key of ['anyOf', 'oneOf']) {
+    const branches = get(s, key);
+    if (!Array.isArray(branches)) continue;
+    for (const b of branches) {
+      if (!isDict(b)) continue;
+      for (const x of schemaTypes(b)) if (!out.includes(x)) out.push(x);
+    }
+  }
+  return out;
+}
+
+/** [true, value] when `raw` reads as a type the property's schema allows, else [false, null]. */
+function typedValue(schema, raw) {
+  if (!isDict(schema)) return [false, null];
+  const types = schemaTypes(schema);
+  if (!types.length) return isStringSchema(schema) ? [true, raw] : [false, null];
+  if (types.includes('string')) return [true, raw];
+  const t = raw.trim();
+  for (const ty of types) {
+    if (ty === 'boolean' && (t === 'true' || t === 'True' || t === 'false' || t === 'False')) {
+      return [true, t === 'true' || t === 'True'];
+    }
+    if (ty === 'integer' || ty === 'number' || ty === 'object' || ty === 'array') {
+      const [ok, v] = jsonValue(t);
+      if (!ok) continue;
+      if (ty === 'object' && isDict(v)) return [true, v];
+      if (ty === 'array' && Array.isArray(v)) return [true, v];
+      if (typeof v !== 'number') continue;
+      if (ty === 'number') return [true, v];
+      // Python reads a JSON integer literal as an int, any other number as a float that counts
+      // as an integer only below 2**53
+      if (Number.isInteger(v) && (!/[.eE]/.test(t) || Math.abs(v) < 2 ** 53)) return [true, v];
+    }
+  }
+  if (types.includes('null') && (t === 'null' || t === 'None')) return [true, null];
+  return [false, null];
+}
+
+/** The schema of property `key` of an object schema, or null. */
+function propertySchema(schema, key) {
+  if (schema === null || schema === undefined) return null;
+  const props = get(schema, 'properties');
+  if (isDict(props) && hasOwn(props, key)) return props[key];
+  const extra = get(schema, 'additionalProperties');
+  return isDict(extra) ? extra : null;
+}
+
 function normalizeInput(name, input, tools) {
   const schema = findToolSchema(tools, name);
   if (schema === null) return input;
@@ -211,4 +266,6 @@ module.exports = {
   isStringSchema,
   normalizeValue,
   normalizeInput,
+  propertySchema,
+  typedValue,
 };

@@ -8,8 +8,9 @@
 const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = require('./errors');
 const { Scanner } = require('./scanner');
 const { DEFAULT_FORMATS, FORMATS, PRESETS } = require('./formats');
-const { applyPolicy, checkPolicy, declaredNames } = require('./names');
-const { checkTools, normalizeInput } = require('./schema');
+const { applyPolicy, checkPolicy, declaredNames, resolveToolName } = require('./names');
+const { checkTools, findToolSchema, normalizeInput, propertySchema, typedValue } = require('./schema');
+const { NO_SCHEMA } = require('./blocks');
 const { Phase, ReasoningGate, checkReasoning } = require('./reasoning');
 const { ArgumentsWriter } = require('./arguments');
 
@@ -47,7 +48,8 @@ class Sieve {
     if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments);
+    this._schemas = new Map(); // call name -> its tool's schema (R17.9)
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, tools !== null ? (n, k, raw) => this._typed(n, k, raw) : null);
     this._writer = streamArguments
       ? new ArgumentsWriter(
           (name) => this._resolve(name),
@@ -106,6 +108,24 @@ class Sieve {
     if (!this._acts()) return name;
     const r = applyPolicy([{ name, input: {} }], this.toolNames, this.unknownTools);
     return r.calls.length ? r.calls[0].name : null;
+  }
+
+  /** R17.9: a raw-text value typed by its tool's schema (see Python's Sieve._typed). */
+  _typed(name, key, raw) {
+    const schemas = this._schemas;
+    let schema;
+    if (schemas.has(name)) {
+      schema = schemas.get(name);
+    } else {
+      const resolved = this.toolNames.length ? resolveToolName(name, this.toolNames) : name;
+      schema = findToolSchema(this.tools, resolved !== null ? resolved : name);
+      if (schemas.size >= 1024) schemas.clear();
+      schemas.set(name, schema);
+    }
+    const prop = propertySchema(schema, key);
+    if (prop === null) return NO_SCHEMA;
+    const [ok, v] = typedValue(prop, raw);
+    return ok ? v : raw;
   }
 
   _normalizeInput(name, input) {
