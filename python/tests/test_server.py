@@ -363,7 +363,7 @@ def test_unreachable_upstream_is_502_and_silent_one_504(gateways: Any, kind: str
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
-    g = gateways(kind, "--api-key", "sk-upstream")
+    g = gateways(kind, "--upstream-api-key", "sk-upstream")
     with sdk(g.url) as client:
         assert [m.id for m in client.models.list()] == ["deepseek-chat"]
         client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
@@ -372,8 +372,11 @@ def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
     metrics = httpx.get(g.base + "/metrics", trust_env=False).text
     assert "callsieve_tool_calls_total 2" in metrics
     assert 'callsieve_requests_total{endpoint="chat",status="200"}' in metrics
-    # the client's own key goes upstream when the gateway has none
+    # the client's own key goes upstream only with --forward-client-key
     with sdk(gateways(kind).url) as client:
+        client.chat.completions.create(model="dsml", messages=messages())
+    assert "authorization" not in Upstream.headers_seen[-1]
+    with sdk(gateways(kind, "--forward-client-key").url) as client:
         client.chat.completions.create(model="dsml", messages=messages())
     assert Upstream.headers_seen[-1]["authorization"] == "Bearer test-key"
 
