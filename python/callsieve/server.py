@@ -109,6 +109,7 @@ _HOP_HEADERS: Final = frozenset(
 _API_PATHS: Final = frozenset({"/v1/chat/completions", "/chat/completions", "/v1/models", "/models"})
 _REQUEST_ID: Final = "callsieve.request_id"  # the scope key of a request's id
 _MAX_REQUEST_ID: Final = 200
+_MAX_INDEX: Final = 2**53 - 1
 
 
 @dataclass
@@ -210,6 +211,21 @@ def _relayed(up: httpx.Response) -> dict[str, str]:
     if "x-request-id" in up.headers:
         out["x-upstream-request-id"] = up.headers["x-request-id"]
     return out
+
+
+def _check_indexes(value: Any) -> None:
+    """Raises OpenAIFormatError when an upstream answer's `choices[i].index` is not a whole number
+    from 0 to 2**53 - 1 (the Node gateway's rule too: `1e300` is an error in both)."""
+    choices = value.get("choices") if isinstance(value, dict) else None
+    if not isinstance(choices, list):
+        return
+    for i, c in enumerate(choices):
+        if isinstance(c, dict) and "index" in c:
+            x = c["index"]
+            if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= _MAX_INDEX:
+                raise OpenAIFormatError(
+                    f"choices[{i}].index must be a whole number from 0 to {_MAX_INDEX}, got {json.dumps(x)}"
+                )
 
 
 def _too_large(limit: int) -> JSONResponse:
@@ -431,11 +447,9 @@ class _Gateway:
             return raw
         try:
             text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
+        except UnicodeDecodeError:
             self._finish("chat", request, 400, t0, out)
-            return _error(
-                400, f"the request body is not valid UTF-8 (byte {exc.start})", "invalid_request_error"
-            )
+            return _error(400, "the request body is not valid UTF-8", "invalid_request_error")
         try:
             body = json.loads(text)
         except (ValueError, RecursionError):
@@ -520,6 +534,7 @@ class _Gateway:
             return self._passed(up, body_bytes)
         try:
             data = json.loads(body_bytes)
+            _check_indexes(data)
             rewritten = rewrite_chat_completion(
                 data,
                 tools=tools,
@@ -589,6 +604,7 @@ class _SSEResponse(Response):
                 value = json.loads(item.data)
             except (ValueError, RecursionError):
                 raise SSEFormatError("an upstream event is not JSON") from None
+            _check_indexes(value)
             out += [_chunk_bytes(c) for c in rw.feed(value)]
 
     async def _relay(self, write: Callable[[bytes], Awaitable[None]]) -> None:

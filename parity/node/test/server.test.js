@@ -169,6 +169,10 @@ test('flags: defaults, environment, usage errors', () => {
     keepalive: 15,
     reasoning: 'auto',
     streamArguments: false,
+    forwardClientKey: false,
+    maxBodyBytes: 16 * 1024 * 1024,
+    logLevel: 'info',
+    logFormat: 'text',
     workers: 1,
   });
   assert.equal(parseGatewayArgs(['--upstream', 'http://u', '--workers', '3'], {}).workers, 3);
