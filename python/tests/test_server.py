@@ -59,9 +59,12 @@ def test_the_node_bin_runs_as_npx_runs_it() -> None:
 
 
 class Gateway:
-    def __init__(self, kind: str, upstream: str, args: tuple[str, ...]) -> None:
+    def __init__(
+        self, kind: str, upstream: str, args: tuple[str, ...], extra_env: dict[str, str] | None = None
+    ) -> None:
         cmd = command(kind, "--upstream", upstream, "--port", "0", *args)
         env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
+        env.update(extra_env or {})
         # a pipe nobody reads would fill up and block the server: its log goes to a file
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
