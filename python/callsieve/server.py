@@ -10,12 +10,19 @@ Endpoints:
   instructions, tool history becomes text) and, unless `tool_choice` is `"none"`, the answer is
   rewritten. The answer's DSML (and every format the sieve knows) becomes native `tool_calls`,
   with the request's `tools` as declared names and schemas (R10, R12).
-- `GET /v1/models`: proxied. `GET /healthz`: `{"status": "ok"}`. `GET /metrics`: Prometheus text.
+- `GET /v1/models`: proxied (the upstream's `server` and `date` headers are not relayed).
+  `GET /health` (and `/healthz`): `{"status": "ok"}`. `GET /ready`: 200 once the upstream answers
+  `GET /models` below 500, else 503. `GET /metrics`: Prometheus text.
 
-Upstream: `api_key` is sent as `Authorization: Bearer KEY`; without it the client's
-`Authorization` header is forwarded. Upstream errors keep their status and body. A connection
-that cannot be made is a 502, an upstream that does not answer within `timeout` a 504, both with
-an OpenAI-style error JSON (`{"error": {"message", "type", "code"}}`).
+Clients: with `api_keys`, the API paths need `Authorization: Bearer KEY` with one of them (a 401
+otherwise). Upstream: `upstream_api_key` is sent as `Authorization: Bearer KEY`; without it the
+client's `Authorization` header goes upstream only with `forward_client_key`. Upstream errors
+keep their status and body. A connection that cannot be made is a 502, an upstream that does not
+answer within `timeout` a 504. Every error the gateway answers itself (400, 401, 403, 404, 405,
+413, 500, 502, 503, 504) is OpenAI's error JSON (`{"error": {"message", "type", "param",
+"code"}}`). A body longer than `max_body_bytes` is a 413 as soon as that is known (its
+Content-Length, or while it streams in). `X-Request-ID` is taken or made, echoed, sent upstream and
+logged; `cors_origins` answers browser preflights. docs/GATEWAY.md lists it all for users.
 
 Streams: the upstream body is read as it comes and each event is rewritten and written at once.
 SSE comments from upstream (`: keep-alive`) and empty `data:` keep-alives reach the client as
@@ -24,13 +31,14 @@ the gateway writes `: keep-alive` itself. An upstream silent for `timeout` secon
 visibly: an error event (`{"error": {..., "type": "upstream_timeout"}}`) and no `[DONE]`. A stream
 cut off upstream ends without `[DONE]` too (what the sieve held is flushed first). A client that
 disconnects cancels the upstream request at once (the watcher sees `http.disconnect`, the
-upstream response is closed). Backpressure: one event at a time between the upstream read and
-the client write, so a slow client slows the upstream read; memory per stream stays bounded by
-the sieve's `max_capture_chars`.
+upstream response is closed), also before the answer starts (issue 41 F2). Backpressure: one
+event at a time between the upstream read and the client write, so a slow client slows the
+upstream read; memory per stream stays bounded by the sieve's `max_capture_chars`.
 
 Logging: one line per request on the `callsieve.server` logger (method, path, status, duration,
 stream, blocks, calls, rejected names, repaired blocks, capture-limit releases, how a stream
-ended); `/metrics` counts the same.
+ended, request id; the same as fields of the record, `extra={"fields": ...}`, which
+`JSONLogFormatter` writes); `/metrics` counts the same.
 """
 
 from __future__ import annotations
