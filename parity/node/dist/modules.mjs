@@ -5403,7 +5403,10 @@ module.exports = {
  * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
  *
  * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
- * (proxied), GET /healthz, GET /metrics (Prometheus text). A client that disconnects destroys the
+ * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
+ * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
+ * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
+ * `logFormat`: as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
  * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
  * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
  * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
