@@ -535,4 +535,72 @@ export function createChatCompletionRewriteStream<Chunk = unknown>(
 export function createSSERewriteStream(options?: RewriteOptions | null): TransformStream<Uint8Array, EncodedBytes>;
 
 /** The package version. */
+/** The settings of a gateway (the flags of `callsieve-gateway`, camelCase); see src/server.js. */
+export interface GatewayConfig {
+  /** Base URL of the OpenAI-compatible upstream (`https://api.example.com/v1`). */
+  upstream: string;
+  /** Keys clients must present as `Authorization: Bearer KEY` (401 otherwise); none: no key needed. */
+  apiKeys?: readonly string[] | null;
+  /** The key sent upstream as `Authorization: Bearer KEY` (default: none). */
+  upstreamApiKey?: string | null;
+  /** Without `upstreamApiKey`, send the client's `Authorization` header upstream (default false). */
+  forwardClientKey?: boolean;
+  mode?: 'passthrough' | 'prompt';
+  unknownTools?: UnknownToolsPolicy;
+  /** Upstream silence (seconds) that ends a request (default 600). */
+  timeout?: number;
+  connectTimeout?: number;
+  /** Client-side silence (seconds) after which `: keep-alive` is written (default 15). */
+  keepalive?: number;
+  formats?: readonly FormatName[] | null;
+  reasoning?: ReasoningMode;
+  streamArguments?: boolean;
+  /** The longest request body accepted; a longer one is a 413 (default 16 MiB). */
+  maxBodyBytes?: number;
+  /** Origins browsers may call from (`'*'`: any); none: no CORS. */
+  corsOrigins?: readonly string[] | null;
+  logLevel?: 'debug' | 'info' | 'warning' | 'error';
+  logFormat?: 'text' | 'json';
+  /** Where log lines go (default: standard error); null: nowhere. */
+  log?: ((line: string) => void) | null;
+}
+
+/**
+ * A `node:http` request listener `(req, res)`. Declared structurally so the package's types need
+ * no `@types/node`: `http.createServer(gatewayHandler(config))` type-checks with them.
+ */
+export interface GatewayHandler {
+  (req: object, res: object): void;
+}
+
+/** The part of `http.Server` a gateway's user needs (the value is an `http.Server`). */
+export interface GatewayServer {
+  listen(port?: number, host?: string, callback?: () => void): this;
+  close(callback?: (err?: Error) => void): this;
+  address(): { address: string; family: string; port: number } | string | null;
+  closeAllConnections(): void;
+  on(event: string, listener: (...args: any[]) => void): this;
+  keepAliveTimeout: number;
+}
+
+/** The settings `callsieve-gateway` resolves from its arguments and environment variables. */
+export interface GatewayArgs extends GatewayConfig {
+  host: string;
+  port: number;
+  workers: number;
+}
+
+/** An `http.Server` running the gateway, not yet listening (Node only: loads `node:http`). */
+export function createGatewayServer(config: GatewayConfig): GatewayServer;
+
+/** The gateway's request handler, for a server of one's own (Node only). */
+export function gatewayHandler(config: GatewayConfig): GatewayHandler;
+
+/** The gateway's settings from command-line arguments and environment variables, as the bin reads
+ * them (throws an Error, a UsageError, for a bad value). */
+export function parseGatewayArgs(
+  argv: readonly string[],
+  env?: Readonly<Record<string, string | undefined>>,
+): GatewayArgs | { help: true } | { version: true };
+
 export const version: string;

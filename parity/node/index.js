@@ -47,6 +47,27 @@ const {
 
 const version = '0.1.0';
 
+// The gateway server (src/server.js, on node:http) loads on first use: the rest of the package
+// runs anywhere (browsers, workers), and `require('callsieve')` costs no HTTP stack.
+function server() {
+  return require('./src/server');
+}
+
+/** An `http.Server` running the gateway (not yet listening); see src/server.js. */
+function createGatewayServer(config) {
+  return server().createGatewayServer(config);
+}
+
+/** The gateway's request handler `(req, res)`, for a `node:http` server of one's own. */
+function gatewayHandler(config) {
+  return server().gatewayHandler(config);
+}
+
+/** The gateway's settings from command-line arguments and environment variables (as the bin). */
+function parseGatewayArgs(argv, env = process.env) {
+  return server().parseGatewayArgs(argv, env);
+}
+
 module.exports = {
   parse,
   Sieve,
@@ -82,5 +103,8 @@ module.exports = {
   rewriteChatCompletion,
   createChatCompletionRewriteStream,
   createSSERewriteStream,
+  createGatewayServer,
+  gatewayHandler,
+  parseGatewayArgs,
   version,
 };

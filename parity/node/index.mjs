@@ -36,6 +36,9 @@ export const {
   rewriteChatCompletion,
   createChatCompletionRewriteStream,
   createSSERewriteStream,
+  createGatewayServer,
+  gatewayHandler,
+  parseGatewayArgs,
   version,
 } = cjs;
 export default cjs;

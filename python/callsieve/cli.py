@@ -163,6 +163,32 @@ def _bool(v: str) -> bool:
     raise argparse.ArgumentTypeError(f"not a yes/no value: {v!r}")
 
 
+def _origins(v: str) -> list[str]:
+    names = [o.strip() for o in v.split(",") if o.strip()]
+    for o in names:
+        if o != "*" and not o.startswith(("http://", "https://")):
+            raise argparse.ArgumentTypeError(f"an origin is * or http(s)://host[:port], got {o!r}")
+    return names
+
+
+def _keys(v: str) -> list[str]:
+    """`--api-key K` (once per key) or `$CALLSIEVE_API_KEY` (keys separated by commas)."""
+    keys = [k.strip() for k in v.split(",") if k.strip()]
+    if not keys:
+        raise argparse.ArgumentTypeError("an empty API key")
+    return keys
+
+
+def _bytes(v: str) -> int:
+    try:
+        n = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {v!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte: {v!r}")
+    return n
+
+
 # flag, environment variable, default, type, choices, help
 SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]] = [
     (
@@ -179,9 +205,34 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
         "--api-key",
         "CALLSIEVE_API_KEY",
         None,
+        _keys,
+        None,
+        "a key clients must present as 'Authorization: Bearer KEY' (repeat the flag for several;"
+        " the variable: keys separated by commas); without any, clients need no key",
+    ),
+    (
+        "--api-key-file",
+        "CALLSIEVE_API_KEY_FILE",
+        None,
         str,
         None,
-        "key sent upstream (default: the client's Authorization)",
+        "a file of client keys, one a line (blank lines and # comments ignored)",
+    ),
+    (
+        "--upstream-api-key",
+        "CALLSIEVE_UPSTREAM_API_KEY",
+        None,
+        str,
+        None,
+        "the key sent upstream as 'Authorization: Bearer KEY' (default: none)",
+    ),
+    (
+        "--forward-client-key",
+        "CALLSIEVE_FORWARD_CLIENT_KEY",
+        "no",
+        _bool,
+        None,
+        "without --upstream-api-key, send the client's Authorization header upstream",
     ),
     (
         "--mode",
@@ -226,6 +277,31 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
         "stream each call's arguments as they arrive, as OpenAI's API does",
     ),
     (
+        "--max-body-bytes",
+        "CALLSIEVE_MAX_BODY_BYTES",
+        str(16 * 1024 * 1024),
+        _bytes,
+        None,
+        "longest request body accepted, a longer one is a 413 (default 16777216: 16 MiB)",
+    ),
+    (
+        "--cors-origins",
+        "CALLSIEVE_CORS_ORIGINS",
+        None,
+        _origins,
+        None,
+        "origins browsers may call the gateway from (A,B; *: any); default: no CORS",
+    ),
+    (
+        "--log-level",
+        "CALLSIEVE_LOG_LEVEL",
+        "info",
+        str,
+        ("debug", "info", "warning", "error"),
+        "debug, info (default: a line per request), warning, error",
+    ),
+    ("--log-format", "CALLSIEVE_LOG_FORMAT", "text", str, ("text", "json"), "text (default) or json"),
+    (
         "--workers",
         "CALLSIEVE_WORKERS",
         "1",
@@ -234,6 +310,7 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
         "processes serving the port, each its own /metrics",
     ),
 ]
+_REPEATED = frozenset({"--api-key"})
 
 
 def _serve_parser(sub: Any) -> None:
@@ -242,19 +319,40 @@ def _serve_parser(sub: Any) -> None:
     for flag, env, _default, type_, choices, text in SERVE_FLAGS:
         if type_ is _bool:  # a switch that may also say no: --stream-arguments[=no]
             sp.add_argument(flag, nargs="?", const=True, default=None, type=type_, help=f"{text} [${env}]")
+        elif flag in _REPEATED:
+            sp.add_argument(flag, action="append", default=None, type=type_, help=f"{text} [${env}]")
         else:
             sp.add_argument(flag, default=None, type=type_, choices=choices, help=f"{text} [${env}]")
-    sp.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     sp.set_defaults(serve_parser=sp)
 
 
-def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _key_file(path: str, where: str, parser: argparse.ArgumentParser) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.error(f"{where}: cannot read {path!r}: {exc}")
+    keys = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not keys:
+        parser.error(f"{where}: {path!r} holds no key")
+    return keys
+
+
+def serve_settings(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, environ: Any = None
+) -> dict[str, Any]:
+    """The settings of `callsieve serve`: each flag, else its environment variable, else its
+    default (a usage error, exit status 2, for a bad value). `api_key` holds every client key,
+    from --api-key and --api-key-file together."""
+    environ = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     for flag, env, default, type_, choices, _ in SERVE_FLAGS:
         key = flag[2:].replace("-", "_")
         v = getattr(args, key)
+        where = flag
         if v is None:
-            raw = os.environ.get(env) or default
+            raw = environ.get(env) or default
+            where = f"${env}" if environ.get(env) else flag
             if raw is not None:
                 try:
                     v = type_(raw)
@@ -262,28 +360,47 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     parser.error(f"${env}: {exc}")
                 if choices is not None and v not in choices:
                     parser.error(f"${env}: {raw!r} is not one of {', '.join(choices)}")
+        elif flag in _REPEATED:
+            v = [k for keys in v for k in keys]
+        if key == "api_key_file" and v is not None:
+            v = _key_file(v, where, parser)
         values[key] = v
     if not values["upstream"]:
         parser.error("serve needs --upstream URL (or $CALLSIEVE_UPSTREAM)")
     if not str(values["upstream"]).startswith(("http://", "https://")):
         parser.error(f"--upstream must be an http:// or https:// URL, got {values['upstream']!r}")
+    keys = [*(values["api_key"] or ()), *(values.pop("api_key_file") or ())]
+    values["api_key"] = list(dict.fromkeys(keys)) or None
+    return values
+
+
+def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    values = serve_settings(args, parser)
     try:
         import uvicorn
 
-        from .server import WORKER_CONFIG_ENV, WORKER_LOG_LEVEL_ENV, GatewayConfig, create_app, settle_gc
+        from .server import (
+            WORKER_CONFIG_ENV,
+            WORKER_LOG_FORMAT_ENV,
+            WORKER_LOG_LEVEL_ENV,
+            GatewayConfig,
+            configure_logging,
+            create_app,
+            settle_gc,
+        )
     except ImportError as exc:
         print(
             f"callsieve: serve needs the server extra: pip install 'callsieve[server]' ({exc})",
             file=sys.stderr,
         )
         return 2
-    import logging
-
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # callsieve.server logs each request once
+    log_level, log_format = values["log_level"], values["log_format"]
+    configure_logging(log_level, log_format)
     config = GatewayConfig(
         upstream=values["upstream"],
-        api_key=values["api_key"],
+        api_keys=values["api_key"],
+        upstream_api_key=values["upstream_api_key"],
+        forward_client_key=values["forward_client_key"],
         mode=values["mode"],
         unknown_tools=values["unknown_tools"],
         timeout=values["timeout"],
@@ -291,8 +408,18 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         formats=values["formats"],
         reasoning=values["reasoning"],
         stream_arguments=values["stream_arguments"],
+        max_body_bytes=values["max_body_bytes"],
+        cors_origins=values["cors_origins"],
     )
     workers = values["workers"]
+    # uvicorn's own logging setup is skipped (log_config=None): its loggers go through ours
+    common: dict[str, Any] = {
+        "host": values["host"],
+        "port": values["port"],
+        "log_level": log_level,
+        "log_config": None,
+        "access_log": False,
+    }
 
     class _Server(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
@@ -306,29 +433,21 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     if workers == 1:
         app = create_app(config)
-        server = _Server(
-            uvicorn.Config(
-                app, host=values["host"], port=values["port"], log_level=args.log_level, access_log=False
-            )
-        )
+        server = _Server(uvicorn.Config(app, **common))
         server.run()
-        return 0
+        return 0 if server.started else 1
     # Several processes: uvicorn's supervisor binds the port once and starts each worker, which
     # builds the app from the settings passed in its environment (workers are spawned, not forked).
     from uvicorn.supervisors import Multiprocess
 
     os.environ[WORKER_CONFIG_ENV] = json.dumps(dataclasses.asdict(config))
-    os.environ[WORKER_LOG_LEVEL_ENV] = args.log_level
-    wconfig = uvicorn.Config(
-        "callsieve.server:app_from_environ",
-        factory=True,
-        host=values["host"],
-        port=values["port"],
-        log_level=args.log_level,
-        access_log=False,
-        workers=workers,
-    )
-    sock = wconfig.bind_socket()
+    os.environ[WORKER_LOG_LEVEL_ENV] = log_level
+    os.environ[WORKER_LOG_FORMAT_ENV] = log_format
+    wconfig = uvicorn.Config("callsieve.server:app_from_environ", factory=True, workers=workers, **common)
+    try:
+        sock = wconfig.bind_socket()
+    except SystemExit:
+        return 1
     sock.listen(wconfig.backlog)  # connections wait in the backlog while the workers start
     host, port = sock.getsockname()[:2]
     print(f"callsieve gateway listening on http://{host}:{port}", flush=True)

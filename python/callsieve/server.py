@@ -10,12 +10,19 @@ Endpoints:
   instructions, tool history becomes text) and, unless `tool_choice` is `"none"`, the answer is
   rewritten. The answer's DSML (and every format the sieve knows) becomes native `tool_calls`,
   with the request's `tools` as declared names and schemas (R10, R12).
-- `GET /v1/models`: proxied. `GET /healthz`: `{"status": "ok"}`. `GET /metrics`: Prometheus text.
+- `GET /v1/models`: proxied (the upstream's `server` and `date` headers are not relayed).
+  `GET /health` (and `/healthz`): `{"status": "ok"}`. `GET /ready`: 200 once the upstream answers
+  `GET /models` below 500, else 503. `GET /metrics`: Prometheus text.
 
-Upstream: `api_key` is sent as `Authorization: Bearer KEY`; without it the client's
-`Authorization` header is forwarded. Upstream errors keep their status and body. A connection
-that cannot be made is a 502, an upstream that does not answer within `timeout` a 504, both with
-an OpenAI-style error JSON (`{"error": {"message", "type", "code"}}`).
+Clients: with `api_keys`, the API paths need `Authorization: Bearer KEY` with one of them (a 401
+otherwise). Upstream: `upstream_api_key` is sent as `Authorization: Bearer KEY`; without it the
+client's `Authorization` header goes upstream only with `forward_client_key`. Upstream errors
+keep their status and body. A connection that cannot be made is a 502, an upstream that does not
+answer within `timeout` a 504. Every error the gateway answers itself (400, 401, 403, 404, 405,
+413, 500, 502, 503, 504) is OpenAI's error JSON (`{"error": {"message", "type", "param",
+"code"}}`). A body longer than `max_body_bytes` is a 413 as soon as that is known (its
+Content-Length, or while it streams in). `X-Request-ID` is taken or made, echoed, sent upstream and
+logged; `cors_origins` answers browser preflights. docs/GATEWAY.md lists it all for users.
 
 Streams: the upstream body is read as it comes and each event is rewritten and written at once.
 SSE comments from upstream (`: keep-alive`) and empty `data:` keep-alives reach the client as
@@ -24,13 +31,14 @@ the gateway writes `: keep-alive` itself. An upstream silent for `timeout` secon
 visibly: an error event (`{"error": {..., "type": "upstream_timeout"}}`) and no `[DONE]`. A stream
 cut off upstream ends without `[DONE]` too (what the sieve held is flushed first). A client that
 disconnects cancels the upstream request at once (the watcher sees `http.disconnect`, the
-upstream response is closed). Backpressure: one event at a time between the upstream read and
-the client write, so a slow client slows the upstream read; memory per stream stays bounded by
-the sieve's `max_capture_chars`.
+upstream response is closed), also before the answer starts (issue 41 F2). Backpressure: one
+event at a time between the upstream read and the client write, so a slow client slows the
+upstream read; memory per stream stays bounded by the sieve's `max_capture_chars`.
 
 Logging: one line per request on the `callsieve.server` logger (method, path, status, duration,
 stream, blocks, calls, rejected names, repaired blocks, capture-limit releases, how a stream
-ended); `/metrics` counts the same.
+ended, request id; the same as fields of the record, `extra={"fields": ...}`, which
+`JSONLogFormatter` writes); `/metrics` counts the same.
 """
 
 from __future__ import annotations
@@ -38,10 +46,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hashlib
+import hmac
 import json
 import logging
 import os
 import time
+import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -51,10 +62,12 @@ try:
     from prometheus_client import CONTENT_TYPE_LATEST as PROM_CONTENT_TYPE
     from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
     from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
-    from starlette.types import Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         f"callsieve.server needs the server extra: pip install 'callsieve[server]' ({exc})"
@@ -82,10 +95,29 @@ _DONE_BYTES: Final = b"data: [DONE]\n\n"
 _USER_AGENT: Final = f"callsieve/{__version__}"
 WORKER_CONFIG_ENV: Final = "CALLSIEVE_WORKER_CONFIG"  # `callsieve serve --workers N` to its workers
 WORKER_LOG_LEVEL_ENV: Final = "CALLSIEVE_WORKER_LOG_LEVEL"
+WORKER_LOG_FORMAT_ENV: Final = "CALLSIEVE_WORKER_LOG_FORMAT"
 YOUNG_GC_THRESHOLD: Final = 10_000  # settle_gc: allocations before a young collection, at least
+DEFAULT_MAX_BODY_BYTES: Final = 16 * 1024 * 1024
+LOG_FORMATS: Final = ("text", "json")
+LOG_LEVELS: Final = ("debug", "info", "warning", "error")
+# not relayed from an upstream answer: hop-by-hop, or the gateway's own (server, date, request id)
 _HOP_HEADERS: Final = frozenset(
-    {"content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
+    {
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "content-encoding",
+        "server",
+        "date",
+        "x-request-id",
+    }
 )
+# the OpenAI API's paths: only these need a client key (health, readiness and metrics do not)
+_API_PATHS: Final = frozenset({"/v1/chat/completions", "/chat/completions", "/v1/models", "/models"})
+_REQUEST_ID: Final = "callsieve.request_id"  # the scope key of a request's id
+_MAX_REQUEST_ID: Final = 200
+_MAX_INDEX: Final = 2**53 - 1
 
 
 @dataclass
@@ -93,7 +125,9 @@ class GatewayConfig:
     """The settings of one gateway (the flags of `callsieve serve`)."""
 
     upstream: str
-    api_key: str | None = None
+    api_keys: list[str] | None = None  # keys clients must present (`Authorization: Bearer KEY`)
+    upstream_api_key: str | None = None  # the key sent upstream (None: no Authorization upstream)
+    forward_client_key: bool = False  # without upstream_api_key: send the client's Authorization up
     mode: str = "passthrough"
     unknown_tools: UnknownToolsPolicy = "keep"
     timeout: float = 600.0  # upstream silence (seconds) that ends a request
@@ -102,6 +136,8 @@ class GatewayConfig:
     formats: list[str] | None = None  # R14.9: the markup formats recognized (None: all)
     reasoning: ReasoningMode = "auto"  # R15: where reasoning may be in the content
     stream_arguments: bool = False  # R16.5: stream each call's arguments as they arrive
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # a longer request body is a 413
+    cors_origins: list[str] | None = None  # origins browsers may call from ("*": any)
 
     def __post_init__(self) -> None:
         try:
@@ -120,6 +156,25 @@ class GatewayConfig:
             raise ValueError(
                 f"unknown_tools must be one of {', '.join(POLICIES)}, got {self.unknown_tools!r}"
             )
+        if self.api_keys is not None:
+            if isinstance(self.api_keys, str) or not all(
+                isinstance(k, str) and k.strip() == k and k for k in self.api_keys
+            ):
+                raise ValueError("api_keys must be a list of non-empty keys without surrounding blanks")
+            self.api_keys = list(self.api_keys)
+        if self.upstream_api_key is not None and not isinstance(self.upstream_api_key, str):
+            raise ValueError(f"upstream_api_key must be a string, got {self.upstream_api_key!r}")
+        if not isinstance(self.forward_client_key, bool):
+            raise ValueError(f"forward_client_key must be a bool, got {self.forward_client_key!r}")
+        m = self.max_body_bytes
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise ValueError(f"max_body_bytes must be a positive whole number, got {m!r}")
+        if self.cors_origins is not None:
+            if isinstance(self.cors_origins, str) or not all(
+                isinstance(o, str) and o for o in self.cors_origins
+            ):
+                raise ValueError(f"cors_origins must be a list of origins, got {self.cors_origins!r}")
+            self.cors_origins = [o.rstrip("/") for o in self.cors_origins]
         for name in ("timeout", "connect_timeout", "keepalive"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0:
@@ -157,6 +212,49 @@ def _error(status: int, message: str, type_: str, code: str | None = None) -> JS
     return JSONResponse({"error": {"message": message, "type": type_, "param": None, "code": code}}, status)
 
 
+def _relayed(up: httpx.Response) -> dict[str, str]:
+    """The upstream answer's headers a client gets: not the hop-by-hop ones, nor `server` and
+    `date` (the gateway writes its own); the upstream's `x-request-id` as `x-upstream-request-id`."""
+    out = {k: v for k, v in up.headers.items() if k.lower() not in _HOP_HEADERS}
+    if "x-request-id" in up.headers:
+        out["x-upstream-request-id"] = up.headers["x-request-id"]
+    return out
+
+
+def _check_indexes(value: Any) -> None:
+    """Raises OpenAIFormatError when an upstream answer's `choices[i].index` is not a whole number
+    from 0 to 2**53 - 1 (the Node gateway's rule too: `1e300` is an error in both)."""
+    choices = value.get("choices") if isinstance(value, dict) else None
+    if not isinstance(choices, list):
+        return
+    for i, c in enumerate(choices):
+        if isinstance(c, dict) and "index" in c:
+            x = c["index"]
+            if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= _MAX_INDEX:
+                raise OpenAIFormatError(
+                    f"choices[{i}].index must be a whole number from 0 to {_MAX_INDEX}, got {json.dumps(x)}"
+                )
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return _error(
+        413, f"the request body is longer than {limit} bytes", "invalid_request_error", "request_too_large"
+    )
+
+
+def _media_type(value: str) -> str:
+    """`Text/Event-Stream; charset=UTF-8` -> `text/event-stream` (media types ignore case, RFC 9110)."""
+    return value.split(";", 1)[0].strip().lower()
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Returns when the client has gone (called once the request body was read)."""
+    while True:
+        msg = await receive()
+        if msg["type"] == "http.disconnect":
+            return
+
+
 def _error_event(message: str, type_: str) -> bytes:
     body = {"error": {"message": message, "type": type_, "param": None, "code": None}}
     return b"data: " + json_text(body).encode("utf-8") + b"\n\n"
@@ -191,16 +289,20 @@ class _Gateway:
 
     def _headers(self, request: Request) -> dict[str, str]:
         h = {"accept": request.headers.get("accept", "application/json")}
-        if self.config.api_key:
-            h["authorization"] = f"Bearer {self.config.api_key}"
-        elif "authorization" in request.headers:
+        if self.config.upstream_api_key:
+            h["authorization"] = f"Bearer {self.config.upstream_api_key}"
+        elif self.config.forward_client_key and "authorization" in request.headers:
             h["authorization"] = request.headers["authorization"]
         for k in ("openai-organization", "openai-project"):
             if k in request.headers:
                 h[k] = request.headers[k]
+        rid = request.scope.get(_REQUEST_ID)
+        if rid:
+            h["x-request-id"] = rid
         return h
 
     def _finish(self, endpoint: str, request: Request, status: int, t0: float, out: _Outcome) -> None:
+        request.scope["callsieve.logged"] = True
         dt = time.perf_counter() - t0
         m = self.metrics
         m.requests.labels(endpoint, str(status)).inc()
@@ -212,31 +314,57 @@ class _Gateway:
             m.rejected.inc(st.get("rejected_calls", 0))
             m.capture.inc(st.get("capture_limit_releases", 0))
             m.repaired.inc(st.get("repaired_blocks", 0))
+        rid = request.scope.get(_REQUEST_ID, "-")
+        fields: dict[str, Any] = {
+            "method": request.method,
+            "path": request.url.path,
+            "status": status,
+            "duration": round(dt, 6),
+            "stream": out.stream,
+            "blocks": st.get("blocks", 0),
+            "calls": st.get("calls", 0),
+            "rejected": list(out.rejected),
+            "repaired": st.get("repaired_blocks", 0),
+            "capture_limit": st.get("capture_limit_releases", 0),
+            "end": out.end or None,
+            "request_id": rid,
+        }
         log.info(
-            "%s %s %d %.3fs stream=%s blocks=%d calls=%d rejected=%s repaired=%d capture_limit=%d%s",
+            "%s %s %d %.3fs stream=%s blocks=%d calls=%d rejected=%s repaired=%d capture_limit=%d%s"
+            " request_id=%s",
             request.method,
             request.url.path,
             status,
             dt,
             "yes" if out.stream else "no",
-            st.get("blocks", 0),
-            st.get("calls", 0),
+            fields["blocks"],
+            fields["calls"],
             ",".join(out.rejected) or "-",
-            st.get("repaired_blocks", 0),
-            st.get("capture_limit_releases", 0),
+            fields["repaired"],
+            fields["capture_limit"],
             f" end={out.end}" if out.end else "",
+            rid,
+            extra={"fields": fields},
         )
 
     def _request(
-        self, method: str, path: str, headers: dict[str, str], content: bytes | None = None
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        content: bytes | None = None,
+        timeout: httpx.Timeout | None = None,
     ) -> httpx.Request:
         url = self.config.upstream + path
         if self._transport is None:
+            if timeout is not None:
+                return self.client.build_request(
+                    method, url, content=content, headers=headers, timeout=timeout
+                )
             return self.client.build_request(method, url, content=content, headers=headers)
         headers["user-agent"] = _USER_AGENT
-        return httpx.Request(
-            method, url, headers=headers, content=content, extensions={"timeout": self._timeout}
-        )
+        ext = {"timeout": self._timeout if timeout is None else timeout.as_dict()}
+        return httpx.Request(method, url, headers=headers, content=content, extensions=ext)
 
     async def _send_upstream(self, req: httpx.Request) -> httpx.Response | JSONResponse:
         try:
@@ -267,8 +395,7 @@ class _Gateway:
 
     @staticmethod
     def _passed(up: httpx.Response, body: bytes) -> Response:
-        headers = {k: v for k, v in up.headers.items() if k.lower() not in _HOP_HEADERS}
-        return Response(body, up.status_code, headers=headers)
+        return Response(body, up.status_code, headers=_relayed(up))
 
     async def models(self, request: Request) -> Response:
         t0 = time.perf_counter()
@@ -282,12 +409,57 @@ class _Gateway:
         self._finish("models", request, resp.status_code, t0, _Outcome())
         return resp
 
+    async def ready(self, request: Request) -> Response:
+        """200 once the upstream answers `GET /models` (any status below 500: a 401 says it is
+        there even when only the clients' keys open it), else 503."""
+        cfg = self.config
+        headers = {"accept": "application/json"}
+        if cfg.upstream_api_key:
+            headers["authorization"] = f"Bearer {cfg.upstream_api_key}"
+        t = httpx.Timeout(min(cfg.timeout, 5.0), connect=min(cfg.connect_timeout, 5.0))
+        up = await self._send_upstream(self._request("GET", "/models", headers, timeout=t))
+        if isinstance(up, JSONResponse):
+            return _error(503, "the upstream does not answer", "upstream_error", "upstream_not_ready")
+        _, err = await self._plain(up)
+        if err is not None or up.status_code >= 500:
+            return _error(
+                503,
+                f"the upstream answers /models with {up.status_code}",
+                "upstream_error",
+                "upstream_not_ready",
+            )
+        return JSONResponse({"status": "ready"})
+
+    async def _body(self, request: Request) -> bytes | JSONResponse:
+        """The request body, or a 413 as soon as it is longer than max_body_bytes (from its
+        Content-Length, or while it streams in: what came is not kept past the limit)."""
+        limit = self.config.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return _too_large(limit)
+        parts: list[bytes] = []
+        n = 0
+        async for piece in request.stream():
+            n += len(piece)
+            if n > limit:
+                return _too_large(limit)
+            parts.append(piece)
+        return b"".join(parts)
+
     async def chat(self, request: Request) -> Response:
         t0 = time.perf_counter()
         out = _Outcome()
-        raw = await request.body()
+        raw = await self._body(request)
+        if isinstance(raw, JSONResponse):
+            self._finish("chat", request, raw.status_code, t0, out)
+            return raw
         try:
-            body = json.loads(raw)
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self._finish("chat", request, 400, t0, out)
+            return _error(400, "the request body is not valid UTF-8", "invalid_request_error")
+        try:
+            body = json.loads(text)
         except (ValueError, RecursionError):
             resp: Response = _error(400, "the request body is not JSON", "invalid_request_error")
             self._finish("chat", request, 400, t0, out)
@@ -308,12 +480,39 @@ class _Gateway:
         headers = self._headers(request)
         headers["content-type"] = "application/json"
         req = self._request("POST", "/chat/completions", headers, raw)
+        # Until the answer starts, a client that leaves cancels the upstream request (F2): the
+        # stream's own watcher takes over once it is under way.
+        answer = asyncio.ensure_future(self._answer(request, req, tools, rewrite, out, t0))
+        left = asyncio.ensure_future(_disconnected(request.receive))
+        try:
+            await asyncio.wait([answer, left], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not answer.done():
+                answer.cancel()
+            left.cancel()
+            await asyncio.gather(answer, left, return_exceptions=True)
+        if answer.cancelled():
+            out.end = "client-left"
+            self.metrics.disconnects.inc()
+            self._finish("chat", request, 499, t0, out)
+            return Response(status_code=499)
+        return answer.result()
+
+    async def _answer(
+        self,
+        request: Request,
+        req: httpx.Request,
+        tools: list[Any] | None,
+        rewrite: bool,
+        out: _Outcome,
+        t0: float,
+    ) -> Response:
         up = await self._send_upstream(req)
         if isinstance(up, JSONResponse):
             self._finish("chat", request, up.status_code, t0, out)
             return up
-        ctype = up.headers.get("content-type", "")
-        if up.status_code < 400 and ctype.startswith("text/event-stream"):
+        ctype = _media_type(up.headers.get("content-type", ""))
+        if up.status_code < 400 and ctype == "text/event-stream":
             out.stream = True
             rw = (
                 ChatCompletionStreamRewriter(
@@ -338,11 +537,12 @@ class _Gateway:
         if err is not None:
             self._finish("chat", request, err.status_code, t0, out)
             return err
-        if up.status_code >= 400 or not rewrite or not ctype.startswith("application/json"):
+        if up.status_code >= 400 or not rewrite or ctype != "application/json":
             self._finish("chat", request, up.status_code, t0, out)
             return self._passed(up, body_bytes)
         try:
             data = json.loads(body_bytes)
+            _check_indexes(data)
             rewritten = rewrite_chat_completion(
                 data,
                 tools=tools,
@@ -357,8 +557,7 @@ class _Gateway:
             self._finish("chat", request, 502, t0, out)
             return _error(502, f"upstream answer cannot be read: {exc}", "upstream_error")
         self._finish("chat", request, up.status_code, t0, out)
-        headers = {k: v for k, v in up.headers.items() if k.lower() not in _HOP_HEADERS}
-        return Response(json_text(rewritten).encode("utf-8"), up.status_code, headers=headers)
+        return Response(json_text(rewritten).encode("utf-8"), up.status_code, headers=_relayed(up))
 
 
 class _SSEResponse(Response):
@@ -413,6 +612,7 @@ class _SSEResponse(Response):
                 value = json.loads(item.data)
             except (ValueError, RecursionError):
                 raise SSEFormatError("an upstream event is not JSON") from None
+            _check_indexes(value)
             out += [_chunk_bytes(c) for c in rw.feed(value)]
 
     async def _relay(self, write: Callable[[bytes], Awaitable[None]]) -> None:
@@ -527,15 +727,163 @@ class _SSEResponse(Response):
 _chunk_bytes: Final = sse_event  # `data: <json_text(chunk)>\n\n`, at json.dumps speed when it can
 
 
+_ALLOW_HEADERS: Final = (
+    "authorization, content-type, x-request-id, openai-organization, openai-project, "
+    "x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, "
+    "x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout"
+)
+
+
+def _request_id(value: str | None) -> str:
+    """The client's `X-Request-ID` when it is a short run of visible ASCII, else a new one."""
+    if value and len(value) <= _MAX_REQUEST_ID and all("!" <= c <= "~" for c in value):
+        return value
+    return uuid.uuid4().hex
+
+
+def _key_digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8")).digest()
+
+
+class _Edge:
+    """What every request goes through before its route: its id (`X-Request-ID`, taken or made,
+    echoed and logged), CORS (preflights answered, headers added), the client's key on the API
+    paths (401), and a log line for what no route logged (404, 405, 401, probes at debug)."""
+
+    def __init__(self, app: ASGIApp, config: GatewayConfig) -> None:
+        self.app = app
+        self.keys = [_key_digest(k) for k in config.api_keys or ()]
+        origins = config.cors_origins or []
+        self.any_origin = "*" in origins
+        self.origins = frozenset(origins)
+        self.cors = bool(origins)
+
+    def _allowed(self, origin: str) -> bool:
+        return self.any_origin or origin.rstrip("/") in self.origins
+
+    def _authorized(self, auth: str) -> bool:
+        scheme, _, token = auth.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return False
+        digest = _key_digest(token.strip())
+        ok = False
+        for k in self.keys:  # every key compared, in constant time each
+            ok |= hmac.compare_digest(digest, k)
+        return ok
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        rid = _request_id(headers.get("x-request-id"))
+        scope[_REQUEST_ID] = rid
+        extra: list[tuple[bytes, bytes]] = [(b"x-request-id", rid.encode("latin-1"))]
+        origin = headers.get("origin")
+        if self.cors and origin is not None and self._allowed(origin):
+            extra += [
+                (b"access-control-allow-origin", b"*" if self.any_origin else origin.encode("latin-1")),
+                (b"access-control-expose-headers", b"x-request-id"),
+            ]
+            if not self.any_origin:
+                extra.append((b"vary", b"origin"))
+        status = [0]
+
+        async def send_with(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+                own = {k for k, _ in extra}
+                message["headers"] = [
+                    (k, v) for k, v in message.get("headers", []) if k.lower() not in own
+                ] + extra
+            await send(message)
+
+        method, path = scope["method"], scope["path"]
+        response: Response | None = None
+        if method == "OPTIONS" and self.cors and "access-control-request-method" in headers:
+            if origin is None or not self._allowed(origin):
+                response = _error(403, f"origin {origin!r} is not allowed", "invalid_request_error")
+            else:
+                response = Response(
+                    status_code=204,
+                    headers={
+                        "access-control-allow-methods": "GET, POST, OPTIONS",
+                        "access-control-allow-headers": headers.get(
+                            "access-control-request-headers", _ALLOW_HEADERS
+                        ),
+                        "access-control-max-age": "600",
+                    },
+                )
+        elif self.keys and path in _API_PATHS and not self._authorized(headers.get("authorization", "")):
+            given = "authorization" in headers
+            response = _error(
+                401,
+                "Incorrect API key provided." if given else "You didn't provide an API key.",
+                "invalid_request_error",
+                "invalid_api_key",
+            )
+            response.headers["www-authenticate"] = "Bearer"
+        if response is not None:
+            await response(scope, receive, send_with)
+        else:
+            await self.app(scope, receive, send_with)
+        if not scope.get("callsieve.logged"):
+            dt = time.perf_counter() - t0
+            level = logging.INFO if status[0] >= 400 else logging.DEBUG
+            log.log(
+                level,
+                "%s %s %d %.3fs request_id=%s",
+                method,
+                path,
+                status[0],
+                dt,
+                rid,
+                extra={
+                    "fields": {
+                        "method": method,
+                        "path": path,
+                        "status": status[0],
+                        "duration": round(dt, 6),
+                        "request_id": rid,
+                    }
+                },
+            )
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """404, 405 and the other HTTP errors of the router, in the OpenAI API's error shape."""
+    assert isinstance(exc, HTTPException)
+    code = exc.status_code
+    if code == 404:
+        message = f"no route for {request.method} {request.url.path}"
+    elif code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = exc.detail
+    resp = _error(code, message, "invalid_request_error")
+    for k, v in (exc.headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return _error(500, f"internal error: {type(exc).__name__}", "server_error")
+
+
 def create_app(
     upstream: str | GatewayConfig,
     *,
-    api_key: str | None = None,
+    api_keys: list[str] | None = None,
+    upstream_api_key: str | None = None,
+    forward_client_key: bool = False,
     mode: str = "passthrough",
     unknown_tools: UnknownToolsPolicy = "keep",
     timeout: float = 600.0,
     connect_timeout: float = 10.0,
     keepalive: float = 15.0,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    cors_origins: list[str] | None = None,
     client: httpx.AsyncClient | None = None,
     registry: Any = None,
 ) -> Starlette:
@@ -548,17 +896,21 @@ def create_app(
         if isinstance(upstream, GatewayConfig)
         else GatewayConfig(
             upstream=upstream,
-            api_key=api_key,
+            api_keys=api_keys,
+            upstream_api_key=upstream_api_key,
+            forward_client_key=forward_client_key,
             mode=mode,
             unknown_tools=unknown_tools,
             timeout=timeout,
             connect_timeout=connect_timeout,
             keepalive=keepalive,
+            max_body_bytes=max_body_bytes,
+            cors_origins=cors_origins,
         )
     )
     gw = _Gateway(config, client, registry)
 
-    async def healthz(request: Request) -> Response:
+    async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
     async def metrics(request: Request) -> Response:
@@ -576,20 +928,80 @@ def create_app(
         Route("/chat/completions", gw.chat, methods=["POST"]),
         Route("/v1/models", gw.models, methods=["GET"]),
         Route("/models", gw.models, methods=["GET"]),
-        Route("/healthz", healthz, methods=["GET"]),
+        Route("/health", health, methods=["GET"]),
+        Route("/healthz", health, methods=["GET"]),
+        Route("/ready", gw.ready, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+        middleware=[Middleware(_Edge, config=config)],
+    )
     app.state.gateway = gw
     return app
 
 
+class JSONLogFormatter(logging.Formatter):
+    """`--log-format json`: one JSON object per line (`time`, `level`, `logger`, `message`, and
+    the request's fields for a request line: method, path, status, duration, request_id, ...)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            out.update(fields)
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+JSONLogFormatter.converter = time.gmtime
+
+
+def configure_logging(level: str = "info", fmt: str = "text") -> None:
+    """The logging of `callsieve serve` (and each of its workers): `level` one of LOG_LEVELS,
+    `fmt` `text` or `json` (JSONLogFormatter), on the root logger, to stderr."""
+    if level not in LOG_LEVELS:
+        raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
+    if fmt not in LOG_FORMATS:
+        raise ValueError(f"log format must be one of {', '.join(LOG_FORMATS)}, got {fmt!r}")
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        JSONLogFormatter()
+        if fmt == "json"
+        else logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s")
+    )
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # callsieve.server logs each request once
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        lg = logging.getLogger(name)
+        lg.handlers.clear()
+        lg.propagate = True
+        lg.setLevel(level.upper())
+
+
 __all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "LOG_FORMATS",
+    "LOG_LEVELS",
     "MODES",
     "POLICIES",
     "YOUNG_GC_THRESHOLD",
     "GatewayConfig",
+    "JSONLogFormatter",
     "app_from_environ",
+    "configure_logging",
     "create_app",
     "settle_gc",
 ]
@@ -614,11 +1026,9 @@ def settle_gc() -> None:
 def app_from_environ() -> Starlette:
     """The app of one worker of `callsieve serve --workers N`: its `GatewayConfig` comes as JSON in
     `$CALLSIEVE_WORKER_CONFIG` (uvicorn spawns the workers; they inherit the environment)."""
-    logging.basicConfig(
-        level=os.environ.get(WORKER_LOG_LEVEL_ENV, "info").upper(),
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    configure_logging(
+        os.environ.get(WORKER_LOG_LEVEL_ENV, "info"), os.environ.get(WORKER_LOG_FORMAT_ENV, "text")
     )
-    logging.getLogger("httpx").setLevel(logging.WARNING)
     app = create_app(GatewayConfig(**json.loads(os.environ[WORKER_CONFIG_ENV])))
     settle_gc()
     return app

@@ -59,9 +59,12 @@ def test_the_node_bin_runs_as_npx_runs_it() -> None:
 
 
 class Gateway:
-    def __init__(self, kind: str, upstream: str, args: tuple[str, ...]) -> None:
+    def __init__(
+        self, kind: str, upstream: str, args: tuple[str, ...], extra_env: dict[str, str] | None = None
+    ) -> None:
         cmd = command(kind, "--upstream", upstream, "--port", "0", *args)
         env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
+        env.update(extra_env or {})
         # a pipe nobody reads would fill up and block the server: its log goes to a file
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
@@ -363,7 +366,7 @@ def test_unreachable_upstream_is_502_and_silent_one_504(gateways: Any, kind: str
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
-    g = gateways(kind, "--api-key", "sk-upstream")
+    g = gateways(kind, "--upstream-api-key", "sk-upstream")
     with sdk(g.url) as client:
         assert [m.id for m in client.models.list()] == ["deepseek-chat"]
         client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
@@ -372,8 +375,11 @@ def test_models_healthz_metrics_and_api_key(gateways: Any, kind: str) -> None:
     metrics = httpx.get(g.base + "/metrics", trust_env=False).text
     assert "callsieve_tool_calls_total 2" in metrics
     assert 'callsieve_requests_total{endpoint="chat",status="200"}' in metrics
-    # the client's own key goes upstream when the gateway has none
+    # the client's own key goes upstream only with --forward-client-key
     with sdk(gateways(kind).url) as client:
+        client.chat.completions.create(model="dsml", messages=messages())
+    assert "authorization" not in Upstream.headers_seen[-1]
+    with sdk(gateways(kind, "--forward-client-key").url) as client:
         client.chat.completions.create(model="dsml", messages=messages())
     assert Upstream.headers_seen[-1]["authorization"] == "Bearer test-key"
 

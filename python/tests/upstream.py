@@ -14,6 +14,9 @@ The model name picks the behavior (so one server serves every test):
 - `repair`: `REPAIR` (the reply without its opening wrapper), streamed as `dsml` or whole.
 - `error`: answers 429 with an OpenAI error body.
 - `hang`: does not answer at all (no headers) for 60 s.
+- `upper`: as `dsml`, with the media type in other cases (`TEXT/EVENT-STREAM`,
+  `Application/JSON; Charset=UTF-8`).
+- `bigindex`: as `dsml`, with `choices[0].index` written `1e300`.
 """
 
 from __future__ import annotations
@@ -150,10 +153,10 @@ class Upstream(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _json(self, status: int, obj: Any) -> None:
+    def _json(self, status: int, obj: Any, ctype: str = "application/json") -> None:
         out = json.dumps(obj).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(out)))
         self.end_headers()
         self.wfile.write(out)
@@ -171,9 +174,9 @@ class Upstream(BaseHTTPRequestHandler):
         with Upstream.lock:
             Upstream.cancels.append((model, time.monotonic()))
 
-    def _start_stream(self) -> None:
+    def _start_stream(self, ctype: str = "text/event-stream") -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Type", ctype)
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
@@ -216,9 +219,14 @@ class Upstream(BaseHTTPRequestHandler):
             self.wfile.write(out)
             return
         if not body.get("stream"):
-            self._json(200, response(REPAIR if model == "repair" else REPLY))
+            obj = response(REPAIR if model == "repair" else REPLY)
+            if model == "bigindex":
+                obj["choices"][0]["index"] = 1e300
+            self._json(
+                200, obj, "Application/JSON; Charset=UTF-8" if model == "upper" else "application/json"
+            )
             return
-        self._start_stream()
+        self._start_stream("TEXT/EVENT-STREAM" if model == "upper" else "text/event-stream")
         try:
             if model == "slow":
                 end = time.monotonic() + 60
@@ -235,6 +243,8 @@ class Upstream(BaseHTTPRequestHandler):
                 return
             text = THINK + REPLY if model == "think" else REPAIR if model == "repair" else REPLY
             pieces = list(stream_bytes(text, Upstream.chunk_size))
+            if model == "bigindex":
+                pieces = [b"".join(pieces).replace(b'"index": 0', b'"index": 1e300')]
             if model == "cut":
                 pieces = pieces[: len(pieces) // 2]
             for p in pieces:

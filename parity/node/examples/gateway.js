@@ -5,12 +5,16 @@
  * `content` (DeepSeek and others): clients get native `tool_calls`. The same server as the
  * package's `callsieve-gateway` bin, embedded in a program of one's own:
  *
- *   node parity/node/examples/gateway.js --upstream https://api.example.com/v1 [--port 8080] [--mode prompt]
+ *   node examples/gateway.js --upstream https://api.example.com/v1 [--port 8080] [--api-key KEY]
  */
 
-const { createGatewayServer, parseGatewayArgs } = require('../src/server');
+const { createGatewayServer, parseGatewayArgs } = require('callsieve');
 
 const args = parseGatewayArgs(process.argv.slice(2), { ...process.env, CALLSIEVE_PORT: process.env.CALLSIEVE_PORT || '0' });
+if ('help' in args || 'version' in args) {
+  process.stdout.write('see: npx callsieve-gateway --help\n');
+  process.exit(0);
+}
 const server = createGatewayServer(args);
 server.listen(args.port, args.host, () => {
   process.stdout.write(`gateway listening on http://${args.host}:${server.address().port}\n`);

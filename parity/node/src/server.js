@@ -6,7 +6,10 @@
  * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
  *
  * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
- * (proxied), GET /healthz, GET /metrics (Prometheus text). A client that disconnects destroys the
+ * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
+ * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
+ * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
+ * `logFormat`: as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
  * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
  * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
  * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
@@ -17,6 +20,8 @@
 const http = require('node:http');
 const https = require('node:https');
 const cluster = require('node:cluster');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
 const { finished } = require('node:stream');
 const { parseArgs } = require('node:util');
 const { SSEParser, chunkJSON } = require('./sse');
@@ -33,13 +38,31 @@ const POLICIES = ['keep', 'reject'];
 const KEEPALIVE = ': keep-alive\n\n';
 const END = Buffer.from('\n\n');
 const DONE_TEXT = 'data: [DONE]\n\n';
-const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding']);
+// not relayed from an upstream answer: hop-by-hop, or the gateway's own (server, date, request id)
+const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'server', 'date', 'x-request-id']);
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+const LOG_LEVELS = ['debug', 'info', 'warning', 'error'];
+const LOG_FORMATS = ['text', 'json'];
+const MAX_INDEX = Number.MAX_SAFE_INTEGER;
+const SSE_TYPE = 'text/event-stream; charset=utf-8';
+// the OpenAI API's paths: only these need a client key (health, readiness and metrics do not)
+const API_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/v1/models', '/models']);
+const ALLOW_HEADERS =
+  'authorization, content-type, x-request-id, openai-organization, openai-project, ' +
+  'x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, ' +
+  'x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout';
 
 /** Checked settings with defaults; throws UsageError for a bad value. */
 function gatewayConfig(c) {
   const cfg = {
     upstream: c.upstream,
-    apiKey: c.apiKey || null,
+    apiKeys: c.apiKeys === undefined || c.apiKeys === null ? null : c.apiKeys,
+    upstreamApiKey: c.upstreamApiKey || null,
+    forwardClientKey: c.forwardClientKey === undefined ? false : c.forwardClientKey,
+    maxBodyBytes: c.maxBodyBytes === undefined ? DEFAULT_MAX_BODY_BYTES : c.maxBodyBytes,
+    corsOrigins: c.corsOrigins === undefined || c.corsOrigins === null ? null : c.corsOrigins,
+    logLevel: c.logLevel === undefined ? 'info' : c.logLevel,
+    logFormat: c.logFormat === undefined ? 'text' : c.logFormat,
     mode: c.mode === undefined ? 'passthrough' : c.mode,
     unknownTools: c.unknownTools === undefined ? 'keep' : c.unknownTools,
     timeout: c.timeout === undefined ? 600 : c.timeout,
@@ -64,6 +87,29 @@ function gatewayConfig(c) {
   } catch (e) {
     throw new UsageError(e.message);
   }
+  if (cfg.apiKeys !== null) {
+    if (!Array.isArray(cfg.apiKeys) || !cfg.apiKeys.every((k) => typeof k === 'string' && k !== '' && k.trim() === k)) {
+      throw new UsageError('apiKeys must be an array of non-empty keys without surrounding blanks');
+    }
+    cfg.apiKeys = [...cfg.apiKeys];
+  }
+  if (cfg.upstreamApiKey !== null && typeof cfg.upstreamApiKey !== 'string') {
+    throw new UsageError(`upstreamApiKey must be a string, got ${JSON.stringify(cfg.upstreamApiKey)}`);
+  }
+  if (typeof cfg.forwardClientKey !== 'boolean') {
+    throw new UsageError(`forwardClientKey must be a boolean, got ${JSON.stringify(cfg.forwardClientKey)}`);
+  }
+  if (!Number.isSafeInteger(cfg.maxBodyBytes) || cfg.maxBodyBytes < 1) {
+    throw new UsageError(`maxBodyBytes must be a positive whole number, got ${JSON.stringify(cfg.maxBodyBytes)}`);
+  }
+  if (cfg.corsOrigins !== null) {
+    if (!Array.isArray(cfg.corsOrigins) || !cfg.corsOrigins.every((o) => typeof o === 'string' && o !== '')) {
+      throw new UsageError(`corsOrigins must be an array of origins, got ${JSON.stringify(cfg.corsOrigins)}`);
+    }
+    cfg.corsOrigins = cfg.corsOrigins.map((o) => o.replace(/\/+$/, ''));
+  }
+  if (!LOG_LEVELS.includes(cfg.logLevel)) throw new UsageError(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(cfg.logLevel)}`);
+  if (!LOG_FORMATS.includes(cfg.logFormat)) throw new UsageError(`logFormat must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(cfg.logFormat)}`);
   if (typeof cfg.streamArguments !== 'boolean') {
     throw new UsageError(`streamArguments must be a boolean, got ${JSON.stringify(cfg.streamArguments)}`);
   }
@@ -129,10 +175,42 @@ function errorBody(message, type, code = null) {
   return JSON.stringify({ error: { message, type, param: null, code } });
 }
 
-function sendJSON(res, status, body) {
+function sendJSON(res, status, body, headers = {}) {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** `Text/Event-Stream; charset=UTF-8` -> `text/event-stream` (media types ignore case, RFC 9110). */
+function mediaType(value) {
+  return String(value || '').split(';', 1)[0].trim().toLowerCase();
+}
+
+/** The client's `X-Request-ID` when it is a short run of visible ASCII, else a new one. */
+function requestId(value) {
+  if (typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value)) return value;
+  return crypto.randomUUID().replace(/-/g, '');
+}
+
+function keyDigest(key) {
+  return crypto.createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** Throws a format error when an upstream answer's `choices[i].index` is not a whole number from
+ * 0 to 2**53 - 1 (the same rule as the Python gateway's). */
+function checkIndexes(value) {
+  if (value === null || typeof value !== 'object' || !Array.isArray(value.choices)) return;
+  value.choices.forEach((c, i) => {
+    if (c === null || typeof c !== 'object' || !('index' in c)) return;
+    const x = c.index;
+    if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= 0)) {
+      throw Object.assign(new Error(`choices[${i}].index must be a whole number from 0 to ${MAX_INDEX}, got ${JSON.stringify(x)}`), { kind: 'format' });
+    }
+  });
+}
+
+function tooLarge(limit) {
+  return errorBody(`the request body is longer than ${limit} bytes`, 'invalid_request_error', 'request_too_large');
 }
 
 function errorEvent(message, type) {
@@ -143,10 +221,33 @@ function chunkText(obj) {
   return `data: ${chunkJSON(obj)}\n\n`;
 }
 
-async function readBody(req) {
-  const parts = [];
-  for await (const p of req) parts.push(p);
-  return Buffer.concat(parts);
+/** The request body, or null as soon as it is longer than `limit` (from its Content-Length, or
+ * while it streams in: what came is not kept past the limit; the rest is read and dropped). */
+function readBody(req, limit) {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    let n = 0;
+    let settled = false;
+    req.on('data', (p) => {
+      if (settled) return;
+      n += p.length;
+      if (n > limit) {
+        settled = true;
+        parts.length = 0;
+        resolve(null);
+      } else parts.push(p);
+    });
+    req.on('end', () => {
+      if (!settled) resolve(Buffer.concat(parts));
+      settled = true;
+    });
+    req.on('error', (e) => {
+      if (!settled) reject(e);
+      settled = true;
+    });
+  });
 }
 
 /**
@@ -204,18 +305,23 @@ function upstreamRequest(cfg, method, path, headers, body) {
 }
 
 const AGENT = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function upstreamHeaders(cfg, req) {
   const h = { accept: req.headers.accept || 'application/json' };
-  if (cfg.apiKey) h.authorization = `Bearer ${cfg.apiKey}`;
-  else if (req.headers.authorization) h.authorization = req.headers.authorization;
+  if (cfg.upstreamApiKey) h.authorization = `Bearer ${cfg.upstreamApiKey}`;
+  else if (cfg.forwardClientKey && req.headers.authorization) h.authorization = req.headers.authorization;
   for (const k of ['openai-organization', 'openai-project']) if (req.headers[k]) h[k] = req.headers[k];
+  if (req.requestId) h['x-request-id'] = req.requestId;
   return h;
 }
 
+/** The upstream answer's headers a client gets: not the hop-by-hop ones, nor `server` and `date`
+ * (the gateway writes its own); the upstream's `x-request-id` as `x-upstream-request-id`. */
 function passHeaders(up) {
   const out = {};
   for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
+  if (up.headers['x-request-id'] !== undefined) out['x-upstream-request-id'] = up.headers['x-request-id'];
   return out;
 }
 
@@ -223,8 +329,22 @@ function passHeaders(up) {
 function gatewayHandler(config) {
   const cfg = gatewayConfig(config);
   const metrics = new Metrics();
+  const keys = (cfg.apiKeys || []).map(keyDigest);
+  const origins = new Set(cfg.corsOrigins || []);
+  const anyOrigin = origins.has('*');
+  const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
+
+  /** One log line at `level` (debug, info, warning, error): text, or JSON with `fields`. */
+  function emit(level, message, fields = {}) {
+    if (!cfg.log || LOG_LEVELS.indexOf(level) < threshold) return;
+    const time = new Date().toISOString();
+    if (cfg.logFormat === 'json') {
+      cfg.log(JSON.stringify({ time, level, logger: 'callsieve.server', message, ...fields }));
+    } else cfg.log(`${time} callsieve.server ${level.toUpperCase()} ${message}`);
+  }
 
   function finish(endpoint, req, status, t0, out) {
+    req.logged = true;
     const dt = (performance.now() - t0) / 1000;
     const key = `${endpoint} ${status}`;
     metrics.requests.set(key, (metrics.requests.get(key) || 0) + 1);
@@ -236,15 +356,30 @@ function gatewayHandler(config) {
     metrics.rejected += st.rejectedCalls || 0;
     metrics.capture += st.captureLimitReleases || 0;
     metrics.repaired += st.repairedBlocks || 0;
-    if (cfg.log) {
-      cfg.log(
-        `${new Date().toISOString()} callsieve.server ${req.method} ${req.url.split('?')[0]} ${status} ${dt.toFixed(3)}s ` +
-          `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
-          `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
-          `capture_limit=${st.captureLimitReleases || 0}` +
-          (out.end ? ` end=${out.end}` : ''),
-      );
-    }
+    const path = req.url.split('?')[0];
+    emit(
+      'info',
+      `${req.method} ${path} ${status} ${dt.toFixed(3)}s ` +
+        `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
+        `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
+        `capture_limit=${st.captureLimitReleases || 0}` +
+        (out.end ? ` end=${out.end}` : '') +
+        ` request_id=${req.requestId}`,
+      {
+        method: req.method,
+        path,
+        status,
+        duration: Math.round(dt * 1e6) / 1e6,
+        stream: Boolean(out.stream),
+        blocks: st.blocks || 0,
+        calls: st.calls || 0,
+        rejected: [...(out.rejected || [])],
+        repaired: st.repairedBlocks || 0,
+        capture_limit: st.captureLimitReleases || 0,
+        end: out.end || null,
+        request_id: req.requestId,
+      },
+    );
   }
 
   function failed(e, res, endpoint, req, t0, out) {
@@ -280,19 +415,56 @@ function gatewayHandler(config) {
     } catch (e) {
       return failed(e, res, 'models', req, t0, {});
     }
-    const body = await plain(up);
+    let body;
+    try {
+      body = await plain(up);
+    } catch (e) {
+      return failed(upReq.state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'models', req, t0, {});
+    }
     res.writeHead(up.statusCode, passHeaders(up));
     res.end(body);
     finish('models', req, up.statusCode, t0, {});
   }
 
+  /** 200 once the upstream answers `GET /models` (any status below 500), else 503. */
+  async function ready(req, res) {
+    const headers = { accept: 'application/json' };
+    if (cfg.upstreamApiKey) headers.authorization = `Bearer ${cfg.upstreamApiKey}`;
+    const probe = { ...cfg, timeout: Math.min(cfg.timeout, 5), connectTimeout: Math.min(cfg.connectTimeout, 5) };
+    const upReq = upstreamRequest(probe, 'GET', '/models', headers, null);
+    let status;
+    try {
+      const up = await upReq.promise;
+      await plain(up);
+      status = up.statusCode;
+    } catch {
+      upReq.destroy();
+      return sendJSON(res, 503, errorBody('the upstream does not answer', 'upstream_error', 'upstream_not_ready'));
+    }
+    if (status >= 500) {
+      return sendJSON(res, 503, errorBody(`the upstream answers /models with ${status}`, 'upstream_error', 'upstream_not_ready'));
+    }
+    return sendJSON(res, 200, '{"status":"ready"}');
+  }
+
   async function chat(req, res) {
     const t0 = performance.now();
     const out = { stream: false, stats: null, rejected: [], end: '' };
-    let raw = await readBody(req);
+    let raw = await readBody(req, cfg.maxBodyBytes);
+    if (raw === null) {
+      sendJSON(res, 413, tooLarge(cfg.maxBodyBytes), { connection: 'close' });
+      return finish('chat', req, 413, t0, out);
+    }
+    let text;
+    try {
+      text = UTF8.decode(raw);
+    } catch {
+      sendJSON(res, 400, errorBody('the request body is not valid UTF-8', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
     let body;
     try {
-      body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(text);
     } catch {
       sendJSON(res, 400, errorBody('the request body is not JSON', 'invalid_request_error'));
       return finish('chat', req, 400, t0, out);
@@ -329,8 +501,8 @@ function gatewayHandler(config) {
       if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
       return failed(e, res, 'chat', req, t0, out);
     }
-    const ctype = up.headers['content-type'] || '';
-    if (up.statusCode < 400 && ctype.startsWith('text/event-stream')) {
+    const ctype = mediaType(up.headers['content-type']);
+    if (up.statusCode < 400 && ctype === 'text/event-stream') {
       out.stream = true;
       return stream(req, res, up, upReq, state, rewrite ? new ChatCompletionStreamRewriter({
         tools,
@@ -347,15 +519,16 @@ function gatewayHandler(config) {
       if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
       return failed(state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'chat', req, t0, out);
     }
-    if (up.statusCode >= 400 || !rewrite || !ctype.startsWith('application/json')) {
+    if (up.statusCode >= 400 || !rewrite || ctype !== 'application/json') {
       res.writeHead(up.statusCode, passHeaders(up));
       res.end(data);
       return finish('chat', req, up.statusCode, t0, out);
     }
-    let text;
     try {
       const stats = {};
-      text = jsonText(rewriteChatCompletion(JSON.parse(data.toString('utf8')), {
+      const value = JSON.parse(data.toString('utf8'));
+      checkIndexes(value);
+      text = jsonText(rewriteChatCompletion(value, {
         tools,
         unknownTools: cfg.unknownTools,
         rejectedToolNames: out.rejected,
@@ -378,7 +551,7 @@ function gatewayHandler(config) {
 
   async function stream(req, res, up, upReq, state, rw, out, t0) {
     metrics.active += 1;
-    res.writeHead(up.statusCode, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    res.writeHead(up.statusCode, { 'content-type': SSE_TYPE, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     if (res.flushHeaders) res.flushHeaders();
     let lastWrite = Date.now();
     let left = false;
@@ -449,6 +622,7 @@ function gatewayHandler(config) {
         } catch {
           throw Object.assign(new Error('an upstream event is not JSON'), { kind: 'format' });
         }
+        checkIndexes(value);
         for (const c of rw.feed(value)) batch.push(chunkText(c));
       }
     };
@@ -524,6 +698,7 @@ function gatewayHandler(config) {
       } else {
         out.end = 'cut';
         metrics.upstreamError('read');
+        emit('warning', `upstream stream broke: ${e.code || e.message}`, { request_id: req.requestId });
         try {
           await flushHeld();
         } catch {
@@ -546,21 +721,95 @@ function gatewayHandler(config) {
     }
   }
 
+  const health = (req, res) => sendJSON(res, 200, '{"status":"ok"}');
+  const metricsText = (req, res) => {
+    const text = metrics.text();
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  // path -> [method, handler]; a GET route answers HEAD too (as Starlette's do)
+  const ROUTES = new Map([
+    ['/v1/chat/completions', ['POST', chat]],
+    ['/chat/completions', ['POST', chat]],
+    ['/v1/models', ['GET', models]],
+    ['/models', ['GET', models]],
+    ['/health', ['GET', health]],
+    ['/healthz', ['GET', health]],
+    ['/ready', ['GET', ready]],
+    ['/metrics', ['GET', metricsText]],
+  ]);
+
+  const allowed = (origin) => anyOrigin || origins.has(origin.replace(/\/+$/, ''));
+  const authorized = (auth) => {
+    const m = /^\s*bearer\s+(.+?)\s*$/i.exec(auth || '');
+    if (!m) return false;
+    const digest = keyDigest(m[1]);
+    let ok = false;
+    for (const k of keys) ok = crypto.timingSafeEqual(digest, k) || ok; // every key compared
+    return ok;
+  };
+
+  /** Routes one request (the edge first: request id, CORS, client key), and logs what no route
+   * logged (401, 404, 405, 413 before a route, preflights and probes at debug). */
   const handler = (req, res) => {
+    const t0 = performance.now();
     const path = req.url.split('?')[0];
-    let p;
-    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) p = chat(req, res);
-    else if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) p = models(req, res);
-    else if (req.method === 'GET' && path === '/healthz') return sendJSON(res, 200, '{"status":"ok"}');
-    else if (req.method === 'GET' && path === '/metrics') {
-      const text = metrics.text();
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-      return res.end(text);
-    } else return sendJSON(res, 404, errorBody(`no route for ${req.method} ${path}`, 'invalid_request_error'));
-    p.catch((e) => {
-      if (!res.headersSent) sendJSON(res, 500, errorBody(String((e && e.message) || e), 'server_error'));
-      else res.destroy(e);
+    req.requestId = requestId(req.headers['x-request-id']);
+    res.setHeader('x-request-id', req.requestId);
+    const origin = req.headers.origin;
+    const cors = origins.size > 0;
+    if (cors && origin !== undefined && allowed(origin)) {
+      res.setHeader('access-control-allow-origin', anyOrigin ? '*' : origin);
+      res.setHeader('access-control-expose-headers', 'x-request-id');
+      if (!anyOrigin) res.setHeader('vary', 'origin');
+    }
+    res.on('finish', () => {
+      if (req.logged) return;
+      const dt = (performance.now() - t0) / 1000;
+      emit(res.statusCode >= 400 ? 'info' : 'debug', `${req.method} ${path} ${res.statusCode} ${dt.toFixed(3)}s request_id=${req.requestId}`, {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        duration: Math.round(dt * 1e6) / 1e6,
+        request_id: req.requestId,
+      });
     });
+    if (req.method === 'OPTIONS' && cors && req.headers['access-control-request-method'] !== undefined) {
+      if (origin === undefined || !allowed(origin)) {
+        return sendJSON(res, 403, errorBody(`origin ${JSON.stringify(origin === undefined ? null : origin)} is not allowed`, 'invalid_request_error'));
+      }
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] || ALLOW_HEADERS,
+        'access-control-max-age': '600',
+      });
+      return void res.end();
+    }
+    if (keys.length && API_PATHS.has(path) && !authorized(req.headers.authorization)) {
+      const given = req.headers.authorization !== undefined;
+      return sendJSON(
+        res,
+        401,
+        errorBody(given ? 'Incorrect API key provided.' : "You didn't provide an API key.", 'invalid_request_error', 'invalid_api_key'),
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+    const route = ROUTES.get(path);
+    if (route === undefined) return sendJSON(res, 404, errorBody(`no route for ${req.method} ${path}`, 'invalid_request_error'));
+    const [method, fn] = route;
+    if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
+      return sendJSON(res, 405, errorBody(`${req.method} is not allowed on ${path}`, 'invalid_request_error'), {
+        allow: method === 'GET' ? 'GET, HEAD' : method,
+      });
+    }
+    const p = fn(req, res);
+    if (p && typeof p.catch === 'function') {
+      p.catch((e) => {
+        emit('error', `${req.method} ${path} failed: ${(e && e.stack) || e}`, { request_id: req.requestId });
+        if (!res.headersSent) sendJSON(res, 500, errorBody(`internal error: ${(e && e.name) || 'Error'}`, 'server_error'));
+        else res.destroy(e);
+      });
+    }
     return undefined;
   };
   handler.metrics = metrics;
@@ -578,7 +827,10 @@ const FLAGS = [
   ['upstream', 'CALLSIEVE_UPSTREAM', undefined, 'url', 'base URL of the OpenAI-compatible upstream (…/v1)'],
   ['host', 'CALLSIEVE_HOST', '127.0.0.1', 'string', 'address to listen on'],
   ['port', 'CALLSIEVE_PORT', '8080', 'port', 'port to listen on (0: any free port)'],
-  ['api-key', 'CALLSIEVE_API_KEY', undefined, 'string', "key sent upstream (default: the client's Authorization)"],
+  ['api-key', 'CALLSIEVE_API_KEY', undefined, 'keys', "a key clients must present as 'Authorization: Bearer KEY' (repeat the flag for several; the variable: keys separated by commas); without any, clients need no key"],
+  ['api-key-file', 'CALLSIEVE_API_KEY_FILE', undefined, 'file', 'a file of client keys, one a line (blank lines and # comments ignored)'],
+  ['upstream-api-key', 'CALLSIEVE_UPSTREAM_API_KEY', undefined, 'string', "the key sent upstream as 'Authorization: Bearer KEY' (default: none)"],
+  ['forward-client-key', 'CALLSIEVE_FORWARD_CLIENT_KEY', 'no', 'bool', "without --upstream-api-key, send the client's Authorization header upstream"],
   ['mode', 'CALLSIEVE_MODE', 'passthrough', MODES, 'passthrough or prompt'],
   ['unknown-tools', 'CALLSIEVE_UNKNOWN_TOOLS', 'keep', POLICIES, 'calls to undeclared tools: keep or reject'],
   ['timeout', 'CALLSIEVE_TIMEOUT', '600', 'seconds', 'upstream silence that ends a request (s)'],
@@ -586,25 +838,46 @@ const FLAGS = [
   ['formats', 'CALLSIEVE_FORMATS', undefined, 'formats', 'recognize only these markup formats (A,B)'],
   ['reasoning', 'CALLSIEVE_REASONING', 'auto', REASONING_MODES, 'thinking in content becomes reasoning_content: auto, open, off'],
   ['stream-arguments', 'CALLSIEVE_STREAM_ARGUMENTS', 'no', 'bool', "stream each call's arguments as they arrive, as OpenAI's API does"],
+  ['max-body-bytes', 'CALLSIEVE_MAX_BODY_BYTES', String(DEFAULT_MAX_BODY_BYTES), 'bytes', 'longest request body accepted, a longer one is a 413 (16 MiB)'],
+  ['cors-origins', 'CALLSIEVE_CORS_ORIGINS', undefined, 'origins', 'origins browsers may call the gateway from (A,B; *: any); default: no CORS'],
+  ['log-level', 'CALLSIEVE_LOG_LEVEL', 'info', LOG_LEVELS, 'debug, info (a line per request), warning, error'],
+  ['log-format', 'CALLSIEVE_LOG_FORMAT', 'text', LOG_FORMATS, 'text or json'],
   ['workers', 'CALLSIEVE_WORKERS', '1', 'count', 'processes serving the port, each its own /metrics'],
 ];
 
 const USAGE =
-  'usage: callsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY] [--mode passthrough|prompt]\n' +
+  'usage: callsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY]... [--api-key-file F]\n' +
+  '                         [--upstream-api-key KEY] [--forward-client-key] [--mode passthrough|prompt]\n' +
   '                         [--unknown-tools keep|reject] [--timeout S] [--keepalive S]\n' +
-  '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments] [--workers N]\n' +
-  FLAGS.map(([f, env, def, , help]) => `  --${f.padEnd(14)} ${help}${def !== undefined ? ` (default ${def})` : ''} [$${env}]`).join('\n') +
+  '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments]\n' +
+  '                         [--max-body-bytes N] [--cors-origins A,B] [--log-level L] [--log-format text|json]\n' +
+  '                         [--workers N] [--version] [--help]\n' +
+  FLAGS.map(([f, env, def, , help]) => `  --${f.padEnd(18)} ${help}${def !== undefined ? ` (default ${def})` : ''} [$${env}]`).join('\n') +
   '\n';
 
-/** The gateway config from command-line arguments and environment variables; throws UsageError. */
+function readKeyFile(file, where) {
+  let text;
+  try {
+    text = UTF8.decode(fs.readFileSync(file));
+  } catch (e) {
+    throw new UsageError(`${where}: cannot read ${JSON.stringify(file)}: ${e.code || e.message}`);
+  }
+  const keys = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  if (!keys.length) throw new UsageError(`${where}: ${JSON.stringify(file)} holds no key`);
+  return keys;
+}
+
+/** The gateway config from command-line arguments and environment variables; throws UsageError.
+ * `{help: true}` for --help, `{version: true}` for --version. */
 function parseGatewayArgs(argv, env = process.env) {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
       options: Object.fromEntries([
-        ...FLAGS.map(([f, , , kind]) => [f, { type: kind === 'bool' ? 'boolean' : 'string' }]),
+        ...FLAGS.map(([f, , , kind]) => [f, { type: kind === 'bool' ? 'boolean' : 'string', multiple: kind === 'keys' }]),
         ['help', { type: 'boolean', short: 'h' }],
+        ['version', { type: 'boolean' }],
       ]),
       strict: true,
       allowPositionals: false,
@@ -613,6 +886,7 @@ function parseGatewayArgs(argv, env = process.env) {
     throw new UsageError(e.message);
   }
   if (values.help) return { help: true };
+  if (values.version) return { version: true };
   const out = {};
   for (const [flag, envName, def, kind] of FLAGS) {
     let v = values[flag];
@@ -633,6 +907,11 @@ function parseGatewayArgs(argv, env = process.env) {
     } else if (kind === 'count') {
       if (!/^[0-9]+$/.test(v) || !(Number(v) >= 1)) throw new UsageError(`${where}: must be a whole number, at least 1: ${JSON.stringify(v)}`);
       out[key] = Number(v);
+    } else if (kind === 'bytes') {
+      if (!/^[0-9]+$/.test(v) || !(Number(v) >= 1) || !Number.isSafeInteger(Number(v))) {
+        throw new UsageError(`${where}: must be a whole number of bytes, at least 1: ${JSON.stringify(v)}`);
+      }
+      out[key] = Number(v);
     } else if (kind === 'seconds') {
       const n = Number(v);
       if (!/^[0-9.eE+-]+$/.test(v) || !(n > 0) || !Number.isFinite(n)) {
@@ -652,13 +931,34 @@ function parseGatewayArgs(argv, env = process.env) {
         throw new UsageError(`${where}: ${e.message}`);
       }
       out[key] = names;
+    } else if (kind === 'keys') {
+      // each --api-key one key; the variable: keys separated by commas
+      const keys = (Array.isArray(v) ? v : [v]).flatMap((k) => k.split(',')).map((k) => k.trim()).filter(Boolean);
+      if (!keys.length) throw new UsageError(`${where}: an empty API key`);
+      out.apiKeys = keys;
+    } else if (kind === 'file') {
+      out.apiKeyFile = readKeyFile(v, where);
+    } else if (kind === 'origins') {
+      const names = v.split(',').map((t) => t.trim()).filter(Boolean);
+      for (const o of names) {
+        if (o !== '*' && !/^https?:\/\//.test(o)) throw new UsageError(`${where}: an origin is * or http(s)://host[:port], got ${JSON.stringify(o)}`);
+      }
+      out[key] = names;
     } else if (kind === 'url') {
       if (!/^https?:\/\//.test(v)) throw new UsageError(`${where} must be an http:// or https:// URL, got ${JSON.stringify(v)}`);
       out[key] = v;
     } else out[key] = v;
   }
   if (!out.upstream) throw new UsageError('needs --upstream URL (or $CALLSIEVE_UPSTREAM)');
+  if (out.apiKeyFile) out.apiKeys = [...new Set([...(out.apiKeys || []), ...out.apiKeyFile])];
+  else if (out.apiKeys) out.apiKeys = [...new Set(out.apiKeys)];
+  delete out.apiKeyFile;
   return out;
+}
+
+function listenError(e, host, port) {
+  const why = e.code === 'EADDRINUSE' ? 'address already in use' : e.code === 'EACCES' ? 'permission denied' : e.code || e.message;
+  return `callsieve-gateway: error: cannot listen on ${host}:${port}: ${why}\n`;
 }
 
 /** `--workers N`: node:cluster's primary starts N workers that share the port (port 0: the same
@@ -668,6 +968,17 @@ function primary(n, listening) {
   let said = false;
   let stopping = false;
   const up = new WeakSet();
+  const giveUp = (line) => {
+    // a worker could not listen (a port in use, say): starting it again would fail the same way
+    if (stopping) return;
+    process.stderr.write(line);
+    process.exitCode = 1;
+    stopping = true;
+    for (const w of Object.values(cluster.workers)) w.kill('SIGTERM');
+  };
+  cluster.on('message', (worker, msg) => {
+    if (msg && typeof msg.listenError === 'string') giveUp(msg.listenError);
+  });
   cluster.on('listening', (worker, address) => {
     up.add(worker);
     if (!said) listening(address);
@@ -676,13 +987,7 @@ function primary(n, listening) {
   cluster.on('exit', (worker) => {
     if (stopping) return;
     if (up.has(worker)) cluster.fork();
-    else {
-      // it never listened (a port in use, say): starting it again would fail the same way
-      process.stderr.write('callsieve-gateway: error: a worker ended before it could listen\n');
-      process.exitCode = 1;
-      stopping = true;
-      for (const w of Object.values(cluster.workers)) w.kill('SIGTERM');
-    }
+    else giveUp('callsieve-gateway: error: a worker ended before it could listen\n');
   });
   for (let i = 0; i < n; i++) cluster.fork();
   const stop = () => {
@@ -696,12 +1001,16 @@ function primary(n, listening) {
 }
 
 /** The `callsieve-gateway` command: parse, listen, print `callsieve gateway listening on URL`. */
-function main(argv = process.argv.slice(2), env = process.env) {
+function main(argv = process.argv.slice(2), env = process.env, version = '0.1.0') {
   let args;
   try {
     args = parseGatewayArgs(argv, env);
     if (args.help) {
       process.stdout.write(USAGE);
+      return null;
+    }
+    if (args.version) {
+      process.stdout.write(`callsieve-gateway ${version}\n`);
       return null;
     }
     gatewayConfig(args);
@@ -718,6 +1027,16 @@ function main(argv = process.argv.slice(2), env = process.env) {
   if (args.workers > 1 && cluster.isPrimary) return primary(args.workers, listening);
   const server = createGatewayServer(args);
   server.keepAliveTimeout = 65000;
+  server.once('error', (e) => {
+    if (server.listening) throw e;
+    // one line, no stack trace; a worker leaves the saying to the primary (once for all)
+    const line = listenError(e, args.host, args.port);
+    if (cluster.isWorker) process.send({ listenError: line }, () => process.exit(1));
+    else {
+      process.stderr.write(line);
+      process.exit(1);
+    }
+  });
   server.listen(args.port, args.host, () => {
     if (!cluster.isWorker) listening(server.address());
   });
@@ -730,4 +1049,16 @@ function main(argv = process.argv.slice(2), env = process.env) {
   return server;
 }
 
-module.exports = { createGatewayServer, gatewayHandler, gatewayConfig, parseGatewayArgs, main, UsageError, MODES, POLICIES };
+module.exports = {
+  createGatewayServer,
+  gatewayHandler,
+  gatewayConfig,
+  parseGatewayArgs,
+  main,
+  UsageError,
+  MODES,
+  POLICIES,
+  LOG_LEVELS,
+  LOG_FORMATS,
+  DEFAULT_MAX_BODY_BYTES,
+};

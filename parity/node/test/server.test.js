@@ -169,6 +169,10 @@ test('flags: defaults, environment, usage errors', () => {
     keepalive: 15,
     reasoning: 'auto',
     streamArguments: false,
+    forwardClientKey: false,
+    maxBodyBytes: 16 * 1024 * 1024,
+    logLevel: 'info',
+    logFormat: 'text',
     workers: 1,
   });
   assert.equal(parseGatewayArgs(['--upstream', 'http://u', '--workers', '3'], {}).workers, 3);
@@ -223,5 +227,87 @@ test('chunkJSON writes what jsonText writes', () => {
       continue;
     }
     assert.equal(chunkJSON(v), want);
+  }
+});
+
+test('the package exports the gateway: require and import of callsieve, the example uses them', async () => {
+  const cjs = require('callsieve');
+  const esm = await import('callsieve');
+  const src = require('../src/server');
+  for (const name of ['createGatewayServer', 'gatewayHandler', 'parseGatewayArgs']) {
+    assert.equal(typeof cjs[name], 'function', name);
+    assert.equal(esm[name], cjs[name], name);
+    assert.equal(esm.default[name], cjs[name], name);
+  }
+  assert.ok(cjs.createGatewayServer({ upstream: 'http://u/v1', log: null }) instanceof http.Server);
+  const h = cjs.gatewayHandler({ upstream: 'http://u/v1', log: null });
+  assert.equal(typeof h, 'function');
+  assert.deepEqual(cjs.parseGatewayArgs(['--upstream', 'http://u'], {}), src.parseGatewayArgs(['--upstream', 'http://u'], {}));
+  const example = require('node:fs').readFileSync(require.resolve('../examples/gateway.js'), 'utf8');
+  assert.match(example, /require\('callsieve'\)/);
+  assert.doesNotMatch(example, /\.\.\/src/);
+  // the example runs as printed, in front of a real upstream
+  const upstream = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"object":"list","data":[]}');
+  });
+  const upUrl = await listen(upstream);
+  const { spawn } = require('node:child_process');
+  const child = spawn(process.execPath, [require.resolve('../examples/gateway.js'), '--upstream', upUrl + '/v1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const [line] = await once(child.stdout, 'data');
+    const url = /http:\/\/\S+/.exec(String(line))[0];
+    const r = await fetch(url + '/v1/models');
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { object: 'list', data: [] });
+  } finally {
+    child.kill('SIGTERM');
+    upstream.closeAllConnections();
+    upstream.close();
+  }
+});
+
+test('in process: client keys, the 413, JSON 404/405, X-Request-ID', async () => {
+  const seen = [];
+  const upstream = http.createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'Application/JSON', 'x-request-id': 'up-1' });
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: REPLY }, finish_reason: 'stop' }] }));
+    });
+  });
+  const upUrl = await listen(upstream);
+  const gw = createGatewayServer({ upstream: upUrl + '/v1', apiKeys: ['k1'], maxBodyBytes: 500, log: null });
+  const url = await listen(gw);
+  const post = (body, headers = {}) =>
+    fetch(url + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  try {
+    let r = await post('{"model":"m","messages":[]}');
+    assert.equal(r.status, 401);
+    assert.equal((await r.json()).error.code, 'invalid_api_key');
+    r = await post('{"model":"m","messages":[]}', { authorization: 'Bearer k1', 'x-request-id': 'abc' });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('x-request-id'), 'abc');
+    assert.equal(r.headers.get('x-upstream-request-id'), 'up-1');
+    const out = await r.json();
+    assert.equal(out.choices[0].message.tool_calls[0].function.name, 'read_file'); // Application/JSON was sieved
+    assert.equal(seen.at(-1).authorization, undefined);
+    assert.equal(seen.at(-1)['x-request-id'], 'abc');
+    r = await post(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(600) }] }), { authorization: 'Bearer k1' });
+    assert.equal(r.status, 413);
+    assert.equal((await r.json()).error.code, 'request_too_large');
+    r = await fetch(url + '/nope');
+    assert.equal(r.status, 404);
+    assert.equal((await r.json()).error.type, 'invalid_request_error');
+    r = await fetch(url + '/health', { method: 'POST' });
+    assert.equal(r.status, 405);
+    assert.equal(r.headers.get('allow'), 'GET, HEAD');
+    assert.ok((await r.json()).error.message);
+  } finally {
+    gw.closeAllConnections();
+    upstream.closeAllConnections();
+    gw.close();
+    upstream.close();
   }
 });
