@@ -13,6 +13,18 @@
 export interface ToolCall {
   name: string;
   input: Record<string, unknown>;
+  /** The call's id where the model wrote one (Kimi-K2's `functions.NAME:0`, a Hermes `id`). */
+  id?: string;
+}
+
+/** A call of a recognized block that cannot be executed (R18.2): never shown as text. */
+export interface MalformedCall {
+  /** The call's source text. */
+  raw: string;
+  /** Why it cannot be executed (`'not JSON'`, `'arguments are not a JSON object'`, …). */
+  reason: string;
+  /** Its name, when one could be read. */
+  name?: string;
 }
 
 /** Text that is not part of a tool call, in source order. */
@@ -35,6 +47,12 @@ export interface ToolCallsEvent {
   raw: string;
   /** Names dropped by `unknownTools: 'reject'` (as written, once each); present only when some were. */
   rejectedToolNames?: string[];
+  /** The format row the block was read by (set by the block engine's formats, R17). */
+  format?: FormatName;
+  /** The block's calls that cannot be executed (R18.2); present only when some were. */
+  malformed?: MalformedCall[];
+  /** The decisions of the repairs applied (e.g. `'D44'`: a block cut by the end of the output). */
+  repaired?: string[];
 }
 
 /** Text of a reasoning region (`<think>` … `</think>`): not content; markup in it is never a call. */
@@ -124,14 +142,44 @@ export interface ToolDefinition {
 export type ToolList = readonly (ToolDefinition | object)[];
 
 /**
- * A markup format the scanner recognizes (R14.9): `'dsml'` (`<|DSML|tool_calls>` and
- * `<tool_calls>` blocks), `'function_calls'` (DeepSeek's native `<｜DSML｜function_calls>` blocks
- * and the `string` parameter attribute), `'tokens'` (DeepSeek-V3 / R1 / V3.1 token sections).
+ * A markup format the scanner recognizes (R14.9, R17): one row of the format table
+ * (`python/callsieve/formats.py`; `FORMATS` has each row). Checked against the table by
+ * `scripts/build/gen_formats.py --check`.
  */
-export type FormatName = 'dsml' | 'function_calls' | 'tokens';
+export type FormatName = 'dsml' | 'function_calls' | 'tokens' | 'hermes' | 'qwen3_coder' | 'seed_oss' | 'glm' | 'minimax' | 'kimi_k2';
 
-/** Every format name, with a one-line description of what it recognizes. */
-export const FORMATS: Readonly<Record<FormatName, string>>;
+/** A model family (R19): sets `formats` and `reasoning` together. */
+export type PresetName = 'deepseek-v3' | 'deepseek-r1' | 'deepseek-v3.1' | 'deepseek-v3.2' | 'deepseek-v4' | 'qwen3' | 'qwen3-coder' | 'seed-oss' | 'glm-4.5' | 'glm-4.7' | 'minimax-m2' | 'kimi-k2';
+
+/** One row of the format table. */
+export interface FormatRow {
+  name: FormatName;
+  rule: string;
+  summary: string;
+  /** `shell` (DSML tags), `tokens` (DeepSeek token sections) or `block` (R17 families). */
+  engine: 'shell' | 'tokens' | 'block';
+  /** Recognized when no `formats` option is given (R19.3). */
+  default: boolean;
+  opener: string;
+  closer: string;
+  grammar: string;
+  body: string;
+  eofRepair: boolean;
+}
+
+/** One preset. */
+export interface PresetRow {
+  name: PresetName;
+  models: string;
+  formats: FormatName[];
+  reasoning: ReasoningMode;
+}
+
+/** Every format, by name. */
+export const FORMATS: Readonly<Record<FormatName, FormatRow>>;
+
+/** Every preset, by name. */
+export const PRESETS: Readonly<Record<PresetName, PresetRow>>;
 
 /** Options of `parse()` and `Sieve`. An unknown option throws an `OptionsError`. */
 export interface SieveOptions {
@@ -158,6 +206,8 @@ export interface SieveOptions {
    * A block that breaks after a call started keeps the calls started so far; the rest is text.
    */
   streamArguments?: boolean | undefined;
+  /** A model family (R19): its formats and reasoning mode, unless `formats` / `reasoning` are given. */
+  preset?: PresetName | null | undefined;
 }
 
 // ---- Core API --------------------------------------------------------------------------------

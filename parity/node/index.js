@@ -11,6 +11,7 @@
  */
 
 const { FORMATS, Sieve, parse, coalesce } = require('./src/sieve');
+const { PRESETS } = require('./src/formats');
 const {
   CallsieveError,
   InputTypeError,
@@ -73,6 +74,7 @@ module.exports = {
   Sieve,
   coalesce,
   FORMATS,
+  PRESETS,
   CallsieveError,
   InputTypeError,
   SieveClosedError,

@@ -6,6 +6,7 @@ export const {
   Sieve,
   coalesce,
   FORMATS,
+  PRESETS,
   CallsieveError,
   InputTypeError,
   SieveClosedError,

@@ -27,7 +27,7 @@ const {
   toOpenAIToolCalls,
 } = __require("src/openai.js");
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments', 'preset'];
 
 function options(req) {
   const opts = req.options;
@@ -64,12 +64,20 @@ function options(req) {
     if (typeof opts.reasoning !== 'string') throw new BadRequest('reasoning must be a string');
     out.reasoning = opts.reasoning;
   }
+  if (opts.preset !== undefined) {
+    if (typeof opts.preset !== 'string') throw new BadRequest('preset must be a string');
+    out.preset = opts.preset;
+  }
   return out;
 }
 
 function eventDict(e) {
   if (e.type === 'tool_calls') {
-    return e.rejectedToolNames ? { type: 'tool_calls', calls: e.calls, rejectedToolNames: e.rejectedToolNames } : { type: 'tool_calls', calls: e.calls };
+    const d = { type: 'tool_calls', calls: e.calls };
+    if (e.rejectedToolNames) d.rejectedToolNames = e.rejectedToolNames;
+    if (e.format) d.format = e.format;
+    if (e.malformed && e.malformed.length) d.malformed = e.malformed;
+    return d;
   }
   if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
   if (e.type === 'tool_call_start') return { type: 'tool_call_start', index: e.index, name: e.name };

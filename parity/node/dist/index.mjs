@@ -8,6 +8,7 @@ export const {
   Sieve,
   coalesce,
   FORMATS,
+  PRESETS,
   CallsieveError,
   InputTypeError,
   SieveClosedError,

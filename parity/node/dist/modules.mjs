@@ -205,6 +205,7 @@ module.exports = {
  */
 
 const { FORMATS, Sieve, parse, coalesce } = __require("src/sieve.js");
+const { PRESETS } = __require("src/formats.js");
 const {
   CallsieveError,
   InputTypeError,
@@ -267,6 +268,7 @@ module.exports = {
   Sieve,
   coalesce,
   FORMATS,
+  PRESETS,
   CallsieveError,
   InputTypeError,
   SieveClosedError,
@@ -973,6 +975,392 @@ module.exports = {
   ruledOut,
 };
   },
+  "src/blocks.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The block engine's grammars (R17): the body of one held block, read once it is whole.
+ * Port of python/callsieve/blocks.py, function for function; read the module docstring there.
+ * Names and attribute values are bounded in code points (the `u` flag), as Python counts.
+ */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+const { jsonText } = __require("src/jsontext.js");
+
+const JS_SPACE = strings.JS_SPACE;
+const NOT_NAME = JS_SPACE + '<>"\'`{}[],;';
+const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
+
+function escapeClass(s) {
+  return s.replace(/[\\\]\[^-]/g, '\\$&');
+}
+
+/** What a grammar read: the calls and the malformed ones, in block order. */
+class Body {
+  constructor() {
+    this.calls = [];
+    this.malformed = [];
+  }
+
+  bad(raw, reason, name = null) {
+    this.malformed.push(name === null ? { raw, reason } : { raw, reason, name });
+  }
+}
+
+function call(name, input, id = null) {
+  return id === null ? { name, input } : { name, input, id };
+}
+
+// R17.9: (tool name, parameter, raw text) -> the value typed by the declared schema, or NO_SCHEMA.
+const NO_SCHEMA = Symbol('NO_SCHEMA');
+
+function rawValue(typer, name, key, raw, glm = false) {
+  if (typer) {
+    const v = typer(name, key, raw);
+    if (v !== NO_SCHEMA) return v;
+  }
+  return glm ? glmValue(raw) : raw;
+}
+
+/** Forward-only marker search over one body: each marker's text is scanned at most once. */
+class Finder {
+  constructor(s) {
+    this.s = s;
+    this.at = new Map();
+  }
+
+  find(marker, i) {
+    let k = this.at.has(marker) ? this.at.get(marker) : -2;
+    if (k === -1 || k >= i) return k;
+    k = this.s.indexOf(marker, i);
+    this.at.set(marker, k);
+    return k;
+  }
+}
+
+function nameOk(name) {
+  return NAME.test(name);
+}
+
+function isDict(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonObject(text) {
+  const [ok, v] = values.jsonValue(text);
+  return ok && isDict(v) ? v : null;
+}
+
+function skipBlank(s, i, stop = -1) {
+  const n = stop < 0 ? s.length : stop;
+  while (i < n && JS_SPACE.includes(s[i])) i++;
+  return i;
+}
+
+function minOf(xs) {
+  let m = Infinity;
+  for (const x of xs) if (x >= 0 && x < m) m = x;
+  return m;
+}
+
+// ---- R17.1 Hermes: one JSON object per block ---------------------------------------------------
+
+function jsonCall(body, typer = null) {
+  const out = new Body();
+  const [ok, v] = values.jsonValue(body);
+  if (!ok) {
+    out.bad(strings.trim(body), 'not JSON');
+    return out;
+  }
+  const items = Array.isArray(v) && v.length ? v : [v];
+  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null);
+  return out;
+}
+
+function jsonItem(item, out, raw) {
+  const text = raw !== null ? strings.trim(raw) : jsonText(item);
+  if (!isDict(item)) {
+    out.bad(text, 'not a JSON object');
+    return;
+  }
+  let name = Object.prototype.hasOwnProperty.call(item, 'name') ? item.name : undefined;
+  if (typeof name !== 'string' || !strings.trim(name)) {
+    out.bad(text, 'no name');
+    return;
+  }
+  name = strings.trim(name);
+  const has = (k) => Object.prototype.hasOwnProperty.call(item, k);
+  let args = has('arguments') ? item.arguments : has('parameters') ? item.parameters : {};
+  if (typeof args === 'string') {
+    const obj = strings.trim(args) ? jsonObject(args) : {};
+    if (obj === null) {
+      out.bad(text, 'arguments are not a JSON object', name);
+      return;
+    }
+    args = obj;
+  }
+  if (args === null) args = {};
+  if (!isDict(args)) {
+    out.bad(text, 'arguments are not a JSON object', name);
+    return;
+  }
+  const id = has('id') ? item.id : undefined;
+  out.calls.push(call(name, args, typeof id === 'string' && id ? id : null));
+}
+
+// ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
+
+const FN = '<function=';
+const FN_END = '</function>';
+const P = '<parameter=';
+const P_END = '</parameter>';
+
+function oneNewline(v) {
+  if (v.startsWith('\r\n')) v = v.slice(2);
+  else if (v.startsWith('\n')) v = v.slice(1);
+  if (v.endsWith('\r\n')) v = v.slice(0, -2);
+  else if (v.endsWith('\n')) v = v.slice(0, -1);
+  return v;
+}
+
+function findBefore(s, what, from, stop) {
+  const k = s.indexOf(what, from);
+  return k >= 0 && k < stop ? k : -1;
+}
+
+function functionTags(body, typer = null) {
+  const out = new Body();
+  const f = new Finder(body);
+  let i = skipBlank(body, 0);
+  if (!body.startsWith(FN, i)) return null;
+  const n = body.length;
+  while (i < n) {
+    if (!body.startsWith(FN, i)) {
+      const rest = strings.trim(body.slice(i));
+      if (rest) out.bad(rest, 'text between calls');
+      break;
+    }
+    const nxt = f.find(FN, i + FN.length);
+    const end = f.find(FN_END, i);
+    const stop = minOf([nxt, end, n]);
+    const callEnd = end >= 0 && end === stop ? end + FN_END.length : stop;
+    const raw = body.slice(i, callEnd);
+    const gt = findBefore(body, '>', i + FN.length, stop);
+    if (gt < 0) {
+      out.bad(strings.trim(raw), 'unterminated function tag');
+      i = skipBlank(body, callEnd);
+      continue;
+    }
+    const name = strings.trim(body.slice(i + FN.length, gt));
+    if (!nameOk(name)) {
+      out.bad(strings.trim(raw), 'invalid name', name || null);
+      i = skipBlank(body, callEnd);
+      continue;
+    }
+    const args = parameters(body, gt + 1, stop, f, name, typer);
+    if (args === null) out.bad(strings.trim(raw), 'broken parameter', name);
+    else out.calls.push(call(name, args));
+    i = skipBlank(body, callEnd);
+  }
+  return out;
+}
+
+function parameters(body, i, stop, f, name, typer) {
+  const args = {};
+  for (;;) {
+    i = skipBlank(body, i, stop);
+    if (i >= stop) return args;
+    if (!body.startsWith(P, i)) return null; // text where a parameter belongs
+    const gt = findBefore(body, '>', i + P.length, stop);
+    if (gt < 0) return null;
+    const key = strings.trim(body.slice(i + P.length, gt));
+    if (!key) return null;
+    const close = f.find(P_END, gt + 1);
+    const nxt = f.find(P, gt + 1);
+    const vEnd = minOf([close, nxt, stop].filter((x) => x <= stop));
+    setKey(args, key, rawValue(typer, name, key, oneNewline(body.slice(gt + 1, vEnd))));
+    i = vEnd === close ? vEnd + P_END.length : vEnd;
+  }
+}
+
+function setKey(obj, key, value) {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+// ---- R17.3 GLM --------------------------------------------------------------------------------
+
+const K = '<arg_key>';
+const K_END = '</arg_key>';
+const V = '<arg_value>';
+const V_END = '</arg_value>';
+
+function argPairs(body, typer = null) {
+  const out = new Body();
+  const k = body.indexOf(K);
+  const name = strings.trim(k < 0 ? body : body.slice(0, k));
+  if (!nameOk(name)) return null; // no name where GLM writes one: not this format
+  const args = {};
+  let i = k < 0 ? body.length : k;
+  const n = body.length;
+  for (;;) {
+    i = skipBlank(body, i);
+    if (i >= n) break;
+    const ke = body.startsWith(K, i) ? body.indexOf(K_END, i) : -1;
+    const vs = ke >= 0 ? skipBlank(body, ke + K_END.length) : -1;
+    const ve = vs >= 0 && body.startsWith(V, vs) ? body.indexOf(V_END, vs) : -1;
+    if (ve < 0) {
+      out.bad(strings.trim(body), 'broken argument pair', name);
+      return out;
+    }
+    const key = strings.trim(body.slice(i + K.length, ke));
+    setKey(args, key, rawValue(typer, name, key, body.slice(vs + V.length, ve), true));
+    i = ve + V_END.length;
+  }
+  out.calls.push(call(name, args));
+  return out;
+}
+
+function glmValue(v) {
+  const [ok, got] = values.jsonValue(v);
+  if (ok) return got;
+  const t = strings.trim(v);
+  if (t === 'True') return true;
+  if (t === 'False') return false;
+  if (t === 'None') return null;
+  return v;
+}
+
+// ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
+
+const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
+const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
+const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
+const INV_END = '</invoke>';
+const PARAM_END = '</parameter>';
+
+function matchAt(re, s, i) {
+  re.lastIndex = i;
+  return re.exec(s);
+}
+
+function invokeTags(body, typer = null) {
+  const out = new Body();
+  const f = new Finder(body);
+  const n = body.length;
+  let i = skipBlank(body, 0);
+  if (i >= n) return null;
+  while (i < n) {
+    const m = matchAt(INV, body, i);
+    if (m === null) {
+      const nxt = f.find('<invoke', i + 1);
+      const stop = nxt < 0 ? n : nxt;
+      out.bad(strings.trim(body.slice(i, stop)), 'not an invoke');
+      i = skipBlank(body, stop);
+      continue;
+    }
+    const mEnd = m.index + m[0].length;
+    const name = strings.trim(m[1] || m[2] || m[3] || '');
+    const end = f.find(INV_END, mEnd);
+    const nxt = f.find('<invoke', mEnd);
+    const stop = minOf([end, nxt, n]);
+    const callEnd = end >= 0 && end === stop ? end + INV_END.length : stop;
+    const raw = strings.trim(body.slice(i, callEnd));
+    const args = namedParams(body, mEnd, stop, f, name, typer);
+    if (!nameOk(name)) out.bad(raw, 'invalid name', name || null);
+    else if (args === null) out.bad(raw, 'broken parameter', name);
+    else out.calls.push(call(name, args));
+    i = skipBlank(body, callEnd);
+  }
+  return out;
+}
+
+function namedParams(body, i, stop, f, name, typer) {
+  const args = {};
+  for (;;) {
+    i = skipBlank(body, i, stop);
+    if (i >= stop) return args;
+    const m = matchAt(PARAM, body, i);
+    if (m === null || m.index + m[0].length > stop) return null;
+    const mEnd = m.index + m[0].length;
+    const key = strings.trim(m[1] || m[2] || m[3] || '');
+    const close = f.find(PARAM_END, mEnd);
+    if (!key || close < 0 || close > stop) return null;
+    setKey(args, key, rawValue(typer, name, key, strings.trim(body.slice(mEnd, close))));
+    i = close + PARAM_END.length;
+  }
+}
+
+// ---- R17.5 Kimi-K2 ----------------------------------------------------------------------------
+
+const KB = '<|tool_call_begin|>';
+const KA = '<|tool_call_argument_begin|>';
+const KE = '<|tool_call_end|>';
+
+function kimiCalls(body, typer = null) {
+  const out = new Body();
+  const f = new Finder(body);
+  const n = body.length;
+  let i = skipBlank(body, 0);
+  while (i < n) {
+    if (!body.startsWith(KB, i)) {
+      const nxt = f.find(KB, i);
+      const stop = nxt < 0 ? n : nxt;
+      out.bad(strings.trim(body.slice(i, stop)), 'text between calls');
+      i = stop;
+      continue;
+    }
+    const end = f.find(KE, i);
+    const nxt = f.find(KB, i + KB.length);
+    if (end < 0 || (nxt >= 0 && nxt < end)) {
+      const stop = nxt < 0 ? n : nxt;
+      out.bad(strings.trim(body.slice(i, stop)), 'call without its end');
+      i = stop;
+      continue;
+    }
+    const raw = body.slice(i, end + KE.length);
+    const sep = f.find(KA, i);
+    if (sep < 0 || sep > end) {
+      out.bad(raw, 'no argument marker');
+    } else {
+      const id = strings.trim(body.slice(i + KB.length, sep));
+      const name = kimiName(id);
+      const argText = body.slice(sep + KA.length, end);
+      const args = strings.trim(argText) ? jsonObject(argText) : {};
+      if (!nameOk(name)) out.bad(raw, 'invalid name', name || null);
+      else if (args === null) out.bad(raw, 'arguments are not a JSON object', name);
+      else out.calls.push(call(name, args, id));
+    }
+    i = skipBlank(body, end + KE.length);
+  }
+  return out;
+}
+
+function kimiName(id) {
+  let s = id;
+  if (s.startsWith('functions.')) s = s.slice('functions.'.length);
+  const c = s.lastIndexOf(':');
+  if (c > 0 && /^[0-9]+$/.test(s.slice(c + 1))) s = s.slice(0, c);
+  return strings.trim(s);
+}
+
+const GRAMMARS = Object.freeze({
+  json_call: jsonCall,
+  function_tags: functionTags,
+  arg_pairs: argPairs,
+  invoke_tags: invokeTags,
+  kimi_calls: kimiCalls,
+});
+
+/** How a body starts, to tell apart the rows sharing an opener: `json`, `function` or `name`. */
+function bodyKind(body) {
+  const i = skipBlank(body, 0);
+  if (i < body.length && (body[i] === '{' || body[i] === '[')) return 'json';
+  if (body.startsWith(FN, i)) return 'function';
+  return 'name';
+}
+
+module.exports = { GRAMMARS, NO_SCHEMA, bodyKind, glmValue, kimiName };
+  },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -1045,6 +1433,237 @@ module.exports = {
   typeName,
   checkOptions,
 };
+  },
+  "src/formats.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The format table and the presets (R14.9, R17, R19): GENERATED from python/callsieve/formats.py by
+ * scripts/build/gen_formats.py. Do not edit; edit the Python table and run the script.
+ */
+
+const TABLE = {
+  "formats": [
+    {
+      "name": "dsml",
+      "rule": "R1-R3",
+      "summary": "<|DSML|tool_calls> and <tool_calls> blocks (the seed's dialect)",
+      "engine": "shell",
+      "default": true,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false
+    },
+    {
+      "name": "function_calls",
+      "rule": "R14.1-R14.3",
+      "summary": "DeepSeek-V3.2 <｜DSML｜function_calls> blocks",
+      "engine": "shell",
+      "default": true,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false
+    },
+    {
+      "name": "tokens",
+      "rule": "R14.4-R14.5",
+      "summary": "DeepSeek V3 / R1 / V3.1 <｜tool▁calls▁begin｜> sections",
+      "engine": "tokens",
+      "default": true,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false
+    },
+    {
+      "name": "hermes",
+      "rule": "R17.1",
+      "summary": "Hermes / Qwen2.5 / Qwen3: <tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<tool_call>",
+      "closer": "</tool_call>",
+      "grammar": "json_call",
+      "body": "json",
+      "eofRepair": true
+    },
+    {
+      "name": "qwen3_coder",
+      "rule": "R17.2",
+      "summary": "Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<tool_call>",
+      "closer": "</tool_call>",
+      "grammar": "function_tags",
+      "body": "function",
+      "eofRepair": true
+    },
+    {
+      "name": "seed_oss",
+      "rule": "R17.2",
+      "summary": "Seed-OSS: the Qwen3-Coder body inside <seed:tool_call> … </seed:tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<seed:tool_call>",
+      "closer": "</seed:tool_call>",
+      "grammar": "function_tags",
+      "body": "function",
+      "eofRepair": true
+    },
+    {
+      "name": "glm",
+      "rule": "R17.3",
+      "summary": "GLM-4.5 to 5.x: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<tool_call>",
+      "closer": "</tool_call>",
+      "grammar": "arg_pairs",
+      "body": "name",
+      "eofRepair": true
+    },
+    {
+      "name": "minimax",
+      "rule": "R17.4",
+      "summary": "<minimax:tool_call><invoke name=\"N\"><parameter name=\"K\">V</parameter></invoke>…",
+      "engine": "block",
+      "default": true,
+      "opener": "<minimax:tool_call>",
+      "closer": "</minimax:tool_call>",
+      "grammar": "invoke_tags",
+      "body": "",
+      "eofRepair": true
+    },
+    {
+      "name": "kimi_k2",
+      "rule": "R17.5",
+      "summary": "Kimi-K2: <|tool_calls_section_begin|> <|tool_call_begin|>functions.NAME:0 … sections",
+      "engine": "block",
+      "default": true,
+      "opener": "<|tool_calls_section_begin|>",
+      "closer": "<|tool_calls_section_end|>",
+      "grammar": "kimi_calls",
+      "body": "",
+      "eofRepair": true
+    }
+  ],
+  "presets": [
+    {
+      "name": "deepseek-v3",
+      "models": "DeepSeek-V3 (0324)",
+      "formats": [
+        "tokens"
+      ],
+      "reasoning": "off"
+    },
+    {
+      "name": "deepseek-r1",
+      "models": "DeepSeek-R1 (the prompt opens <think>)",
+      "formats": [
+        "tokens"
+      ],
+      "reasoning": "open"
+    },
+    {
+      "name": "deepseek-v3.1",
+      "models": "DeepSeek-V3.1 / V3.1-Terminus",
+      "formats": [
+        "tokens"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "deepseek-v3.2",
+      "models": "DeepSeek-V3.2 (DSML function_calls)",
+      "formats": [
+        "function_calls",
+        "tokens"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "deepseek-v4",
+      "models": "DeepSeek-V4 (DSML tool_calls)",
+      "formats": [
+        "dsml",
+        "function_calls"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "qwen3",
+      "models": "Qwen2.5 / Qwen3 / QwQ (Hermes JSON)",
+      "formats": [
+        "hermes"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "qwen3-coder",
+      "models": "Qwen3-Coder, Qwen3.5+ (XML parameters)",
+      "formats": [
+        "qwen3_coder",
+        "hermes"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "seed-oss",
+      "models": "ByteDance Seed-OSS",
+      "formats": [
+        "seed_oss"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "glm-4.5",
+      "models": "GLM-4.5 / 4.6",
+      "formats": [
+        "glm"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "glm-4.7",
+      "models": "GLM-4.7 / 5.x",
+      "formats": [
+        "glm"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "minimax-m2",
+      "models": "MiniMax-M2",
+      "formats": [
+        "minimax"
+      ],
+      "reasoning": "auto"
+    },
+    {
+      "name": "kimi-k2",
+      "models": "Kimi-K2 / K2-Thinking",
+      "formats": [
+        "kimi_k2"
+      ],
+      "reasoning": "auto"
+    }
+  ]
+};
+
+const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
+const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
+const ALL_FORMATS = new Set(Object.keys(FORMATS));
+const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block'));
+const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
+const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
+
+module.exports = { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE };
   },
   "src/jsontext.js": function (module, exports, __require) {
 'use strict';
@@ -1333,7 +1952,7 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
     } else if (resolved === c.name) {
       kept.push(c);
     } else {
-      kept.push({ name: resolved, input: c.input });
+      kept.push(c.id === undefined ? { name: resolved, input: c.input } : { name: resolved, input: c.input, id: c.id });
     }
   }
   return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
@@ -2676,6 +3295,8 @@ const sections = __require("src/sections.js");
 const values = __require("src/values.js");
 const strings = __require("src/strings.js");
 const { ValueTap, isIndexKey } = __require("src/arguments.js");
+const { GRAMMARS, bodyKind } = __require("src/blocks.js");
+const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = __require("src/formats.js");
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -2696,16 +3317,8 @@ const {
   skipNoTag,
 } = __require("src/shell.js");
 
-// The format layer (R14.9): every format the scanner recognizes, in one table, with what it adds.
-// A format is its recognizer (an opener tried at an open angle in TEXT), a capture, and fixtures.
-const FORMATS = Object.freeze({
-  dsml: "R1-R3: <|DSML|tool_calls> and <tool_calls> blocks (matchTag, CAPTURE); the seed's dialect",
-  function_calls:
-    'R14.1-R14.3: <\uff5cDSML\uff5cfunction_calls> blocks and the `string` parameter attribute ' +
-    '(matchTag with the native keywords, CAPTURE)',
-  tokens: 'R14.4-R14.5: <\uff5ctool\u2581calls\u2581begin\uff5c> token sections (sections.matchMarker, TOKENS)',
-});
-const ALL_FORMATS = new Set(Object.keys(FORMATS));
+// The format layer (R14.9, R17): the rows of formats.js (generated from formats.py). The shell and
+// token engines live here; the block engine's grammars in blocks.js, its holding mode (BLOCK) below.
 
 /** What the scanner is doing at `pos`. */
 const Mode = Object.freeze({
@@ -2717,6 +3330,7 @@ const Mode = Object.freeze({
   JSON: 5,
   TOKENS: 6,
   REGION: 7,
+  BLOCK: 8,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -3284,6 +3898,57 @@ class _Section {
 }
 
 /** JSON: a JSON tool-call candidate in prose (R9). */
+/** BLOCK: a block of the block engine (R17), held from its opener to its closer. */
+class _Block {
+  constructor() {
+    this.rows = []; // the enabled rows sharing this opener
+    this.opener = '';
+    this.closer = '';
+    this.parts = [];
+    this.size = 0; // code points held (as Python counts)
+    this.start = 0;
+    this.over = false;
+  }
+}
+
+/** marker -> the enabled rows it opens (a closer maps to none: a stray closer, dropped, R18.3). */
+function blockMarkers(formats) {
+  const out = new Map();
+  for (const row of BLOCK_FORMATS) {
+    if (!formats.has(row.name)) continue;
+    out.set(row.opener, [...(out.get(row.opener) || []), row]);
+    if (!out.has(row.closer)) out.set(row.closer, []);
+  }
+  return out;
+}
+
+/** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
+function matchBlockMarker(markers, s, i, final) {
+  let more = false;
+  for (const m of markers.keys()) {
+    if (s.startsWith(m, i)) return [m, i + m.length];
+    if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
+  }
+  return more ? MORE : NO;
+}
+
+const LOW = /[\udc00-\udfff]/g;
+
+/** Code points in `s` (a pair split across two pieces counts once, at its low half). */
+function codePoints(s) {
+  LOW.lastIndex = 0;
+  let lows = 0;
+  while (LOW.exec(s) !== null) lows++;
+  return s.length - lows;
+}
+
+function rowFor(rows, body) {
+  if (rows.length === 1 && !rows[0].body) return rows[0];
+  const kind = bodyKind(body);
+  for (const row of rows) if (row.body === kind) return row;
+  return null;
+}
+
 class _Json {
   constructor() {
     this.parts = [];
@@ -3295,8 +3960,9 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false, typer = null) {
     this.maxCapture = maxCapture;
+    this.typer = typer; // R17.9: raw-text values typed by the declared schemas
     this.stream = streamArguments; // R16: announce calls, stream their string values
     this.tap = null; // the open parameter's ValueTap, when streaming
     this._tapText = 0; // par.text pieces the tap has seen
@@ -3343,6 +4009,8 @@ class Scanner {
     this.cd = new _Cdata();
     this.json = new _Json();
     this.sec = new _Section();
+    this.blk = new _Block();
+    this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
     this._names = new Map(); // see _name
@@ -3387,7 +4055,8 @@ class Scanner {
       return [];
     }
     this._run(false);
-    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS || this.mode === Mode.JSON) this._releasePastLimit();
+    const held = this.mode;
+    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
     if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
@@ -3403,6 +4072,8 @@ class Scanner {
       this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
       this._secOverflow();
+    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
+      this._blkOverflow();
     } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
       this._jsonRelease();
       this._run(false);
@@ -3447,6 +4118,9 @@ class Scanner {
           break;
         case Mode.TOKENS:
           going = this._mTokens(final);
+          break;
+        case Mode.BLOCK:
+          going = this._mBlock(final);
           break;
         default:
           going = this._mRegion(final);
@@ -3703,6 +4377,17 @@ class Scanner {
   _textTag(final) {
     const buf = this.buf;
     const pos = this.pos;
+    if (this._blocks.size && buf[pos] === '<') {
+      const bm = matchBlockMarker(this._blocks, buf, pos, final);
+      if (bm === MORE) return false;
+      if (Array.isArray(bm)) {
+        this.line.indent = -1;
+        const rows = this._blocks.get(bm[0]);
+        if (rows.length) this._startBlock(rows, bm[0], bm[1]);
+        else this.pos = bm[1]; // R18.3: a stray closer is not content
+        return true;
+      }
+    }
     const mk = this._marker(buf, pos, final);
     if (mk === MORE) return false;
     if (Array.isArray(mk)) {
@@ -3958,6 +4643,12 @@ class Scanner {
           this._pendingLiteral(p.lineStart);
           return true;
         }
+        const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
+        if (bm === MORE) return false;
+        if (Array.isArray(bm) && this._blocks.get(bm[0]).length) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
         const r = this._tag(buf, pos, final);
         if (r === MORE) return false;
         if (isTag(r) && r.local === WRAPPER && !r.closing) {
@@ -3989,6 +4680,15 @@ class Scanner {
       return true;
     }
     if (OPEN_ANGLES.includes(c)) {
+      const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
+      if (bm === MORE) return false;
+      if (Array.isArray(bm)) {
+        // a block or a stray closer: meaning depends on the span
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, bm[1]));
+        this.pos = bm[1];
+        return true;
+      }
       const mk = this._marker(buf, pos, final);
       if (mk === MORE) return false;
       if (Array.isArray(mk)) {
@@ -5037,6 +5737,110 @@ class Scanner {
     }
     return this._fail();
   }
+
+  // ---- BLOCK (the block engine, R17) --------------------------------------------------
+
+  _startBlock(rows, opener, end) {
+    this.mode = Mode.BLOCK;
+    const blk = this.blk;
+    blk.rows = rows;
+    blk.opener = opener;
+    blk.closer = rows[0].closer;
+    blk.parts = [];
+    blk.size = 0;
+    blk.over = false;
+    blk.start = this._abs(this.pos);
+    this.pos = end;
+  }
+
+  /** Hold the body to the closer; only a suffix that may begin the closer stays in `buf`. */
+  _mBlock(final) {
+    const blk = this.blk;
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    const closer = blk.closer;
+    const i = buf.indexOf(closer, pos);
+    if (i >= 0) {
+      this._blkTake(buf.slice(pos, i));
+      this.pos = i + closer.length;
+      return this._blkEnd(true);
+    }
+    if (final) {
+      this._blkTake(buf.slice(pos));
+      this.pos = n;
+      return this._blkEnd(false);
+    }
+    let keep = n;
+    for (let j = Math.max(pos, n - closer.length + 1); j < n; j++) {
+      if (closer.startsWith(buf.slice(j))) {
+        keep = j;
+        break;
+      }
+    }
+    if (keep > pos) {
+      this._blkTake(buf.slice(pos, keep));
+      this.pos = keep;
+    }
+    return false;
+  }
+
+  _blkTake(s) {
+    const blk = this.blk;
+    if (blk.over) {
+      this._emit(s);
+      return;
+    }
+    blk.parts.push(s);
+    blk.size += codePoints(s);
+    if (blk.size > this.maxCapture) this._blkOverflow();
+  }
+
+  /** Past maxCapture the block is released as text (with a note), the rest as it comes (D43). */
+  _blkOverflow() {
+    const blk = this.blk;
+    this._flushText();
+    this.out.push(textEvent(blk.opener + blk.parts.join(''), 'capture_limit'));
+    blk.parts = [];
+    blk.over = true;
+  }
+
+  _blkEnd(closed) {
+    const blk = this.blk;
+    const closer = closed ? blk.closer : '';
+    if (blk.over) {
+      this._emit(closer);
+      this._textResumes('x' + closer);
+      return true;
+    }
+    const body = blk.parts.join('');
+    blk.parts = [];
+    this.work += body.length;
+    const row = rowFor(blk.rows, body);
+    const got = row !== null ? GRAMMARS[row.grammar](body, this.typer) : null;
+    const raw = blk.opener + body + closer;
+    if (
+      row === null ||
+      got === null ||
+      (!got.calls.length && !got.malformed.length) ||
+      (!closed && (!row.eofRepair || !got.calls.length || got.malformed.length))
+    ) {
+      this._emit(raw); // R4: not a block of an enabled format; nothing is lost
+      this._textResumes(raw);
+      return true;
+    }
+    this.saw = true;
+    this._flushText();
+    const calls = got.calls.map((c) => (c.id === undefined ? { name: this._name(c.name), input: c.input } : { name: this._name(c.name), input: c.input, id: c.id }));
+    const e = toolCallsEvent(calls, raw);
+    e.format = row.name;
+    if (got.malformed.length) e.malformed = got.malformed;
+    if (!closed) e.repaired = ['D44'];
+    this.out.push(e);
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
 }
 
 module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage, matchRegion };
@@ -5054,6 +5858,7 @@ module.exports = { ALL_FORMATS, FORMATS, FenceLine, Level, Mode, Scanner, Stage,
 const { InputTypeError, typeName } = __require("src/errors.js");
 const { hasOwn, get, isDict, setKey, jsonText } = __require("src/jsontext.js");
 const { asciiLower } = __require("src/strings.js");
+const { jsonValue } = __require("src/values.js");
 
 const SCHEMA_KEYS = Object.freeze(['parameters', 'input_schema', 'inputSchema', 'schema']);
 
@@ -5237,6 +6042,60 @@ function normalizeValue(value, schema) {
  * The input of a call to `name`, normalized by that tool's schema (R12); the input itself when
  * the tool is unknown, has no schema, or the schema would turn the input into a non-object.
  */
+// ---- R17.9: raw-text values typed by the schema (Python: typed_value) ------------------------
+
+function schemaTypes(s) {
+  const t = get(s, 'type');
+  if (typeof t === 'string') return [t];
+  if (Array.isArray(t)) return t.filter((x) => typeof x === 'string');
+  const out = [];
+  for (const key of ['anyOf', 'oneOf']) {
+    const branches = get(s, key);
+    if (!Array.isArray(branches)) continue;
+    for (const b of branches) {
+      if (!isDict(b)) continue;
+      for (const x of schemaTypes(b)) if (!out.includes(x)) out.push(x);
+    }
+  }
+  return out;
+}
+
+/** [true, value] when `raw` reads as a type the property's schema allows, else [false, null]. */
+function typedValue(schema, raw) {
+  if (!isDict(schema)) return [false, null];
+  const types = schemaTypes(schema);
+  if (!types.length) return isStringSchema(schema) ? [true, raw] : [false, null];
+  if (types.includes('string')) return [true, raw];
+  const t = raw.trim();
+  for (const ty of types) {
+    if (ty === 'boolean' && (t === 'true' || t === 'True' || t === 'false' || t === 'False')) {
+      return [true, t === 'true' || t === 'True'];
+    }
+    if (ty === 'integer' || ty === 'number' || ty === 'object' || ty === 'array') {
+      const [ok, v] = jsonValue(t);
+      if (!ok) continue;
+      if (ty === 'object' && isDict(v)) return [true, v];
+      if (ty === 'array' && Array.isArray(v)) return [true, v];
+      if (typeof v !== 'number') continue;
+      if (ty === 'number') return [true, v];
+      // Python reads a JSON integer literal as an int, any other number as a float that counts
+      // as an integer only below 2**53
+      if (Number.isInteger(v) && (!/[.eE]/.test(t) || Math.abs(v) < 2 ** 53)) return [true, v];
+    }
+  }
+  if (types.includes('null') && (t === 'null' || t === 'None')) return [true, null];
+  return [false, null];
+}
+
+/** The schema of property `key` of an object schema, or null. */
+function propertySchema(schema, key) {
+  if (schema === null || schema === undefined) return null;
+  const props = get(schema, 'properties');
+  if (isDict(props) && hasOwn(props, key)) return props[key];
+  const extra = get(schema, 'additionalProperties');
+  return isDict(extra) ? extra : null;
+}
+
 function normalizeInput(name, input, tools) {
   const schema = findToolSchema(tools, name);
   if (schema === null) return input;
@@ -5255,6 +6114,8 @@ module.exports = {
   isStringSchema,
   normalizeValue,
   normalizeInput,
+  propertySchema,
+  typedValue,
 };
   },
   "src/sections.js": function (module, exports, __require) {
@@ -7054,13 +7915,15 @@ module.exports = {
  */
 
 const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName } = __require("src/errors.js");
-const { ALL_FORMATS, FORMATS, Scanner } = __require("src/scanner.js");
-const { applyPolicy, checkPolicy, declaredNames } = __require("src/names.js");
-const { checkTools, normalizeInput } = __require("src/schema.js");
+const { Scanner } = __require("src/scanner.js");
+const { DEFAULT_FORMATS, FORMATS, PRESETS } = __require("src/formats.js");
+const { applyPolicy, checkPolicy, declaredNames, resolveToolName } = __require("src/names.js");
+const { checkTools, findToolSchema, normalizeInput, propertySchema, typedValue } = __require("src/schema.js");
+const { NO_SCHEMA } = __require("src/blocks.js");
 const { Phase, ReasoningGate, checkReasoning } = __require("src/reasoning.js");
 const { ArgumentsWriter } = __require("src/arguments.js");
 
-const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments'];
+const KNOWN_OPTIONS = ['toolNames', 'tools', 'unknownTools', 'jsonToolCalls', 'maxCaptureChars', 'formats', 'reasoning', 'streamArguments', 'preset'];
 const DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024;
 
 /**
@@ -7076,8 +7939,11 @@ class Sieve {
     const opts = checkOptions(options, KNOWN_OPTIONS);
     const tools = checkTools(opts.tools);
     this.tools = tools;
-    this.formats = checkFormats(opts.formats);
-    this.reasoning = checkReasoning(opts.reasoning === undefined ? 'auto' : opts.reasoning);
+    this.preset = checkPreset(opts.preset);
+    const formats = opts.formats === undefined || opts.formats === null ? (this.preset ? this.preset.formats : null) : opts.formats;
+    this.formats = checkFormats(formats);
+    const reasoning = opts.reasoning === undefined || opts.reasoning === null ? (this.preset ? this.preset.reasoning : 'auto') : opts.reasoning;
+    this.reasoning = checkReasoning(reasoning);
     const streamArguments = opts.streamArguments === undefined ? false : opts.streamArguments;
     if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
     this.streamArguments = streamArguments;
@@ -7091,7 +7957,8 @@ class Sieve {
     if (maxCapture < 1) throw new OptionsError('maxCaptureChars must be at least 1');
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments);
+    this._schemas = new Map(); // call name -> its tool's schema (R17.9)
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, tools !== null ? (n, k, raw) => this._typed(n, k, raw) : null);
     this._writer = streamArguments
       ? new ArgumentsWriter(
           (name) => this._resolve(name),
@@ -7152,6 +8019,24 @@ class Sieve {
     return r.calls.length ? r.calls[0].name : null;
   }
 
+  /** R17.9: a raw-text value typed by its tool's schema (see Python's Sieve._typed). */
+  _typed(name, key, raw) {
+    const schemas = this._schemas;
+    let schema;
+    if (schemas.has(name)) {
+      schema = schemas.get(name);
+    } else {
+      const resolved = this.toolNames.length ? resolveToolName(name, this.toolNames) : name;
+      schema = findToolSchema(this.tools, resolved !== null ? resolved : name);
+      if (schemas.size >= 1024) schemas.clear();
+      schemas.set(name, schema);
+    }
+    const prop = propertySchema(schema, key);
+    if (prop === null) return NO_SCHEMA;
+    const [ok, v] = typedValue(prop, raw);
+    return ok ? v : raw;
+  }
+
   _normalizeInput(name, input) {
     return this.tools === null ? input : normalizeInput(name, input, this.tools);
   }
@@ -7163,12 +8048,16 @@ class Sieve {
     for (const n of r.rejectedToolNames) this._rejected.add(n);
     const out = { type: 'tool_calls', calls, raw: e.raw };
     if (r.rejectedToolNames.length) out.rejectedToolNames = r.rejectedToolNames;
+    if (e.format !== undefined) out.format = e.format;
+    if (e.malformed !== undefined) out.malformed = e.malformed;
+    if (e.repaired !== undefined) out.repaired = e.repaired;
     return out;
   }
 
   _normalized(c) {
     const input = normalizeInput(c.name, c.input, this.tools);
-    return input === c.input ? c : { name: c.name, input };
+    if (input === c.input) return c;
+    return c.id === undefined ? { name: c.name, input } : { name: c.name, input, id: c.id };
   }
 
   /** Names rejected by `unknownTools: 'reject'` so far, once each, in order of appearance. */
@@ -7191,9 +8080,19 @@ class Sieve {
   }
 }
 
-/** The `formats` option (R14.9): null/undefined means every format; else names from FORMATS. */
+/** The `preset` option (R19): null/undefined, or a name from PRESETS. */
+function checkPreset(preset) {
+  if (preset === undefined || preset === null) return null;
+  if (typeof preset !== 'string') throw new InputTypeError(`preset must be a string, got ${typeof preset}`);
+  if (!Object.prototype.hasOwnProperty.call(PRESETS, preset)) {
+    throw new OptionsError(`unknown preset ${JSON.stringify(preset)}; known: ${Object.keys(PRESETS).join(', ')}`);
+  }
+  return PRESETS[preset];
+}
+
+/** The `formats` option (R14.9): null/undefined means the default formats (R19.3); else names from FORMATS. */
 function checkFormats(formats) {
-  if (formats === undefined || formats === null) return new Set(ALL_FORMATS);
+  if (formats === undefined || formats === null) return new Set(DEFAULT_FORMATS);
   if (typeof formats === 'string' || typeof formats !== 'object' || typeof formats[Symbol.iterator] !== 'function') {
     throw new InputTypeError("formats must be a list of format names, e.g. ['dsml', 'tokens']");
   }

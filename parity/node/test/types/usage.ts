@@ -36,6 +36,7 @@ import {
   createChatCompletionRewriteStream,
   createSSERewriteStream,
   FORMATS,
+  PRESETS,
   version,
 } from 'callsieve';
 import type {
@@ -120,8 +121,15 @@ function parseUsage(): void {
   parse(reply, { formats: null });
   const someFormats: FormatName[] = ['function_calls'];
   new Sieve({ formats: someFormats }).formats.has('function_calls');
-  const described: string = FORMATS.tokens;
+  const described: string = FORMATS.tokens.summary;
   void described;
+  parse(reply, { preset: 'qwen3-coder' });
+  const opener: string = FORMATS.qwen3_coder.opener;
+  void opener;
+  const presetFormats: FormatName[] = PRESETS['kimi-k2'].formats;
+  void presetFormats;
+  // @ts-expect-error an unknown preset
+  parse(reply, { preset: 'gpt-5' });
 
   // @ts-expect-error parse() takes a string
   parse(123);
