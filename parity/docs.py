@@ -252,11 +252,19 @@ FAMILY_CALLS = {
         "<|tool_call_begin|>functions.b:2<|tool_call_argument_begin|>[1]<|tool_call_end|>",
     ],
 }
+FAMILY_CALLS["<|channel|>"] = [
+    "analysis<|message|>Think: <tool_call>{n}</tool_call> then call.<|end|>",
+    'commentary to=functions.{n} <|constrain|>json<|message|>{{"{k}": "{v}"}}<|call|>',
+    'analysis to=functions.{n} code<|message|>{{"{k}": 2}}',
+    "final<|message|>{v} done<|return|>",
+    "commentary to=python<|message|>print(1)<|call|>",
+]
 FAMILY_CLOSERS = {
     "<tool_call>": "</tool_call>",
     "<seed:tool_call>": "</seed:tool_call>",
     "<minimax:tool_call>": "</minimax:tool_call>",
     "<|tool_calls_section_begin|>": "<|tool_calls_section_end|>",
+    "<|channel|>": "<|start|>assistant",
 }
 FAMILY_VALUES = ["src/a.py", 'say "hi" & <b>', "line1\nline2", "3", "caf\u00e9 \U0001f600", ""]
 
@@ -321,6 +329,8 @@ EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
 DROPPED = re.compile(
     EOS.pattern
     + "|</?think>|</tool_call>|</seed:tool_call>|</minimax:tool_call>|<\\|tool_calls_section_end\\|>"
+    # Harmony (R17.6): a message header and the end tokens are markers, not content
+    + "|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>|<\\|(?:end|call|return)\\|>"
 )
 
 

@@ -146,18 +146,18 @@ export type ToolList = readonly (ToolDefinition | object)[];
  * (`python/callsieve/formats.py`; `FORMATS` has each row). Checked against the table by
  * `scripts/build/gen_formats.py --check`.
  */
-export type FormatName = 'dsml' | 'function_calls' | 'tokens' | 'hermes' | 'qwen3_coder' | 'seed_oss' | 'glm' | 'minimax' | 'kimi_k2';
+export type FormatName = 'dsml' | 'function_calls' | 'tokens' | 'hermes' | 'qwen3_coder' | 'seed_oss' | 'glm' | 'minimax' | 'kimi_k2' | 'harmony';
 
 /** A model family (R19): sets `formats` and `reasoning` together. */
-export type PresetName = 'deepseek-v3' | 'deepseek-r1' | 'deepseek-v3.1' | 'deepseek-v3.2' | 'deepseek-v4' | 'qwen3' | 'qwen3-coder' | 'seed-oss' | 'glm-4.5' | 'glm-4.7' | 'minimax-m2' | 'kimi-k2';
+export type PresetName = 'deepseek-v3' | 'deepseek-r1' | 'deepseek-v3.1' | 'deepseek-v3.2' | 'deepseek-v4' | 'qwen3' | 'qwen3-coder' | 'seed-oss' | 'glm-4.5' | 'glm-4.7' | 'minimax-m2' | 'kimi-k2' | 'gpt-oss';
 
 /** One row of the format table. */
 export interface FormatRow {
   name: FormatName;
   rule: string;
   summary: string;
-  /** `shell` (DSML tags), `tokens` (DeepSeek token sections) or `block` (R17 families). */
-  engine: 'shell' | 'tokens' | 'block';
+  /** `shell` (DSML tags), `tokens` (DeepSeek token sections), `block` (R17 families) or `harmony`. */
+  engine: 'shell' | 'tokens' | 'block' | 'harmony';
   /** Recognized when no `formats` option is given (R19.3). */
   default: boolean;
   opener: string;
@@ -165,6 +165,10 @@ export interface FormatRow {
   grammar: string;
   body: string;
   eofRepair: boolean;
+  /** More openers of the same row (Harmony's `<|channel|>`). */
+  alsoOpens: string[];
+  /** More end markers dropped where they stand alone (R18.3). */
+  strays: string[];
 }
 
 /** One preset. */

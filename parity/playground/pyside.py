@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 import callsieve
-from callsieve import Sieve, CallsieveError, coalesce, parse
+from callsieve import CallsieveError, Sieve, coalesce, parse
 from callsieve.driver import serve
 from callsieve.jsontext import jsonable
 

@@ -22,10 +22,10 @@ from .errors import InputTypeError, OptionsError
 @dataclass(frozen=True, slots=True)
 class Format:
     """One tool-call format. `engine` is `shell` (the DSML / XML tag shell, R1-R3, R14.1),
-    `tokens` (DeepSeek token sections, R14.4) or `block` (R17: an exact special-token opener, a
-    body read by `grammar` once the closer came). Rows of the block engine sharing an opener are
-    told apart by how the body starts (`body`: `json`, `function` or `name`), never by where a
-    chunk ended: the body is read whole."""
+    `tokens` (DeepSeek token sections, R14.4), `block` (R17: an exact special-token opener, a
+    body read by `grammar` once the closer came) or `harmony` (gpt-oss messages, harmony.py).
+    Rows of the block engine sharing an opener are told apart by how the body starts (`body`:
+    `json`, `function` or `name`), never by where a chunk ended: the body is read whole."""
 
     name: str
     rule: str
@@ -37,6 +37,8 @@ class Format:
     grammar: str = ""  # blocks.py: json_call, function_tags, arg_pairs, invoke_tags, kimi_calls
     body: str = ""  # json | function | name: which body start selects this row of a shared opener
     eof_repair: bool = False  # a block cut by the end of the output keeps its complete calls
+    also_opens: tuple[str, ...] = ()  # more openers of the same row (Harmony's `<|channel|>`)
+    strays: tuple[str, ...] = ()  # more end markers dropped where they stand alone (R18.3)
 
 
 FORMAT_TABLE: Final[tuple[Format, ...]] = (
@@ -107,12 +109,23 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
         grammar="kimi_calls",
         eof_repair=True,
     ),
+    Format(
+        "harmony",
+        "R17.6",
+        "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
+        "harmony",
+        opener="<|start|>",
+        closer="<|end|>",
+        also_opens=("<|channel|>",),
+        strays=("<|call|>", "<|return|>"),
+    ),
 )
 
 FORMATS: Final[dict[str, Format]] = {f.name: f for f in FORMAT_TABLE}
 ALL_FORMATS: Final = frozenset(FORMATS)
 DEFAULT_FORMATS: Final = frozenset(f.name for f in FORMAT_TABLE if f.default)
-BLOCK_FORMATS: Final = tuple(f for f in FORMAT_TABLE if f.engine == "block")
+# The rows read by an exact special-token opener (the block engine, and Harmony's messages).
+BLOCK_FORMATS: Final = tuple(f for f in FORMAT_TABLE if f.engine in ("block", "harmony"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +151,7 @@ PRESET_TABLE: Final[tuple[Preset, ...]] = (
     Preset("glm-4.7", "GLM-4.7 / 5.x", ("glm",), "auto"),
     Preset("minimax-m2", "MiniMax-M2", ("minimax",), "auto"),
     Preset("kimi-k2", "Kimi-K2 / K2-Thinking", ("kimi_k2",), "auto"),
+    Preset("gpt-oss", "gpt-oss (Harmony channels; analysis is reasoning)", ("harmony",), "off"),
 )
 
 PRESETS: Final[dict[str, Preset]] = {p.name: p for p in PRESET_TABLE}
@@ -170,6 +184,8 @@ def table() -> dict[str, object]:
                 "grammar": f.grammar,
                 "body": f.body,
                 "eofRepair": f.eof_repair,
+                "alsoOpens": list(f.also_opens),
+                "strays": list(f.strays),
             }
             for f in FORMAT_TABLE
         ],

@@ -54,7 +54,7 @@ from enum import IntEnum
 from sys import intern
 from typing import Any, Final
 
-from . import sections, strings, values
+from . import harmony, sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
 from .blocks import GRAMMARS, Typer, body_kind
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
@@ -96,11 +96,12 @@ class Mode(IntEnum):
     TOKENS = 6
     REGION = 7
     BLOCK = 8
+    HARMONY = 9
 
 
 # The members as module constants: the hot paths compare them at every step, and an Enum
 # class's attribute access goes through EnumType's __getattr__ hook (slow in CPython).
-_M_TEXT, _M_RUN, _M_FENCE, _M_PENDING, _M_CAPTURE, _M_JSON, _M_TOKENS, _M_REGION, _M_BLOCK = Mode
+_M_TEXT, _M_RUN, _M_FENCE, _M_PENDING, _M_CAPTURE, _M_JSON, _M_TOKENS, _M_REGION, _M_BLOCK, _M_HARMONY = Mode
 
 
 class Level(IntEnum):
@@ -518,8 +519,10 @@ def block_markers(formats: frozenset[str]) -> _BlockMarkers:
     out: _BlockMarkers = {}
     for row in BLOCK_FORMATS:
         if row.name in formats:
-            out[row.opener] = (*out.get(row.opener, ()), row)
-            out.setdefault(row.closer, ())
+            for opener in (row.opener, *row.also_opens):
+                out[opener] = (*out.get(opener, ()), row)
+            for closer in (row.closer, *row.strays):
+                out.setdefault(closer, ())
     return out
 
 
@@ -600,6 +603,7 @@ class Scanner:
         self.json = _Json()
         self.sec = _Section()
         self.blk = _Block()
+        self.hm = harmony.Harmony()
         self._blocks = block_markers(formats)
         self.region = _REGIONS["cdata"]  # REGION: the closer of the open region, and its prefix
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
@@ -822,7 +826,10 @@ class Scanner:
             if isinstance(bm, tuple):
                 self.line.indent = -1
                 rows = self._blocks[bm[0]]
-                if rows:
+                if rows and rows[0].engine == "harmony":
+                    self.mode = _M_HARMONY
+                    harmony.start(self, bm[0], bm[1])
+                elif rows:
                     self._start_block(rows, bm[0], bm[1])
                 else:  # R18.3: a stray closer is not content
                     self.pos = bm[1]
@@ -2041,6 +2048,14 @@ class Scanner:
             self.pos = keep
         return False
 
+    def _m_harmony(self, final: bool) -> bool:
+        return harmony.step(self, final)
+
+    def _resume_text(self) -> None:
+        """A block or message ended where TEXT resumes, mid-line."""
+        self.mode = _M_TEXT
+        self.line.mid_line()
+
     def _blk_take(self, s: str) -> None:
         blk = self.blk
         if blk.over:
@@ -2114,6 +2129,7 @@ _STEPS: Final = (
     Scanner._m_tokens,
     Scanner._m_region,
     Scanner._m_block,
+    Scanner._m_harmony,
 )
 
 

@@ -1453,7 +1453,9 @@ const TABLE = {
       "closer": "",
       "grammar": "",
       "body": "",
-      "eofRepair": false
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "function_calls",
@@ -1465,7 +1467,9 @@ const TABLE = {
       "closer": "",
       "grammar": "",
       "body": "",
-      "eofRepair": false
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "tokens",
@@ -1477,7 +1481,9 @@ const TABLE = {
       "closer": "",
       "grammar": "",
       "body": "",
-      "eofRepair": false
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "hermes",
@@ -1489,7 +1495,9 @@ const TABLE = {
       "closer": "</tool_call>",
       "grammar": "json_call",
       "body": "json",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "qwen3_coder",
@@ -1501,7 +1509,9 @@ const TABLE = {
       "closer": "</tool_call>",
       "grammar": "function_tags",
       "body": "function",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "seed_oss",
@@ -1513,7 +1523,9 @@ const TABLE = {
       "closer": "</seed:tool_call>",
       "grammar": "function_tags",
       "body": "function",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "glm",
@@ -1525,7 +1537,9 @@ const TABLE = {
       "closer": "</tool_call>",
       "grammar": "arg_pairs",
       "body": "name",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "minimax",
@@ -1537,7 +1551,9 @@ const TABLE = {
       "closer": "</minimax:tool_call>",
       "grammar": "invoke_tags",
       "body": "",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "kimi_k2",
@@ -1549,7 +1565,28 @@ const TABLE = {
       "closer": "<|tool_calls_section_end|>",
       "grammar": "kimi_calls",
       "body": "",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "harmony",
+      "rule": "R17.6",
+      "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
+      "engine": "harmony",
+      "default": true,
+      "opener": "<|start|>",
+      "closer": "<|end|>",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [
+        "<|channel|>"
+      ],
+      "strays": [
+        "<|call|>",
+        "<|return|>"
+      ]
     }
   ],
   "presets": [
@@ -1651,6 +1688,14 @@ const TABLE = {
         "kimi_k2"
       ],
       "reasoning": "auto"
+    },
+    {
+      "name": "gpt-oss",
+      "models": "gpt-oss (Harmony channels; analysis is reasoning)",
+      "formats": [
+        "harmony"
+      ],
+      "reasoning": "off"
     }
   ]
 };
@@ -1659,11 +1704,253 @@ const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
 const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
 const ALL_FORMATS = new Set(Object.keys(FORMATS));
 const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
-const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block'));
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony'));
 const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
 const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
 
 module.exports = { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE };
+  },
+  "src/harmony.js": function (module, exports, __require) {
+'use strict';
+/**
+ * gpt-oss Harmony messages (R17.6): the scanner's HARMONY mode, one message at a time.
+ * Port of python/callsieve/harmony.py, function for function; read the module docstring there.
+ * Lengths (MAX_HEADER, the capture limit of a held call) count code points, as Python does.
+ */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const OPENERS = [START, CHANNEL];
+const BODY_MARKERS = [...ENDS, ...OPENERS];
+const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
+const MAX_HEADER = 256;
+const JS_SPACE = strings.JS_SPACE;
+
+const HEADER = 0;
+const CALL = 1;
+const REASONING = 2;
+const CONTENT = 3;
+const TEXT_MODE = 0; // scanner's Mode.TEXT (scanner.js requires this module, not the reverse)
+
+class Harmony {
+  constructor() {
+    this.opener = '';
+    this.head = [];
+    this.size = 0; // code points of head, or of a held call body
+    this.kind = HEADER;
+    this.recipient = '';
+    this.body = [];
+  }
+}
+
+const LOW = /[\udc00-\udfff]/g;
+function codePoints(s) {
+  LOW.lastIndex = 0;
+  let lows = 0;
+  while (LOW.exec(s) !== null) lows++;
+  return s.length - lows;
+}
+
+/** The index `room` code points after `pos` (or buf.length). */
+function advance(buf, pos, room) {
+  let i = pos;
+  const n = buf.length;
+  while (room > 0 && i < n) {
+    const c = buf.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (buf.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    room--;
+  }
+  return room > 0 ? -1 : i;
+}
+
+function start(sc, opener, end) {
+  const hm = sc.hm;
+  hm.opener = opener;
+  hm.head = [];
+  hm.size = 0;
+  hm.kind = HEADER;
+  hm.recipient = '';
+  hm.body = [];
+  sc.pos = end;
+}
+
+function step(sc, final) {
+  return sc.hm.kind === HEADER ? header(sc, final) : body(sc, final);
+}
+
+function header(sc, final) {
+  const hm = sc.hm;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  const room = MAX_HEADER - hm.size;
+  const limit = advance(buf, pos, room); // where the room ends (-1: past the buffer)
+  const lim = limit < 0 ? n : limit;
+  let i = buf.indexOf(MESSAGE, pos);
+  if (i > lim) i = -1;
+  let nl = buf.indexOf('\n', pos);
+  if (nl >= lim) nl = -1;
+  if (nl >= 0 && (i < 0 || nl < i)) return headerFails(sc, nl);
+  if (i >= 0) {
+    hm.head.push(buf.slice(pos, i));
+    sc.pos = i + MESSAGE.length;
+    readHeader(sc);
+    return true;
+  }
+  if ((limit >= 0 && n - limit > MESSAGE.length - 1) || final) return headerFails(sc, lim);
+  const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
+  const piece = buf.slice(pos, keep);
+  hm.head.push(piece);
+  hm.size += codePoints(piece);
+  sc.pos = keep;
+  return false;
+}
+
+function headerFails(sc, at) {
+  const hm = sc.hm;
+  const text = hm.opener + hm.head.join('') + sc.buf.slice(sc.pos, at);
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function readHeader(sc) {
+  const hm = sc.hm;
+  const head = hm.head.join('');
+  let channel = '';
+  const c = head.indexOf(CHANNEL);
+  if (hm.opener === CHANNEL) channel = firstWord(head);
+  else if (c >= 0) channel = firstWord(head.slice(c + CHANNEL.length));
+  hm.recipient = recipient(head);
+  hm.head = [hm.opener + head + MESSAGE];
+  hm.size = 0;
+  if (hm.recipient) hm.kind = CALL;
+  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function firstWord(s) {
+  let i = 0;
+  const n = s.length;
+  while (i < n && JS_SPACE.includes(s[i])) i++;
+  let j = i;
+  while (j < n && !JS_SPACE.includes(s[j]) && s[j] !== '<') j++;
+  return s.slice(i, j);
+}
+
+function recipient(head) {
+  let k = head.indexOf('to=');
+  while (k > 0 && !JS_SPACE.includes(head[k - 1]) && head[k - 1] !== '>') k = head.indexOf('to=', k + 1);
+  if (k < 0) return '';
+  return firstWord(head.slice(k + 3));
+}
+
+function partialAt(buf, pos, markers) {
+  const n = buf.length;
+  const longest = Math.max(...markers.map((m) => m.length));
+  for (let j = Math.max(pos, n - longest + 1); j < n; j++) {
+    if (buf[j] === '<') {
+      const tail = buf.slice(j);
+      if (markers.some((m) => m.startsWith(tail))) return j;
+    }
+  }
+  return n;
+}
+
+function markerAt(buf, j) {
+  for (const m of BODY_MARKERS) if (buf.startsWith(m, j)) return m;
+  return null;
+}
+
+function body(sc, final) {
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let j = buf.indexOf('<|', pos);
+  while (j >= 0) {
+    const m = markerAt(buf, j);
+    if (m !== null) {
+      take(sc, buf.slice(pos, j));
+      const isEnd = ENDS.includes(m);
+      sc.pos = isEnd ? j + m.length : j;
+      return end(sc, isEnd ? m : '');
+    }
+    if (n - j < MAX_MARKER && !final) {
+      const tail = buf.slice(j);
+      if (BODY_MARKERS.some((x) => x.startsWith(tail))) break;
+    }
+    j = buf.indexOf('<|', j + 2);
+  }
+  if (final) {
+    take(sc, buf.slice(pos));
+    sc.pos = n;
+    return end(sc, '');
+  }
+  const keep = partialAt(buf, pos, BODY_MARKERS);
+  if (keep > pos) {
+    take(sc, buf.slice(pos, keep));
+    sc.pos = keep;
+  }
+  return false;
+}
+
+function take(sc, s) {
+  if (!s) return;
+  const hm = sc.hm;
+  if (hm.kind === REASONING) {
+    sc._flushText();
+    sc.out.push({ type: 'reasoning', text: s });
+  } else if (hm.kind === CONTENT) {
+    sc._emit(s);
+  } else {
+    hm.body.push(s);
+    hm.size += codePoints(s);
+    if (hm.size > sc.maxCapture) {
+      sc._flushText();
+      sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
+      hm.head = [];
+      hm.body = [];
+      hm.kind = CONTENT;
+    }
+  }
+}
+
+function end(sc, endToken) {
+  const hm = sc.hm;
+  if (hm.kind === CALL) {
+    const text = hm.body.join('');
+    const raw = hm.head.join('') + text + endToken;
+    sc.work += text.length;
+    let name = hm.recipient.startsWith('functions.') ? hm.recipient.slice('functions.'.length) : hm.recipient;
+    name = strings.trim(name);
+    let ok = true;
+    let args = {};
+    if (strings.trim(text)) [ok, args] = values.jsonValue(text);
+    sc.saw = true;
+    sc._flushText();
+    const e = { type: 'tool_calls', calls: [], raw, format: 'harmony' };
+    if (ok && args !== null && typeof args === 'object' && !Array.isArray(args) && name) {
+      e.calls.push({ name: sc._name(name), input: args });
+    } else {
+      const bad = { raw: strings.trim(text), reason: 'arguments are not a JSON object' };
+      if (name) bad.name = name;
+      e.malformed = [bad];
+    }
+    sc.out.push(e);
+  }
+  hm.head = [];
+  hm.body = [];
+  sc.mode = TEXT_MODE;
+  sc.line.midLine();
+  return true;
+}
+
+module.exports = { Harmony, MAX_HEADER, start, step };
   },
   "src/jsontext.js": function (module, exports, __require) {
 'use strict';
@@ -3296,6 +3583,7 @@ const values = __require("src/values.js");
 const strings = __require("src/strings.js");
 const { ValueTap, isIndexKey } = __require("src/arguments.js");
 const { GRAMMARS, bodyKind } = __require("src/blocks.js");
+const harmony = __require("src/harmony.js");
 const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = __require("src/formats.js");
 const { BARS, matchMarker } = sections;
 const {
@@ -3331,6 +3619,7 @@ const Mode = Object.freeze({
   TOKENS: 6,
   REGION: 7,
   BLOCK: 8,
+  HARMONY: 9,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -3916,8 +4205,8 @@ function blockMarkers(formats) {
   const out = new Map();
   for (const row of BLOCK_FORMATS) {
     if (!formats.has(row.name)) continue;
-    out.set(row.opener, [...(out.get(row.opener) || []), row]);
-    if (!out.has(row.closer)) out.set(row.closer, []);
+    for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
+    for (const closer of [row.closer, ...row.strays]) if (!out.has(closer)) out.set(closer, []);
   }
   return out;
 }
@@ -4010,6 +4299,7 @@ class Scanner {
     this.json = new _Json();
     this.sec = new _Section();
     this.blk = new _Block();
+    this.hm = new harmony.Harmony();
     this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -4121,6 +4411,9 @@ class Scanner {
           break;
         case Mode.BLOCK:
           going = this._mBlock(final);
+          break;
+        case Mode.HARMONY:
+          going = harmony.step(this, final);
           break;
         default:
           going = this._mRegion(final);
@@ -4383,7 +4676,10 @@ class Scanner {
       if (Array.isArray(bm)) {
         this.line.indent = -1;
         const rows = this._blocks.get(bm[0]);
-        if (rows.length) this._startBlock(rows, bm[0], bm[1]);
+        if (rows.length && rows[0].engine === 'harmony') {
+          this.mode = Mode.HARMONY;
+          harmony.start(this, bm[0], bm[1]);
+        } else if (rows.length) this._startBlock(rows, bm[0], bm[1]);
         else this.pos = bm[1]; // R18.3: a stray closer is not content
         return true;
       }

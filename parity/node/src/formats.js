@@ -16,7 +16,9 @@ const TABLE = {
       "closer": "",
       "grammar": "",
       "body": "",
-      "eofRepair": false
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "function_calls",
@@ -28,7 +30,9 @@ const TABLE = {
       "closer": "",
       "grammar": "",
       "body": "",
-      "eofRepair": false
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "tokens",
@@ -40,7 +44,9 @@ const TABLE = {
       "closer": "",
       "grammar": "",
       "body": "",
-      "eofRepair": false
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "hermes",
@@ -52,7 +58,9 @@ const TABLE = {
       "closer": "</tool_call>",
       "grammar": "json_call",
       "body": "json",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "qwen3_coder",
@@ -64,7 +72,9 @@ const TABLE = {
       "closer": "</tool_call>",
       "grammar": "function_tags",
       "body": "function",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "seed_oss",
@@ -76,7 +86,9 @@ const TABLE = {
       "closer": "</seed:tool_call>",
       "grammar": "function_tags",
       "body": "function",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "glm",
@@ -88,7 +100,9 @@ const TABLE = {
       "closer": "</tool_call>",
       "grammar": "arg_pairs",
       "body": "name",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "minimax",
@@ -100,7 +114,9 @@ const TABLE = {
       "closer": "</minimax:tool_call>",
       "grammar": "invoke_tags",
       "body": "",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
     },
     {
       "name": "kimi_k2",
@@ -112,7 +128,28 @@ const TABLE = {
       "closer": "<|tool_calls_section_end|>",
       "grammar": "kimi_calls",
       "body": "",
-      "eofRepair": true
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "harmony",
+      "rule": "R17.6",
+      "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
+      "engine": "harmony",
+      "default": true,
+      "opener": "<|start|>",
+      "closer": "<|end|>",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [
+        "<|channel|>"
+      ],
+      "strays": [
+        "<|call|>",
+        "<|return|>"
+      ]
     }
   ],
   "presets": [
@@ -214,6 +251,14 @@ const TABLE = {
         "kimi_k2"
       ],
       "reasoning": "auto"
+    },
+    {
+      "name": "gpt-oss",
+      "models": "gpt-oss (Harmony channels; analysis is reasoning)",
+      "formats": [
+        "harmony"
+      ],
+      "reasoning": "off"
     }
   ]
 };
@@ -222,7 +267,7 @@ const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
 const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
 const ALL_FORMATS = new Set(Object.keys(FORMATS));
 const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
-const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block'));
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony'));
 const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
 const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
 

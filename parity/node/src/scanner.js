@@ -23,6 +23,7 @@ const values = require('./values');
 const strings = require('./strings');
 const { ValueTap, isIndexKey } = require('./arguments');
 const { GRAMMARS, bodyKind } = require('./blocks');
+const harmony = require('./harmony');
 const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = require('./formats');
 const { BARS, matchMarker } = sections;
 const {
@@ -58,6 +59,7 @@ const Mode = Object.freeze({
   TOKENS: 6,
   REGION: 7,
   BLOCK: 8,
+  HARMONY: 9,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -643,8 +645,8 @@ function blockMarkers(formats) {
   const out = new Map();
   for (const row of BLOCK_FORMATS) {
     if (!formats.has(row.name)) continue;
-    out.set(row.opener, [...(out.get(row.opener) || []), row]);
-    if (!out.has(row.closer)) out.set(row.closer, []);
+    for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
+    for (const closer of [row.closer, ...row.strays]) if (!out.has(closer)) out.set(closer, []);
   }
   return out;
 }
@@ -737,6 +739,7 @@ class Scanner {
     this.json = new _Json();
     this.sec = new _Section();
     this.blk = new _Block();
+    this.hm = new harmony.Harmony();
     this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -848,6 +851,9 @@ class Scanner {
           break;
         case Mode.BLOCK:
           going = this._mBlock(final);
+          break;
+        case Mode.HARMONY:
+          going = harmony.step(this, final);
           break;
         default:
           going = this._mRegion(final);
@@ -1110,7 +1116,10 @@ class Scanner {
       if (Array.isArray(bm)) {
         this.line.indent = -1;
         const rows = this._blocks.get(bm[0]);
-        if (rows.length) this._startBlock(rows, bm[0], bm[1]);
+        if (rows.length && rows[0].engine === 'harmony') {
+          this.mode = Mode.HARMONY;
+          harmony.start(this, bm[0], bm[1]);
+        } else if (rows.length) this._startBlock(rows, bm[0], bm[1]);
         else this.pos = bm[1]; // R18.3: a stray closer is not content
         return true;
       }

@@ -1,0 +1,240 @@
+'use strict';
+/**
+ * gpt-oss Harmony messages (R17.6): the scanner's HARMONY mode, one message at a time.
+ * Port of python/callsieve/harmony.py, function for function; read the module docstring there.
+ * Lengths (MAX_HEADER, the capture limit of a held call) count code points, as Python does.
+ */
+
+const strings = require('./strings');
+const values = require('./values');
+
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const OPENERS = [START, CHANNEL];
+const BODY_MARKERS = [...ENDS, ...OPENERS];
+const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
+const MAX_HEADER = 256;
+const JS_SPACE = strings.JS_SPACE;
+
+const HEADER = 0;
+const CALL = 1;
+const REASONING = 2;
+const CONTENT = 3;
+const TEXT_MODE = 0; // scanner's Mode.TEXT (scanner.js requires this module, not the reverse)
+
+class Harmony {
+  constructor() {
+    this.opener = '';
+    this.head = [];
+    this.size = 0; // code points of head, or of a held call body
+    this.kind = HEADER;
+    this.recipient = '';
+    this.body = [];
+  }
+}
+
+const LOW = /[\udc00-\udfff]/g;
+function codePoints(s) {
+  LOW.lastIndex = 0;
+  let lows = 0;
+  while (LOW.exec(s) !== null) lows++;
+  return s.length - lows;
+}
+
+/** The index `room` code points after `pos` (or buf.length). */
+function advance(buf, pos, room) {
+  let i = pos;
+  const n = buf.length;
+  while (room > 0 && i < n) {
+    const c = buf.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (buf.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    room--;
+  }
+  return room > 0 ? -1 : i;
+}
+
+function start(sc, opener, end) {
+  const hm = sc.hm;
+  hm.opener = opener;
+  hm.head = [];
+  hm.size = 0;
+  hm.kind = HEADER;
+  hm.recipient = '';
+  hm.body = [];
+  sc.pos = end;
+}
+
+function step(sc, final) {
+  return sc.hm.kind === HEADER ? header(sc, final) : body(sc, final);
+}
+
+function header(sc, final) {
+  const hm = sc.hm;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  const room = MAX_HEADER - hm.size;
+  const limit = advance(buf, pos, room); // where the room ends (-1: past the buffer)
+  const lim = limit < 0 ? n : limit;
+  let i = buf.indexOf(MESSAGE, pos);
+  if (i > lim) i = -1;
+  let nl = buf.indexOf('\n', pos);
+  if (nl >= lim) nl = -1;
+  if (nl >= 0 && (i < 0 || nl < i)) return headerFails(sc, nl);
+  if (i >= 0) {
+    hm.head.push(buf.slice(pos, i));
+    sc.pos = i + MESSAGE.length;
+    readHeader(sc);
+    return true;
+  }
+  if ((limit >= 0 && n - limit > MESSAGE.length - 1) || final) return headerFails(sc, lim);
+  const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
+  const piece = buf.slice(pos, keep);
+  hm.head.push(piece);
+  hm.size += codePoints(piece);
+  sc.pos = keep;
+  return false;
+}
+
+function headerFails(sc, at) {
+  const hm = sc.hm;
+  const text = hm.opener + hm.head.join('') + sc.buf.slice(sc.pos, at);
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function readHeader(sc) {
+  const hm = sc.hm;
+  const head = hm.head.join('');
+  let channel = '';
+  const c = head.indexOf(CHANNEL);
+  if (hm.opener === CHANNEL) channel = firstWord(head);
+  else if (c >= 0) channel = firstWord(head.slice(c + CHANNEL.length));
+  hm.recipient = recipient(head);
+  hm.head = [hm.opener + head + MESSAGE];
+  hm.size = 0;
+  if (hm.recipient) hm.kind = CALL;
+  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function firstWord(s) {
+  let i = 0;
+  const n = s.length;
+  while (i < n && JS_SPACE.includes(s[i])) i++;
+  let j = i;
+  while (j < n && !JS_SPACE.includes(s[j]) && s[j] !== '<') j++;
+  return s.slice(i, j);
+}
+
+function recipient(head) {
+  let k = head.indexOf('to=');
+  while (k > 0 && !JS_SPACE.includes(head[k - 1]) && head[k - 1] !== '>') k = head.indexOf('to=', k + 1);
+  if (k < 0) return '';
+  return firstWord(head.slice(k + 3));
+}
+
+function partialAt(buf, pos, markers) {
+  const n = buf.length;
+  const longest = Math.max(...markers.map((m) => m.length));
+  for (let j = Math.max(pos, n - longest + 1); j < n; j++) {
+    if (buf[j] === '<') {
+      const tail = buf.slice(j);
+      if (markers.some((m) => m.startsWith(tail))) return j;
+    }
+  }
+  return n;
+}
+
+function markerAt(buf, j) {
+  for (const m of BODY_MARKERS) if (buf.startsWith(m, j)) return m;
+  return null;
+}
+
+function body(sc, final) {
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let j = buf.indexOf('<|', pos);
+  while (j >= 0) {
+    const m = markerAt(buf, j);
+    if (m !== null) {
+      take(sc, buf.slice(pos, j));
+      const isEnd = ENDS.includes(m);
+      sc.pos = isEnd ? j + m.length : j;
+      return end(sc, isEnd ? m : '');
+    }
+    if (n - j < MAX_MARKER && !final) {
+      const tail = buf.slice(j);
+      if (BODY_MARKERS.some((x) => x.startsWith(tail))) break;
+    }
+    j = buf.indexOf('<|', j + 2);
+  }
+  if (final) {
+    take(sc, buf.slice(pos));
+    sc.pos = n;
+    return end(sc, '');
+  }
+  const keep = partialAt(buf, pos, BODY_MARKERS);
+  if (keep > pos) {
+    take(sc, buf.slice(pos, keep));
+    sc.pos = keep;
+  }
+  return false;
+}
+
+function take(sc, s) {
+  if (!s) return;
+  const hm = sc.hm;
+  if (hm.kind === REASONING) {
+    sc._flushText();
+    sc.out.push({ type: 'reasoning', text: s });
+  } else if (hm.kind === CONTENT) {
+    sc._emit(s);
+  } else {
+    hm.body.push(s);
+    hm.size += codePoints(s);
+    if (hm.size > sc.maxCapture) {
+      sc._flushText();
+      sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
+      hm.head = [];
+      hm.body = [];
+      hm.kind = CONTENT;
+    }
+  }
+}
+
+function end(sc, endToken) {
+  const hm = sc.hm;
+  if (hm.kind === CALL) {
+    const text = hm.body.join('');
+    const raw = hm.head.join('') + text + endToken;
+    sc.work += text.length;
+    let name = hm.recipient.startsWith('functions.') ? hm.recipient.slice('functions.'.length) : hm.recipient;
+    name = strings.trim(name);
+    let ok = true;
+    let args = {};
+    if (strings.trim(text)) [ok, args] = values.jsonValue(text);
+    sc.saw = true;
+    sc._flushText();
+    const e = { type: 'tool_calls', calls: [], raw, format: 'harmony' };
+    if (ok && args !== null && typeof args === 'object' && !Array.isArray(args) && name) {
+      e.calls.push({ name: sc._name(name), input: args });
+    } else {
+      const bad = { raw: strings.trim(text), reason: 'arguments are not a JSON object' };
+      if (name) bad.name = name;
+      e.malformed = [bad];
+    }
+    sc.out.push(e);
+  }
+  hm.head = [];
+  hm.body = [];
+  sc.mode = TEXT_MODE;
+  sc.line.midLine();
+  return true;
+}
+
+module.exports = { Harmony, MAX_HEADER, start, step };

@@ -1,0 +1,220 @@
+"""gpt-oss Harmony messages (R17.6): the scanner's HARMONY mode, one message at a time.
+
+A message is `[<|start|>ROLE]<|channel|>CHANNEL[ to=RECIPIENT][ <|constrain|>json]<|message|>BODY`
+ended by `<|end|>`, `<|call|>` or `<|return|>` (the last two are stop tokens, often absent at the
+end of the output), or by the next message's `<|start|>` / `<|channel|>`. The recipient may also
+stand in the role part (`<|start|>assistant to=functions.f<|channel|>commentary`).
+
+- The header (opener to `<|message|>`) is read whole. It fails at a newline or past MAX_HEADER
+  characters, decided at that character, so TEXT resumes at the same place whatever the chunks:
+  what was read of it is text.
+- A message with a recipient is a call on any channel (models put many calls on `analysis`): its
+  body is held to the message's end and read as JSON arguments; `functions.NAME` calls NAME, any
+  other recipient (a built-in tool) is a call named as written. A body that is not a JSON object
+  is reported as malformed (R18.2), never shown.
+- Without a recipient, `analysis` is reasoning and every other channel content: the body streams
+  as it arrives, holding back at most a partial end token.
+- The markers (header, end tokens) are not content; a stray end token in prose is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from . import strings, values
+from .events import Malformed, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
+
+if TYPE_CHECKING:
+    from .scanner import Scanner
+
+START: Final = "<|start|>"
+CHANNEL: Final = "<|channel|>"
+MESSAGE: Final = "<|message|>"
+CONSTRAIN: Final = "<|constrain|>"
+ENDS: Final = ("<|end|>", "<|call|>", "<|return|>")
+OPENERS: Final = (START, CHANNEL)
+# What ends a body: an end token (consumed) or the next message's opener (left for TEXT).
+_BODY_MARKERS: Final = (*ENDS, *OPENERS)
+_MAX_MARKER: Final = max(len(m) for m in _BODY_MARKERS)
+MAX_HEADER: Final = 256
+
+HEADER, CALL, REASONING, CONTENT = 0, 1, 2, 3
+
+
+class Harmony:
+    """HARMONY's state: the open message."""
+
+    __slots__ = ("body", "head", "kind", "opener", "recipient", "size")
+
+    def __init__(self) -> None:
+        self.opener = ""
+        self.head: list[str] = []  # the header read so far (after the opener)
+        self.size = 0  # characters of head, or of a held call body
+        self.kind = HEADER
+        self.recipient = ""
+        self.body: list[str] = []  # a call's body, held
+
+
+def start(sc: Scanner, opener: str, end: int) -> None:
+    hm = sc.hm
+    hm.opener, hm.head, hm.size, hm.kind, hm.recipient, hm.body = opener, [], 0, HEADER, "", []
+    sc.pos = end
+
+
+def step(sc: Scanner, final: bool) -> bool:
+    return _header(sc, final) if sc.hm.kind == HEADER else _body(sc, final)
+
+
+def _header(sc: Scanner, final: bool) -> bool:
+    hm = sc.hm
+    buf, pos = sc.buf, sc.pos
+    n = len(buf)
+    room = MAX_HEADER - hm.size
+    i = buf.find(MESSAGE, pos, min(n, pos + room + len(MESSAGE)))
+    nl = buf.find("\n", pos, min(n, pos + room))
+    if nl >= 0 and (i < 0 or nl < i):
+        return _header_fails(sc, nl)
+    if i >= 0:
+        hm.head.append(buf[pos:i])
+        sc.pos = i + len(MESSAGE)
+        _read_header(sc)
+        return True
+    if n - pos > room + len(MESSAGE) - 1 or final:
+        return _header_fails(sc, min(n, pos + room))  # past the limit: decided at its character
+    keep = min(_partial_at(buf, pos, (MESSAGE,)), pos + room)  # never past the limit
+    hm.head.append(buf[pos:keep])
+    hm.size += keep - pos
+    sc.pos = keep
+    return False
+
+
+def _header_fails(sc: Scanner, at: int) -> bool:
+    hm = sc.hm
+    text = hm.opener + "".join(hm.head) + sc.buf[sc.pos : at]
+    sc.pos = at
+    sc._emit(text)
+    sc._text_resumes(text)
+    return True
+
+
+def _read_header(sc: Scanner) -> None:
+    hm = sc.hm
+    head = "".join(hm.head)
+    hm.head = []
+    channel = ""
+    c = head.find(CHANNEL)
+    if hm.opener == CHANNEL:
+        channel = _first_word(head)
+    elif c >= 0:
+        channel = _first_word(head[c + len(CHANNEL) :])
+    hm.recipient = _recipient(head)
+    hm.head = [hm.opener + head + MESSAGE]  # the message's source, for a call's raw
+    hm.size = 0
+    if hm.recipient:
+        hm.kind = CALL
+    else:
+        hm.kind = REASONING if channel == "analysis" else CONTENT
+
+
+def _first_word(s: str) -> str:
+    i = 0
+    n = len(s)
+    while i < n and s[i] in strings.JS_SPACE:
+        i += 1
+    j = i
+    while j < n and s[j] not in strings.JS_SPACE and s[j] != "<":
+        j += 1
+    return s[i:j]
+
+
+def _recipient(head: str) -> str:
+    k = head.find("to=")
+    while k > 0 and head[k - 1] not in strings.JS_SPACE and head[k - 1] != ">":
+        k = head.find("to=", k + 1)  # (`to=` inside another word is no recipient)
+    if k < 0:
+        return ""
+    return _first_word(head[k + 3 :])
+
+
+def _partial_at(buf: str, pos: int, markers: tuple[str, ...]) -> int:
+    """Where a suffix of `buf` that may begin one of `markers` starts (len(buf): none)."""
+    n = len(buf)
+    longest = max(len(m) for m in markers)
+    for j in range(max(pos, n - longest + 1), n):
+        if buf[j] == "<" and any(m.startswith(buf[j:]) for m in markers):
+            return j
+    return n
+
+
+def _marker_at(buf: str, j: int) -> str | None:
+    for m in _BODY_MARKERS:
+        if buf.startswith(m, j):
+            return m
+    return None
+
+
+def _body(sc: Scanner, final: bool) -> bool:
+    buf, pos = sc.buf, sc.pos
+    n = len(buf)
+    j = buf.find("<|", pos)
+    while j >= 0:
+        m = _marker_at(buf, j)
+        if m is not None:
+            _take(sc, buf[pos:j])
+            sc.pos = j + len(m) if m in ENDS else j
+            return _end(sc, m if m in ENDS else "")
+        if n - j < _MAX_MARKER and not final and any(x.startswith(buf[j:]) for x in _BODY_MARKERS):
+            break  # a marker cut by the end of the input so far
+        j = buf.find("<|", j + 2)
+    if final:
+        _take(sc, buf[pos:])
+        sc.pos = n
+        return _end(sc, "")
+    keep = _partial_at(buf, pos, _BODY_MARKERS)
+    if keep > pos:
+        _take(sc, buf[pos:keep])
+        sc.pos = keep
+    return False
+
+
+def _take(sc: Scanner, s: str) -> None:
+    if not s:
+        return
+    hm = sc.hm
+    if hm.kind == REASONING:
+        sc._flush_text()
+        sc.out.append(ReasoningEvent(s))
+    elif hm.kind == CONTENT:
+        sc._emit(s)
+    else:
+        hm.body.append(s)
+        hm.size += len(s)
+        if hm.size > sc.max_capture:  # D43: past the limit the call is text, as it goes
+            sc._flush_text()
+            sc.out.append(TextEvent("".join(hm.head) + "".join(hm.body), "capture_limit"))
+            hm.head, hm.body, hm.kind = [], [], CONTENT
+
+
+def _end(sc: Scanner, end: str) -> bool:
+    hm = sc.hm
+    if hm.kind == CALL:
+        body = "".join(hm.body)
+        raw = "".join(hm.head) + body + end
+        sc.work += len(body)
+        name = hm.recipient[len("functions.") :] if hm.recipient.startswith("functions.") else hm.recipient
+        name = strings.trim(name)
+        if strings.trim(body):
+            ok, args = values.json_value(body)
+        else:
+            ok, args = True, {}
+        sc.saw = True
+        sc._flush_text()
+        if ok and isinstance(args, dict) and name:
+            ev = ToolCallsEvent((ToolCall(sc._name(name), args),), raw, (), "harmony")
+        else:
+            bad = Malformed(strings.trim(body), "arguments are not a JSON object", name or None)
+            ev = ToolCallsEvent((), raw, (), "harmony", (bad,))
+        sc.out.append(ev)
+    hm.head, hm.body = [], []
+    sc._resume_text()
+    return True
