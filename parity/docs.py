@@ -331,6 +331,8 @@ DROPPED = re.compile(
     + "|</?think>|</tool_call>|</seed:tool_call>|</minimax:tool_call>|<\\|tool_calls_section_end\\|>"
     # Harmony (R17.6): a message header and the end tokens are markers, not content
     + "|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>|<\\|(?:end|call|return)\\|>"
+    # the reasoning markers of other families (R17.10)
+    + "|</?seed:think>|\\[/?THINK\\]"
 )
 
 

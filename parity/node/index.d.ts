@@ -177,6 +177,8 @@ export interface PresetRow {
   models: string;
   formats: FormatName[];
   reasoning: ReasoningMode;
+  /** The reasoning markers (R17.10): `['<think>', '</think>']`, Seed-OSS's `<seed:think>`, Mistral's `[THINK]`. */
+  think: [string, string];
 }
 
 /** Every format, by name. */

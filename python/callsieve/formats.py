@@ -136,6 +136,7 @@ class Preset:
     models: str
     formats: tuple[str, ...]
     reasoning: str
+    think: tuple[str, str] = ("<think>", "</think>")  # the reasoning markers (R17.10)
 
 
 PRESET_TABLE: Final[tuple[Preset, ...]] = (
@@ -146,7 +147,7 @@ PRESET_TABLE: Final[tuple[Preset, ...]] = (
     Preset("deepseek-v4", "DeepSeek-V4 (DSML tool_calls)", ("dsml", "function_calls"), "auto"),
     Preset("qwen3", "Qwen2.5 / Qwen3 / QwQ (Hermes JSON)", ("hermes",), "auto"),
     Preset("qwen3-coder", "Qwen3-Coder, Qwen3.5+ (XML parameters)", ("qwen3_coder", "hermes"), "auto"),
-    Preset("seed-oss", "ByteDance Seed-OSS", ("seed_oss",), "auto"),
+    Preset("seed-oss", "ByteDance Seed-OSS", ("seed_oss",), "auto", ("<seed:think>", "</seed:think>")),
     Preset("glm-4.5", "GLM-4.5 / 4.6", ("glm",), "auto"),
     Preset("glm-4.7", "GLM-4.7 / 5.x", ("glm",), "auto"),
     Preset("minimax-m2", "MiniMax-M2", ("minimax",), "auto"),
@@ -190,7 +191,13 @@ def table() -> dict[str, object]:
             for f in FORMAT_TABLE
         ],
         "presets": [
-            {"name": p.name, "models": p.models, "formats": list(p.formats), "reasoning": p.reasoning}
+            {
+                "name": p.name,
+                "models": p.models,
+                "formats": list(p.formats),
+                "reasoning": p.reasoning,
+                "think": list(p.think),
+            }
             for p in PRESET_TABLE
         ],
     }

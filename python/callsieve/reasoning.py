@@ -63,8 +63,9 @@ Piece = tuple[bool, str]  # (is reasoning, text)
 class ReasoningGate:
     """Splits chunks into reasoning and content pieces, in order; `work` counts characters seen."""
 
-    def __init__(self, mode: ReasoningMode) -> None:
+    def __init__(self, mode: ReasoningMode, markers: tuple[str, str] = (OPEN, CLOSE)) -> None:
         self.phase = {"off": _P_DONE, "auto": _P_START, "open": _P_START_INSIDE}[mode]
+        self.open, self.close = markers  # R17.10: `<seed:think>`, `[THINK]` by preset
         self.held = ""  # a partial marker at the end of what was seen
         self.work = 0
 
@@ -105,33 +106,35 @@ class ReasoningGate:
         rest = s[i:]
         if not rest:
             return ""
-        if rest.startswith(OPEN):
+        opener = self.open
+        if rest.startswith(opener):
             self.phase = _P_INSIDE
-            return rest[len(OPEN) :]
-        if len(rest) < len(OPEN) and OPEN.startswith(rest):
+            return rest[len(opener) :]
+        if len(rest) < len(opener) and opener.startswith(rest):
             self.held = rest
             return ""
         self.phase = _P_INSIDE if inside else _P_DONE
         return rest
 
     def _inside(self, s: str, out: list[Piece]) -> None:
-        j = s.find(CLOSE)
+        close = self.close
+        j = s.find(close)
         if j >= 0:
             if j:
                 out.append((True, s[:j]))
             self.phase = _P_DONE
-            if j + len(CLOSE) < len(s):
-                out.append((False, s[j + len(CLOSE) :]))
+            if j + len(close) < len(s):
+                out.append((False, s[j + len(close) :]))
             return
-        k = _partial_close(s)
+        k = _partial_close(s, close)
         if len(s) > k:
             out.append((True, s[: len(s) - k]))
         self.held = s[len(s) - k :]
 
 
-def _partial_close(s: str) -> int:
-    """Length of the longest proper prefix of `</think>` that `s` ends with."""
-    for k in range(min(len(CLOSE) - 1, len(s)), 0, -1):
-        if s.endswith(CLOSE[:k]):
+def _partial_close(s: str, close: str) -> int:
+    """Length of the longest proper prefix of the closing marker that `s` ends with."""
+    for k in range(min(len(close) - 1, len(s)), 0, -1):
+        if s.endswith(close[:k]):
             return k
     return 0

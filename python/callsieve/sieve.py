@@ -92,7 +92,11 @@ class Sieve:
         self._writer = (
             ArgumentsWriter(ToolCallStartEvent, ToolCallArgumentsEvent) if stream_arguments else None
         )
-        self._gate = ReasoningGate(self.reasoning)
+        self._gate = (
+            ReasoningGate(self.reasoning)
+            if self.preset is None
+            else ReasoningGate(self.reasoning, self.preset.think)
+        )
         self._closed = False
         # The scanner's feed once nothing stands between it and the chunks (no reasoning left to
         # look for, nothing declared that acts on calls, no incremental arguments): set by the

@@ -1596,7 +1596,11 @@ const TABLE = {
       "formats": [
         "tokens"
       ],
-      "reasoning": "off"
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-r1",
@@ -1604,7 +1608,11 @@ const TABLE = {
       "formats": [
         "tokens"
       ],
-      "reasoning": "open"
+      "reasoning": "open",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-v3.1",
@@ -1612,7 +1620,11 @@ const TABLE = {
       "formats": [
         "tokens"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-v3.2",
@@ -1621,7 +1633,11 @@ const TABLE = {
         "function_calls",
         "tokens"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-v4",
@@ -1630,7 +1646,11 @@ const TABLE = {
         "dsml",
         "function_calls"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "qwen3",
@@ -1638,7 +1658,11 @@ const TABLE = {
       "formats": [
         "hermes"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "qwen3-coder",
@@ -1647,7 +1671,11 @@ const TABLE = {
         "qwen3_coder",
         "hermes"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "seed-oss",
@@ -1655,7 +1683,11 @@ const TABLE = {
       "formats": [
         "seed_oss"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<seed:think>",
+        "</seed:think>"
+      ]
     },
     {
       "name": "glm-4.5",
@@ -1663,7 +1695,11 @@ const TABLE = {
       "formats": [
         "glm"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "glm-4.7",
@@ -1671,7 +1707,11 @@ const TABLE = {
       "formats": [
         "glm"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "minimax-m2",
@@ -1679,7 +1719,11 @@ const TABLE = {
       "formats": [
         "minimax"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "kimi-k2",
@@ -1687,7 +1731,11 @@ const TABLE = {
       "formats": [
         "kimi_k2"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "gpt-oss",
@@ -1695,7 +1743,11 @@ const TABLE = {
       "formats": [
         "harmony"
       ],
-      "reasoning": "off"
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     }
   ]
 };
@@ -3276,18 +3328,19 @@ function isBlank(c) {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-/** Length of the longest proper prefix of `</think>` that `s` ends with. */
-function partialClose(s) {
-  for (let k = Math.min(CLOSE.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(CLOSE.slice(0, k))) return k;
+/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+function partialClose(s, close) {
+  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
+    if (s.endsWith(close.slice(0, k))) return k;
   }
   return 0;
 }
 
 /** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
 class ReasoningGate {
-  constructor(mode) {
+  constructor(mode, markers = [OPEN, CLOSE]) {
     this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
+    [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
     this.held = '';
     this.work = 0;
   }
@@ -3321,11 +3374,12 @@ class ReasoningGate {
     if (i) out.push([inside, s.slice(0, i)]);
     const rest = s.slice(i);
     if (!rest) return '';
-    if (rest.startsWith(OPEN)) {
+    const opener = this.open;
+    if (rest.startsWith(opener)) {
       this.phase = Phase.INSIDE;
-      return rest.slice(OPEN.length);
+      return rest.slice(opener.length);
     }
-    if (rest.length < OPEN.length && OPEN.startsWith(rest)) {
+    if (rest.length < opener.length && opener.startsWith(rest)) {
       this.held = rest;
       return '';
     }
@@ -3334,14 +3388,15 @@ class ReasoningGate {
   }
 
   _inside(s, out) {
-    const j = s.indexOf(CLOSE);
+    const close = this.close;
+    const j = s.indexOf(close);
     if (j >= 0) {
       if (j) out.push([true, s.slice(0, j)]);
       this.phase = Phase.DONE;
-      if (j + CLOSE.length < s.length) out.push([false, s.slice(j + CLOSE.length)]);
+      if (j + close.length < s.length) out.push([false, s.slice(j + close.length)]);
       return;
     }
-    const k = partialClose(s);
+    const k = partialClose(s, close);
     if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
     this.held = s.slice(s.length - k);
   }
@@ -8264,7 +8319,7 @@ class Sieve {
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
       : null;
-    this._gate = new ReasoningGate(this.reasoning);
+    this._gate = this.preset ? new ReasoningGate(this.reasoning, this.preset.think) : new ReasoningGate(this.reasoning);
     this._closed = false;
   }
 

@@ -159,7 +159,11 @@ const TABLE = {
       "formats": [
         "tokens"
       ],
-      "reasoning": "off"
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-r1",
@@ -167,7 +171,11 @@ const TABLE = {
       "formats": [
         "tokens"
       ],
-      "reasoning": "open"
+      "reasoning": "open",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-v3.1",
@@ -175,7 +183,11 @@ const TABLE = {
       "formats": [
         "tokens"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-v3.2",
@@ -184,7 +196,11 @@ const TABLE = {
         "function_calls",
         "tokens"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "deepseek-v4",
@@ -193,7 +209,11 @@ const TABLE = {
         "dsml",
         "function_calls"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "qwen3",
@@ -201,7 +221,11 @@ const TABLE = {
       "formats": [
         "hermes"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "qwen3-coder",
@@ -210,7 +234,11 @@ const TABLE = {
         "qwen3_coder",
         "hermes"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "seed-oss",
@@ -218,7 +246,11 @@ const TABLE = {
       "formats": [
         "seed_oss"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<seed:think>",
+        "</seed:think>"
+      ]
     },
     {
       "name": "glm-4.5",
@@ -226,7 +258,11 @@ const TABLE = {
       "formats": [
         "glm"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "glm-4.7",
@@ -234,7 +270,11 @@ const TABLE = {
       "formats": [
         "glm"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "minimax-m2",
@@ -242,7 +282,11 @@ const TABLE = {
       "formats": [
         "minimax"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "kimi-k2",
@@ -250,7 +294,11 @@ const TABLE = {
       "formats": [
         "kimi_k2"
       ],
-      "reasoning": "auto"
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     },
     {
       "name": "gpt-oss",
@@ -258,7 +306,11 @@ const TABLE = {
       "formats": [
         "harmony"
       ],
-      "reasoning": "off"
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
     }
   ]
 };

@@ -29,18 +29,19 @@ function isBlank(c) {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-/** Length of the longest proper prefix of `</think>` that `s` ends with. */
-function partialClose(s) {
-  for (let k = Math.min(CLOSE.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(CLOSE.slice(0, k))) return k;
+/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+function partialClose(s, close) {
+  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
+    if (s.endsWith(close.slice(0, k))) return k;
   }
   return 0;
 }
 
 /** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
 class ReasoningGate {
-  constructor(mode) {
+  constructor(mode, markers = [OPEN, CLOSE]) {
     this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
+    [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
     this.held = '';
     this.work = 0;
   }
@@ -74,11 +75,12 @@ class ReasoningGate {
     if (i) out.push([inside, s.slice(0, i)]);
     const rest = s.slice(i);
     if (!rest) return '';
-    if (rest.startsWith(OPEN)) {
+    const opener = this.open;
+    if (rest.startsWith(opener)) {
       this.phase = Phase.INSIDE;
-      return rest.slice(OPEN.length);
+      return rest.slice(opener.length);
     }
-    if (rest.length < OPEN.length && OPEN.startsWith(rest)) {
+    if (rest.length < opener.length && opener.startsWith(rest)) {
       this.held = rest;
       return '';
     }
@@ -87,14 +89,15 @@ class ReasoningGate {
   }
 
   _inside(s, out) {
-    const j = s.indexOf(CLOSE);
+    const close = this.close;
+    const j = s.indexOf(close);
     if (j >= 0) {
       if (j) out.push([true, s.slice(0, j)]);
       this.phase = Phase.DONE;
-      if (j + CLOSE.length < s.length) out.push([false, s.slice(j + CLOSE.length)]);
+      if (j + close.length < s.length) out.push([false, s.slice(j + close.length)]);
       return;
     }
-    const k = partialClose(s);
+    const k = partialClose(s, close);
     if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
     this.held = s.slice(s.length - k);
   }

@@ -59,7 +59,7 @@ class Sieve {
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
       : null;
-    this._gate = new ReasoningGate(this.reasoning);
+    this._gate = this.preset ? new ReasoningGate(this.reasoning, this.preset.think) : new ReasoningGate(this.reasoning);
     this._closed = false;
   }
 
