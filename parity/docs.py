@@ -259,12 +259,20 @@ FAMILY_CALLS["<|channel|>"] = [
     "final<|message|>{v} done<|return|>",
     "commentary to=python<|message|>print(1)<|call|>",
 ]
+FAMILY_CALLS["[TOOL_CALLS]"] = [
+    '{n}[ARGS]{{"{k}": "{v}", "n": [1, {{"x": "]"}}]}}',
+    '[{{"name": "{n}", "arguments": {{"{k}": "{v}"}}, "id": "a1b2c3d4e"}}]',
+    "{n}[CALL_ID]k9[ARGS]{{}}",
+    "{n}[ARGS]not json",
+    '{n}[ARGS]{{"a": "unterminated',
+]
 FAMILY_CLOSERS = {
     "<tool_call>": "</tool_call>",
     "<seed:tool_call>": "</seed:tool_call>",
     "<minimax:tool_call>": "</minimax:tool_call>",
     "<|tool_calls_section_begin|>": "<|tool_calls_section_end|>",
     "<|channel|>": "<|start|>assistant",
+    "[TOOL_CALLS]": "",
 }
 FAMILY_VALUES = ["src/a.py", 'say "hi" & <b>', "line1\nline2", "3", "caf\u00e9 \U0001f600", ""]
 

@@ -110,6 +110,13 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
         eof_repair=True,
     ),
     Format(
+        "mistral",
+        "R17.7",
+        'Mistral: [TOOL_CALLS]NAME[ARGS]{…} (v11+) or [TOOL_CALLS][{"name": …, "arguments": {…}}]',
+        "mistral",
+        opener="[TOOL_CALLS]",
+    ),
+    Format(
         "harmony",
         "R17.6",
         "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
@@ -152,6 +159,7 @@ PRESET_TABLE: Final[tuple[Preset, ...]] = (
     Preset("glm-4.7", "GLM-4.7 / 5.x", ("glm",), "auto"),
     Preset("minimax-m2", "MiniMax-M2", ("minimax",), "auto"),
     Preset("kimi-k2", "Kimi-K2 / K2-Thinking", ("kimi_k2",), "auto"),
+    Preset("mistral", "Mistral / Magistral / Devstral", ("mistral",), "auto", ("[THINK]", "[/THINK]")),
     Preset("gpt-oss", "gpt-oss (Harmony channels; analysis is reasoning)", ("harmony",), "off"),
 )
 

@@ -54,7 +54,7 @@ from enum import IntEnum
 from sys import intern
 from typing import Any, Final
 
-from . import harmony, sections, strings, values
+from . import harmony, mistral, sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
 from .blocks import GRAMMARS, Typer, body_kind
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
@@ -97,11 +97,24 @@ class Mode(IntEnum):
     REGION = 7
     BLOCK = 8
     HARMONY = 9
+    MISTRAL = 10
 
 
 # The members as module constants: the hot paths compare them at every step, and an Enum
 # class's attribute access goes through EnumType's __getattr__ hook (slow in CPython).
-_M_TEXT, _M_RUN, _M_FENCE, _M_PENDING, _M_CAPTURE, _M_JSON, _M_TOKENS, _M_REGION, _M_BLOCK, _M_HARMONY = Mode
+(
+    _M_TEXT,
+    _M_RUN,
+    _M_FENCE,
+    _M_PENDING,
+    _M_CAPTURE,
+    _M_JSON,
+    _M_TOKENS,
+    _M_REGION,
+    _M_BLOCK,
+    _M_HARMONY,
+    _M_MISTRAL,
+) = Mode
 
 
 class Level(IntEnum):
@@ -120,6 +133,9 @@ _L_TOP, _L_INVOKE, _L_PARAM, _L_CDATA, _L_AFTER_CDATA = Level
 
 _SPECIAL: Final = re.compile(r"[\n`<＜〈《]")
 _SPECIAL_JSON: Final = re.compile(r"[\n`<＜〈《{]")
+# With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+_SPECIAL_BR: Final = re.compile(r"[\n`<＜〈《\[]")
+_SPECIAL_JSON_BR: Final = re.compile(r"[\n`<＜〈《{\[]")
 # R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
 # message (R9.2: text with what it holds), by a bounded lookahead.
 _JSON_START: Final = re.compile(r'\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"')
@@ -141,14 +157,14 @@ _REGIONS: Final = {
 }
 
 
-def _prose_skip(json_calls: bool) -> re.Pattern[str]:
+def _prose_skip(json_calls: bool, brackets: bool = False) -> re.Pattern[str]:
     """TEXT's skip over decided prose, from `pos`: plain characters; an ASCII `<` of prose HTML
     (`<div class=`, `</span>`: an ASCII head starting with a letter or digit, ended, with no
     keyword of any format, so every recognizer says NO); open angles before a blank head that
     has ended (`a < b`); a newline followed by a character that cannot start anything at a
     line start (no indent, fence or tag). It consumes only what is decided whatever follows,
     so it does not depend on where a chunk ended; it stops at anything else, for the steps."""
-    plain = "[^\\n`<＜〈《" + ("{" if json_calls else "") + "]"
+    plain = "[^\\n`<＜〈《" + ("{" if json_calls else "") + ("\\[" if brackets else "") + "]"
     head = "[" + re.escape(_PLAIN_HEAD_CHARS) + "]"
     tag = (
         "<(?!/?(?i:pre))(?!" + head + "{0,64}?(?i:tool|function|invoke|parameter))"
@@ -173,6 +189,8 @@ _PLAIN_TAG_SO_FAR: Final = re.compile(
 _CUT_HEAD = _PLAIN_TAG_SO_FAR  # feed's shortcut (a test turns it off to compare)
 _PROSE: Final = _prose_skip(False)
 _PROSE_JSON: Final = _prose_skip(True)
+_PROSE_BR: Final = _prose_skip(False, True)
+_PROSE_JSON_BR: Final = _prose_skip(True, True)
 _PRE_OPEN: Final = re.compile(r"<pre(?=[ \t\r\n>])", re.I)
 _PRE_PREFIX: Final = re.compile(r"<(?:p(?:r(?:e)?)?)?\Z", re.I)
 _COMMENT_PREFIX: Final = re.compile(r"<(?:!(?:-)?)?\Z")
@@ -576,8 +594,13 @@ class Scanner:
         self.native = native  # the `string` attribute (R14.2)
         self.tokens = "tokens" in formats
         self.eos = native or self.tokens  # R14.6: the end-of-sentence token is not content
-        self._special = _SPECIAL_JSON if json_calls else _SPECIAL
-        self._prose = _PROSE_JSON if json_calls else _PROSE
+        self._brackets = "mistral" in formats  # `[TOOL_CALLS]` (R17.7)
+        if self._brackets:
+            self._special = _SPECIAL_JSON_BR if json_calls else _SPECIAL_BR
+            self._prose = _PROSE_JSON_BR if json_calls else _PROSE_BR
+        else:
+            self._special = _SPECIAL_JSON if json_calls else _SPECIAL
+            self._prose = _PROSE_JSON if json_calls else _PROSE
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
         self._memo: Tag | str = NO
@@ -604,6 +627,7 @@ class Scanner:
         self.sec = _Section()
         self.blk = _Block()
         self.hm = harmony.Harmony()
+        self.mi = mistral.Mistral()
         self._blocks = block_markers(formats)
         self.region = _REGIONS["cdata"]  # REGION: the closer of the open region, and its prefix
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
@@ -802,7 +826,23 @@ class Scanner:
             if not final and c == "<" and _PLAIN_TAG_SO_FAR.match(buf, pos):
                 return False  # a prose tag head cut by the end of the input so far: all say MORE
             return self._text_tag(final)
+        if c == "[":  # (only with Mistral: else _prose took it)
+            return self._text_bracket(final)
         return self._text_json(final)  # `{`: the only other character _prose stops at
+
+    def _text_bracket(self, final: bool) -> bool:
+        buf, pos = self.buf, self.pos
+        r = mistral.match_marker(buf, pos, final)
+        if r == "more":
+            return False
+        self.line.indent = -1
+        if isinstance(r, tuple):
+            self.mode = _M_MISTRAL
+            mistral.start(self, r[1])
+            return True
+        self._emit("[")
+        self.pos = pos + 1
+        return True
 
     def _marker(self, buf: str, pos: int, final: bool) -> tuple[str, int] | str:
         """A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
@@ -1065,6 +1105,13 @@ class Scanner:
                 if isinstance(r, Tag) and r.local == WRAPPER and not r.closing:
                     self._pending_literal(p.line_start)
                     return True
+            elif c == "[" and self._brackets:
+                mr = mistral.match_marker(buf, pos, final)
+                if mr == "more":
+                    return False
+                if isinstance(mr, tuple):  # a block starts here and ends the paragraph
+                    self._pending_literal(p.line_start)
+                    return True
             p.blank = False
         if c == "\n":
             self._p_put(c)
@@ -1125,6 +1172,15 @@ class Scanner:
             self._p_put(buf[pos:end])
             self.pos = end
             return True
+        if c == "[" and self._brackets:
+            mr = mistral.match_marker(buf, pos, final)
+            if mr == "more":
+                return False
+            if isinstance(mr, tuple):  # a block: its meaning depends on the span
+                self._p_hold_here(self._abs(pos))
+                self._p_put(buf[pos : mr[1]])
+                self.pos = mr[1]
+                return True
         m = self._special.search(buf, pos + 1)
         end = m.start() if m else n
         self._p_put(buf[pos:end])
@@ -2051,6 +2107,9 @@ class Scanner:
     def _m_harmony(self, final: bool) -> bool:
         return harmony.step(self, final)
 
+    def _m_mistral(self, final: bool) -> bool:
+        return mistral.step(self, final)
+
     def _resume_text(self) -> None:
         """A block or message ended where TEXT resumes, mid-line."""
         self.mode = _M_TEXT
@@ -2130,6 +2189,7 @@ _STEPS: Final = (
     Scanner._m_region,
     Scanner._m_block,
     Scanner._m_harmony,
+    Scanner._m_mistral,
 )
 
 

@@ -1570,6 +1570,20 @@ const TABLE = {
       "strays": []
     },
     {
+      "name": "mistral",
+      "rule": "R17.7",
+      "summary": "Mistral: [TOOL_CALLS]NAME[ARGS]{…} (v11+) or [TOOL_CALLS][{\"name\": …, \"arguments\": {…}}]",
+      "engine": "mistral",
+      "default": true,
+      "opener": "[TOOL_CALLS]",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
       "name": "harmony",
       "rule": "R17.6",
       "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
@@ -1735,6 +1749,18 @@ const TABLE = {
       "think": [
         "<think>",
         "</think>"
+      ]
+    },
+    {
+      "name": "mistral",
+      "models": "Mistral / Magistral / Devstral",
+      "formats": [
+        "mistral"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "[THINK]",
+        "[/THINK]"
       ]
     },
     {
@@ -2134,6 +2160,308 @@ function jsonText(value) {
 }
 
 module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonStringBody, jsonText };
+  },
+  "src/mistral.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Mistral tool calls (R17.7): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to the end of its JSON.
+ * Port of python/callsieve/mistral.py, function for function; read the module docstring there.
+ * MAX_HEAD and the capture limit count code points, as Python does.
+ */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+const { jsonText } = __require("src/jsontext.js");
+
+const MARKER = '[TOOL_CALLS]';
+const ARGS = '[ARGS]';
+const CALL_ID = '[CALL_ID]';
+const MAX_HEAD = 256;
+const OUT = /["{}\[\]]/g;
+const IN = /["\\]/g;
+const HEAD = 0;
+const JSON_STAGE = 1;
+const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
+const NAME = new RegExp('^[^' + NOT_NAME.replace(/[\\\]\[^-]/g, '\\$&') + ']{1,256}$', 'u');
+
+class Mistral {
+  constructor() {
+    this.stage = HEAD;
+    this.head = [];
+    this.size = 0;
+    this.json = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.esc = false;
+    this.over = false;
+    this.blank = true;
+  }
+}
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function codePoints(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (!isLow(s.charCodeAt(i))) n++;
+  return n;
+}
+
+/** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
+function matchMarker(s, i, final) {
+  if (s.startsWith(MARKER, i)) return [MARKER, i + MARKER.length];
+  if (!final && s.length - i < MARKER.length && MARKER.startsWith(s.slice(i))) return 'more';
+  return null;
+}
+
+function start(sc, end) {
+  const m = sc.mi;
+  m.stage = HEAD;
+  m.head = [];
+  m.size = 0;
+  m.json = [];
+  m.depth = 0;
+  m.inStr = false;
+  m.esc = false;
+  m.over = false;
+  m.blank = true;
+  sc.pos = end;
+}
+
+function step(sc, final) {
+  return sc.mi.stage === HEAD ? head(sc, final) : json(sc, final);
+}
+
+function tagAt(buf, i, final) {
+  for (const tag of [ARGS, CALL_ID]) if (buf.startsWith(tag, i)) return tag;
+  const rest = buf.slice(i, i + CALL_ID.length);
+  if (!final && [ARGS, CALL_ID].some((t) => rest.length < t.length && buf.length - i < t.length && t.startsWith(rest))) return 'more';
+  return null;
+}
+
+function head(sc, final) {
+  const m = sc.mi;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  while (i < n) {
+    const c = buf[i];
+    if (c === '\n' || (m.size >= MAX_HEAD && !isLow(buf.charCodeAt(i)))) return fails(sc, i);
+    if (c === '[') {
+      const tag = tagAt(buf, i, final);
+      if (tag === 'more') break;
+      if (tag === ARGS) {
+        let k = i + ARGS.length;
+        const room = MAX_HEAD - m.size - ARGS.length;
+        while (k < n && (buf[k] === ' ' || buf[k] === '\t') && k - i - ARGS.length < room) k++;
+        if (k === n && !final) break;
+        if (k < n && buf[k] === '{') {
+          m.head.push(buf.slice(pos, k));
+          sc.pos = k;
+          m.stage = JSON_STAGE;
+          m.size = 0;
+          return true;
+        }
+        return fails(sc, k);
+      }
+      if (tag === null && m.blank) return jsonStarts(sc, i);
+    } else if (c === '{' && m.blank) {
+      return jsonStarts(sc, i);
+    }
+    if (c !== ' ' && c !== '\t') m.blank = false;
+    if (!isLow(buf.charCodeAt(i))) m.size++;
+    i++;
+  }
+  if (final) return fails(sc, n);
+  m.head.push(buf.slice(pos, i));
+  sc.pos = i;
+  return false;
+}
+
+function fails(sc, at) {
+  const m = sc.mi;
+  const text = MARKER + m.head.join('') + sc.buf.slice(sc.pos, at);
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function jsonStarts(sc, i) {
+  const m = sc.mi;
+  m.head.push(sc.buf.slice(sc.pos, i));
+  sc.pos = i;
+  m.stage = JSON_STAGE;
+  m.size = 0;
+  return true;
+}
+
+function json(sc, final) {
+  const m = sc.mi;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  while (i < n) {
+    if (m.inStr) {
+      if (m.esc) {
+        m.esc = false;
+        i++;
+        continue;
+      }
+      IN.lastIndex = i;
+      const hit = IN.exec(buf);
+      if (hit === null) {
+        i = n;
+        break;
+      }
+      i = hit.index + 1;
+      if (hit[0] === '\\') m.esc = true;
+      else m.inStr = false;
+      continue;
+    }
+    OUT.lastIndex = i;
+    const hit = OUT.exec(buf);
+    if (hit === null) {
+      i = n;
+      break;
+    }
+    const c = hit[0];
+    i = hit.index + 1;
+    if (c === '"') m.inStr = true;
+    else if (c === '{' || c === '[') m.depth++;
+    else {
+      m.depth--;
+      if (m.depth <= 0) {
+        take(sc, buf.slice(pos, i));
+        sc.pos = i;
+        return end(sc, true);
+      }
+    }
+  }
+  take(sc, buf.slice(pos, i));
+  sc.pos = i;
+  if (final) return end(sc, false);
+  return false;
+}
+
+function take(sc, s) {
+  const m = sc.mi;
+  if (m.over) {
+    sc._emit(s);
+    return;
+  }
+  m.json.push(s);
+  m.size += codePoints(s);
+  if (m.size > sc.maxCapture) {
+    sc._flushText();
+    sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
+    m.json = [];
+    m.over = true;
+  }
+}
+
+function end(sc, complete) {
+  const m = sc.mi;
+  if (m.over) {
+    sc._resumeText();
+    return true;
+  }
+  const h = m.head.join('');
+  const text = m.json.join('');
+  const raw = MARKER + h + text;
+  sc.work += text.length;
+  const got = complete ? calls(h, text) : null;
+  if (got === null) {
+    sc._emit(raw);
+    sc._textResumes(raw);
+    return true;
+  }
+  const [found, bad] = got;
+  sc.saw = true;
+  sc._flushText();
+  const e = {
+    type: 'tool_calls',
+    calls: found.map((c) => (c.id === undefined ? { name: sc._name(c.name), input: c.input } : { name: sc._name(c.name), input: c.input, id: c.id })),
+    raw,
+    format: 'mistral',
+  };
+  if (bad.length) e.malformed = bad;
+  sc.out.push(e);
+  sc._resumeText();
+  return true;
+}
+
+function isDict(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function bad(raw, reason, name = null) {
+  return name === null ? { raw, reason } : { raw, reason, name };
+}
+
+function calls(head, text) {
+  const found = [];
+  const wrong = [];
+  const [ok, v] = values.jsonValue(text);
+  const h = strings.trim(head);
+  if (!h) {
+    if (!ok) {
+      wrong.push(bad(strings.trim(text), 'not JSON'));
+      return [found, wrong];
+    }
+    for (const item of Array.isArray(v) ? v : [v]) addItem(item, found, wrong);
+    return [found, wrong];
+  }
+  let name = h;
+  let id = null;
+  const k = h.indexOf(ARGS);
+  if (k >= 0) name = h.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  name = strings.trim(name);
+  if (!name || !NAME.test(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
+  else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
+  else found.push(id === null ? { name, input: v } : { name, input: v, id });
+  return [found, wrong];
+}
+
+function addItem(item, found, wrong) {
+  const text = jsonText(item);
+  if (!isDict(item)) {
+    wrong.push(bad(text, 'not a JSON object'));
+    return;
+  }
+  const has = (k) => Object.prototype.hasOwnProperty.call(item, k);
+  let name = has('name') ? item.name : undefined;
+  if (typeof name !== 'string' || !strings.trim(name)) {
+    wrong.push(bad(text, 'no name'));
+    return;
+  }
+  name = strings.trim(name);
+  let args = has('arguments') ? item.arguments : {};
+  if (typeof args === 'string') {
+    if (!strings.trim(args)) args = {};
+    else {
+      const [ok2, v2] = values.jsonValue(args);
+      args = ok2 && isDict(v2) ? v2 : [];
+    }
+  }
+  if (args === null) args = {};
+  if (!isDict(args)) {
+    wrong.push(bad(text, 'arguments are not a JSON object', name));
+    return;
+  }
+  const id = has('id') ? item.id : undefined;
+  found.push(typeof id === 'string' && id ? { name, input: args, id } : { name, input: args });
+}
+
+module.exports = { MARKER, Mistral, matchMarker, start, step };
   },
   "src/names.js": function (module, exports, __require) {
 'use strict';
@@ -3639,6 +3967,7 @@ const strings = __require("src/strings.js");
 const { ValueTap, isIndexKey } = __require("src/arguments.js");
 const { GRAMMARS, bodyKind } = __require("src/blocks.js");
 const harmony = __require("src/harmony.js");
+const mistral = __require("src/mistral.js");
 const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = __require("src/formats.js");
 const { BARS, matchMarker } = sections;
 const {
@@ -3675,6 +4004,7 @@ const Mode = Object.freeze({
   REGION: 7,
   BLOCK: 8,
   HARMONY: 9,
+  MISTRAL: 10,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -3689,6 +4019,9 @@ const Level = Object.freeze({
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
 const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
+const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 // R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
 // message (R9.2: text with what it holds), by a bounded lookahead.
 const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
@@ -3720,8 +4053,8 @@ const REGIONS = {
  * Python's `*+` never backtracks; a JS `*` keeps a backtrack entry per repetition (a long input
  * overflows the stack), so one match takes at most PROSE_REPS and proseEnd goes on from there.
  */
-function proseSkip(jsonCalls) {
-  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + ']';
+function proseSkip(jsonCalls, brackets = false) {
+  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + (brackets ? '\\[' : '') + ']';
   const head = '[' + escapeClass(PLAIN_HEAD_CHARS) + ']';
   const stop = '[' + escapeClass(STOP) + ']';
   const keyword = '(?:[Tt][Oo][Oo][Ll]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]|[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])';
@@ -3747,6 +4080,8 @@ const PLAIN_TAG_SO_FAR = new RegExp(
 );
 const PROSE = proseSkip(false);
 const PROSE_JSON = proseSkip(true);
+const PROSE_BR = proseSkip(false, true);
+const PROSE_JSON_BR = proseSkip(true, true);
 
 /** Where decided prose from `buf[pos]` ends (see proseSkip). */
 function proseEnd(re, buf, pos) {
@@ -4319,8 +4654,14 @@ class Scanner {
     this.native = native; // the `string` attribute (R14.2)
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
-    this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    if (this._brackets) {
+      this._special = jsonCalls ? SPECIAL_JSON_BR : SPECIAL_BR;
+      this._prose = jsonCalls ? PROSE_JSON_BR : PROSE_BR;
+    } else {
+      this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
+      this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    }
     this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
     this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
@@ -4355,6 +4696,7 @@ class Scanner {
     this.sec = new _Section();
     this.blk = new _Block();
     this.hm = new harmony.Harmony();
+    this.mi = new mistral.Mistral();
     this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -4469,6 +4811,9 @@ class Scanner {
           break;
         case Mode.HARMONY:
           going = harmony.step(this, final);
+          break;
+        case Mode.MISTRAL:
+          going = mistral.step(this, final);
           break;
         default:
           going = this._mRegion(final);
@@ -4704,6 +5049,7 @@ class Scanner {
       }
       return this._textTag(final);
     }
+    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
     return this._textJson(final); // `{`: the only other character prose stops at
   }
 
@@ -4720,6 +5066,22 @@ class Scanner {
       return NO;
     }
     return r;
+  }
+
+  _textBracket(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const r = mistral.matchMarker(buf, pos, final);
+    if (r === 'more') return false;
+    this.line.indent = -1;
+    if (Array.isArray(r)) {
+      this.mode = Mode.MISTRAL;
+      mistral.start(this, r[1]);
+      return true;
+    }
+    this._emit('[');
+    this.pos = pos + 1;
+    return true;
   }
 
   _textTag(final) {
@@ -5006,6 +5368,14 @@ class Scanner {
           this._pendingLiteral(p.lineStart);
           return true;
         }
+      } else if (c === '[' && this._brackets) {
+        const mr = mistral.matchMarker(buf, pos, final);
+        if (mr === 'more') return false;
+        if (Array.isArray(mr)) {
+          // a block starts here and ends the paragraph
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
       }
       p.blank = false;
     }
@@ -5072,6 +5442,17 @@ class Scanner {
       this._pPut(buf.slice(pos, end));
       this.pos = end;
       return true;
+    }
+    if (c === '[' && this._brackets) {
+      const mr = mistral.matchMarker(buf, pos, final);
+      if (mr === 'more') return false;
+      if (Array.isArray(mr)) {
+        // a block: its meaning depends on the span
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, mr[1]));
+        this.pos = mr[1];
+        return true;
+      }
     }
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
@@ -5276,6 +5657,12 @@ class Scanner {
   }
 
   /** TEXT resumes after `text`: the line state its last line leaves. */
+  /** A block or message ended where TEXT resumes, mid-line. */
+  _resumeText() {
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+  }
+
   _textResumes(text) {
     this.mode = Mode.TEXT;
     const nl = text.lastIndexOf('\n');

@@ -133,6 +133,20 @@ const TABLE = {
       "strays": []
     },
     {
+      "name": "mistral",
+      "rule": "R17.7",
+      "summary": "Mistral: [TOOL_CALLS]NAME[ARGS]{…} (v11+) or [TOOL_CALLS][{\"name\": …, \"arguments\": {…}}]",
+      "engine": "mistral",
+      "default": true,
+      "opener": "[TOOL_CALLS]",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
       "name": "harmony",
       "rule": "R17.6",
       "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
@@ -298,6 +312,18 @@ const TABLE = {
       "think": [
         "<think>",
         "</think>"
+      ]
+    },
+    {
+      "name": "mistral",
+      "models": "Mistral / Magistral / Devstral",
+      "formats": [
+        "mistral"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "[THINK]",
+        "[/THINK]"
       ]
     },
     {

@@ -24,6 +24,7 @@ const strings = require('./strings');
 const { ValueTap, isIndexKey } = require('./arguments');
 const { GRAMMARS, bodyKind } = require('./blocks');
 const harmony = require('./harmony');
+const mistral = require('./mistral');
 const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = require('./formats');
 const { BARS, matchMarker } = sections;
 const {
@@ -60,6 +61,7 @@ const Mode = Object.freeze({
   REGION: 7,
   BLOCK: 8,
   HARMONY: 9,
+  MISTRAL: 10,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -74,6 +76,9 @@ const Level = Object.freeze({
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
 const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
+const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 // R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
 // message (R9.2: text with what it holds), by a bounded lookahead.
 const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
@@ -105,8 +110,8 @@ const REGIONS = {
  * Python's `*+` never backtracks; a JS `*` keeps a backtrack entry per repetition (a long input
  * overflows the stack), so one match takes at most PROSE_REPS and proseEnd goes on from there.
  */
-function proseSkip(jsonCalls) {
-  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + ']';
+function proseSkip(jsonCalls, brackets = false) {
+  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + (brackets ? '\\[' : '') + ']';
   const head = '[' + escapeClass(PLAIN_HEAD_CHARS) + ']';
   const stop = '[' + escapeClass(STOP) + ']';
   const keyword = '(?:[Tt][Oo][Oo][Ll]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]|[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])';
@@ -132,6 +137,8 @@ const PLAIN_TAG_SO_FAR = new RegExp(
 );
 const PROSE = proseSkip(false);
 const PROSE_JSON = proseSkip(true);
+const PROSE_BR = proseSkip(false, true);
+const PROSE_JSON_BR = proseSkip(true, true);
 
 /** Where decided prose from `buf[pos]` ends (see proseSkip). */
 function proseEnd(re, buf, pos) {
@@ -704,8 +711,14 @@ class Scanner {
     this.native = native; // the `string` attribute (R14.2)
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
-    this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    if (this._brackets) {
+      this._special = jsonCalls ? SPECIAL_JSON_BR : SPECIAL_BR;
+      this._prose = jsonCalls ? PROSE_JSON_BR : PROSE_BR;
+    } else {
+      this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
+      this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    }
     this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
     this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
     this.work = 0; // code units exposed to the scanner (see Sieve.work)
@@ -740,6 +753,7 @@ class Scanner {
     this.sec = new _Section();
     this.blk = new _Block();
     this.hm = new harmony.Harmony();
+    this.mi = new mistral.Mistral();
     this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -854,6 +868,9 @@ class Scanner {
           break;
         case Mode.HARMONY:
           going = harmony.step(this, final);
+          break;
+        case Mode.MISTRAL:
+          going = mistral.step(this, final);
           break;
         default:
           going = this._mRegion(final);
@@ -1089,6 +1106,7 @@ class Scanner {
       }
       return this._textTag(final);
     }
+    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
     return this._textJson(final); // `{`: the only other character prose stops at
   }
 
@@ -1105,6 +1123,22 @@ class Scanner {
       return NO;
     }
     return r;
+  }
+
+  _textBracket(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const r = mistral.matchMarker(buf, pos, final);
+    if (r === 'more') return false;
+    this.line.indent = -1;
+    if (Array.isArray(r)) {
+      this.mode = Mode.MISTRAL;
+      mistral.start(this, r[1]);
+      return true;
+    }
+    this._emit('[');
+    this.pos = pos + 1;
+    return true;
   }
 
   _textTag(final) {
@@ -1391,6 +1425,14 @@ class Scanner {
           this._pendingLiteral(p.lineStart);
           return true;
         }
+      } else if (c === '[' && this._brackets) {
+        const mr = mistral.matchMarker(buf, pos, final);
+        if (mr === 'more') return false;
+        if (Array.isArray(mr)) {
+          // a block starts here and ends the paragraph
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
       }
       p.blank = false;
     }
@@ -1457,6 +1499,17 @@ class Scanner {
       this._pPut(buf.slice(pos, end));
       this.pos = end;
       return true;
+    }
+    if (c === '[' && this._brackets) {
+      const mr = mistral.matchMarker(buf, pos, final);
+      if (mr === 'more') return false;
+      if (Array.isArray(mr)) {
+        // a block: its meaning depends on the span
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, mr[1]));
+        this.pos = mr[1];
+        return true;
+      }
     }
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
@@ -1661,6 +1714,12 @@ class Scanner {
   }
 
   /** TEXT resumes after `text`: the line state its last line leaves. */
+  /** A block or message ended where TEXT resumes, mid-line. */
+  _resumeText() {
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+  }
+
   _textResumes(text) {
     this.mode = Mode.TEXT;
     const nl = text.lastIndexOf('\n');

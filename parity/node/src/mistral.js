@@ -1,0 +1,300 @@
+'use strict';
+/**
+ * Mistral tool calls (R17.7): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to the end of its JSON.
+ * Port of python/callsieve/mistral.py, function for function; read the module docstring there.
+ * MAX_HEAD and the capture limit count code points, as Python does.
+ */
+
+const strings = require('./strings');
+const values = require('./values');
+const { jsonText } = require('./jsontext');
+
+const MARKER = '[TOOL_CALLS]';
+const ARGS = '[ARGS]';
+const CALL_ID = '[CALL_ID]';
+const MAX_HEAD = 256;
+const OUT = /["{}\[\]]/g;
+const IN = /["\\]/g;
+const HEAD = 0;
+const JSON_STAGE = 1;
+const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
+const NAME = new RegExp('^[^' + NOT_NAME.replace(/[\\\]\[^-]/g, '\\$&') + ']{1,256}$', 'u');
+
+class Mistral {
+  constructor() {
+    this.stage = HEAD;
+    this.head = [];
+    this.size = 0;
+    this.json = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.esc = false;
+    this.over = false;
+    this.blank = true;
+  }
+}
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function codePoints(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (!isLow(s.charCodeAt(i))) n++;
+  return n;
+}
+
+/** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
+function matchMarker(s, i, final) {
+  if (s.startsWith(MARKER, i)) return [MARKER, i + MARKER.length];
+  if (!final && s.length - i < MARKER.length && MARKER.startsWith(s.slice(i))) return 'more';
+  return null;
+}
+
+function start(sc, end) {
+  const m = sc.mi;
+  m.stage = HEAD;
+  m.head = [];
+  m.size = 0;
+  m.json = [];
+  m.depth = 0;
+  m.inStr = false;
+  m.esc = false;
+  m.over = false;
+  m.blank = true;
+  sc.pos = end;
+}
+
+function step(sc, final) {
+  return sc.mi.stage === HEAD ? head(sc, final) : json(sc, final);
+}
+
+function tagAt(buf, i, final) {
+  for (const tag of [ARGS, CALL_ID]) if (buf.startsWith(tag, i)) return tag;
+  const rest = buf.slice(i, i + CALL_ID.length);
+  if (!final && [ARGS, CALL_ID].some((t) => rest.length < t.length && buf.length - i < t.length && t.startsWith(rest))) return 'more';
+  return null;
+}
+
+function head(sc, final) {
+  const m = sc.mi;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  while (i < n) {
+    const c = buf[i];
+    if (c === '\n' || (m.size >= MAX_HEAD && !isLow(buf.charCodeAt(i)))) return fails(sc, i);
+    if (c === '[') {
+      const tag = tagAt(buf, i, final);
+      if (tag === 'more') break;
+      if (tag === ARGS) {
+        let k = i + ARGS.length;
+        const room = MAX_HEAD - m.size - ARGS.length;
+        while (k < n && (buf[k] === ' ' || buf[k] === '\t') && k - i - ARGS.length < room) k++;
+        if (k === n && !final) break;
+        if (k < n && buf[k] === '{') {
+          m.head.push(buf.slice(pos, k));
+          sc.pos = k;
+          m.stage = JSON_STAGE;
+          m.size = 0;
+          return true;
+        }
+        return fails(sc, k);
+      }
+      if (tag === null && m.blank) return jsonStarts(sc, i);
+    } else if (c === '{' && m.blank) {
+      return jsonStarts(sc, i);
+    }
+    if (c !== ' ' && c !== '\t') m.blank = false;
+    if (!isLow(buf.charCodeAt(i))) m.size++;
+    i++;
+  }
+  if (final) return fails(sc, n);
+  m.head.push(buf.slice(pos, i));
+  sc.pos = i;
+  return false;
+}
+
+function fails(sc, at) {
+  const m = sc.mi;
+  const text = MARKER + m.head.join('') + sc.buf.slice(sc.pos, at);
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function jsonStarts(sc, i) {
+  const m = sc.mi;
+  m.head.push(sc.buf.slice(sc.pos, i));
+  sc.pos = i;
+  m.stage = JSON_STAGE;
+  m.size = 0;
+  return true;
+}
+
+function json(sc, final) {
+  const m = sc.mi;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  while (i < n) {
+    if (m.inStr) {
+      if (m.esc) {
+        m.esc = false;
+        i++;
+        continue;
+      }
+      IN.lastIndex = i;
+      const hit = IN.exec(buf);
+      if (hit === null) {
+        i = n;
+        break;
+      }
+      i = hit.index + 1;
+      if (hit[0] === '\\') m.esc = true;
+      else m.inStr = false;
+      continue;
+    }
+    OUT.lastIndex = i;
+    const hit = OUT.exec(buf);
+    if (hit === null) {
+      i = n;
+      break;
+    }
+    const c = hit[0];
+    i = hit.index + 1;
+    if (c === '"') m.inStr = true;
+    else if (c === '{' || c === '[') m.depth++;
+    else {
+      m.depth--;
+      if (m.depth <= 0) {
+        take(sc, buf.slice(pos, i));
+        sc.pos = i;
+        return end(sc, true);
+      }
+    }
+  }
+  take(sc, buf.slice(pos, i));
+  sc.pos = i;
+  if (final) return end(sc, false);
+  return false;
+}
+
+function take(sc, s) {
+  const m = sc.mi;
+  if (m.over) {
+    sc._emit(s);
+    return;
+  }
+  m.json.push(s);
+  m.size += codePoints(s);
+  if (m.size > sc.maxCapture) {
+    sc._flushText();
+    sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
+    m.json = [];
+    m.over = true;
+  }
+}
+
+function end(sc, complete) {
+  const m = sc.mi;
+  if (m.over) {
+    sc._resumeText();
+    return true;
+  }
+  const h = m.head.join('');
+  const text = m.json.join('');
+  const raw = MARKER + h + text;
+  sc.work += text.length;
+  const got = complete ? calls(h, text) : null;
+  if (got === null) {
+    sc._emit(raw);
+    sc._textResumes(raw);
+    return true;
+  }
+  const [found, bad] = got;
+  sc.saw = true;
+  sc._flushText();
+  const e = {
+    type: 'tool_calls',
+    calls: found.map((c) => (c.id === undefined ? { name: sc._name(c.name), input: c.input } : { name: sc._name(c.name), input: c.input, id: c.id })),
+    raw,
+    format: 'mistral',
+  };
+  if (bad.length) e.malformed = bad;
+  sc.out.push(e);
+  sc._resumeText();
+  return true;
+}
+
+function isDict(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function bad(raw, reason, name = null) {
+  return name === null ? { raw, reason } : { raw, reason, name };
+}
+
+function calls(head, text) {
+  const found = [];
+  const wrong = [];
+  const [ok, v] = values.jsonValue(text);
+  const h = strings.trim(head);
+  if (!h) {
+    if (!ok) {
+      wrong.push(bad(strings.trim(text), 'not JSON'));
+      return [found, wrong];
+    }
+    for (const item of Array.isArray(v) ? v : [v]) addItem(item, found, wrong);
+    return [found, wrong];
+  }
+  let name = h;
+  let id = null;
+  const k = h.indexOf(ARGS);
+  if (k >= 0) name = h.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  name = strings.trim(name);
+  if (!name || !NAME.test(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
+  else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
+  else found.push(id === null ? { name, input: v } : { name, input: v, id });
+  return [found, wrong];
+}
+
+function addItem(item, found, wrong) {
+  const text = jsonText(item);
+  if (!isDict(item)) {
+    wrong.push(bad(text, 'not a JSON object'));
+    return;
+  }
+  const has = (k) => Object.prototype.hasOwnProperty.call(item, k);
+  let name = has('name') ? item.name : undefined;
+  if (typeof name !== 'string' || !strings.trim(name)) {
+    wrong.push(bad(text, 'no name'));
+    return;
+  }
+  name = strings.trim(name);
+  let args = has('arguments') ? item.arguments : {};
+  if (typeof args === 'string') {
+    if (!strings.trim(args)) args = {};
+    else {
+      const [ok2, v2] = values.jsonValue(args);
+      args = ok2 && isDict(v2) ? v2 : [];
+    }
+  }
+  if (args === null) args = {};
+  if (!isDict(args)) {
+    wrong.push(bad(text, 'arguments are not a JSON object', name));
+    return;
+  }
+  const id = has('id') ? item.id : undefined;
+  found.push(typeof id === 'string' && id ? { name, input: args, id } : { name, input: args });
+}
+
+module.exports = { MARKER, Mistral, matchMarker, start, step };

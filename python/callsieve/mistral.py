@@ -1,0 +1,283 @@
+"""Mistral tool calls (R17.7): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to the end of its JSON.
+
+After `[TOOL_CALLS]` comes either a JSON array of `{"name", "arguments"[, "id"]}` (older
+tokenizers) or one call written `NAME[ARGS]{json}`, with an optional `[CALL_ID]ID` before
+`[ARGS]` (tokenizer v11+; a second call repeats `[TOOL_CALLS]`). The block ends where that JSON
+value ends, counted incrementally (braces and brackets outside strings), so text after it is
+content again and nothing depends on where a chunk ended.
+
+- The head (between the marker and the JSON) is at most MAX_HEAD characters on one line; past
+  that, at a newline, or at anything but a JSON start after blanks / `[ARGS]`, the marker and the
+  head are text (decided at that character).
+- A value cut by the end of the output is text (as D44: only complete calls survive a cut).
+- Calls that cannot be executed are reported as malformed (R18.2).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Final
+
+from . import strings, values
+from .events import Malformed, TextEvent, ToolCall, ToolCallsEvent
+from .jsontext import json_text
+
+if TYPE_CHECKING:
+    from .scanner import Scanner
+
+MARKER: Final = "[TOOL_CALLS]"
+ARGS: Final = "[ARGS]"
+CALL_ID: Final = "[CALL_ID]"
+MAX_HEAD: Final = 256
+_OUT: Final = re.compile(r'["{}\[\]]')  # what matters outside a JSON string
+_IN: Final = re.compile(r'["\\]')  # inside one
+
+HEAD, JSON = 0, 1
+
+
+class Mistral:
+    """MISTRAL's state: the open block."""
+
+    __slots__ = ("blank", "depth", "esc", "head", "in_str", "json", "over", "size", "stage")
+
+    def __init__(self) -> None:
+        self.stage = HEAD
+        self.head: list[str] = []
+        self.size = 0  # characters of the head, then of the JSON
+        self.json: list[str] = []
+        self.depth = 0
+        self.in_str = False
+        self.esc = False
+        self.over = False
+        self.blank = True  # the head so far is blanks only
+
+
+def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str | None:
+    """`[TOOL_CALLS]` at `s[i]`: (marker, end), "more" (cut by the end of the input), or None."""
+    if s.startswith(MARKER, i):
+        return MARKER, i + len(MARKER)
+    if not final and len(s) - i < len(MARKER) and MARKER.startswith(s[i:]):
+        return "more"
+    return None
+
+
+def start(sc: Scanner, end: int) -> None:
+    m = sc.mi
+    m.stage, m.head, m.size, m.json = HEAD, [], 0, []
+    m.depth, m.in_str, m.esc, m.over, m.blank = 0, False, False, False, True
+    sc.pos = end
+
+
+def step(sc: Scanner, final: bool) -> bool:
+    return _head(sc, final) if sc.mi.stage == HEAD else _json(sc, final)
+
+
+def _head(sc: Scanner, final: bool) -> bool:
+    m = sc.mi
+    buf, pos = sc.buf, sc.pos
+    n = len(buf)
+    i = pos
+    while i < n:
+        c = buf[i]
+        if c == "\n" or m.size >= MAX_HEAD:
+            return _fails(sc, i)
+        if c == "[":
+            tag = _tag_at(buf, i, final)
+            if tag == "more":
+                break  # `[ARGS]` or `[CALL_ID]` cut by the end of the input so far
+            if tag == ARGS:
+                k = i + len(ARGS)
+                room = MAX_HEAD - m.size - len(ARGS)
+                while k < n and buf[k] in " \t" and k - i - len(ARGS) < room:
+                    k += 1
+                if k == n and not final:
+                    break  # only blanks after [ARGS] so far: wait for what follows
+                if k < n and buf[k] == "{":
+                    m.head.append(buf[pos:k])
+                    sc.pos = k
+                    m.stage, m.size = JSON, 0
+                    return True
+                return _fails(sc, k)
+            if tag is None and m.blank:
+                return _json_starts(sc, i)  # the JSON form: an array of calls
+        elif c == "{" and m.blank:
+            return _json_starts(sc, i)
+        if c != " " and c != "\t":
+            m.blank = False
+        m.size += 1
+        i += 1
+    if final:
+        return _fails(sc, n)
+    m.head.append(buf[pos:i])
+    sc.pos = i
+    return False
+
+
+def _tag_at(buf: str, i: int, final: bool) -> str | None:
+    """`[ARGS]` or `[CALL_ID]` at `buf[i]`, "more" when one may still start there, else None."""
+    for tag in (ARGS, CALL_ID):
+        if buf.startswith(tag, i):
+            return tag
+    rest = buf[i:]
+    if not final and any(len(rest) < len(t) and t.startswith(rest) for t in (ARGS, CALL_ID)):
+        return "more"
+    return None
+
+
+def _fails(sc: Scanner, at: int) -> bool:
+    m = sc.mi
+    text = MARKER + "".join(m.head) + sc.buf[sc.pos : at]
+    sc.pos = at
+    sc._emit(text)
+    sc._text_resumes(text)
+    return True
+
+
+def _json_starts(sc: Scanner, i: int) -> bool:
+    m = sc.mi
+    buf = sc.buf
+    m.head.append(buf[sc.pos : i])
+    sc.pos = i
+    m.stage, m.size = JSON, 0
+    return True
+
+
+def _json(sc: Scanner, final: bool) -> bool:
+    m = sc.mi
+    buf, pos = sc.buf, sc.pos
+    n = len(buf)
+    i = pos
+    while i < n:
+        if m.in_str:
+            if m.esc:
+                m.esc = False
+                i += 1
+                continue
+            hit = _IN.search(buf, i)
+            if hit is None:
+                i = n
+                break
+            i = hit.start() + 1
+            if hit.group() == "\\":
+                m.esc = True
+            else:
+                m.in_str = False
+            continue
+        hit = _OUT.search(buf, i)
+        if hit is None:
+            i = n
+            break
+        c = hit.group()
+        i = hit.start() + 1
+        if c == '"':
+            m.in_str = True
+        elif c in "{[":
+            m.depth += 1
+        else:
+            m.depth -= 1
+            if m.depth <= 0:
+                _take(sc, buf[pos:i])
+                sc.pos = i
+                return _end(sc, True)
+    _take(sc, buf[pos:i])
+    sc.pos = i
+    if final:
+        return _end(sc, False)
+    return False
+
+
+def _take(sc: Scanner, s: str) -> None:
+    m = sc.mi
+    if m.over:
+        sc._emit(s)
+        return
+    m.json.append(s)
+    m.size += len(s)
+    if m.size > sc.max_capture:  # D43: past the limit the block is text, as it goes
+        sc._flush_text()
+        sc.out.append(TextEvent(MARKER + "".join(m.head) + "".join(m.json), "capture_limit"))
+        m.json, m.over = [], True
+
+
+def _end(sc: Scanner, complete: bool) -> bool:
+    m = sc.mi
+    if m.over:
+        sc._resume_text()
+        return True
+    head = "".join(m.head)
+    text = "".join(m.json)
+    raw = MARKER + head + text
+    sc.work += len(text)
+    got = calls(head, text) if complete else None
+    if got is None:
+        sc._emit(raw)
+        sc._text_resumes(raw)
+        return True
+    found, bad = got
+    sc.saw = True
+    sc._flush_text()
+    found = [ToolCall(sc._name(c.name), c.input, c.id) for c in found]
+    sc.out.append(ToolCallsEvent(tuple(found), raw, (), "mistral", tuple(bad)))
+    sc._resume_text()
+    return True
+
+
+def calls(head: str, text: str) -> tuple[list[ToolCall], list[Malformed]] | None:
+    """The calls of one block: `head` before the JSON value `text`."""
+    found: list[ToolCall] = []
+    bad: list[Malformed] = []
+    ok, v = values.json_value(text)
+    h = strings.trim(head)
+    if not h:  # the JSON form: an array of calls (or one call object)
+        if not ok:
+            bad.append(Malformed(strings.trim(text), "not JSON"))
+            return found, bad
+        for item in v if isinstance(v, list) else [v]:
+            _item(item, found, bad)
+        return found, bad
+    name, call_id = h, None
+    k = h.find(ARGS)
+    if k >= 0:
+        name = h[:k]
+    c = name.find(CALL_ID)
+    if c >= 0:
+        call_id = strings.trim(name[c + len(CALL_ID) :]) or None
+        name = name[:c]
+    name = strings.trim(name)
+    if not name or not _NAME.fullmatch(name):
+        bad.append(Malformed(strings.trim(head + text), "invalid name", name or None))
+    elif not ok or not isinstance(v, dict):
+        bad.append(Malformed(strings.trim(text), "arguments are not a JSON object", name))
+    else:
+        found.append(ToolCall(name, v, call_id))
+    return found, bad
+
+
+_NAME: Final = re.compile("[^" + re.escape(strings.JS_SPACE + "<>\"'`{}[],;") + "]{1,256}")
+
+
+def _item(item: Any, found: list[ToolCall], bad: list[Malformed]) -> None:
+    text = json_text(item)
+    if not isinstance(item, dict):
+        bad.append(Malformed(text, "not a JSON object"))
+        return
+    name = item.get("name")
+    if not isinstance(name, str) or not strings.trim(name):
+        bad.append(Malformed(text, "no name"))
+        return
+    name = strings.trim(name)
+    args = item.get("arguments", {})
+    if isinstance(args, str):
+        args = {} if not strings.trim(args) else _object(args)
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        bad.append(Malformed(text, "arguments are not a JSON object", name))
+        return
+    call_id = item.get("id")
+    found.append(ToolCall(name, args, call_id if isinstance(call_id, str) and call_id else None))
+
+
+def _object(text: str) -> Any:
+    ok, v = values.json_value(text)
+    return v if ok and isinstance(v, dict) else []
