@@ -200,7 +200,9 @@ def requests_of(rel: str, case: dict[str, Any]) -> list[tuple[dict[str, Any], st
         }
         return [(req, "call", None, want)]
     opts = case.get("options", {})
+    text = "".join(e["text"] for e in case["expected"]["events"] if e["type"] == "text")
     want_parse = {"rejectedByPolicy": False, "rejectedToolNames": [], **case["expected"]["parse"]}
+    want_parse["text"] = text  # the text of the coalesced events (issue 40 item 6)
     out: list[tuple[dict[str, Any], str, list[str] | None, Any]] = [
         (
             {"id": f"{rel}|parse", "op": "parse", "text": case["input"], "options": opts},

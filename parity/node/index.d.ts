@@ -95,6 +95,8 @@ export interface ParseResult {
   rejectedToolNames: string[];
   /** The reasoning text; present only when there was some. */
   reasoning?: string;
+  /** The text outside calls and reasoning (the text events, joined); `''` when there was none. */
+  text: string;
 }
 
 // ---- Options ---------------------------------------------------------------------------------
@@ -481,7 +483,18 @@ export interface RewriterOptions {
    * (default `false`). `rewriteChatCompletion` does not take it.
    */
   streamArguments?: boolean | undefined;
+  /**
+   * The request's `tool_choice`: `'none'` (markup stays content, no calls), `'auto'` or null (the
+   * default: every call), `'required'` (every call; an output without one is left as it is), or a
+   * named function (only calls to it; calls to other tools are dropped).
+   */
+  toolChoice?: ToolChoice | null | undefined;
+  /** The request's `parallel_tool_calls`: `false` keeps only a choice's first call. */
+  parallelToolCalls?: boolean | null | undefined;
 }
+
+/** A request's `tool_choice`, as the rewriters take it. */
+export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
 
 /** Options of the rewrite functions and streams. */
 export interface RewriteOptions extends RewriterOptions {

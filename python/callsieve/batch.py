@@ -8,13 +8,17 @@
       .write_parquet("s3://bucket/parsed/")
 
 Each output record is the input record with five fields added (replacing input fields of the same
-name, so `--field content` rewrites `content` as the gateway would):
+name, so `--field content` rewrites `content` as the gateway would). Key style, as everywhere in
+callsieve's JSON: the fields of an OpenAI message keep OpenAI's names (`tool_calls`, `content`,
+`reasoning_content`), callsieve's own are camelCase as in `parse()` and the driver protocol
+(`sawToolCallSyntax`, `error`):
 
 - `tool_calls`: the calls in OpenAI shape (`{"id", "type": "function", "function": {"name",
   "arguments"}}`), `[]` when there are none;
 - `content`: the text outside the calls (the sieve's text events, joined);
-- `reasoning`: the reasoning text (`<think>…</think>`, per the `reasoning` option; "" when none);
-- `saw_tool_call_syntax`: as in `parse()`;
+- `reasoning_content`: the reasoning text (`<think>…</think>`, per the `reasoning` option; "" when
+  none);
+- `sawToolCallSyntax`: as in `parse()`;
 - `error`: null, or why the record could not be read (a line that is not JSON, not a JSON object,
   no such field, a field that is not a string); the other four are then null.
 
@@ -48,7 +52,7 @@ from .jsontext import dumps
 from .openai import to_openai_tool_calls
 from .sieve import Sieve
 
-RESULT_FIELDS: Final = ("tool_calls", "content", "reasoning", "saw_tool_call_syntax", "error")
+RESULT_FIELDS: Final = ("tool_calls", "content", "reasoning_content", "sawToolCallSyntax", "error")
 CHUNK_RECORDS: Final = 256  # records per task sent to a worker
 IN_FLIGHT_PER_WORKER: Final = 3  # tasks queued per worker: enough to keep it busy, memory bounded
 
@@ -108,8 +112,8 @@ def _failed(message: str) -> dict[str, Any]:
     return {
         "tool_calls": None,
         "content": None,
-        "reasoning": None,
-        "saw_tool_call_syntax": None,
+        "reasoning_content": None,
+        "sawToolCallSyntax": None,
         "error": message,
     }
 
@@ -142,8 +146,8 @@ class RecordParser:
         return {
             "tool_calls": to_openai_tool_calls(calls, id_factory=call_ids(text)),
             "content": "".join(content),
-            "reasoning": "".join(reasoning),
-            "saw_tool_call_syntax": sieve.saw_tool_call_syntax,
+            "reasoning_content": "".join(reasoning),
+            "sawToolCallSyntax": sieve.saw_tool_call_syntax,
             "error": None,
         }
 
@@ -223,8 +227,8 @@ def _result_types(pa: Any) -> list[tuple[str, Any]]:
     return [
         ("tool_calls", pa.list_(call)),
         ("content", pa.string()),
-        ("reasoning", pa.string()),
-        ("saw_tool_call_syntax", pa.bool_()),
+        ("reasoning_content", pa.string()),
+        ("sawToolCallSyntax", pa.bool_()),
         ("error", pa.string()),
     ]
 

@@ -130,6 +130,8 @@ _REWRITE_OPTIONS = {
     "formats",
     "reasoning",
     "streamArguments",
+    "toolChoice",
+    "parallelToolCalls",
 }
 
 
@@ -181,6 +183,8 @@ def call_function(function: Any, args: Any) -> Any:
             "formats": o.get("formats"),
             "reasoning": o.get("reasoning", "auto"),
             "id_factory": _ids(),
+            "tool_choice": o.get("toolChoice"),
+            "parallel_tool_calls": o.get("parallelToolCalls"),
         }
         if function == "rewriteChatCompletion":
             if "streamArguments" in o:

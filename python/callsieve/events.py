@@ -179,6 +179,7 @@ class ParseResult:
     rejected_by_policy: bool = False
     rejected_tool_names: tuple[str, ...] = ()
     reasoning: str = ""  # R15: the reasoning text ("" when there was none)
+    text: str = ""  # the text outside calls and reasoning (the text events, joined)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -189,4 +190,5 @@ class ParseResult:
         }
         if self.reasoning:
             d["reasoning"] = self.reasoning
+        d["text"] = self.text
         return d

@@ -20,13 +20,20 @@ Gateway decisions (where R13 is silent; D20):
   another call already took it, and then moves (in every delta of that call) to the next free
   index, so indices never collide. A chunk whose choice releases sieved calls while its upstream
   `tool_calls` is not a list raises `OpenAIFormatError`.
-- Output keeps the input chunks one for one: each input chunk gives one output chunk with all its
+- Output follows the input chunks: each input chunk gives one output chunk with all its
   fields (id, model, created, role, logprobs, usage, unknown fields) and the first piece of what
-  its content released (`"content": ""` while the sieve holds it, `null` when
-  the first piece is calls); when the content released more than one piece (text, then calls, then
-  text), the further pieces follow in extra chunks that copy the envelope (every top-level field
-  but `choices`) and hold one choice `{index, delta, finish_reason}`. A non-null `usage` moves to
-  the last chunk of such a group.
+  its content released (`null` when the first piece is calls or reasoning); when the content
+  released more than one piece (text, then calls, then text), the further pieces follow in extra
+  chunks that copy the envelope (every top-level field but `choices`) and hold one choice
+  `{index, delta, finish_reason}`. A non-null `usage` moves to the last chunk of such a group.
+- An output chunk is written only when it carries something (item 5 of issue 40: no empty
+  content deltas): a chunk whose choices all carry nothing (a `delta` object, and every delta
+  value and every other choice field but `index` null, `""`, `[]` or `{}`) and without a `usage`
+  gives no output
+  chunk, whether the sieve holds its content or upstream sent it empty. A choice whose content
+  the sieve holds keeps `"content": ""` only when its delta carries `role` (the first chunk, as
+  OpenAI's API writes it), else `"content": null` (when the chunk is written for its other
+  fields, such as `logprobs`).
 - A choice's sieve is flushed when its `finish_reason` arrives (what it held comes out before or
   with the finish) or, for choices that never finish, at the end of the stream (extra chunks with
   the envelope of the last chunk with choices, `finish_reason` null). Content for a choice after
@@ -41,6 +48,19 @@ Gateway decisions (where R13 is silent; D20):
 - Reasoning (R15.4, D35, the `reasoning` option, "auto" by default): a reasoning region in the content
   comes out as `delta.reasoning_content` (with `content` null in that delta) or
   `message.reasoning_content`, appended to any reasoning_content upstream already sent.
+- The request's `tool_choice` and `parallel_tool_calls` (the `tool_choice` and
+  `parallel_tool_calls` options; `callsieve.request.response_options(body)` reads them from a
+  request body). They govern the calls taken out of the content; upstream's own native
+  `tool_calls` pass through (upstream got the same request). `"none"`: markup is the model's
+  text: blocks are released as content verbatim (reasoning still comes out as reasoning), no
+  call, `finish_reason` kept. `"auto"` or None: every call. `"required"`: every call, and an
+  output without one is left as it is (a gateway cannot make a call up). A named function
+  (`{"type": "function", "function": {"name": N}}`): only calls whose name is N (or resolves to N,
+  R10) are kept, with the name N; calls to other tools are dropped (like rejected calls, but
+  their names are not in `rejected_tool_names`). `parallel_tool_calls=False`: a choice gets at
+  most one call: the first kept call (counting upstream's native calls of that choice) stays,
+  every later one is dropped. With `stream_arguments`, a dropped call is dropped when its name
+  is final, its argument fragments with it. `stats["calls"]` counts the calls sent.
 - Names resolve against the declared names (R10: `tool_names`, or else the names in `tools`),
   also when only `tool_names` are given (unlike `parse`, D22: a gateway exists to hand clients
   the declared names);
@@ -54,7 +74,9 @@ Gateway decisions (where R13 is silent; D20):
   a content that is not a string.
 - The chunks and responses may be the `openai` SDK's own objects (`ChatCompletionChunk`,
   `ChatCompletion`; anything with a pydantic-style `model_dump`): they are read as
-  `model_dump(exclude_unset=True)` (the fields the server sent) and the output is dicts.
+  `model_dump(exclude_unset=True)` (the fields the server sent). `rewrite_chat_completion`
+  returns an object of the same type (built with its `model_validate`; the object itself when
+  nothing changed) and a dict for a dict; the stream rewriters give dicts.
 - `arewrite_chat_completion_stream` is the same rewriter for `async for` (chunks from an async
   iterable, or a plain one).
 - In a non-streaming response, `message.content` becomes the text left around the calls, or null
@@ -68,7 +90,7 @@ import secrets
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from .errors import InputTypeError, OpenAIFormatError, check_iterable
+from .errors import InputTypeError, OpenAIFormatError, OptionsError, check_iterable
 from .events import (
     Event,
     ReasoningEvent,
@@ -79,7 +101,7 @@ from .events import (
     ToolCallStartEvent,
 )
 from .jsontext import json_text
-from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names
+from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names, resolve_name
 from .reasoning import ReasoningMode, check_reasoning
 from .schema import check_tools, normalize_input
 from .sections import SECTION_END, match_marker
@@ -183,6 +205,37 @@ def to_openai_stream_deltas(
     ]
 
 
+TOOL_CHOICES: Final = ("none", "auto", "required")
+
+
+def chosen_function(tool_choice: Any) -> str | None:
+    """The name of a named `tool_choice` (`{"type": "function", "function": {"name": N}}`), else None."""
+    if isinstance(tool_choice, dict) and tool_choice.get("type") == "function":
+        fn = tool_choice.get("function")
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str) and fn["name"]:
+            return str(fn["name"])
+    return None
+
+
+def check_tool_choice(tool_choice: Any) -> Any:
+    """`tool_choice` when it is None, `"none"`, `"auto"`, `"required"` or a named function, else
+    an OptionsError."""
+    if tool_choice is None or (isinstance(tool_choice, str) and tool_choice in TOOL_CHOICES):
+        return tool_choice
+    if chosen_function(tool_choice) is None:
+        raise OptionsError(
+            "tool_choice must be 'none', 'auto', 'required' or "
+            f'{{"type": "function", "function": {{"name": ...}}}}, got {tool_choice!r}'
+        )
+    return tool_choice
+
+
+def check_parallel_tool_calls(parallel_tool_calls: Any) -> bool | None:
+    if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):
+        raise OptionsError(f"parallel_tool_calls must be a bool or None, got {parallel_tool_calls!r}")
+    return parallel_tool_calls
+
+
 class _Options:
     def __init__(
         self,
@@ -194,11 +247,17 @@ class _Options:
         formats: Iterable[str] | None = None,
         reasoning: ReasoningMode = "auto",
         stream_arguments: bool = False,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
     ) -> None:
         self.tools = check_tools(tools)
         if not isinstance(stream_arguments, bool):
             raise InputTypeError("stream_arguments must be a bool")
-        self.stream_arguments = stream_arguments
+        tool_choice = check_tool_choice(tool_choice)
+        self.calls_off = tool_choice == "none"  # markup stays content
+        self.only = chosen_function(tool_choice)  # a named tool_choice: only calls to it
+        self.single = check_parallel_tool_calls(parallel_tool_calls) is False  # one call per choice
+        self.stream_arguments = stream_arguments and not self.calls_off
         self.formats = check_formats(formats)
         self.reasoning = check_reasoning(reasoning)
         if not isinstance(json_tool_calls, bool):
@@ -234,28 +293,41 @@ class _Options:
             reasoning=self.reasoning,
         )
 
-    def announced(self, e: ToolCallsEvent, at_end: bool) -> None:
-        """R16.5: a block whose calls went out as they were announced: only counted here."""
+    def announced(self, e: ToolCallsEvent, at_end: bool, dropped: int = 0) -> None:
+        """R16.5: a block whose calls went out as they were announced: only counted here
+        (`dropped`: its calls that tool_choice or parallel_tool_calls left out)."""
         self.rejected.update(dict.fromkeys(e.rejected_tool_names))
         st = self.stats
         st["blocks"] += 1
         if self.repaired(e.raw, at_end):
             st["repaired_blocks"] += 1
-        st["calls"] += len(e.calls)
+        st["calls"] += max(0, len(e.calls) - dropped)
         st["rejected_calls"] += len(e.rejected_tool_names)
 
-    def policy(self, e: ToolCallsEvent, at_end: bool) -> tuple[ToolCall, ...]:
-        """The block's calls under the reject policy (R10.2); counts the block."""
+    def policy(self, e: ToolCallsEvent, at_end: bool, already: int = 0) -> tuple[ToolCall, ...]:
+        """The block's calls under the reject policy (R10.2) and the request's tool_choice and
+        parallel_tool_calls (`already`: the calls the choice has so far); counts the block."""
         calls = e.calls
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
         self.rejected.update(dict.fromkeys(result.rejected_tool_names))
+        kept = result.calls
+        if self.only is not None:
+            kept = tuple(ToolCall(self.only, c.input) for c in kept if self.chosen(c.name) is not None)
+        if self.single:
+            kept = kept[: max(0, 1 - already)]
         st = self.stats
         st["blocks"] += 1
         if self.repaired(e.raw, at_end):
             st["repaired_blocks"] += 1
-        st["calls"] += len(result.calls)
+        st["calls"] += len(kept)
         st["rejected_calls"] += len(calls) - len(result.calls)
-        return result.calls
+        return kept
+
+    def chosen(self, name: str) -> str | None:
+        """The name a call to `name` goes out with under a named tool_choice (None: dropped)."""
+        if self.only is None or name == self.only:
+            return name if self.only is None else self.only
+        return self.only if resolve_name(name, (self.only,)) is not None else None
 
     def repaired(self, raw: str, at_end: bool) -> bool:
         """Whether the sieve had to repair the block whose source is `raw` (`at_end`: it came
@@ -291,11 +363,12 @@ _FAST = True  # ChatCompletionStreamRewriter.feed's fast path (a test turns it o
 
 
 class _Choice:
-    __slots__ = ("emitted", "native", "next_index", "sieve", "streamed", "taken")
+    __slots__ = ("dropped", "emitted", "native", "next_index", "sieve", "streamed", "taken")
 
     def __init__(self) -> None:
         self.sieve: Sieve | None = None
-        self.streamed: dict[int, int] = {}  # R16.5: the sieve's call index -> output index
+        self.streamed: dict[int, int] = {}  # R16.5: the sieve's call index -> output index (-1: dropped)
+        self.dropped = 0  # R16.5: calls announced and dropped since the last block
         self.next_index = 0  # above every index taken so far: where sieved calls go
         self.emitted = False
         self.native: dict[int, int] = {}  # upstream tool_calls index -> output index
@@ -339,11 +412,30 @@ def _extend(deltas: list[dict[str, Any]], more: list[dict[str, Any]]) -> None:
 
 
 _MISSING: Final = object()
+_PLAIN_CHOICE: Final = frozenset(("index", "delta"))
 
 
 def _envelope(chunk: dict[str, Any]) -> dict[str, Any]:
     """Every top-level field of a chunk but `choices`."""
     return {k: v for k, v in chunk.items() if k != "choices"}
+
+
+def _empty(v: Any) -> bool:
+    return v is None or ((type(v) is str or type(v) is list or type(v) is dict) and not v)
+
+
+def _carries(choice: Any) -> bool:
+    """Whether an output choice carries something (see the module docstring); a choice without
+    a delta object passes as it is."""
+    if not isinstance(choice, dict) or not isinstance(choice.get("delta"), dict):
+        return True
+    for k, v in choice.items():
+        if k == "delta":
+            if any(not _empty(x) for x in v.values()):
+                return True
+        elif k != "index" and not _empty(v):
+            return True
+    return False
 
 
 def _index_of(choice: dict[str, Any], pos: int, n: int | None) -> int:
@@ -374,6 +466,8 @@ class ChatCompletionStreamRewriter:
         formats: Iterable[str] | None = None,
         reasoning: ReasoningMode = "auto",
         stream_arguments: bool = False,
+        tool_choice: Any = None,
+        parallel_tool_calls: bool | None = None,
     ) -> None:
         self._opts = _Options(
             tools,
@@ -384,6 +478,8 @@ class ChatCompletionStreamRewriter:
             formats,
             reasoning,
             stream_arguments,
+            tool_choice,
+            parallel_tool_calls,
         )
         self._choices: dict[int, _Choice] = {}
         self._last: dict[str, Any] | None = None  # the last chunk with choices: its envelope
@@ -408,6 +504,8 @@ class ChatCompletionStreamRewriter:
         """The deltas for a choice's events; those from `end_from` on came from a flush."""
         out: list[dict[str, Any]] = []
         for k, e in enumerate(events):
+            if self._opts.calls_off and isinstance(e, ToolCallsEvent):
+                e = TextEvent(e.raw)  # tool_choice "none": the markup is the model's text
             if isinstance(e, TextEvent):
                 if e.note is not None:
                     self._opts.released(e)
@@ -425,12 +523,16 @@ class ChatCompletionStreamRewriter:
                     out.append({"reasoning_content": e.text})
                 continue
             if not isinstance(e, ToolCallsEvent):
-                deltas = [self._streamed(st, e)]
+                d = self._streamed(st, e)
+                if d is None:
+                    continue
+                deltas = [d]
             elif self._opts.stream_arguments:
-                self._opts.announced(e, k >= end_from)
+                self._opts.announced(e, k >= end_from, st.dropped)
+                st.dropped = 0
                 continue
             else:
-                calls = self._opts.policy(e, k >= end_from)
+                calls = self._opts.policy(e, k >= end_from, len(st.taken))
                 if not calls:
                     continue
                 deltas = to_openai_stream_deltas(
@@ -444,15 +546,21 @@ class ChatCompletionStreamRewriter:
                 out.append({"tool_calls": deltas})
         return out
 
-    def _streamed(self, st: _Choice, e: ToolCallStartEvent | ToolCallArgumentsEvent) -> dict[str, Any]:
+    def _streamed(self, st: _Choice, e: ToolCallStartEvent | ToolCallArgumentsEvent) -> dict[str, Any] | None:
         """R16.5: a call's first delta (index, id, type, name, empty arguments), then its
-        argument fragments, as OpenAI's API streams them."""
+        argument fragments, as OpenAI's API streams them; None for a call tool_choice or
+        parallel_tool_calls leaves out."""
         if isinstance(e, ToolCallArgumentsEvent):
-            return {"index": st.streamed[e.index], "function": {"arguments": e.delta}}
+            j = st.streamed[e.index]
+            return None if j < 0 else {"index": j, "function": {"arguments": e.delta}}
+        name = self._opts.chosen(self._opts.resolve(e.name))
+        if name is None or (self._opts.single and st.taken):
+            st.streamed[e.index] = -1
+            st.dropped += 1
+            return None
         index = st.next_index
         st.streamed[e.index] = index
         st.take(index, 1)
-        name = self._opts.resolve(e.name)
         return {
             "index": index,
             "id": _next_id(self._opts.id_factory),
@@ -495,13 +603,19 @@ class ChatCompletionStreamRewriter:
                             and delta.get("tool_calls") is None
                         ):
                             events = st.sieve.feed(content)
-                            if events:
-                                e = events[0]
-                                if len(events) != 1 or type(e) is not TextEvent or e.note is not None:
-                                    return self._feed(chunk, events)
-                                content = e.text
-                            else:
-                                content = ""  # held by the sieve
+                            if not events:  # held by the sieve: a chunk of nothing is not written
+                                if (
+                                    len(delta) == 1
+                                    and _empty(chunk.get("usage"))
+                                    and all(k in _PLAIN_CHOICE or _empty(v) for k, v in choice.items())
+                                ):
+                                    self._last = chunk
+                                    return []
+                                return self._feed(chunk, events)
+                            e = events[0]
+                            if len(events) != 1 or type(e) is not TextEvent or e.note is not None:
+                                return self._feed(chunk, events)
+                            content = e.text
                             self._last = chunk
                             new_delta = dict(delta)
                             new_delta["content"] = content
@@ -581,8 +695,8 @@ class ChatCompletionStreamRewriter:
                 new_delta = dict(delta) if delta is not None else {}
                 if remapped:
                     new_delta["tool_calls"] = native
-                if content:
-                    new_delta["content"] = ""  # held by the sieve, unless a piece says otherwise
+                if content:  # held by the sieve, unless a piece says otherwise
+                    new_delta["content"] = "" if not _empty(new_delta.get("role")) else None
                 if pieces:
                     first = pieces[0]
                     if "content" in first:
@@ -606,6 +720,8 @@ class ChatCompletionStreamRewriter:
                 envelope = _envelope(chunk)
             for i, piece in enumerate(rest):
                 extras.append(self._extra(envelope, idx, piece, finish if i == len(rest) - 1 else None))  # type: ignore[arg-type]
+        if not extras and _empty(chunk.get("usage")) and not any(_carries(c) for c in out_choices):
+            return []  # a chunk of nothing is not written (empty deltas, held content)
         if not changed:
             return [chunk]
         main = dict(chunk)
@@ -651,10 +767,13 @@ def rewrite_chat_completion_stream(
     formats: Iterable[str] | None = None,
     reasoning: ReasoningMode = "auto",
     stream_arguments: bool = False,
+    tool_choice: Any = None,
+    parallel_tool_calls: bool | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
-    DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring).
-    Names rejected by `unknown_tools="reject"` are appended to `rejected_tool_names` when given."""
+    DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring;
+    `tool_choice` and `parallel_tool_calls` as the request gave them). Names rejected by
+    `unknown_tools="reject"` are appended to `rejected_tool_names` when given."""
     rw = ChatCompletionStreamRewriter(
         tools=tools,
         tool_names=tool_names,
@@ -664,6 +783,8 @@ def rewrite_chat_completion_stream(
         formats=formats,
         reasoning=reasoning,
         stream_arguments=stream_arguments,
+        tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -689,6 +810,8 @@ async def arewrite_chat_completion_stream(
     formats: Iterable[str] | None = None,
     reasoning: ReasoningMode = "auto",
     stream_arguments: bool = False,
+    tool_choice: Any = None,
+    parallel_tool_calls: bool | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
     may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
@@ -701,6 +824,8 @@ async def arewrite_chat_completion_stream(
         formats=formats,
         reasoning=reasoning,
         stream_arguments=stream_arguments,
+        tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -728,15 +853,37 @@ def rewrite_chat_completion(
     formats: Iterable[str] | None = None,
     stats: dict[str, int] | None = None,
     reasoning: ReasoningMode = "auto",
+    tool_choice: Any = None,
+    parallel_tool_calls: bool | None = None,
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
-    becomes `message.tool_calls` (see the module docstring). The input is not modified; a response
-    without `choices` is returned as it is. `stats`, when given, is updated with the counts of
+    becomes `message.tool_calls` (see the module docstring; `tool_choice` and
+    `parallel_tool_calls` as the request gave them). The input is not modified; a response
+    without `choices` is returned as it is. An SDK object (`ChatCompletion`) gives an object of
+    its type, a dict a dict. `stats`, when given, is updated with the counts of
     `ChatCompletionStreamRewriter.stats`."""
-    opts = _Options(tools, tool_names, unknown_tools, id_factory, json_tool_calls, formats, reasoning)
+    opts = _Options(
+        tools,
+        tool_names,
+        unknown_tools,
+        id_factory,
+        json_tool_calls,
+        formats,
+        reasoning,
+        False,
+        tool_choice,
+        parallel_tool_calls,
+    )
     _check_rejected_list(rejected_tool_names)
     try:
-        return _rewrite_response(response, opts)
+        data = as_json_object(response)
+        out = _rewrite_response(data, opts)
+        if data is response:
+            return out
+        if out is data:
+            return response  # nothing changed: the SDK object itself
+        validate = getattr(type(response), "model_validate", None)
+        return validate(out) if callable(validate) else out  # an SDK object in, one of its type out
     finally:
         if stats is not None:
             stats.update(opts.stats)
@@ -747,7 +894,7 @@ def rewrite_chat_completion(
 
 
 def _rewrite_response(response: Any, opts: _Options) -> Any:
-    response = as_json_object(response)
+    """The rewritten response (`response` itself when no choice changed)."""
     if not isinstance(response, dict):
         raise OpenAIFormatError(f"the response is a {type(response).__name__}, not a JSON object")
     if "choices" not in response:
@@ -783,12 +930,14 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
                 opts.released(e)
         text = "".join(e.text for e in events if isinstance(e, TextEvent))
         thought = "".join(e.text for e in events if isinstance(e, ReasoningEvent))
-        calls = [
-            c
-            for k, e in enumerate(events)
-            if isinstance(e, ToolCallsEvent)
-            for c in opts.policy(e, k >= end_from)
-        ]
+        if opts.calls_off:  # tool_choice "none": the markup is the model's text
+            text = "".join(e.source for e in events if isinstance(e, TextEvent | ToolCallsEvent))
+        upstream = message.get("tool_calls")
+        already = len(upstream) if isinstance(upstream, list) else 0
+        calls: list[ToolCall] = []
+        for k, e in enumerate(events):
+            if isinstance(e, ToolCallsEvent) and not opts.calls_off:
+                calls += opts.policy(e, k >= end_from, already + len(calls))
         if not calls and text == content:
             out_choices.append(choice)
             continue
@@ -799,7 +948,6 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
             new_message["reasoning_content"] = before + thought if isinstance(before, str) else thought
         if calls:
             new_calls = to_openai_tool_calls(calls, tools=opts.tools, id_factory=opts.id_factory)
-            upstream = message.get("tool_calls")
             if upstream is not None and not isinstance(upstream, list):
                 raise OpenAIFormatError(f"choices[{pos}].message.tool_calls must be a list to add calls to")
             new_message["tool_calls"] = [*upstream, *new_calls] if upstream is not None else new_calls
@@ -808,6 +956,8 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
         if calls and choice.get("finish_reason") == "stop":
             new_choice["finish_reason"] = "tool_calls"
         out_choices.append(new_choice)
+    if all(a is b for a, b in zip(out_choices, choices, strict=True)):
+        return response
     out = dict(response)
     out["choices"] = out_choices
     return out

@@ -1,7 +1,8 @@
 """The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
 upstream without native tools. `prepare_prompt_request(body)` returns the body to send upstream;
 the response then goes through the rewriters of `openai` as in `passthrough` mode (unless
-`tool_choice` is `"none"`: see `rewrites_response`).
+`tool_choice` is `"none"`: see `rewrites_response`). In both modes `response_options(body)` gives
+the rewriters the request's `tool_choice` and `parallel_tool_calls`.
 
 Decisions:
 
@@ -37,8 +38,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .errors import OpenAIFormatError
+from .errors import OpenAIFormatError, OptionsError
 from .jsontext import js_keys, json_text
+from .openai import check_parallel_tool_calls, check_tool_choice
 from .prompt import build_tool_instructions
 from .roles import normalize_role
 from .schema import tool_name
@@ -68,6 +70,24 @@ def rewrites_response(body: Any) -> bool:
     """Whether the response to `body` should go through the rewriters: not when the request said
     `tool_choice: "none"` (the model was told nothing about tools)."""
     return not (isinstance(body, dict) and body.get("tool_choice") == "none")
+
+
+def response_options(body: Any) -> dict[str, Any]:
+    """The options of the response rewriters that the request decides, as keyword arguments of
+    `rewrite_chat_completion` / `ChatCompletionStreamRewriter`: `tool_choice` and
+    `parallel_tool_calls` (None when the request leaves them out), so that the answer honors
+    them as OpenAI defines them (see `callsieve.openai`). Raises OpenAIFormatError for a body that
+    is not an object or for values OpenAI does not accept (a gateway answers 400)."""
+    if not isinstance(body, dict):
+        raise OpenAIFormatError(f"the request is a {type(body).__name__}, not a JSON object")
+    choice = body.get("tool_choice")
+    parallel = body.get("parallel_tool_calls")
+    try:
+        check_tool_choice(choice)
+        check_parallel_tool_calls(parallel)
+    except OptionsError as exc:
+        raise OpenAIFormatError(str(exc)) from None
+    return {"tool_choice": choice, "parallel_tool_calls": parallel}
 
 
 def _text_of(content: Any) -> str:
@@ -216,4 +236,4 @@ def prepare_prompt_request(body: Any) -> dict[str, Any]:
     return out
 
 
-__all__ = ["prepare_prompt_request", "rewrites_response"]
+__all__ = ["prepare_prompt_request", "response_options", "rewrites_response"]

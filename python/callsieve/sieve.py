@@ -240,7 +240,7 @@ def parse(
     stream_arguments: bool = False,
     preset: str | None = None,
 ) -> ParseResult:
-    """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls.
+    """One-shot parse (R7): feed everything to a Sieve, flush, collect the calls and the text.
     `rejected_by_policy` is true when calls were found and `unknown_tools="reject"` left none."""
     if not isinstance(text, str):
         raise InputTypeError(f"parse() takes str, got {type(text).__name__}")
@@ -259,8 +259,9 @@ def parse(
     calls = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
     rejected = sieve.rejected_tool_names
     thought = "".join(e.text for e in events if isinstance(e, ReasoningEvent))
+    prose = "".join(e.text for e in events if isinstance(e, TextEvent))
     return ParseResult(
-        tuple(calls), sieve.saw_tool_call_syntax, bool(rejected) and not calls, rejected, thought
+        tuple(calls), sieve.saw_tool_call_syntax, bool(rejected) and not calls, rejected, thought, prose
     )
 
 

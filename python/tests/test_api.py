@@ -29,13 +29,24 @@ BLOCK = (
 
 def test_parse_result_shape() -> None:
     r = parse("hi " + BLOCK)
-    assert r == ParseResult((ToolCall("ls", {"p": 1}),), True)
+    assert r == ParseResult((ToolCall("ls", {"p": 1}),), True, text="hi ")
     assert r.to_dict() == {
         "calls": [{"name": "ls", "input": {"p": 1}}],
         "sawToolCallSyntax": True,
         "rejectedByPolicy": False,
         "rejectedToolNames": [],
+        "text": "hi ",
     }
+
+
+def test_parse_returns_the_prose() -> None:
+    """Issue 40 item 6: the text outside calls and reasoning, coalesced, in the result and its dict."""
+    r = parse("<think>hm</think>Sure. " + BLOCK + " Done.\n```\n" + BLOCK + "\n```")
+    assert r.text == "Sure.  Done.\n```\n" + BLOCK + "\n```"
+    assert r.reasoning == "hm" and len(r.calls) == 1
+    assert r.to_dict()["text"] == r.text
+    assert parse("").text == "" and parse("").to_dict()["text"] == ""
+    assert parse(BLOCK).text == ""
 
 
 def test_events_are_frozen_and_carry_raw() -> None:

@@ -81,17 +81,17 @@ def test_bad_records_get_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
         None,
     ]
     assert out[0]["tool_calls"][0]["function"] == {"name": "ls", "arguments": "{}"}
-    assert out[0]["content"] == "hi  bye" and out[0]["id"] == 1 and out[0]["saw_tool_call_syntax"] is True
+    assert out[0]["content"] == "hi  bye" and out[0]["id"] == 1 and out[0]["sawToolCallSyntax"] is True
     assert out[-1] == {
         "id": 9,
         "content": "plain",
         "tool_calls": [],
-        "reasoning": "",
-        "saw_tool_call_syntax": False,
+        "reasoning_content": "",
+        "sawToolCallSyntax": False,
         "error": None,
     }
     for r in out[1:-1]:
-        assert r["tool_calls"] is None and r["content"] is None and r["saw_tool_call_syntax"] is None
+        assert r["tool_calls"] is None and r["content"] is None and r["sawToolCallSyntax"] is None
     assert out[3]["id"] == 4 and out[4]["id"] == 5  # the input record is kept
     assert "9 records, 7 bad, 1 tool calls" in p.stderr.decode()
 
@@ -136,11 +136,11 @@ def test_results_are_those_of_the_sieve(tmp_path: Path) -> None:
         assert [c["function"]["arguments"] for c in r["tool_calls"]] == [
             json_text(c.input) for c in want.calls
         ]
-        assert r["saw_tool_call_syntax"] == want.saw_tool_call_syntax
+        assert r["sawToolCallSyntax"] == want.saw_tool_call_syntax
         assert {
             k: v
             for k, v in r.items()
-            if k not in ("tool_calls", "content", "reasoning", "saw_tool_call_syntax", "error")
+            if k not in ("tool_calls", "content", "reasoning_content", "sawToolCallSyntax", "error")
         } == rec
         calls += len(want.calls)
     assert calls > 50  # the corpus has calls in it
@@ -273,7 +273,13 @@ def test_parquet_in_and_out(tmp_path: Path) -> None:
     )
     assert p.returncode == 1, p.stderr
     out = pq.read_table(tmp_path / "out.parquet")
-    assert out.column_names[-5:] == ["tool_calls", "content", "reasoning", "saw_tool_call_syntax", "error"]
+    assert out.column_names[-5:] == [
+        "tool_calls",
+        "content",
+        "reasoning_content",
+        "sawToolCallSyntax",
+        "error",
+    ]
     got = out.to_pylist()
     # the same as the JSONL path on the same records (Arrow turns missing keys into nulls)
     src = write_lines(tmp_path / "in.jsonl", [json.dumps(r) for r in pa.Table.from_pylist(rows).to_pylist()])
@@ -300,7 +306,7 @@ def test_parquet_with_no_rows_and_a_missing_column(tmp_path: Path) -> None:
     assert pq.read_table(tmp_path / "o.parquet").column("error").to_pylist() == ["no field 'content'"] * 2
 
 
-RESULT_COLUMNS = ["tool_calls", "content", "reasoning", "saw_tool_call_syntax", "error"]
+RESULT_COLUMNS = ["tool_calls", "content", "reasoning_content", "sawToolCallSyntax", "error"]
 
 
 def test_parse_batch_on_tables_and_record_batches() -> None:
@@ -355,10 +361,10 @@ def test_reasoning_option(tmp_path: Path) -> None:
         assert p.returncode == 0, p.stderr
         got[mode] = json.loads(p.stdout)
     auto, off = got["auto"], got["off"]
-    assert auto["reasoning"] == 'plan <tool_calls><invoke name="a"></invoke></tool_calls>'
+    assert auto["reasoning_content"] == 'plan <tool_calls><invoke name="a"></invoke></tool_calls>'
     assert auto["content"] == "answer " and [c["function"]["name"] for c in auto["tool_calls"]] == ["b"]
-    assert off["reasoning"] == "" and [c["function"]["name"] for c in off["tool_calls"]] == ["a", "b"]
+    assert off["reasoning_content"] == "" and [c["function"]["name"] for c in off["tool_calls"]] == ["a", "b"]
     table = pa.table({"content": [text]})
-    assert ParseBatch(reasoning="off")(table).column("reasoning").to_pylist() == [""]
-    assert ParseBatch()(table).column("reasoning").to_pylist() == [auto["reasoning"]]
+    assert ParseBatch(reasoning="off")(table).column("reasoning_content").to_pylist() == [""]
+    assert ParseBatch()(table).column("reasoning_content").to_pylist() == [auto["reasoning_content"]]
     assert cli(str(src), "--reasoning", "sometimes").returncode == 2

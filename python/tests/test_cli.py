@@ -93,6 +93,7 @@ def test_declared_tools_from_a_request_file(tmp_path: Path) -> None:
         "sawToolCallSyntax": True,
         "rejectedByPolicy": False,
         "rejectedToolNames": ["fly"],
+        "text": "hi ",  # the prose too (issue 40 item 6)
     }
     p = run("stream", *flags, "--chunk-size", "3", stdin=("hi " + block).encode())
     events = [json.loads(line) for line in p.stdout.decode().splitlines()]

@@ -20,8 +20,10 @@ SCHEMA = json.loads((FIXTURES / "schema.json").read_text(encoding="utf-8"))
 
 
 def expected_parse(case: dict[str, Any]) -> dict[str, Any]:
+    """The fixture's `parse`, with the defaults, and `text`: the text of its coalesced events."""
     want = {"rejectedByPolicy": False, "rejectedToolNames": []}
     want.update(case["expected"]["parse"])
+    want["text"] = "".join(e["text"] for e in case["expected"]["events"] if e["type"] == "text")
     return want
 
 

@@ -77,7 +77,10 @@ def test_sdk_objects_are_accepted() -> None:
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
     completion = ChatCompletion.model_validate(response(REPLY))
-    got = rewrite_chat_completion(completion, tools=TOOLS)
+    rewritten = rewrite_chat_completion(completion, tools=TOOLS)
+    assert type(rewritten) is ChatCompletion  # an SDK object in, one of its type out (issue 40)
+    assert rewritten.choices[0].message.tool_calls is not None
+    got = rewritten.model_dump(exclude_unset=True, mode="json")
     msg = got["choices"][0]["message"]
     assert msg["content"] == CLEAN
     assert [

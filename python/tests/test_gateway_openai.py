@@ -164,7 +164,15 @@ def test_stream_rewrite_matches_parse_under_any_chunking(text: str, cuts: list[i
     events = sieve.feed(text) + sieve.flush()
     sieve_text = "".join(e.text for e in events if isinstance(e, TextEvent))
     assert content_of(out) == sieve_text
-    assert len(out) >= len(chunks)
+    # no empty deltas (issue 40 item 5): only the first chunk (role) has content "", and every
+    # chunk carries something
+    empties = [c for ch in out for c in ch["choices"] if c["delta"].get("content") == ""]
+    assert empties == [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]
+    assert all(
+        c["finish_reason"] or any(v not in (None, "", []) for v in c["delta"].values())
+        for ch in out
+        for c in ch["choices"]
+    )
     if finish:
         assert finish_of(out) == ["tool_calls" if result.calls else "stop"]
     else:

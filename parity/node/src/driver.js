@@ -113,7 +113,9 @@ function ids() {
 }
 
 const orNull = (v) => (v === undefined ? null : v);
-const REWRITE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments'];
+const REWRITE_OPTIONS = [
+  'tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments', 'toolChoice', 'parallelToolCalls',
+];
 
 /** The `call` op: one library function by its camelCase name, with JSON arguments. */
 function callFunction(fn, list) {
@@ -162,6 +164,8 @@ function callFunction(fn, list) {
         formats: orNull(o.formats),
         reasoning: o.reasoning === undefined ? 'auto' : o.reasoning,
         idFactory: ids(),
+        toolChoice: orNull(o.toolChoice),
+        parallelToolCalls: orNull(o.parallelToolCalls),
       };
       if (fn === 'rewriteChatCompletion') {
         if (o.streamArguments !== undefined) {

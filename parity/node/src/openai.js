@@ -3,15 +3,16 @@
  * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
  * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
  * Port of python/callsieve/openai.py (camelCase); its docstring lists every gateway decision
- * (one sieve per choice, chunks kept one for one, extra chunks, usage moving, finish reasons,
- * which malformed input passes through and which raises OpenAIFormatError).
+ * (one sieve per choice, chunks that carry nothing not written, extra chunks, usage moving, finish
+ * reasons, tool_choice and parallel_tool_calls, which malformed input passes through and which
+ * raises OpenAIFormatError).
  *
  * Node extras over the same core: async iterables, and WHATWG TransformStreams for chunk objects
  * and for SSE bytes (see ./sse.js).
  */
 
-const { InputTypeError, OpenAIFormatError, CallsieveError, checkOptions, typeName } = require('./errors');
-const { checkPolicy, declaredNames, applyPolicy } = require('./names');
+const { InputTypeError, OpenAIFormatError, OptionsError, CallsieveError, checkOptions, typeName } = require('./errors');
+const { checkPolicy, declaredNames, applyPolicy, resolveName } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { hasOwn, isObject, jsonText } = require('./jsontext');
 const { Sieve, checkFormats } = require('./sieve');
@@ -102,6 +103,55 @@ function toOpenAIStreamDeltas(calls, opts) {
   }));
 }
 
+const TOOL_CHOICES = ['none', 'auto', 'required'];
+
+/** The name of a named `toolChoice` (`{type: 'function', function: {name}}`), else null. */
+function chosenFunction(toolChoice) {
+  if (isObject(toolChoice) && get(toolChoice, 'type') === 'function') {
+    const fn = get(toolChoice, 'function');
+    if (isObject(fn) && typeof get(fn, 'name') === 'string' && fn.name) return fn.name;
+  }
+  return null;
+}
+
+/** `toolChoice` when it is null, 'none', 'auto', 'required' or a named function, else an OptionsError. */
+function checkToolChoice(toolChoice) {
+  if (toolChoice === null || toolChoice === undefined) return null;
+  if (TOOL_CHOICES.includes(toolChoice)) return toolChoice;
+  if (chosenFunction(toolChoice) === null) {
+    throw new OptionsError(
+      `toolChoice must be 'none', 'auto', 'required' or {"type": "function", "function": {"name": ...}}, got ${JSON.stringify(toolChoice)}`,
+    );
+  }
+  return toolChoice;
+}
+
+function checkParallelToolCalls(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v !== 'boolean') throw new OptionsError(`parallelToolCalls must be a boolean or null, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** A value that carries nothing: null, '', [] or {}. */
+function isEmpty(v) {
+  if (v === null || v === undefined || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
+}
+
+/** Whether an output choice carries something; a choice without a delta object passes as it is. */
+function carries(choice) {
+  if (!isObject(choice) || !isObject(get(choice, 'delta'))) return true;
+  for (const [k, v] of Object.entries(choice)) {
+    if (k === 'delta') {
+      if (Object.values(v).some((x) => !isEmpty(x))) return true;
+    } else if (k !== 'index' && !isEmpty(v)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 class Options {
   constructor({
     tools = null,
@@ -112,10 +162,16 @@ class Options {
     formats = null,
     reasoning = 'auto',
     streamArguments = false,
+    toolChoice = null,
+    parallelToolCalls = null,
   } = {}) {
     this.tools = checkTools(tools);
     if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
-    this.streamArguments = streamArguments;
+    const choice = checkToolChoice(toolChoice);
+    this.callsOff = choice === 'none'; // markup stays content
+    this.only = chosenFunction(choice); // a named toolChoice: only calls to it
+    this.single = checkParallelToolCalls(parallelToolCalls) === false; // one call per choice
+    this.streamArguments = streamArguments && !this.callsOff;
     this.formats = checkFormats(formats);
     this.reasoning = checkReasoning(reasoning);
     if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
@@ -152,26 +208,42 @@ class Options {
     });
   }
 
-  /** R16.5: a block whose calls went out as they were announced: only counted here. */
-  announced(e, atEnd) {
+  /**
+   * R16.5: a block whose calls went out as they were announced: only counted here (`dropped`: its
+   * calls that toolChoice or parallelToolCalls left out).
+   */
+  announced(e, atEnd, dropped = 0) {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
     if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
-    this.stats.calls += e.calls.length;
+    this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
 
-  /** The block's calls under the reject policy (R10.2); counts the block. */
-  policy(e, atEnd) {
+  /**
+   * The block's calls under the reject policy (R10.2) and the request's toolChoice and
+   * parallelToolCalls (`already`: the calls the choice has so far); counts the block.
+   */
+  policy(e, atEnd, already = 0) {
     const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
+    let kept = r.calls;
+    if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => ({ name: this.only, input: c.input }));
+    if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
     if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
-    this.stats.calls += r.calls.length;
+    this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
-    return r.calls;
+    return kept;
+  }
+
+  /** The name a call to `name` goes out with under a named toolChoice (null: dropped). */
+  chosen(name) {
+    if (this.only === null) return name;
+    if (name === this.only) return this.only;
+    return resolveName(name, [this.only]) !== null ? this.only : null;
   }
 
   /**
@@ -210,6 +282,8 @@ const REWRITER_OPTIONS = [
   'formats',
   'reasoning',
   'streamArguments',
+  'toolChoice',
+  'parallelToolCalls',
 ];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
@@ -327,11 +401,13 @@ class ChatCompletionStreamRewriter {
     for (let k = 0; k < events.length; k++) {
       const e = events[k];
       const last = out[out.length - 1];
-      if (e.type === 'text') {
+      if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
+        // (toolChoice 'none': a block is the model's text)
+        const text = e.type === 'text' ? e.text : e.raw;
         if (e.note) this._opts.released(e);
-        if (!e.text) continue;
-        if (last !== undefined && hasOwn(last, 'content')) last.content += e.text;
-        else out.push({ content: e.text });
+        if (!text) continue;
+        if (last !== undefined && hasOwn(last, 'content')) last.content += text;
+        else out.push({ content: text });
         continue;
       }
       if (e.type === 'reasoning') {
@@ -341,12 +417,15 @@ class ChatCompletionStreamRewriter {
       }
       let deltas;
       if (e.type !== 'tool_calls') {
-        deltas = [this._streamed(st, e)];
+        const d = this._streamed(st, e);
+        if (d === null) continue;
+        deltas = [d];
       } else if (this._opts.streamArguments) {
-        this._opts.announced(e, k >= endFrom);
+        this._opts.announced(e, k >= endFrom, st.dropped);
+        st.dropped = 0;
         continue;
       } else {
-        const calls = this._opts.policy(e, k >= endFrom);
+        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
         if (!calls.length) continue;
         deltas = toOpenAIStreamDeltas(calls, {
           tools: this._opts.tools,
@@ -365,15 +444,24 @@ class ChatCompletionStreamRewriter {
 
   /**
    * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
-   * fragments, as OpenAI's API streams them.
+   * fragments, as OpenAI's API streams them; null for a call toolChoice or parallelToolCalls
+   * leaves out (its index maps to -1).
    */
   _streamed(st, e) {
-    if (e.type === 'tool_call_arguments') return { index: st.streamed.get(e.index), function: { arguments: e.delta } };
+    if (e.type === 'tool_call_arguments') {
+      const j = st.streamed.get(e.index);
+      return j < 0 ? null : { index: j, function: { arguments: e.delta } };
+    }
+    const name = this._opts.chosen(this._opts.resolve(e.name));
+    if (name === null || (this._opts.single && st.taken.size > 0)) {
+      st.streamed.set(e.index, -1);
+      st.dropped += 1;
+      return null;
+    }
     const index = st.nextIndex;
     st.streamed.set(e.index, index);
     st.taken.add(index);
     st.nextIndex = index + 1;
-    const name = this._opts.resolve(e.name);
     return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
   }
 
@@ -396,12 +484,18 @@ class ChatCompletionStreamRewriter {
             const st = this._choices.get(idx);
             if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
               const events = st.sieve.feed(content);
-              let text = ''; // held by the sieve
-              if (events.length) {
-                const e = events[0];
-                if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
-                text = e.text;
+              if (!events.length) {
+                // held by the sieve: a chunk of nothing is not written
+                if (Object.keys(delta).length === 1 && isEmpty(get(chunk, 'usage')) &&
+                    Object.entries(choice).every(([k, v]) => k === 'index' || k === 'delta' || isEmpty(v))) {
+                  this._last = chunk;
+                  return [];
+                }
+                return this._feed(chunk, events);
               }
+              const e = events[0];
+              if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
+              const text = e.text;
               this._last = chunk;
               const newDelta = { ...delta };
               newDelta.content = text;
@@ -448,7 +542,8 @@ class ChatCompletionStreamRewriter {
       let st = this._choices.get(idx);
       if (st === undefined) {
         // streamed (R16.5): the sieve's call index -> output index
-        st = { sieve: null, streamed: new Map(), nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
+        // (-1: a call toolChoice or parallelToolCalls dropped); dropped: such calls since the last block
+        st = { sieve: null, streamed: new Map(), dropped: 0, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
         this._choices.set(idx, st);
       }
       const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
@@ -484,7 +579,8 @@ class ChatCompletionStreamRewriter {
       if (content || pieces.length || remapped) {
         const newDelta = delta !== null ? { ...delta } : {};
         if (remapped) newDelta.tool_calls = native;
-        if (content) newDelta.content = ''; // held by the sieve, unless a piece says otherwise
+        // held by the sieve, unless a piece says otherwise: "" only beside a role (the first chunk)
+        if (content) newDelta.content = isEmpty(get(newDelta, 'role')) ? null : '';
         if (pieces.length) {
           const first = pieces[0];
           if (hasOwn(first, 'content')) {
@@ -507,6 +603,8 @@ class ChatCompletionStreamRewriter {
       if (rest.length && envelope === null) envelope = envelopeOf(chunk);
       rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
     });
+    // a chunk of nothing is not written (empty deltas, held content)
+    if (!extras.length && isEmpty(get(chunk, 'usage')) && !outChoices.some(carries)) return [];
     if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
     const main = { ...chunk, choices: outChoices };
     if (!extras.length) return [main];
@@ -565,8 +663,8 @@ async function* rewriteChatCompletionStream(chunks, opts) {
 
 /**
  * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
- * becomes `message.tool_calls`. The input is not modified; a response without `choices` is
- * returned as it is.
+ * becomes `message.tool_calls` (`toolChoice` and `parallelToolCalls` as the request gave them).
+ * The input is not modified; a response without `choices` is returned as it is.
  */
 function rewriteChatCompletion(response, opts) {
   // streamArguments is for streams only: a whole response has nothing to stream
@@ -610,12 +708,15 @@ function rewriteResponse(response, opts) {
     let text = '';
     let thought = '';
     const calls = [];
+    const upstream = get(message, 'tool_calls');
+    const already = Array.isArray(upstream) ? upstream.length : 0;
     events.forEach((e, k) => {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
       } else if (e.type === 'reasoning') thought += e.text;
-      else calls.push(...opts.policy(e, k >= fed.length));
+      else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
+      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
     });
     if (!calls.length && text === content) {
       outChoices.push(choice);
@@ -629,7 +730,6 @@ function rewriteResponse(response, opts) {
     }
     if (calls.length) {
       const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
-      const upstream = get(message, 'tool_calls');
       if (upstream !== null && !Array.isArray(upstream)) {
         throw new OpenAIFormatError(`choices[${pos}].message.tool_calls must be a list to add calls to`);
       }
@@ -721,4 +821,6 @@ module.exports = {
   rewriteChatCompletion,
   createChatCompletionRewriteStream,
   createSSERewriteStream,
+  checkToolChoice,
+  checkParallelToolCalls,
 };

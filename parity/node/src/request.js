@@ -3,7 +3,7 @@
  * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
  * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
  * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
- * messages as user text). The input is not modified.
+ * messages as user text, `responseOptions`). The input is not modified.
  */
 
 const { buildToolInstructions } = require('./prompt');
@@ -12,8 +12,9 @@ const { isDict, jsKeys, jsonText } = require('./jsontext');
 const { toolName } = require('./schema');
 const { jsonValue } = require('./values');
 const { jsonTrim } = require('./strings');
-const { OpenAIFormatError } = require('./errors');
+const { OpenAIFormatError, OptionsError } = require('./errors');
 const { typeName } = require('./errors');
+const { checkToolChoice, checkParallelToolCalls } = require('./openai');
 
 const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
 const REQUIRED_LINE = 'You must call at least one tool in your reply.';
@@ -37,6 +38,26 @@ function choiceLine(choice) {
 /** Whether the response to `body` goes through the rewriters: not for `tool_choice: "none"`. */
 function rewritesResponse(body) {
   return !(isDict(body) && get(body, 'tool_choice') === 'none');
+}
+
+/**
+ * The options of the response rewriters that the request decides: `{toolChoice,
+ * parallelToolCalls}` (null when the request leaves them out), so that the answer honors them as
+ * OpenAI defines them. Throws OpenAIFormatError for a body that is not an object or for values
+ * OpenAI does not accept (a gateway answers 400).
+ */
+function responseOptions(body) {
+  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
+  const toolChoice = get(body, 'tool_choice') ?? null;
+  const parallelToolCalls = get(body, 'parallel_tool_calls') ?? null;
+  try {
+    checkToolChoice(toolChoice);
+    checkParallelToolCalls(parallelToolCalls);
+  } catch (e) {
+    if (e instanceof OptionsError) throw new OpenAIFormatError(e.message.replace('toolChoice', 'tool_choice').replace('parallelToolCalls', 'parallel_tool_calls'));
+    throw e;
+  }
+  return { toolChoice, parallelToolCalls };
 }
 
 function textOf(content) {
@@ -175,4 +196,4 @@ function preparePromptRequest(body) {
   return result;
 }
 
-module.exports = { preparePromptRequest, rewritesResponse, REQUIRED_LINE };
+module.exports = { preparePromptRequest, responseOptions, rewritesResponse, REQUIRED_LINE };

@@ -197,7 +197,7 @@ function checkFormats(formats) {
   return out;
 }
 
-/** One-shot parse (R7): feed everything to a Sieve, flush, collect the calls. */
+/** One-shot parse (R7): feed everything to a Sieve, flush, collect the calls and the text. */
 function parse(text, options) {
   if (typeof text !== 'string') throw new InputTypeError(`parse() takes a string, got ${typeName(text)}`);
   const sieve = new Sieve(options);
@@ -206,7 +206,11 @@ function parse(text, options) {
   for (const e of events) if (e.type === 'tool_calls') for (const c of e.calls) calls.push(c);
   const rejected = sieve.rejectedToolNames;
   let reasoning = '';
-  for (const e of events) if (e.type === 'reasoning') reasoning += e.text;
+  let prose = '';
+  for (const e of events) {
+    if (e.type === 'reasoning') reasoning += e.text;
+    else if (e.type === 'text') prose += e.text;
+  }
   const result = {
     calls,
     sawToolCallSyntax: sieve.sawToolCallSyntax,
@@ -214,6 +218,7 @@ function parse(text, options) {
     rejectedToolNames: rejected,
   };
   if (reasoning) result.reasoning = reasoning;
+  result.text = prose; // the text outside calls and reasoning
   return result;
 }
 

@@ -18,8 +18,12 @@ test('parse result shape', () => {
     sawToolCallSyntax: true,
     rejectedByPolicy: false,
     rejectedToolNames: [],
+    text: 'a  b', // the prose too (issue 40 item 6)
   });
-  assert.deepEqual(parse(''), { calls: [], sawToolCallSyntax: false, rejectedByPolicy: false, rejectedToolNames: [] });
+  assert.deepEqual(parse(''), { calls: [], sawToolCallSyntax: false, rejectedByPolicy: false, rejectedToolNames: [], text: '' });
+  const r = parse('<think>hm</think>Sure. ' + BLOCK + ' Done.');
+  assert.equal(r.text, 'Sure.  Done.');
+  assert.equal(r.reasoning, 'hm');
   assert.deepEqual(parse('x', undefined).calls, []);
   assert.deepEqual(parse('x', null).calls, []);
   assert.deepEqual(parse('x', {}).calls, []);
@@ -172,7 +176,7 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
   assert.equal(out.length, 9);
   assert.deepEqual(out[0], {
     id: 'p',
-    result: { calls: [{ name: 'ls', input: { path: '.' } }], sawToolCallSyntax: true, rejectedByPolicy: false, rejectedToolNames: [] },
+    result: { calls: [{ name: 'ls', input: { path: '.' } }], sawToolCallSyntax: true, rejectedByPolicy: false, rejectedToolNames: [], text: '' },
   });
   assert.deepEqual(out[1], {
     id: 's',

@@ -9,8 +9,10 @@ const { FIXTURES, chunkings, describe, firstDifference, fixtureFiles, kept, load
 
 const FILES = fixtureFiles();
 
+/** The fixture's `parse`, with the defaults, and `text`: the text of its coalesced events. */
 function expectedParse(c) {
-  return { rejectedByPolicy: false, rejectedToolNames: [], ...c.expected.parse };
+  const text = c.expected.events.filter((e) => e.type === 'text').map((e) => e.text).join('');
+  return { rejectedByPolicy: false, rejectedToolNames: [], ...c.expected.parse, text };
 }
 
 test('there are enough fixtures', () => {
