@@ -9,9 +9,10 @@ stand in the role part (`<|start|>assistant to=functions.f<|channel|>commentary`
   characters, decided at that character, so TEXT resumes at the same place whatever the chunks:
   what was read of it is text.
 - A message with a recipient is a call on any channel (models put many calls on `analysis`): its
-  body is held to the message's end and read as JSON arguments; `functions.NAME` calls NAME, any
-  other recipient (a built-in tool) is a call named as written. A body that is not a JSON object
-  is reported as malformed (R18.2), never shown.
+  body is held to the message's end and read as JSON arguments; `functions.NAME` calls NAME. Any
+  other recipient is a built-in tool (browser, python) that the client does not run: reported as
+  malformed (R18.2, D49) with the recipient as its name, as is a body that is not a JSON object;
+  never shown, never resolved to a declared function.
 - Without a recipient, `analysis` is reasoning and every other channel content: the body streams
   as it arrives, holding back at most a partial end token.
 - The markers (header, end tokens) are not content; a stray end token in prose is dropped.
@@ -201,18 +202,24 @@ def _end(sc: Scanner, end: str) -> bool:
         body = "".join(hm.body)
         raw = "".join(hm.head) + body + end
         sc.work += len(body)
-        name = hm.recipient[len("functions.") :] if hm.recipient.startswith("functions.") else hm.recipient
-        name = strings.trim(name)
+        function = hm.recipient.startswith("functions.")
+        name = strings.trim(hm.recipient[len("functions.") :] if function else hm.recipient)
         if strings.trim(body):
             ok, args = values.json_value(body)
         else:
             ok, args = True, {}
         sc.saw = True
         sc._flush_text()
-        if ok and isinstance(args, dict) and name:
+        bad: Malformed | None = None
+        if not function:  # a built-in tool (browser, python): not the client's to run (D49)
+            bad = Malformed(strings.trim(body), "built-in tool recipient", hm.recipient)
+        elif not name:
+            bad = Malformed(strings.trim(body), "no name")
+        elif not ok or not isinstance(args, dict):
+            bad = Malformed(strings.trim(body), "arguments are not a JSON object", name)
+        if bad is None:
             ev = ToolCallsEvent((ToolCall(sc._name(name), args),), raw, (), "harmony")
         else:
-            bad = Malformed(strings.trim(body), "arguments are not a JSON object", name or None)
             ev = ToolCallsEvent((), raw, (), "harmony", (bad,))
         sc.out.append(ev)
     hm.head, hm.body = [], []

@@ -213,21 +213,22 @@ function end(sc, endToken) {
     const text = hm.body.join('');
     const raw = hm.head.join('') + text + endToken;
     sc.work += text.length;
-    let name = hm.recipient.startsWith('functions.') ? hm.recipient.slice('functions.'.length) : hm.recipient;
-    name = strings.trim(name);
+    const fn = hm.recipient.startsWith('functions.');
+    const name = strings.trim(fn ? hm.recipient.slice('functions.'.length) : hm.recipient);
     let ok = true;
     let args = {};
     if (strings.trim(text)) [ok, args] = values.jsonValue(text);
     sc.saw = true;
     sc._flushText();
     const e = { type: 'tool_calls', calls: [], raw, format: 'harmony' };
-    if (ok && args !== null && typeof args === 'object' && !Array.isArray(args) && name) {
-      e.calls.push({ name: sc._name(name), input: args });
-    } else {
-      const bad = { raw: strings.trim(text), reason: 'arguments are not a JSON object' };
-      if (name) bad.name = name;
-      e.malformed = [bad];
+    let bad = null;
+    if (!fn) bad = { raw: strings.trim(text), reason: 'built-in tool recipient', name: hm.recipient };
+    else if (!name) bad = { raw: strings.trim(text), reason: 'no name' };
+    else if (!ok || args === null || typeof args !== 'object' || Array.isArray(args)) {
+      bad = { raw: strings.trim(text), reason: 'arguments are not a JSON object', name };
     }
+    if (bad === null) e.calls.push({ name: sc._name(name), input: args });
+    else e.malformed = [bad];
     sc.out.push(e);
   }
   hm.head = [];
