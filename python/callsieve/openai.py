@@ -161,8 +161,26 @@ def _check_calls(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
     return out
 
 
+class UnparsedCall(ToolCall):
+    """A malformed call (R18.2) that goes out as a tool call anyway (D54): its `arguments` are
+    its raw text, which is not a JSON object, so the client's own validation tells the model."""
+
+    __slots__ = ("raw_arguments",)
+
+    def __init__(self, name: str, raw_arguments: str) -> None:
+        super().__init__(name, {})
+        object.__setattr__(self, "raw_arguments", raw_arguments)
+
+
 def _arguments(call: ToolCall, tools: Sequence[Any] | None) -> str:
+    if isinstance(call, UnparsedCall):
+        return call.raw_arguments
     return json_text(normalize_input(call.name, call.input, tools))
+
+
+def _call_id(call: ToolCall, id_factory: IdFactory | None) -> str:
+    """The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one."""
+    return call.id if call.id else _next_id(id_factory)
 
 
 def to_openai_tool_calls(
@@ -173,7 +191,7 @@ def to_openai_tool_calls(
     id_factory = _check_id_factory(id_factory)
     return [
         {
-            "id": _next_id(id_factory),
+            "id": _call_id(c, id_factory),
             "type": "function",
             "function": {"name": c.name, "arguments": _arguments(c, tools)},
         }
@@ -197,7 +215,7 @@ def to_openai_stream_deltas(
     return [
         {
             "index": start_index + i,
-            "id": _next_id(id_factory),
+            "id": _call_id(c, id_factory),
             "type": "function",
             "function": {"name": c.name, "arguments": _arguments(c, tools)},
         }
@@ -273,6 +291,7 @@ class _Options:
             "rejected_calls": 0,
             "capture_limit_releases": 0,
             "repaired_blocks": 0,
+            "malformed_calls": 0,
         }
 
     def sieve(self) -> Sieve:
@@ -299,7 +318,7 @@ class _Options:
         self.rejected.update(dict.fromkeys(e.rejected_tool_names))
         st = self.stats
         st["blocks"] += 1
-        if self.repaired(e.raw, at_end):
+        if e.repaired or self.repaired(e.raw, at_end):
             st["repaired_blocks"] += 1
         st["calls"] += max(0, len(e.calls) - dropped)
         st["rejected_calls"] += len(e.rejected_tool_names)
@@ -310,18 +329,35 @@ class _Options:
         calls = e.calls
         result = apply_policy(calls, self.tool_names, self.unknown_tools)
         self.rejected.update(dict.fromkeys(result.rejected_tool_names))
-        kept = result.calls
+        kept = result.calls + self.unparsed(e)
         if self.only is not None:
-            kept = tuple(ToolCall(self.only, c.input) for c in kept if self.chosen(c.name) is not None)
+            kept = tuple(_renamed(c, self.only) for c in kept if self.chosen(c.name) is not None)
         if self.single:
             kept = kept[: max(0, 1 - already)]
         st = self.stats
         st["blocks"] += 1
-        if self.repaired(e.raw, at_end):
+        if e.repaired or self.repaired(e.raw, at_end):
             st["repaired_blocks"] += 1
         st["calls"] += len(kept)
         st["rejected_calls"] += len(calls) - len(result.calls)
         return kept
+
+    def unparsed(self, e: ToolCallsEvent) -> tuple[ToolCall, ...]:
+        """D54: the block's malformed calls that have a name, as calls with their raw text for
+        arguments (under the reject policy like any call); the nameless ones are only counted."""
+        self.stats["malformed_calls"] += len(e.malformed)
+        named = [m for m in e.malformed if m.name]
+        if not named:
+            return ()
+        r = apply_policy(tuple(ToolCall(m.name or "", {}) for m in named), self.tool_names, self.unknown_tools)
+        self.rejected.update(dict.fromkeys(r.rejected_tool_names))
+        kept = {c.name for c in r.calls}
+        out = []
+        for m in named:
+            name = self.resolve(m.name or "")
+            if name in kept:
+                out.append(UnparsedCall(name, m.raw))
+        return tuple(out)
 
     def chosen(self, name: str) -> str | None:
         """The name a call to `name` goes out with under a named tool_choice (None: dropped)."""
@@ -399,6 +435,12 @@ class _Choice:
                 out = list(calls) if out is None else out
                 out[k] = {**tc, "index": j}
         return calls if out is None else out
+
+
+def _renamed(c: ToolCall, name: str) -> ToolCall:
+    if isinstance(c, UnparsedCall):
+        return UnparsedCall(name, c.raw_arguments)
+    return ToolCall(name, c.input, c.id)
 
 
 def _extend(deltas: list[dict[str, Any]], more: list[dict[str, Any]]) -> None:

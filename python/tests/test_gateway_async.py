@@ -111,6 +111,7 @@ def test_rewriter_stats() -> None:
         "rejected_calls": 0,
         "capture_limit_releases": 0,
         "repaired_blocks": 0,
+        "malformed_calls": 0,
     }
 
 

@@ -73,8 +73,29 @@ function checkCalls(calls) {
   return out;
 }
 
+// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
+// `arguments` (not a JSON object), so the client's own validation tells the model.
+const RAW_ARGUMENTS = Symbol('rawArguments');
+
 function args(call, tools) {
+  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
   return jsonText(normalizeInput(call.name, call.input, tools));
+}
+
+function unparsedCall(name, raw) {
+  const c = { name, input: {} };
+  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
+  return c;
+}
+
+function renamed(c, name) {
+  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
+  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
+}
+
+/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
+function callId(call, idFactory) {
+  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
 }
 
 /** Calls as an OpenAI `message.tool_calls` list (R13). */
@@ -83,7 +104,7 @@ function toOpenAIToolCalls(calls, opts) {
   const tools = checkTools(t);
   const idFactory = checkIdFactory(f);
   return checkCalls(calls).map((c) => ({
-    id: nextId(idFactory),
+    id: callId(c, idFactory),
     type: 'function',
     function: { name: c.name, arguments: args(c, tools) },
   }));
@@ -97,7 +118,7 @@ function toOpenAIStreamDeltas(calls, opts) {
   if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
   return checkCalls(calls).map((c, i) => ({
     index: startIndex + i,
-    id: nextId(idFactory),
+    id: callId(c, idFactory),
     type: 'function',
     function: { name: c.name, arguments: args(c, tools) },
   }));
@@ -180,7 +201,7 @@ class Options {
     this.unknownTools = checkPolicy(unknownTools);
     this.idFactory = checkIdFactory(idFactory);
     this.rejected = new Set();
-    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0, repairedBlocks: 0 };
+    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0, repairedBlocks: 0, malformedCalls: 0 };
   }
 
   released(e) {
@@ -216,7 +237,7 @@ class Options {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
-    if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
     this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
@@ -229,14 +250,34 @@ class Options {
     const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
-    let kept = r.calls;
-    if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => ({ name: this.only, input: c.input }));
+    let kept = [...r.calls, ...this.unparsed(e)];
+    if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
     if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
-    if (this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
     this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return kept;
+  }
+
+  /**
+   * D54: the block's malformed calls that have a name, as calls with their raw text for arguments
+   * (under the reject policy like any call); the nameless ones are only counted.
+   */
+  unparsed(e) {
+    const malformed = e.malformed || [];
+    this.stats.malformedCalls += malformed.length;
+    const named = malformed.filter((m) => m.name);
+    if (!named.length) return [];
+    const r = applyPolicy(named.map((m) => ({ name: m.name, input: {} })), this.toolNames, this.unknownTools);
+    for (const n of r.rejectedToolNames) this.rejected.add(n);
+    const kept = new Set(r.calls.map((c) => c.name));
+    const out = [];
+    for (const m of named) {
+      const name = this.resolve(m.name);
+      if (kept.has(name)) out.push(unparsedCall(name, m.raw));
+    }
+    return out;
   }
 
   /** The name a call to `name` goes out with under a named toolChoice (null: dropped). */

@@ -200,7 +200,7 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
 });
 
 test('formats option: FORMATS, checkFormats errors, each format alone', () => {
-  const all = ['dsml', 'function_calls', 'tokens', 'hermes', 'qwen3_coder', 'seed_oss', 'glm', 'minimax', 'kimi_k2'];
+  const all = ['dsml', 'function_calls', 'tokens', 'hermes', 'qwen3_coder', 'seed_oss', 'glm', 'minimax', 'kimi_k2', 'mistral', 'harmony'];
   assert.deepEqual(Object.keys(callsieve.FORMATS), all);
   assert.deepEqual([...new Sieve().formats].sort(), [...all].sort());
   assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), [...all].sort());
