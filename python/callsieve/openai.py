@@ -166,6 +166,7 @@ class UnparsedCall(ToolCall):
     its raw text, which is not a JSON object, so the client's own validation tells the model."""
 
     __slots__ = ("raw_arguments",)
+    raw_arguments: str
 
     def __init__(self, name: str, raw_arguments: str) -> None:
         super().__init__(name, {})
@@ -349,7 +350,8 @@ class _Options:
         named = [m for m in e.malformed if m.name]
         if not named:
             return ()
-        r = apply_policy(tuple(ToolCall(m.name or "", {}) for m in named), self.tool_names, self.unknown_tools)
+        probes = tuple(ToolCall(m.name or "", {}) for m in named)
+        r = apply_policy(probes, self.tool_names, self.unknown_tools)
         self.rejected.update(dict.fromkeys(r.rejected_tool_names))
         kept = {c.name for c in r.calls}
         out = []
