@@ -6,7 +6,7 @@
 
 // `ai` is ESM only: its types are taken as an import would see them, from CommonJS too.
 import type { LanguageModelMiddleware } from 'ai' with { 'resolution-mode': 'import' };
-import type { FormatName, ReasoningMode, ToolList, ToolNames, UnknownToolsPolicy } from './index.js';
+import type { FormatName, PresetName, ReasoningMode, ToolList, ToolNames, UnknownToolsPolicy } from './index.js';
 
 /** Options of `callsieveMiddleware`; each but `idFactory` is the Sieve option of that name. */
 export interface CallsieveMiddlewareOptions {
@@ -21,6 +21,8 @@ export interface CallsieveMiddlewareOptions {
   maxCaptureChars?: number | undefined;
   /** Reasoning regions (`<think>`, default `'auto'`) become reasoning parts; `'off'` leaves them text. */
   reasoning?: ReasoningMode | undefined;
+  /** A model family (R19): its formats and reasoning mode unless `formats` / `reasoning` are given. */
+  preset?: PresetName | null | undefined;
   /** Tool-call ids; default `newCallId()` (`call_` and 24 hex digits). */
   idFactory?: (() => string) | null | undefined;
 }

@@ -491,6 +491,8 @@ export interface RewriterOptions {
   toolChoice?: ToolChoice | null | undefined;
   /** The request's `parallel_tool_calls`: `false` keeps only a choice's first call. */
   parallelToolCalls?: boolean | null | undefined;
+  /** A model family (R19): its formats and reasoning mode unless `formats` / `reasoning` are given. */
+  preset?: PresetName | null | undefined;
 }
 
 /** A request's `tool_choice`, as the rewriters take it. */

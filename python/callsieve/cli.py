@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__, compiled
+from .formats import PRESETS
 from .jsontext import dumps, jsonable
 from .reasoning import REASONING_MODES
 from .sieve import FORMATS, Sieve, parse
@@ -76,9 +77,17 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--reasoning",
             choices=REASONING_MODES,
-            default="auto",
+            default=None,
             help="thinking before the answer: 'auto' (default) if the output starts with <think>, "
             "'open' if it starts inside thinking (only </think> appears), 'off' for none",
+        )
+        sp.add_argument(
+            "--preset",
+            choices=list(PRESETS),
+            default=None,
+            metavar="NAME",
+            help="the model family that wrote the text: sets --formats and --reasoning unless they "
+            "are given (see `callsieve formats`)",
         )
         sp.add_argument(
             "--tools-file",
@@ -115,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="announce each call as soon as its name is known and stream its arguments as they arrive",
         )
+    help_ = "list the tool-call formats and the presets (model families)"
+    sp = sub.add_parser("formats", help=help_, description=help_)
+    sp.add_argument("--json", action="store_true", help="print the table as JSON")
     _serve_parser(sub)
     help_ = "rewrite an OpenAI chat-completion SSE stream: DSML markup in content becomes tool_calls"
     sp = sub.add_parser("openai", help=help_, description=help_)
@@ -498,6 +510,7 @@ def _openai(args: argparse.Namespace, stream: BinaryIO, name: str) -> int:
         formats=args.formats,
         reasoning=args.reasoning,
         stream_arguments=args.stream_arguments,
+        preset=args.preset,
     )
     try:
         for data in write_sse(rewritten, done=False):
@@ -564,7 +577,25 @@ def _sieve_options(args: argparse.Namespace) -> dict[str, Any]:
         "json_tool_calls": args.json_calls,
         "formats": args.formats,
         "reasoning": args.reasoning,
+        "preset": args.preset,
     }
+
+
+def _list_formats(as_json: bool) -> int:
+    from .formats import FORMAT_TABLE, PRESET_TABLE, table
+
+    if as_json:
+        _print(table())
+        return 0
+    out = ["formats (on by default unless marked 'off'):"]
+    for f in FORMAT_TABLE:
+        mark = "" if f.default else " [off]"
+        out.append(f"  {f.name:<15} {f.rule:<12} {f.summary}{mark}")
+    out.append("presets (--preset NAME):")
+    for p in PRESET_TABLE:
+        out.append(f"  {p.name:<15} formats={','.join(p.formats)} reasoning={p.reasoning}  {p.models}")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
 
 
 def _print(obj: Any) -> None:
@@ -577,6 +608,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
     if args.command == "serve":
         return _serve(args, args.serve_parser)
+    if args.command == "formats":
+        return _list_formats(args.json)
     if args.command == "batch":
         from .batch import command
 

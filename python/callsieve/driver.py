@@ -132,6 +132,7 @@ _REWRITE_OPTIONS = {
     "streamArguments",
     "toolChoice",
     "parallelToolCalls",
+    "preset",
 }
 
 
@@ -181,10 +182,11 @@ def call_function(function: Any, args: Any) -> Any:
             "unknown_tools": o.get("unknownTools", "keep"),
             "json_tool_calls": o.get("jsonToolCalls", False),
             "formats": o.get("formats"),
-            "reasoning": o.get("reasoning", "auto"),
+            "reasoning": o.get("reasoning"),
             "id_factory": _ids(),
             "tool_choice": o.get("toolChoice"),
             "parallel_tool_calls": o.get("parallelToolCalls"),
+            "preset": o.get("preset"),
         }
         if function == "rewriteChatCompletion":
             if "streamArguments" in o:

@@ -65,7 +65,8 @@ class CallsieveChatModel(BaseChatModel):
 
     Options are the Sieve's: `tools` (OpenAI-style definitions or anything `bind_tools`
     takes), `tool_names`, `unknown_tools` ("keep" or "reject"), `formats`, `json_tool_calls`,
-    `max_capture_chars`, `reasoning` ("auto", "open" or "off": a `<think>` region goes to
+    `max_capture_chars`, `preset` (a model family, R19: its formats and reasoning unless given),
+    `reasoning` ("auto", "open" or "off": a `<think>` region goes to
     `additional_kwargs["reasoning_content"]`, or stays text with "off"). `id_factory` makes the
     call ids (default `call_` + 24 hex digits); `bind_native_tools=False` keeps `bind_tools` from
     binding the tools on `model`.
@@ -81,7 +82,8 @@ class CallsieveChatModel(BaseChatModel):
     formats: list[str] | None = None
     json_tool_calls: bool = False
     max_capture_chars: int = DEFAULT_MAX_CAPTURE
-    reasoning: str = "auto"
+    reasoning: str | None = None
+    preset: str | None = None
     id_factory: Callable[[], str] | None = None
     bind_native_tools: bool = True
 
@@ -108,6 +110,7 @@ class CallsieveChatModel(BaseChatModel):
             max_capture_chars=self.max_capture_chars,
             formats=self.formats,
             reasoning=self.reasoning,  # type: ignore[arg-type]  # checked by the Sieve (OptionsError)
+            preset=self.preset,
         )
 
     def bind_tools(

@@ -100,6 +100,7 @@ from .events import (
     ToolCallsEvent,
     ToolCallStartEvent,
 )
+from .formats import check_preset
 from .jsontext import json_text
 from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names, resolve_name
 from .reasoning import ReasoningMode, check_reasoning
@@ -264,11 +265,17 @@ class _Options:
         id_factory: IdFactory | None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
-        reasoning: ReasoningMode = "auto",
+        reasoning: ReasoningMode | None = None,
         stream_arguments: bool = False,
         tool_choice: Any = None,
         parallel_tool_calls: bool | None = None,
+        preset: str | None = None,
     ) -> None:
+        self.preset = check_preset(preset)  # R19: formats and reasoning unless given
+        if formats is None and self.preset is not None:
+            formats = self.preset.formats
+        if reasoning is None:
+            reasoning = "auto" if self.preset is None else self.preset.reasoning  # type: ignore[assignment]
         self.tools = check_tools(tools)
         if not isinstance(stream_arguments, bool):
             raise InputTypeError("stream_arguments must be a bool")
@@ -305,12 +312,14 @@ class _Options:
                 formats=self.formats,
                 reasoning=self.reasoning,
                 stream_arguments=True,
+                preset=self.preset.name if self.preset is not None else None,
             )
         return Sieve(
             tool_names=self.tool_names,
             json_tool_calls=self.json_tool_calls,
             formats=self.formats,
             reasoning=self.reasoning,
+            preset=self.preset.name if self.preset is not None else None,
         )
 
     def announced(self, e: ToolCallsEvent, at_end: bool, dropped: int = 0) -> None:
@@ -508,10 +517,11 @@ class ChatCompletionStreamRewriter:
         id_factory: IdFactory | None = None,
         json_tool_calls: bool = False,
         formats: Iterable[str] | None = None,
-        reasoning: ReasoningMode = "auto",
+        reasoning: ReasoningMode | None = None,
         stream_arguments: bool = False,
         tool_choice: Any = None,
         parallel_tool_calls: bool | None = None,
+        preset: str | None = None,
     ) -> None:
         self._opts = _Options(
             tools,
@@ -524,6 +534,7 @@ class ChatCompletionStreamRewriter:
             stream_arguments,
             tool_choice,
             parallel_tool_calls,
+            preset,
         )
         self._choices: dict[int, _Choice] = {}
         self._last: dict[str, Any] | None = None  # the last chunk with choices: its envelope
@@ -809,10 +820,11 @@ def rewrite_chat_completion_stream(
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
-    reasoning: ReasoningMode = "auto",
+    reasoning: ReasoningMode | None = None,
     stream_arguments: bool = False,
     tool_choice: Any = None,
     parallel_tool_calls: bool | None = None,
+    preset: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
     DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring;
@@ -829,6 +841,7 @@ def rewrite_chat_completion_stream(
         stream_arguments=stream_arguments,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls,
+        preset=preset,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -852,10 +865,11 @@ async def arewrite_chat_completion_stream(
     rejected_tool_names: list[str] | None = None,
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
-    reasoning: ReasoningMode = "auto",
+    reasoning: ReasoningMode | None = None,
     stream_arguments: bool = False,
     tool_choice: Any = None,
     parallel_tool_calls: bool | None = None,
+    preset: str | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
     may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
@@ -870,6 +884,7 @@ async def arewrite_chat_completion_stream(
         stream_arguments=stream_arguments,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls,
+        preset=preset,
     )
     _check_rejected_list(rejected_tool_names)
     try:
@@ -896,9 +911,10 @@ def rewrite_chat_completion(
     json_tool_calls: bool = False,
     formats: Iterable[str] | None = None,
     stats: dict[str, int] | None = None,
-    reasoning: ReasoningMode = "auto",
+    reasoning: ReasoningMode | None = None,
     tool_choice: Any = None,
     parallel_tool_calls: bool | None = None,
+    preset: str | None = None,
 ) -> Any:
     """Rewrite a non-streaming OpenAI `chat.completion` dict: DSML markup in `message.content`
     becomes `message.tool_calls` (see the module docstring; `tool_choice` and
@@ -917,6 +933,7 @@ def rewrite_chat_completion(
         False,
         tool_choice,
         parallel_tool_calls,
+        preset,
     )
     _check_rejected_list(rejected_tool_names)
     try:

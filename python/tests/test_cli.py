@@ -120,3 +120,32 @@ def test_help_is_plain_words_without_rule_codes() -> None:
     assert isinstance(subs.choices, dict)
     for text in [parser.format_help()] + [p.format_help() for p in subs.choices.values()]:
         assert not re.search(r"\b[RD][0-9]+\b", text), text
+
+
+QWEN3_CODER = (
+    b"<tool_call>\n<function=read_file>\n<parameter=path>\nsrc/a.py\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+def test_formats_lists_every_format_and_preset() -> None:
+    from callsieve.formats import FORMATS, PRESETS, table
+
+    p = run("formats")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode()
+    for name in [*FORMATS, *PRESETS]:
+        assert f"  {name} " in out, name
+    p = run("formats", "--json")
+    assert json.loads(p.stdout) == table()
+
+
+def test_parse_reads_a_qwen3_coder_reply_and_a_preset_restricts() -> None:
+    p = run("parse", "-", stdin=QWEN3_CODER)
+    assert json.loads(p.stdout)["calls"] == [{"name": "read_file", "input": {"path": "src/a.py"}}]
+    p = run("parse", "--preset", "kimi-k2", "-", stdin=QWEN3_CODER)  # not a Kimi-K2 block: text
+    got = json.loads(p.stdout)
+    assert got["calls"] == [] and got["text"] == QWEN3_CODER.decode()
+    p = run("stream", "--preset", "gpt-oss", stdin=b"<|channel|>analysis<|message|>hm<|end|>")
+    assert [json.loads(line) for line in p.stdout.splitlines()] == [{"type": "reasoning", "text": "hm"}]
+    p = run("parse", "--preset", "nope", stdin=b"")
+    assert p.returncode == 2 and b"nope" in p.stderr

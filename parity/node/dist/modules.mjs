@@ -336,7 +336,7 @@ const { InputTypeError, checkOptions, typeName } = __require("src/errors.js");
 const { newCallId } = __require("src/openai.js");
 const { Sieve, coalesce } = __require("src/sieve.js");
 
-const SIEVE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars', 'reasoning'];
+const SIEVE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars', 'reasoning', 'preset'];
 const KNOWN_OPTIONS = [...SIEVE_OPTIONS, 'idFactory'];
 
 /**
@@ -2646,7 +2646,7 @@ const { InputTypeError, OpenAIFormatError, OptionsError, CallsieveError, checkOp
 const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/names.js");
 const { checkTools, normalizeInput } = __require("src/schema.js");
 const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
-const { Sieve, checkFormats } = __require("src/sieve.js");
+const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
 const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
 const { SECTION_END, matchMarker } = __require("src/sections.js");
 const { checkReasoning } = __require("src/reasoning.js");
@@ -2812,11 +2812,15 @@ class Options {
     idFactory = null,
     jsonToolCalls = false,
     formats = null,
-    reasoning = 'auto',
+    reasoning = null,
     streamArguments = false,
     toolChoice = null,
     parallelToolCalls = null,
+    preset = null,
   } = {}) {
+    this.preset = checkPreset(preset); // R19: formats and reasoning unless given
+    if (formats === null && this.preset) formats = this.preset.formats;
+    if (reasoning === null) reasoning = this.preset ? this.preset.reasoning : 'auto';
     this.tools = checkTools(tools);
     if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
     const choice = checkToolChoice(toolChoice);
@@ -2850,6 +2854,7 @@ class Options {
         formats: this.formats,
         reasoning: this.reasoning,
         streamArguments: true,
+        preset: this.preset ? this.preset.name : null,
       });
     }
     return new Sieve({
@@ -2857,6 +2862,7 @@ class Options {
       jsonToolCalls: this.jsonToolCalls,
       formats: this.formats,
       reasoning: this.reasoning,
+      preset: this.preset ? this.preset.name : null,
     });
   }
 
@@ -2956,6 +2962,7 @@ const REWRITER_OPTIONS = [
   'streamArguments',
   'toolChoice',
   'parallelToolCalls',
+  'preset',
 ];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
@@ -9071,7 +9078,7 @@ function coalesce(events) {
   return out;
 }
 
-module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };
+module.exports = { FORMATS, Sieve, checkFormats, checkPreset, coalesce, parse };
   },
   "src/sse.js": function (module, exports, __require) {
 'use strict';

@@ -28,7 +28,7 @@ const { InputTypeError, checkOptions, typeName } = require('./errors');
 const { newCallId } = require('./openai');
 const { Sieve, coalesce } = require('./sieve');
 
-const SIEVE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars', 'reasoning'];
+const SIEVE_OPTIONS = ['tools', 'toolNames', 'unknownTools', 'formats', 'jsonToolCalls', 'maxCaptureChars', 'reasoning', 'preset'];
 const KNOWN_OPTIONS = [...SIEVE_OPTIONS, 'idFactory'];
 
 /**

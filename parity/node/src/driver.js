@@ -114,7 +114,7 @@ function ids() {
 
 const orNull = (v) => (v === undefined ? null : v);
 const REWRITE_OPTIONS = [
-  'tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments', 'toolChoice', 'parallelToolCalls',
+  'tools', 'toolNames', 'unknownTools', 'jsonToolCalls', 'formats', 'reasoning', 'streamArguments', 'toolChoice', 'parallelToolCalls', 'preset',
 ];
 
 /** The `call` op: one library function by its camelCase name, with JSON arguments. */
@@ -162,10 +162,11 @@ function callFunction(fn, list) {
         unknownTools: o.unknownTools === undefined ? 'keep' : o.unknownTools,
         jsonToolCalls: o.jsonToolCalls === undefined ? false : o.jsonToolCalls,
         formats: orNull(o.formats),
-        reasoning: o.reasoning === undefined ? 'auto' : o.reasoning,
+        reasoning: orNull(o.reasoning),
         idFactory: ids(),
         toolChoice: orNull(o.toolChoice),
         parallelToolCalls: orNull(o.parallelToolCalls),
+        preset: orNull(o.preset),
       };
       if (fn === 'rewriteChatCompletion') {
         if (o.streamArguments !== undefined) {

@@ -15,7 +15,7 @@ const { InputTypeError, OpenAIFormatError, OptionsError, CallsieveError, checkOp
 const { checkPolicy, declaredNames, applyPolicy, resolveName } = require('./names');
 const { checkTools, normalizeInput } = require('./schema');
 const { hasOwn, isObject, jsonText } = require('./jsontext');
-const { Sieve, checkFormats } = require('./sieve');
+const { Sieve, checkFormats, checkPreset } = require('./sieve');
 const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = require('./shell');
 const { SECTION_END, matchMarker } = require('./sections');
 const { checkReasoning } = require('./reasoning');
@@ -181,11 +181,15 @@ class Options {
     idFactory = null,
     jsonToolCalls = false,
     formats = null,
-    reasoning = 'auto',
+    reasoning = null,
     streamArguments = false,
     toolChoice = null,
     parallelToolCalls = null,
+    preset = null,
   } = {}) {
+    this.preset = checkPreset(preset); // R19: formats and reasoning unless given
+    if (formats === null && this.preset) formats = this.preset.formats;
+    if (reasoning === null) reasoning = this.preset ? this.preset.reasoning : 'auto';
     this.tools = checkTools(tools);
     if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
     const choice = checkToolChoice(toolChoice);
@@ -219,6 +223,7 @@ class Options {
         formats: this.formats,
         reasoning: this.reasoning,
         streamArguments: true,
+        preset: this.preset ? this.preset.name : null,
       });
     }
     return new Sieve({
@@ -226,6 +231,7 @@ class Options {
       jsonToolCalls: this.jsonToolCalls,
       formats: this.formats,
       reasoning: this.reasoning,
+      preset: this.preset ? this.preset.name : null,
     });
   }
 
@@ -325,6 +331,7 @@ const REWRITER_OPTIONS = [
   'streamArguments',
   'toolChoice',
   'parallelToolCalls',
+  'preset',
 ];
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 

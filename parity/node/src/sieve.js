@@ -259,4 +259,4 @@ function coalesce(events) {
   return out;
 }
 
-module.exports = { FORMATS, Sieve, checkFormats, coalesce, parse };
+module.exports = { FORMATS, Sieve, checkFormats, checkPreset, coalesce, parse };
