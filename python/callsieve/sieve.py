@@ -81,13 +81,12 @@ class Sieve:
             raise OptionsError("max_capture_chars must be at least 1")
         if not isinstance(json_tool_calls, bool):
             raise InputTypeError("json_tool_calls must be a bool")
-        self._schemas: dict[str, dict[str, Any] | None] = {}  # call name -> its tool's schema
         self._scanner = Scanner(
             max_capture=max_capture_chars,
             json_calls=json_tool_calls,
             formats=self.formats,
             stream_arguments=stream_arguments,
-            typer=self._typed if self.tools is not None else None,
+            typer=SchemaTyper(self.tools, self.tool_names) if self.tools is not None else None,
         )
         self._writer = (
             ArgumentsWriter(ToolCallStartEvent, ToolCallArgumentsEvent) if stream_arguments else None
@@ -159,24 +158,6 @@ class Sieve:
         r = apply_policy((ToolCall(name, {}),), self.tool_names, self.unknown_tools)
         return r.calls[0].name if r.calls else None
 
-    def _typed(self, name: str, key: str, raw: str) -> Any:
-        """R17.9: a raw-text value of a call to `name`, typed by its tool's declared schema; the
-        string as written when it does not convert; NO_SCHEMA when the parameter has none."""
-        schemas = self._schemas
-        if name in schemas:
-            schema = schemas[name]
-        else:
-            resolved = resolve_tool_name(name, self.tool_names) if self.tool_names else name
-            schema = find_tool_schema(self.tools, resolved if resolved is not None else name)
-            if len(schemas) >= 1024:
-                schemas.clear()
-            schemas[name] = schema
-        prop = property_schema(schema, key)
-        if prop is None:
-            return NO_SCHEMA
-        ok, v = typed_value(prop, raw)
-        return v if ok else raw
-
     def _normalize_input(self, name: str, inp: dict[str, Any]) -> dict[str, Any]:
         return inp if self.tools is None else normalize_input(name, inp, self.tools)
 
@@ -209,6 +190,35 @@ class Sieve:
         below a small constant, whatever the chunking."""
         tap = self._scanner.tap
         return self._scanner.work + self._gate.work + (tap.work if tap is not None else 0)
+
+
+class SchemaTyper:
+    """R17.9: a raw-text value of a call, typed by its tool's declared schema; the string as
+    written when it does not convert; NO_SCHEMA when the parameter has none. The scanner owns it
+    (it holds no reference back to the Sieve: no cycle for the GC to find)."""
+
+    __slots__ = ("_schemas", "tool_names", "tools")
+
+    def __init__(self, tools: Sequence[Any], tool_names: Sequence[str]) -> None:
+        self.tools = tools
+        self.tool_names = tool_names
+        self._schemas: dict[str, dict[str, Any] | None] = {}  # call name -> its tool's schema
+
+    def __call__(self, name: str, key: str, raw: str) -> Any:
+        schemas = self._schemas
+        if name in schemas:
+            schema = schemas[name]
+        else:
+            resolved = resolve_tool_name(name, self.tool_names) if self.tool_names else name
+            schema = find_tool_schema(self.tools, resolved if resolved is not None else name)
+            if len(schemas) >= 1024:
+                schemas.clear()
+            schemas[name] = schema
+        prop = property_schema(schema, key)
+        if prop is None:
+            return NO_SCHEMA
+        ok, v = typed_value(prop, raw)
+        return v if ok else raw
 
 
 def check_formats(formats: Iterable[str] | None) -> frozenset[str]:
