@@ -371,9 +371,13 @@ export interface SSEEvent {
 export class SSEParser {
   /** `{comments: true}`: comment lines come out too, in order, as `{comment: Uint8Array}` items (the whole line from its `:`). */
   constructor(options?: { comments?: boolean });
-  /** @throws {SSEFormatError} for invalid UTF-8 or after `finish()`. @throws {InputTypeError} for a non-Uint8Array. */
+  /**
+   * @throws {SSEFormatError} for invalid UTF-8 (when events came before the line in this call,
+   * they are returned and the next call throws; every later call throws it again) or after
+   * `finish()`. @throws {InputTypeError} for a non-Uint8Array.
+   */
   feed(bytes: Uint8Array): SSEEvent[];
-  /** End of input; later calls return `[]`. */
+  /** End of input; later calls return `[]` (or throw the error of an invalid line again). */
   finish(): SSEEvent[];
 }
 
@@ -384,7 +388,11 @@ export class SSEParser {
  */
 export class ChatChunkParser {
   constructor();
-  /** @throws {SSEFormatError} for invalid UTF-8, data that is not JSON, or data after `[DONE]`. */
+  /**
+   * @throws {SSEFormatError} for invalid UTF-8, data that is not JSON, or data after `[DONE]`
+   * (the values before it in this call are returned first and the next call throws; every later
+   * call throws it again).
+   */
   feed(bytes: Uint8Array): unknown[];
   finish(): unknown[];
   readonly sawDone: boolean;

@@ -8,6 +8,7 @@
 from . import scanner as _scanner
 from .errors import (
     CallsieveError,
+    ConcurrentUseError,
     InputTypeError,
     MissingDependencyError,
     OpenAIFormatError,
@@ -42,6 +43,7 @@ compiled: bool = (_scanner.__file__ or "").endswith((".so", ".pyd"))
 __all__ = [
     "CallsieveError",
     "ChatCompletionStreamRewriter",
+    "ConcurrentUseError",
     "Event",
     "InputTypeError",
     "MissingDependencyError",

@@ -20,7 +20,13 @@ callsieve's JSON: the fields of an OpenAI message keep OpenAI's names (`tool_cal
   none);
 - `sawToolCallSyntax`: as in `parse()`;
 - `error`: null, or why the record could not be read (a line that is not JSON, not a JSON object,
-  no such field, a field that is not a string); the other four are then null.
+  no such field, a field that is not a string, a number that JSON cannot hold); the other four are
+  then null.
+
+Output lines are JSON (RFC 8259), whatever the input: `NaN`, `Infinity` and `-Infinity`, which
+Python's json module reads, are not JSON, and a number beyond the range of a double (`1e400`)
+would be written back as `Infinity`; such a line is an error record (`line N: …`), like any line
+that is not JSON, rather than a record with a value silently changed (to null or a string).
 
 The field is a dotted path: `content`, `choices.0.message.content` (a list step is its index).
 Arrow input (Parquet, Ray Data) has no missing keys: a key absent from a record reads as null.
@@ -108,6 +114,27 @@ def call_ids(text: str) -> Callable[[], str]:
     return lambda: f"{head}{next(n):04x}"
 
 
+_BEYOND: Final = "a number beyond a double's range (such as 1e400), not writable as JSON"
+
+
+class _NotJSON(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotJSON(f"{name} is not JSON")
+
+
+def _dumps(v: Any) -> str:
+    """`dumps`, but a non-finite number is a ValueError rather than `Infinity` or `NaN`."""
+    text = json.dumps(v, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(v, ensure_ascii=True, allow_nan=False)
+    return text
+
+
 def _failed(message: str) -> dict[str, Any]:
     return {
         "tool_calls": None,
@@ -173,12 +200,16 @@ class RecordParser:
     def line(self, line: bytes, number: int) -> dict[str, Any]:
         """The output record for one JSONL line (`number` counts from 1, for the error)."""
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_reject_constant)
         except UnicodeDecodeError:
             return _failed(f"line {number}: not UTF-8")
+        except _NotJSON as exc:  # NaN, Infinity, -Infinity
+            return _failed(f"line {number}: not JSON ({exc})")
         except (ValueError, RecursionError) as exc:
             detail = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
             return _failed(f"line {number}: not JSON ({detail})")
+        if not isinstance(record, dict):
+            return _failed(f"line {number}: not a JSON object ({_kind(record)})")
         return self.record(record)
 
     def lines(self, first: int, lines: list[bytes]) -> tuple[bytes, int, int, int]:
@@ -190,11 +221,16 @@ class RecordParser:
             if not line.strip():  # blank lines are no records
                 continue
             r = self.line(line, first + i)
+            try:
+                text = _dumps(r)
+            except ValueError:  # a number beyond a double's range (1e400) read as inf
+                r = _failed(f"line {first + i}: {_BEYOND}")
+                text = dumps(r)
             if r["error"] is not None:
                 bad += 1
             else:
                 calls += len(r["tool_calls"])
-            out.append(dumps(r))
+            out.append(text)
         n = len(out)
         out.append("")
         return "\n".join(out).encode("utf-8"), n, bad, calls

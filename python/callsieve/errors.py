@@ -19,6 +19,11 @@ class SieveClosedError(CallsieveError, RuntimeError):
     """`feed()` or `flush()` was called on a sieve that was already flushed."""
 
 
+class ConcurrentUseError(CallsieveError, RuntimeError):
+    """`feed()` or `flush()` was called on a sieve while another call on it was running: a Sieve
+    holds one stream's state and is not thread-safe (use one per stream, or a lock around it)."""
+
+
 class OptionsError(CallsieveError, ValueError):
     """An option had an invalid value."""
 

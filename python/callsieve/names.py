@@ -65,23 +65,89 @@ def _loose(s: str) -> str:
     return "".join(_fold(c) for c in s if c not in _SEPARATORS)
 
 
-def _loose_equals(key: str) -> Callable[[str], bool]:
-    return lambda d: _loose(d) == key
-
-
 _TIE: Final = object()
 
 
-def _only(names: tuple[str, ...], same: Callable[[str], bool]) -> object:
-    """The one declared name `same` accepts, None when none does, _TIE when different names do."""
-    found: str | None = None
+def _table(names: Iterable[str], key: Callable[[str], str]) -> dict[str, object]:
+    """Each key to the one declared name that has it, or _TIE when different names have it."""
+    table: dict[str, object] = {}
     for d in names:
-        if same(d):
+        k = key(d)
+        found = table.get(k)
+        if found is None:
+            table[k] = d
+        elif found != d:
+            table[k] = _TIE
+    return table
+
+
+def _folded(d: str) -> str:
+    return ascii_lower(trim(d))
+
+
+class _Tables(NamedTuple):
+    exact: frozenset[str]
+    trimmed: dict[str, object]  # trim(d): the namespace level, exactly
+    folded: dict[str, object]  # ascii_lower(trim(d)): the case-insensitive levels
+    loose: dict[str, object]  # _loose(d): the loose levels
+
+
+class DeclaredNames(tuple[str, ...]):
+    """Checked declared names: a tuple of strings that resolves names through the R10.1 funnel
+    with lookup tables built once, when the first name is resolved. A name then costs the
+    characters of its own pieces, whatever the number and length of the declared names (issue
+    41 F1: normalizing every declared name again for each call that missed the exact match made
+    resolution cost calls x declared characters, a denial of service when the tools come from a
+    client). check_tool_names and declared_names hand a DeclaredNames back unchanged, so a Sieve
+    or a rewriter, and the sieves it makes, build the tables of one tool set once.
+
+    `work` is a debug counter, like Sieve.work: characters normalized so far, each declared name
+    three times (one key per table, when the tables are built), then the pieces of each resolved
+    name that a level normalizes. So work <= 3 x the declared characters + 5 x the characters of
+    the resolved names."""
+
+    work: int
+    _tables: _Tables | None
+
+    def __new__(cls, names: Iterable[str] = ()) -> DeclaredNames:
+        self = super().__new__(cls, names)
+        self.work = 0
+        self._tables = None
+        return self
+
+    def _built(self) -> _Tables:
+        tables = self._tables
+        if tables is None:
+            tables = _Tables(frozenset(self), _table(self, trim), _table(self, _folded), _table(self, _loose))
+            self.work += 3 * sum(len(d) for d in self)
+            self._tables = tables
+        return tables
+
+    def resolve(self, name: str) -> str | None:
+        """The declared name that `name` resolves to, or None (see `resolve_tool_name`)."""
+        tables = self._built()
+        if name in tables.exact:
+            return name
+        t = trim(name)
+        self.work += len(name) + len(t)
+        found = tables.folded.get(ascii_lower(t))
+        tail = _namespace_tail(t)
+        if found is None and tail is not None:
+            self.work += len(tail)
+            found = tables.trimmed.get(tail)
             if found is None:
-                found = d
-            elif d != found:
-                return _TIE
-    return found
+                found = tables.folded.get(ascii_lower(tail))
+        for part in (t, tail):  # the loose levels: the whole name, then its last namespace part
+            if found is not None or part is None:
+                break
+            self.work += len(part)
+            key = _loose(part)
+            if key:
+                found = tables.loose.get(key)
+        if found is None or found is _TIE:  # a tie is no match, and looser levels are not tried
+            return None
+        assert isinstance(found, str)
+        return found
 
 
 def check_policy(unknown_tools: object) -> UnknownToolsPolicy:
@@ -91,24 +157,27 @@ def check_policy(unknown_tools: object) -> UnknownToolsPolicy:
     return "keep" if unknown_tools == "keep" else "reject"
 
 
-def check_tool_names(tool_names: Iterable[str] | None) -> tuple[str, ...]:
-    """Declared tool names as a tuple; a single string or a non-string name is an InputTypeError."""
+def check_tool_names(tool_names: Iterable[str] | None) -> DeclaredNames:
+    """Declared tool names as a DeclaredNames tuple (itself when it is one already); a single
+    string or a non-string name is an InputTypeError."""
+    if isinstance(tool_names, DeclaredNames):
+        return tool_names
     if tool_names is None:
-        return ()
+        return DeclaredNames()
     if isinstance(tool_names, str | bytes):
         raise InputTypeError("tool_names must be a list of strings, not a single string")
     if isinstance(tool_names, Mapping) or not isinstance(tool_names, Iterable):
         raise InputTypeError(f"tool_names must be a list of strings, got {type(tool_names).__name__}")
-    names = tuple(tool_names)
+    names = DeclaredNames(tool_names)
     for n in names:
         if not isinstance(n, str):
             raise InputTypeError(f"tool_names must hold strings, got {type(n).__name__}")
     return names
 
 
-def declared_names(tool_names: Iterable[str] | None, tools: Any) -> tuple[str, ...]:
+def declared_names(tool_names: Iterable[str] | None, tools: Any) -> DeclaredNames:
     """The declared names (R10): `tool_names` when given, else the names of `tools`."""
-    return check_tool_names(tool_names) if tool_names is not None else tuple(tool_names_of(tools))
+    return check_tool_names(tool_names) if tool_names is not None else DeclaredNames(tool_names_of(tools))
 
 
 def _namespace_tail(name: str) -> str | None:
@@ -119,28 +188,9 @@ def _namespace_tail(name: str) -> str | None:
 
 
 def resolve_name(name: str, names: tuple[str, ...]) -> str | None:
-    """The R10.1 funnel over already-checked declared names (see `resolve_tool_name`)."""
-    if name in names:
-        return name
-    t = trim(name)
-    tl = ascii_lower(t)
-    levels: list[Callable[[str], bool]] = [lambda d: ascii_lower(trim(d)) == tl]
-    tail = _namespace_tail(t)
-    if tail is not None:
-        tail_lower = ascii_lower(tail)
-        levels.append(lambda d: trim(d) == tail)
-        levels.append(lambda d: ascii_lower(trim(d)) == tail_lower)
-    for key in (_loose(t), _loose(tail) if tail is not None else ""):
-        if key:
-            levels.append(_loose_equals(key))
-    for same in levels:
-        found = _only(names, same)
-        if found is _TIE:
-            return None
-        if found is not None:
-            assert isinstance(found, str)
-            return found
-    return None
+    """The R10.1 funnel over already-checked declared names (see `resolve_tool_name`); give a
+    DeclaredNames to resolve many names (a plain tuple builds the lookup tables for one name)."""
+    return (names if isinstance(names, DeclaredNames) else DeclaredNames(names)).resolve(name)
 
 
 def resolve_tool_name(name: object, tool_names: Iterable[str] | None) -> str | None:
@@ -193,7 +243,7 @@ def apply_policy(
     kept: list[ToolCall] = []
     rejected: dict[str, None] = {}  # insertion-ordered set
     for c in calls:
-        resolved = resolve_name(c.name, names)
+        resolved = names.resolve(c.name)
         if resolved is None:
             if unknown_tools == "reject":
                 rejected[c.name] = None
@@ -208,6 +258,7 @@ def apply_policy(
 
 __all__ = [
     "UNKNOWN_TOOLS_POLICIES",
+    "DeclaredNames",
     "PolicyResult",
     "UnknownToolsPolicy",
     "apply_policy",

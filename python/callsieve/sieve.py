@@ -20,7 +20,7 @@ from typing import Any
 
 from .arguments import ArgumentsWriter
 from .blocks import NO_SCHEMA
-from .errors import InputTypeError, OptionsError, SieveClosedError, check_iterable
+from .errors import ConcurrentUseError, InputTypeError, OptionsError, SieveClosedError, check_iterable
 from .events import (
     Event,
     ParseResult,
@@ -39,6 +39,7 @@ from .schema import check_tools, find_tool_schema, normalize_input, property_sch
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 _DONE = Phase.DONE  # a module constant: read once per chunk (see scanner.py on Enum members)
+_BUSY = "a Sieve is one stream's state, not thread-safe: another feed() or flush() on it is running"
 
 
 class Sieve:
@@ -46,6 +47,11 @@ class Sieve:
 
     Text comes out as soon as it cannot become part of a tool call (R8.3); a recognized block
     comes out once, as one ToolCallsEvent whose `raw` is its exact source text (R8.1, R8.2).
+
+    Not thread-safe: a Sieve is one stream's state. A `feed()` or `flush()` that starts while
+    another call on the same sieve runs (in another thread) raises ConcurrentUseError and
+    changes nothing; the check is a flag, not a lock (it costs about 1% of a small feed), so it
+    catches misuse rather than making sharing safe: give each stream its own Sieve.
     """
 
     def __init__(
@@ -97,35 +103,48 @@ class Sieve:
             else ReasoningGate(self.reasoning, self.preset.think)
         )
         self._closed = False
+        self._busy = False  # a feed() or flush() is running (ConcurrentUseError)
         # The scanner's feed once nothing stands between it and the chunks (no reasoning left to
         # look for, nothing declared that acts on calls, no incremental arguments): set by the
         # first feed that finds it so, cleared by flush. This runs once per chunk.
         self._direct: Callable[[str], list[Event]] | None = None
 
     def feed(self, chunk: str) -> list[Event]:
-        direct = self._direct
-        if direct is not None and chunk.__class__ is str:
-            return direct(chunk)
-        if self._closed:
-            raise SieveClosedError("feed() after flush(): create a new Sieve for a new stream")
-        if not isinstance(chunk, str):
-            raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
-        if not chunk:
-            return []
-        if self._gate.phase is not _DONE:
-            return self._declared(self._pass(self._gate.feed(chunk)))
-        if self._writer is None and not self._acts():
-            self._direct = self._scanner.feed
-            return self._direct(chunk)
-        return self._declared(self._scanner.feed(chunk))
+        if self._busy:
+            raise ConcurrentUseError(_BUSY)
+        self._busy = True
+        try:
+            direct = self._direct
+            if direct is not None and chunk.__class__ is str:
+                return direct(chunk)
+            if self._closed:
+                raise SieveClosedError("feed() after flush(): create a new Sieve for a new stream")
+            if not isinstance(chunk, str):
+                raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
+            if not chunk:
+                return []
+            if self._gate.phase is not _DONE:
+                return self._declared(self._pass(self._gate.feed(chunk)))
+            if self._writer is None and not self._acts():
+                self._direct = self._scanner.feed
+                return self._direct(chunk)
+            return self._declared(self._scanner.feed(chunk))
+        finally:
+            self._busy = False
 
     def flush(self) -> list[Event]:
-        if self._closed:
-            raise SieveClosedError("flush() called twice")
-        self._closed = True
-        self._direct = None
-        events = self._pass(self._gate.finish())
-        return self._declared(events + self._scanner.finish())
+        if self._busy:
+            raise ConcurrentUseError(_BUSY)
+        self._busy = True
+        try:
+            if self._closed:
+                raise SieveClosedError("flush() called twice")
+            self._closed = True
+            self._direct = None
+            events = self._pass(self._gate.finish())
+            return self._declared(events + self._scanner.finish())
+        finally:
+            self._busy = False
 
     def _pass(self, pieces: list[tuple[bool, str]]) -> list[Event]:
         """Reasoning pieces become events; content pieces go through the scanner."""

@@ -38,7 +38,7 @@ import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, Final, TypeVar
 
 from .errors import InputTypeError, SSEFormatError, check_iterable
 from .jsontext import json_text
@@ -157,9 +157,24 @@ class SSEParser:
     """The incremental reader under `iter_sse_events`: `feed(bytes)` returns what the complete
     lines dispatched, `finish()` the rest (an unfinished last line, an event without its blank
     line). With `comments=True`, comment lines come out too, as `SSEComment`, in order (a gateway
-    forwards them: keep-alives)."""
+    forwards them: keep-alives).
 
-    __slots__ = ("_comments", "_data", "_event", "_finished", "_last_id", "_lineno", "_lines", "_retry")
+    A line that is not UTF-8 is an SSEFormatError, but the events dispatched before it in the
+    same call come out first: that call returns them, and the next call raises (a call with
+    nothing before the line raises at once). From then on every call raises it again: the rest
+    of the stream is not read."""
+
+    __slots__ = (
+        "_comments",
+        "_data",
+        "_error",
+        "_event",
+        "_finished",
+        "_last_id",
+        "_lineno",
+        "_lines",
+        "_retry",
+    )
 
     def __init__(self, *, comments: bool = False) -> None:
         self._lines = _Lines()
@@ -170,13 +185,18 @@ class SSEParser:
         self._retry: int | None = None
         self._lineno = 0
         self._finished = False
+        self._error: str | None = None  # a line that is not UTF-8: raised by every later call
 
     def feed(self, chunk: bytes | bytearray) -> list[SSEEvent | SSEComment]:
+        if self._error is not None:
+            raise SSEFormatError(self._error)
         if self._finished:
             raise SSEFormatError("feed() after finish()")
         return self._handle(self._lines.feed(chunk))
 
     def finish(self) -> list[SSEEvent | SSEComment]:
+        if self._error is not None:
+            raise SSEFormatError(self._error)
         if self._finished:
             return []
         self._finished = True
@@ -189,12 +209,16 @@ class SSEParser:
     def _feed_data(self, chunk: bytes | bytearray) -> list[str]:
         """`feed` for chat chunks: the data of each event dispatched (what `SSEEvent.data`
         would be); event types, ids and retry times play no part there, comments neither."""
+        if self._error is not None:
+            raise SSEFormatError(self._error)
         if self._finished:
             raise SSEFormatError("feed() after finish()")
         return self._handle_data(self._lines.feed(chunk))
 
     def _finish_data(self) -> list[str]:
         """`finish` for chat chunks, as `_feed_data`."""
+        if self._error is not None:
+            raise SSEFormatError(self._error)
         if self._finished:
             return []
         self._finished = True
@@ -223,7 +247,8 @@ class SSEParser:
                     data.append(payload.decode("utf-8"))
                 except UnicodeDecodeError:
                     self._lineno = n
-                    self._bad_utf8(raw)
+                    self._bad_utf8(raw, bool(out))
+                    return out
                 continue
             if raw[:1] == b":":
                 continue  # a comment
@@ -231,19 +256,25 @@ class SSEParser:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 self._lineno = n
-                self._bad_utf8(raw)
+                self._bad_utf8(raw, bool(out))
+                return out
             field, colon, value = line.partition(":")
             if field == "data":
                 data.append(value[1:] if colon and value[:1] == " " else value)
         self._lineno = n
         return out
 
-    def _bad_utf8(self, raw: bytes) -> NoReturn:
+    def _bad_utf8(self, raw: bytes, later: bool) -> None:
+        """Line `self._lineno` (`raw`) is not UTF-8: the SSEFormatError is raised now, or by the
+        next call when `later` (events came before the line in this call: they come out first)."""
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise SSEFormatError(f"line {self._lineno} is not valid UTF-8 (byte {exc.start})") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+            self._error = f"line {self._lineno} is not valid UTF-8 (byte {exc.start})"
+        else:  # pragma: no cover
+            raise AssertionError("unreachable")
+        if not later:
+            raise SSEFormatError(self._error)
 
     def _handle(self, lines: list[bytes]) -> list[SSEEvent | SSEComment]:
         out: list[SSEEvent | SSEComment] = []
@@ -266,12 +297,14 @@ class SSEParser:
                 try:
                     self._data.append(payload.decode("utf-8"))
                 except UnicodeDecodeError:
-                    self._bad_utf8(raw)
+                    self._bad_utf8(raw, bool(out))
+                    return out
                 continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
-                self._bad_utf8(raw)
+                self._bad_utf8(raw, bool(out))
+                return out
             field, colon, value = line.partition(":")
             if colon and value[:1] == " ":
                 value = value[1:]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 import callsieve
 from callsieve import (
     CallsieveError,
+    ConcurrentUseError,
+    Event,
     InputTypeError,
     OptionsError,
     ParseResult,
@@ -65,6 +68,44 @@ def test_feed_after_flush_raises() -> None:
         s.feed("x")
     with pytest.raises(SieveClosedError):
         s.flush()
+
+
+@pytest.mark.parametrize("options", [{}, {"tools": [{"name": "ls"}]}, {"stream_arguments": True}])
+def test_a_sieve_used_from_two_threads_at_once_raises_a_typed_error(options: dict[str, object]) -> None:
+    """Issue 41 F8: a second thread's feed() or flush() while a call runs raised AttributeError
+    (from the scanner's half-updated state), or worse, went on with it. Now ConcurrentUseError,
+    with nothing changed: the running call finishes as if alone."""
+    s = Sieve(**options)  # type: ignore[arg-type]
+    first = s.feed("a")  # (the first feed picks the path the next ones take)
+    inside, release = threading.Event(), threading.Event()
+    scanner_feed = s._scanner.feed
+
+    def slow_feed(chunk: str) -> list[Event]:
+        inside.set()
+        assert release.wait(10)
+        return scanner_feed(chunk)
+
+    s._scanner.feed = slow_feed  # type: ignore[method-assign]
+    s._direct = None
+    out: list[Event] = []
+    t = threading.Thread(target=lambda: out.extend(s.feed("b " + BLOCK)))
+    t.start()
+    assert inside.wait(10)
+    try:
+        with pytest.raises(ConcurrentUseError, match="not thread-safe") as e:
+            s.feed("x")
+        assert isinstance(e.value, CallsieveError) and isinstance(e.value, RuntimeError)
+        with pytest.raises(ConcurrentUseError, match="not thread-safe"):
+            s.flush()
+    finally:
+        release.set()
+        t.join(10)
+    s._scanner.feed = scanner_feed  # type: ignore[method-assign]
+    events = first + out + s.flush()
+    assert "".join(e.text for e in events if isinstance(e, TextEvent)) == "ab "
+    assert [c.name for e in events if isinstance(e, ToolCallsEvent) for c in e.calls] == ["ls"]
+    with pytest.raises(SieveClosedError):  # after the error, the sieve is as it was
+        s.feed("x")
 
 
 @pytest.mark.parametrize("bad", [b"bytes", None, 3, ["x"]])

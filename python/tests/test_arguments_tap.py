@@ -110,6 +110,36 @@ def test_value_tap_lets_out_only_certain_characters(
     assert tap.state is state
 
 
+@pytest.mark.parametrize(
+    ("calls", "want", "works"),
+    [
+        # "lit": each non-blank piece joins the opening (1, 3, 5); ruled out, the opening goes to
+        # STREAM (5) and is streamed (5); then streamed text (2)
+        ([("t", "t"), ("t", "ru"), ("t", "ex"), ("t", "y ")], ["", "", "truex", "y"], [0, 1, 4, 19, 21]),
+        # "num": each piece is looked at once (2, 1, 1), then as for "lit" (4 + 4), then 1
+        ([("t", "12"), ("t", " "), ("t", "3"), ("t", "4")], ["", "", "12 3", "4"], [0, 2, 3, 12, 13]),
+        # no JSON start: straight to STREAM (4 + 4); a held blank run (2) is joined back before
+        # the next text: that text (1) and the held characters again (4)
+        (
+            [("t", "ab  "), ("t", " \n"), ("t", "c"), ("t", "d")],
+            ["ab", "", "   \nc", "d"],
+            [0, 8, 10, 15, 16],
+        ),
+    ],
+)
+def test_value_tap_counts_its_work_exactly(
+    calls: list[tuple[str, str]], want: list[str], works: list[int]
+) -> None:
+    """ValueTap.work is observable (Sieve.work adds it): each count is pinned, not only bounded
+    (issue 41: mutants of each increment survived tests that checked an upper bound)."""
+    tap = ValueTap("x", None)
+    got = [tap.work]
+    for call in calls:
+        assert steps(tap, call) == [want[len(got) - 1]]
+        got.append(tap.work)
+    assert got == works
+
+
 def test_index_keys() -> None:
     assert [is_index_key(k) for k in ("0", "7", "4294967294", "4294967295", "01", "-1", "x", "")] == [
         True,

@@ -72,7 +72,7 @@ def test_bad_records_get_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
     assert [r["error"] for r in out] == [
         None,
         "line 2: not JSON (Expecting value)",
-        "not a JSON object (an array)",
+        "line 4: not a JSON object (an array)",
         "no field 'content'",
         "field 'content' is null, not a string",
         "field 'content' is a number, not a string",
@@ -94,6 +94,38 @@ def test_bad_records_get_an_error_and_the_run_goes_on(tmp_path: Path) -> None:
         assert r["tool_calls"] is None and r["content"] is None and r["sawToolCallSyntax"] is None
     assert out[3]["id"] == 4 and out[4]["id"] == 5  # the input record is kept
     assert "9 records, 7 bad, 1 tool calls" in p.stderr.decode()
+
+
+def test_output_lines_are_json_whatever_numbers_the_input_holds() -> None:
+    """Issue 41 F5: Python's json module reads NaN and Infinity, and 1e400 as inf, which it would
+    write back as Infinity: JSON.parse and jq reject that line. Such a record is an error record;
+    an array record's error has its line number too."""
+    lines = [
+        b'{"id": 1, "n": 1e400, "content": "x"}',
+        b'{"id": 2, "n": -1e400, "content": "x"}',
+        b'{"id": 3, "n": NaN, "content": "x"}',
+        b'{"id": 4, "n": [Infinity], "content": "x"}',
+        b'{"id": 5, "n": -Infinity}',
+        b"[1e400]",
+        b'{"id": 7, "n": 1.5e308, "big": 123456789012345678901234567890, "content": "x"}',
+    ]
+    data, n, bad, calls = RecordParser("content").lines(1, lines)
+    out = [
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} written")) for line in data.splitlines()
+    ]
+    beyond = "a number beyond a double's range (such as 1e400), not writable as JSON"
+    assert [r["error"] for r in out] == [
+        f"line 1: {beyond}",
+        f"line 2: {beyond}",
+        "line 3: not JSON (NaN is not JSON)",
+        "line 4: not JSON (Infinity is not JSON)",
+        "line 5: not JSON (-Infinity is not JSON)",
+        "line 6: not a JSON object (an array)",
+        None,
+    ]
+    assert (n, bad, calls) == (7, 6, 0)
+    assert out[-1]["n"] == 1.5e308 and out[-1]["big"] == 123456789012345678901234567890
+    assert all(r["content"] is None and r["tool_calls"] is None for r in out[:-1])
 
 
 def test_output_keeps_input_order_and_is_the_same_for_any_number_of_workers(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from callsieve import InputTypeError, OptionsError, Sieve, parse
+from callsieve import InputTypeError, OptionsError, Sieve, TextEvent, parse
 from callsieve.sieve import FORMATS
 
 V31 = (
@@ -58,6 +58,18 @@ def test_seed_dialect_keeps_end_of_sentence_token_as_text() -> None:
     assert "".join(e.text for e in s.feed(text) + s.flush() if e.type == "text") == text
     s = Sieve()
     assert "".join(e.text for e in s.feed(text) + s.flush() if e.type == "text") == "done"
+
+
+@pytest.mark.parametrize("before", ["", "hi ", "x\n", "`a` ", "a\n\n", "<b>x</b>"])
+@pytest.mark.parametrize("head", ["<ab", "<a\tb", "</a"])
+def test_tokens_alone_hold_a_cut_prose_tag_head_wherever_it_is(before: str, head: str) -> None:
+    """Under formats=["tokens"] too, a prose tag head cut by the end of the input so far waits for
+    more, as after text, at the start of the input, after a line end or a code span (issue 41: the
+    shortcut of scanner.py's _m_text for it was listed as never taken; here _text_tag alone would
+    release it, and where the prose skip decides it waits)."""
+    s = Sieve(formats=["tokens"])
+    assert "".join(e.text for e in s.feed(before + head) if isinstance(e, TextEvent)) == before
+    assert [e.text for e in s.flush() if isinstance(e, TextEvent)] == [head]
 
 
 @pytest.mark.parametrize("bad", ["dsml", 3, [3], ["dsml", None], [["dsml"]], {"dsml": 1}])

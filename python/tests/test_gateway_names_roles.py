@@ -10,8 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from callsieve import InputTypeError, OptionsError, ToolCall
-from callsieve.names import PolicyResult, apply_policy, resolve_tool_name
+import callsieve.names as names_module
+from callsieve import ChatCompletionStreamRewriter, InputTypeError, OptionsError, Sieve, ToolCall
+from callsieve.names import (
+    DeclaredNames,
+    PolicyResult,
+    apply_policy,
+    check_tool_names,
+    declared_names,
+    resolve_tool_name,
+)
 from callsieve.roles import ROLES, normalize_role
 from callsieve.strings import JS_SPACE
 
@@ -158,6 +166,59 @@ def test_apply_policy_misuse() -> None:
 def test_policy_result_to_dict() -> None:
     r = apply_policy([ToolCall("fly", {})], NAMES, "reject")
     assert r.to_dict() == {"calls": [], "rejectedToolNames": ["fly"], "rejectedByPolicy": True}
+
+
+# ---- issue 41 F1: resolution costs calls + declared characters, not calls x declared characters --
+
+MANY = [f"tool_number_{i}_does_things" for i in range(200)]
+MISSES = [f"other call {i}" for i in range(2000)]  # no namespace: trimmed, folded, loose: 3 x len
+
+
+def test_declared_names_are_normalized_once_per_tool_set() -> None:
+    names = check_tool_names(MANY)
+    assert isinstance(names, DeclaredNames) and names == tuple(MANY)
+    assert check_tool_names(names) is names and declared_names(names, None) is names
+    r = apply_policy([ToolCall(n, {}) for n in MISSES], names, "reject")
+    assert r.rejected_by_policy and len(r.rejected_tool_names) == len(MISSES)
+    declared = 3 * sum(map(len, MANY))  # the tables, built once
+    assert names.work == declared + 3 * sum(map(len, MISSES))
+    # every level but exact: trim and fold the name (29 + 29), its tail (25), loose name, loose tail
+    assert names.resolve("mcp.Tool-Number-7_does_things") == "tool_number_7_does_things"
+    assert names.work == declared + 3 * sum(map(len, MISSES)) + 29 + 29 + 25 + 29 + 25
+    assert names.resolve("tool_number_7_does_things") == "tool_number_7_does_things"  # exact: no work
+    assert names.work == declared + 3 * sum(map(len, MISSES)) + 137
+
+
+def test_loose_keys_are_computed_once_per_declared_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The count of loose keys, which the code before the fix computed per call x declared name
+    (400,000 here: 2,000 unmatched calls took 1.6 s against 200 tools)."""
+    seen: list[str] = []
+    loose = names_module._loose
+
+    def counted(s: str) -> str:
+        seen.append(s)
+        return loose(s)
+
+    monkeypatch.setattr(names_module, "_loose", counted)
+    r = apply_policy([ToolCall(n, {}) for n in MISSES], MANY, "reject")
+    assert len(r.rejected_tool_names) == len(MISSES)
+    assert len(seen) == len(MANY) + len(MISSES)
+
+
+def test_sieves_and_rewriters_resolve_against_one_table_per_tool_set() -> None:
+    tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in MANY]
+    text = "<tool_calls>" + "".join(f'<invoke name="{n}"></invoke>' for n in MISSES) + "</tool_calls>"
+    for stream_arguments in (False, True):
+        s = Sieve(tools=tools, unknown_tools="reject", stream_arguments=stream_arguments)
+        for i in range(0, len(text), 97):
+            s.feed(text[i : i + 97])
+        s.flush()
+        assert len(s.rejected_tool_names) == len(MISSES)
+        resolved = 2 if stream_arguments else 1  # (announced, then the block: R16)
+        assert s.tool_names.work == 3 * sum(map(len, MANY)) + resolved * 3 * sum(map(len, MISSES))
+    rw = ChatCompletionStreamRewriter(tools=tools, unknown_tools="reject", stream_arguments=True)
+    opts = rw._opts
+    assert opts.sieve().tool_names is opts.tool_names  # the choices of one request share the tables
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from callsieve import CallsieveError, InputTypeError, sse
-from callsieve.sse import SSEEvent, SSEFormatError, iter_chat_chunks, iter_sse_events, write_sse
+from callsieve.sse import (
+    SSEComment,
+    SSEEvent,
+    SSEFormatError,
+    SSEParser,
+    iter_chat_chunks,
+    iter_sse_events,
+    write_sse,
+)
 
 STREAM = (
     "\ufeff: comment\r\n"
@@ -94,6 +102,36 @@ def test_bom_only_at_the_start() -> None:
 def test_invalid_utf8_raises_with_the_line() -> None:
     with pytest.raises(SSEFormatError, match="line 2"):
         list(iter_sse_events([b"data: ok\n", b"data: \xff\n\n"]))
+
+
+def test_events_before_an_invalid_line_come_out_first() -> None:
+    """Issue 41 F3: the events dispatched before a line that is not UTF-8, in the same read, are
+    returned; the next call raises, and so does every call after it (as in Node)."""
+    p = SSEParser()
+    assert p.feed(b'data: {"a":1}\n\ndata: \xff\n\n') == [SSEEvent('{"a":1}')]
+    with pytest.raises(SSEFormatError, match=r"^line 3 is not valid UTF-8 \(byte 6\)$"):
+        p.feed(b"data: 2\n\n")
+    for _ in range(2):
+        with pytest.raises(SSEFormatError, match=r"^line 3 is not valid UTF-8 \(byte 6\)$"):
+            p.finish()
+    with pytest.raises(SSEFormatError, match=r"^line 1 "):
+        SSEParser().feed(b"data: \xff\n\n")  # nothing came before it: raised at once
+    c = SSEParser(comments=True)
+    assert c.feed(b": hi\n\xff\n") == [SSEComment(b": hi")]
+    with pytest.raises(SSEFormatError, match=r"^line 2 "):
+        c.finish()
+    # the readers, at every cut of one read into two: the event (or chunk), then the error
+    stream = b'data: {"a":1}\n\ndata: \xff\n\n'
+    for cut in range(len(stream) + 1):
+        events: list[SSEEvent] = []
+        chunks: list[Any] = []
+        with pytest.raises(SSEFormatError, match=r"^line 3 "):
+            for e in iter_sse_events([stream[:cut], stream[cut:]]):
+                events.append(e)
+        with pytest.raises(SSEFormatError, match=r"^line 3 "):
+            for v in iter_chat_chunks([stream[:cut], stream[cut:]]):
+                chunks.append(v)
+        assert (events, chunks) == ([SSEEvent('{"a":1}')], [{"a": 1}]), cut
 
 
 def test_non_bytes_chunk_raises() -> None:

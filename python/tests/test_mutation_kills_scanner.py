@@ -206,6 +206,17 @@ def _scanner_work(chunks: list[str], **opts: Any) -> int:
 JSON = {"json_tool_calls": True}
 
 
+def test_a_json_call_counts_its_text_once_more() -> None:
+    """The scanner's work for a JSON call (R9): the characters fed (34, or 21 + 13: the part of
+    the candidate held after the first chunk is not looked at again), and the call's text (30)
+    once more when it is decoded. Pinned exactly (issue 41: the mutants of that increment were
+    listed as checked by test_hostile.py only, outside the mutation selection)."""
+    call = '{"name": "a", "arguments": {}}'
+    assert _scanner_work(["x " + call + " y"], **JSON) == 34 + 30
+    assert _scanner_work(["x " + call[:19], call[19:] + " y"], **JSON) == 21 + 13 + 30
+    assert _scanner_work([call], **JSON) == 30 + 30
+
+
 def test_a_brace_that_starts_no_json_call_is_text_at_once() -> None:
     assert _fed_with(["a{b", "c"], **JSON) == [["a{b"], ["c"], [""]]
     assert _fed_with(['a{"na', 'x"'], **JSON) == [["a"], ['{"nax"'], [""]]  # a first key may follow

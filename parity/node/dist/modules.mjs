@@ -2511,32 +2511,91 @@ function loose(s) {
   return out;
 }
 
-function looseEquals(key) {
-  return (d) => loose(d) === key;
-}
-
 const TIE = Symbol('tie');
 
-/** The one declared name `same` accepts, null when none does, TIE when different names do. */
-function only(names, same) {
-  let found = null;
+/** Each key to the one declared name that has it, or TIE when different names have it. */
+function table(names, key) {
+  const t = new Map();
   for (const d of names) {
-    if (same(d)) {
-      if (found === null) found = d;
-      else if (d !== found) return TIE;
-    }
+    const k = key(d);
+    const found = t.get(k);
+    if (found === undefined) t.set(k, d);
+    else if (found !== d) t.set(k, TIE);
   }
-  return found;
+  return t;
+}
+
+/**
+ * The lookup tables of one set of declared names (python/callsieve/names.py's DeclaredNames):
+ * built once, so a name costs the characters of its own pieces, whatever the number and length
+ * of the declared names (issue 41 F1). `work` is a debug counter, as Sieve#work: characters
+ * (UTF-16 code units) normalized so far, each declared name three times (one key per table),
+ * then the pieces of each resolved name that a level normalizes.
+ */
+class NameTables {
+  constructor(names) {
+    this.exact = new Set(names);
+    this.trimmed = table(names, (d) => d.trim()); // the namespace level, exactly
+    this.folded = table(names, (d) => lower(d.trim())); // the case-insensitive levels
+    this.loose = table(names, loose); // the loose levels
+    this.work = 3 * names.reduce((sum, d) => sum + d.length, 0);
+  }
+
+  /** The declared name that `name` resolves to, or null (see `resolveToolName`). */
+  resolve(name) {
+    if (this.exact.has(name)) return name;
+    const t = name.trim();
+    this.work += name.length + t.length;
+    let found = this.folded.get(lower(t));
+    const tail = namespaceTail(t);
+    if (found === undefined && tail !== null) {
+      this.work += tail.length;
+      found = this.trimmed.get(tail);
+      if (found === undefined) found = this.folded.get(lower(tail));
+    }
+    for (const part of [t, tail]) {
+      // the loose levels: the whole name, then its last namespace part
+      if (found !== undefined || part === null) break;
+      this.work += part.length;
+      const key = loose(part);
+      if (key) found = this.loose.get(key);
+    }
+    return found === undefined || found === TIE ? null : found; // a tie is no match, and looser levels are not tried
+  }
+}
+
+// Declared-name arrays checked here (frozen) -> their NameTables, built when a first name is
+// resolved (undefined until then): a Sieve or a rewriter, and the sieves it makes, share them.
+const TABLES = new WeakMap();
+
+function checked(names) {
+  Object.freeze(names);
+  TABLES.set(names, undefined);
+  return names;
+}
+
+/** The NameTables of declared names (of an array checked here: built once and kept). */
+function nameTables(names) {
+  let t = TABLES.get(names);
+  if (t === undefined) {
+    t = new NameTables(names);
+    if (TABLES.has(names)) TABLES.set(names, t);
+  }
+  return t;
 }
 
 /** The declared names (R10): `toolNames` when given, else the names of `tools`. */
 function declaredNames(toolNames, tools) {
-  return toolNames === undefined || toolNames === null ? toolNamesOf(tools) : checkToolNames(toolNames);
+  return toolNames === undefined || toolNames === null ? checked(toolNamesOf(tools)) : checkToolNames(toolNames);
 }
 
-/** Declared tool names as an array; a single string or a non-string name is an InputTypeError. */
+/**
+ * Declared tool names as a frozen array (itself when it was checked here already); a single
+ * string or a non-string name is an InputTypeError.
+ */
 function checkToolNames(toolNames) {
-  if (toolNames === undefined || toolNames === null) return [];
+  if (TABLES.has(toolNames)) return toolNames;
+  if (toolNames === undefined || toolNames === null) return checked([]);
   if (typeof toolNames === 'string' || toolNames instanceof String) {
     throw new InputTypeError('toolNames must be a list of strings, not a single string');
   }
@@ -2547,7 +2606,7 @@ function checkToolNames(toolNames) {
   for (const n of names) {
     if (typeof n !== 'string') throw new InputTypeError(`toolNames must hold strings, got ${typeName(n)}`);
   }
-  return names;
+  return checked(names);
 }
 
 function namespaceTail(name) {
@@ -2556,27 +2615,9 @@ function namespaceTail(name) {
   return name.slice(dot + 1);
 }
 
-/** The R10.1 funnel over already-checked declared names (see `resolveToolName`). */
+/** The R10.1 funnel over already-checked declared names (see `resolveToolName` and nameTables). */
 function resolveName(name, names) {
-  if (names.includes(name)) return name;
-  const t = name.trim();
-  const tl = lower(t);
-  const levels = [(d) => lower(d.trim()) === tl];
-  const tail = namespaceTail(t);
-  if (tail !== null) {
-    const tailLower = lower(tail);
-    levels.push((d) => d.trim() === tail);
-    levels.push((d) => lower(d.trim()) === tailLower);
-  }
-  for (const key of [loose(t), tail !== null ? loose(tail) : '']) {
-    if (key) levels.push(looseEquals(key));
-  }
-  for (const same of levels) {
-    const found = only(names, same);
-    if (found === TIE) return null;
-    if (found !== null) return found;
-  }
-  return null;
+  return nameTables(names).resolve(name);
 }
 
 /**
@@ -2607,10 +2648,11 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
     }
   }
   if (!names.length) return { calls: list, rejectedToolNames: [], rejectedByPolicy: false };
+  const tables = nameTables(names);
   const kept = [];
   const rejected = new Set();
   for (const c of list) {
-    const resolved = resolveName(c.name, names);
+    const resolved = tables.resolve(c.name);
     if (resolved === null) {
       if (unknownTools === 'reject') {
         rejected.add(c.name);
@@ -2626,7 +2668,17 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
 }
 
-module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declaredNames, resolveName, resolveToolName, applyPolicy };
+module.exports = {
+  UNKNOWN_TOOLS_POLICIES,
+  checkPolicy,
+  checkToolNames,
+  declaredNames,
+  NameTables,
+  nameTables,
+  resolveName,
+  resolveToolName,
+  applyPolicy,
+};
   },
   "src/openai.js": function (module, exports, __require) {
 'use strict';
@@ -9157,7 +9209,10 @@ function invalidUTF8At(b) {
 /**
  * Incremental event-stream reader: `feed(bytes)` returns the events its complete lines
  * dispatched, `finish()` the rest (an unfinished last line, an event without its blank line).
- * Events are `{data, event, id, retry}` as Python's SSEEvent.
+ * Events are `{data, event, id, retry}` as Python's SSEEvent. A line that is not UTF-8 is an
+ * SSEFormatError, but the events dispatched before it in the same call come out first: that call
+ * returns them and the next call throws (a call with nothing before the line throws at once);
+ * from then on every call throws it again (python/callsieve/sse.py's SSEParser).
  */
 const EMPTY = new Uint8Array(0);
 
@@ -9177,11 +9232,16 @@ class SSEParser {
     this._retry = null;
     this._lineno = 0;
     this._closed = false;
+    this._error = null; // a line that is not UTF-8: thrown by every later call
   }
 
   feed(bytes) {
     const out = [];
-    this._feed(bytes, out);
+    try {
+      this._feed(bytes, out);
+    } catch (e) {
+      if (e !== this._error || !out.length) throw e; // (else the next call throws it)
+    }
     return out;
   }
 
@@ -9193,6 +9253,7 @@ class SSEParser {
 
   /** Like feed(), but events go to `out` as they are dispatched, so a caller keeps those that came before an error. */
   _feed(chunk, out) {
+    if (this._error !== null) throw this._error;
     if (this._closed) throw new SSEFormatError('feed() after finish()');
     if (!(chunk instanceof Uint8Array)) {
       throw new InputTypeError(`SSE input must be Uint8Array chunks, got ${typeName(chunk)}`);
@@ -9250,6 +9311,7 @@ class SSEParser {
   }
 
   _finish(out) {
+    if (this._error !== null) throw this._error;
     if (this._closed) return;
     this._closed = true;
     if (this._parts.length) {
@@ -9286,7 +9348,7 @@ class SSEParser {
       try {
         value = this._decoder.decode(raw.subarray(raw[5] === 0x20 ? 6 : 5));
       } catch {
-        throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+        throw this._invalid(raw);
       }
       this._data.push(value);
       return;
@@ -9295,7 +9357,7 @@ class SSEParser {
     try {
       line = this._decoder.decode(raw);
     } catch {
-      throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+      throw this._invalid(raw);
     }
     if (!line) {
       if (this._data.length) out.push(this._dispatch());
@@ -9317,11 +9379,17 @@ class SSEParser {
     else if (field === 'id' && !value.includes('\0')) this._lastId = value;
     else if (field === 'retry' && /^[0-9]+$/.test(value)) this._retry = Number(value);
   }
+
+  _invalid(raw) {
+    this._error = new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+    return this._error;
+  }
 }
 
 /**
  * Incremental chat-chunk reader: the JSON values of the `data:` events, up to `data: [DONE]`;
- * an event with data after `[DONE]` is an SSEFormatError.
+ * an event with data after `[DONE]` is an SSEFormatError. As SSEParser, the values read before
+ * an error come out first (the next call throws it), and every call after an error throws it.
  */
 class ChatChunkParser {
   constructor() {
@@ -9329,11 +9397,16 @@ class ChatChunkParser {
     this._sse._dataOnly = true; // its events are their data
     this._done = false;
     this._n = 0;
+    this._error = null; // data that is not JSON, or after [DONE]: thrown by every later call
   }
 
   feed(bytes) {
     const out = [];
-    this._feed(bytes, out);
+    try {
+      this._feed(bytes, out);
+    } catch (e) {
+      if ((e !== this._error && e !== this._sse._error) || !out.length) throw e; // (else the next call throws it)
+    }
     return out;
   }
 
@@ -9358,6 +9431,7 @@ class ChatChunkParser {
 
   // Events dispatched before a reader error are still turned into values (or their own error) first.
   _run(read, out) {
+    if (this._error !== null) throw this._error;
     const evs = [];
     let err = null;
     try {
@@ -9365,7 +9439,12 @@ class ChatChunkParser {
     } catch (e) {
       err = e;
     }
-    for (const ev of evs) this._take(ev, out);
+    try {
+      for (const ev of evs) this._take(ev, out);
+    } catch (e) {
+      this._error = e;
+      throw e;
+    }
     if (err) throw err;
   }
 

@@ -44,32 +44,91 @@ function loose(s) {
   return out;
 }
 
-function looseEquals(key) {
-  return (d) => loose(d) === key;
-}
-
 const TIE = Symbol('tie');
 
-/** The one declared name `same` accepts, null when none does, TIE when different names do. */
-function only(names, same) {
-  let found = null;
+/** Each key to the one declared name that has it, or TIE when different names have it. */
+function table(names, key) {
+  const t = new Map();
   for (const d of names) {
-    if (same(d)) {
-      if (found === null) found = d;
-      else if (d !== found) return TIE;
-    }
+    const k = key(d);
+    const found = t.get(k);
+    if (found === undefined) t.set(k, d);
+    else if (found !== d) t.set(k, TIE);
   }
-  return found;
+  return t;
+}
+
+/**
+ * The lookup tables of one set of declared names (python/callsieve/names.py's DeclaredNames):
+ * built once, so a name costs the characters of its own pieces, whatever the number and length
+ * of the declared names (issue 41 F1). `work` is a debug counter, as Sieve#work: characters
+ * (UTF-16 code units) normalized so far, each declared name three times (one key per table),
+ * then the pieces of each resolved name that a level normalizes.
+ */
+class NameTables {
+  constructor(names) {
+    this.exact = new Set(names);
+    this.trimmed = table(names, (d) => d.trim()); // the namespace level, exactly
+    this.folded = table(names, (d) => lower(d.trim())); // the case-insensitive levels
+    this.loose = table(names, loose); // the loose levels
+    this.work = 3 * names.reduce((sum, d) => sum + d.length, 0);
+  }
+
+  /** The declared name that `name` resolves to, or null (see `resolveToolName`). */
+  resolve(name) {
+    if (this.exact.has(name)) return name;
+    const t = name.trim();
+    this.work += name.length + t.length;
+    let found = this.folded.get(lower(t));
+    const tail = namespaceTail(t);
+    if (found === undefined && tail !== null) {
+      this.work += tail.length;
+      found = this.trimmed.get(tail);
+      if (found === undefined) found = this.folded.get(lower(tail));
+    }
+    for (const part of [t, tail]) {
+      // the loose levels: the whole name, then its last namespace part
+      if (found !== undefined || part === null) break;
+      this.work += part.length;
+      const key = loose(part);
+      if (key) found = this.loose.get(key);
+    }
+    return found === undefined || found === TIE ? null : found; // a tie is no match, and looser levels are not tried
+  }
+}
+
+// Declared-name arrays checked here (frozen) -> their NameTables, built when a first name is
+// resolved (undefined until then): a Sieve or a rewriter, and the sieves it makes, share them.
+const TABLES = new WeakMap();
+
+function checked(names) {
+  Object.freeze(names);
+  TABLES.set(names, undefined);
+  return names;
+}
+
+/** The NameTables of declared names (of an array checked here: built once and kept). */
+function nameTables(names) {
+  let t = TABLES.get(names);
+  if (t === undefined) {
+    t = new NameTables(names);
+    if (TABLES.has(names)) TABLES.set(names, t);
+  }
+  return t;
 }
 
 /** The declared names (R10): `toolNames` when given, else the names of `tools`. */
 function declaredNames(toolNames, tools) {
-  return toolNames === undefined || toolNames === null ? toolNamesOf(tools) : checkToolNames(toolNames);
+  return toolNames === undefined || toolNames === null ? checked(toolNamesOf(tools)) : checkToolNames(toolNames);
 }
 
-/** Declared tool names as an array; a single string or a non-string name is an InputTypeError. */
+/**
+ * Declared tool names as a frozen array (itself when it was checked here already); a single
+ * string or a non-string name is an InputTypeError.
+ */
 function checkToolNames(toolNames) {
-  if (toolNames === undefined || toolNames === null) return [];
+  if (TABLES.has(toolNames)) return toolNames;
+  if (toolNames === undefined || toolNames === null) return checked([]);
   if (typeof toolNames === 'string' || toolNames instanceof String) {
     throw new InputTypeError('toolNames must be a list of strings, not a single string');
   }
@@ -80,7 +139,7 @@ function checkToolNames(toolNames) {
   for (const n of names) {
     if (typeof n !== 'string') throw new InputTypeError(`toolNames must hold strings, got ${typeName(n)}`);
   }
-  return names;
+  return checked(names);
 }
 
 function namespaceTail(name) {
@@ -89,27 +148,9 @@ function namespaceTail(name) {
   return name.slice(dot + 1);
 }
 
-/** The R10.1 funnel over already-checked declared names (see `resolveToolName`). */
+/** The R10.1 funnel over already-checked declared names (see `resolveToolName` and nameTables). */
 function resolveName(name, names) {
-  if (names.includes(name)) return name;
-  const t = name.trim();
-  const tl = lower(t);
-  const levels = [(d) => lower(d.trim()) === tl];
-  const tail = namespaceTail(t);
-  if (tail !== null) {
-    const tailLower = lower(tail);
-    levels.push((d) => d.trim() === tail);
-    levels.push((d) => lower(d.trim()) === tailLower);
-  }
-  for (const key of [loose(t), tail !== null ? loose(tail) : '']) {
-    if (key) levels.push(looseEquals(key));
-  }
-  for (const same of levels) {
-    const found = only(names, same);
-    if (found === TIE) return null;
-    if (found !== null) return found;
-  }
-  return null;
+  return nameTables(names).resolve(name);
 }
 
 /**
@@ -140,10 +181,11 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
     }
   }
   if (!names.length) return { calls: list, rejectedToolNames: [], rejectedByPolicy: false };
+  const tables = nameTables(names);
   const kept = [];
   const rejected = new Set();
   for (const c of list) {
-    const resolved = resolveName(c.name, names);
+    const resolved = tables.resolve(c.name);
     if (resolved === null) {
       if (unknownTools === 'reject') {
         rejected.add(c.name);
@@ -159,4 +201,14 @@ function applyPolicy(calls, toolNames, unknownTools = 'keep') {
   return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
 }
 
-module.exports = { UNKNOWN_TOOLS_POLICIES, checkPolicy, checkToolNames, declaredNames, resolveName, resolveToolName, applyPolicy };
+module.exports = {
+  UNKNOWN_TOOLS_POLICIES,
+  checkPolicy,
+  checkToolNames,
+  declaredNames,
+  NameTables,
+  nameTables,
+  resolveName,
+  resolveToolName,
+  applyPolicy,
+};

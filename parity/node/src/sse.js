@@ -74,7 +74,10 @@ function invalidUTF8At(b) {
 /**
  * Incremental event-stream reader: `feed(bytes)` returns the events its complete lines
  * dispatched, `finish()` the rest (an unfinished last line, an event without its blank line).
- * Events are `{data, event, id, retry}` as Python's SSEEvent.
+ * Events are `{data, event, id, retry}` as Python's SSEEvent. A line that is not UTF-8 is an
+ * SSEFormatError, but the events dispatched before it in the same call come out first: that call
+ * returns them and the next call throws (a call with nothing before the line throws at once);
+ * from then on every call throws it again (python/callsieve/sse.py's SSEParser).
  */
 const EMPTY = new Uint8Array(0);
 
@@ -94,11 +97,16 @@ class SSEParser {
     this._retry = null;
     this._lineno = 0;
     this._closed = false;
+    this._error = null; // a line that is not UTF-8: thrown by every later call
   }
 
   feed(bytes) {
     const out = [];
-    this._feed(bytes, out);
+    try {
+      this._feed(bytes, out);
+    } catch (e) {
+      if (e !== this._error || !out.length) throw e; // (else the next call throws it)
+    }
     return out;
   }
 
@@ -110,6 +118,7 @@ class SSEParser {
 
   /** Like feed(), but events go to `out` as they are dispatched, so a caller keeps those that came before an error. */
   _feed(chunk, out) {
+    if (this._error !== null) throw this._error;
     if (this._closed) throw new SSEFormatError('feed() after finish()');
     if (!(chunk instanceof Uint8Array)) {
       throw new InputTypeError(`SSE input must be Uint8Array chunks, got ${typeName(chunk)}`);
@@ -167,6 +176,7 @@ class SSEParser {
   }
 
   _finish(out) {
+    if (this._error !== null) throw this._error;
     if (this._closed) return;
     this._closed = true;
     if (this._parts.length) {
@@ -203,7 +213,7 @@ class SSEParser {
       try {
         value = this._decoder.decode(raw.subarray(raw[5] === 0x20 ? 6 : 5));
       } catch {
-        throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+        throw this._invalid(raw);
       }
       this._data.push(value);
       return;
@@ -212,7 +222,7 @@ class SSEParser {
     try {
       line = this._decoder.decode(raw);
     } catch {
-      throw new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+      throw this._invalid(raw);
     }
     if (!line) {
       if (this._data.length) out.push(this._dispatch());
@@ -234,11 +244,17 @@ class SSEParser {
     else if (field === 'id' && !value.includes('\0')) this._lastId = value;
     else if (field === 'retry' && /^[0-9]+$/.test(value)) this._retry = Number(value);
   }
+
+  _invalid(raw) {
+    this._error = new SSEFormatError(`line ${this._lineno} is not valid UTF-8 (byte ${invalidUTF8At(raw)})`);
+    return this._error;
+  }
 }
 
 /**
  * Incremental chat-chunk reader: the JSON values of the `data:` events, up to `data: [DONE]`;
- * an event with data after `[DONE]` is an SSEFormatError.
+ * an event with data after `[DONE]` is an SSEFormatError. As SSEParser, the values read before
+ * an error come out first (the next call throws it), and every call after an error throws it.
  */
 class ChatChunkParser {
   constructor() {
@@ -246,11 +262,16 @@ class ChatChunkParser {
     this._sse._dataOnly = true; // its events are their data
     this._done = false;
     this._n = 0;
+    this._error = null; // data that is not JSON, or after [DONE]: thrown by every later call
   }
 
   feed(bytes) {
     const out = [];
-    this._feed(bytes, out);
+    try {
+      this._feed(bytes, out);
+    } catch (e) {
+      if ((e !== this._error && e !== this._sse._error) || !out.length) throw e; // (else the next call throws it)
+    }
     return out;
   }
 
@@ -275,6 +296,7 @@ class ChatChunkParser {
 
   // Events dispatched before a reader error are still turned into values (or their own error) first.
   _run(read, out) {
+    if (this._error !== null) throw this._error;
     const evs = [];
     let err = null;
     try {
@@ -282,7 +304,12 @@ class ChatChunkParser {
     } catch (e) {
       err = e;
     }
-    for (const ev of evs) this._take(ev, out);
+    try {
+      for (const ev of evs) this._take(ev, out);
+    } catch (e) {
+      this._error = e;
+      throw e;
+    }
     if (err) throw err;
   }
 

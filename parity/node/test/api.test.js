@@ -222,3 +222,16 @@ test('formats option: FORMATS, checkFormats errors, each format alone', () => {
   const s = new Sieve({ formats: ['dsml'] });
   assert.deepEqual(coalesce([...s.feed(eos), ...s.flush()]), [{ type: 'text', text: eos }]);
 });
+
+test('formats: tokens alone hold a cut prose tag head wherever it is (as Python)', () => {
+  // issue 41: the _mText shortcut for a cut prose tag head (PLAIN_TAG_SO_FAR, whose head
+  // characters include the tab) was listed as never taken; under formats: ['tokens'] _textTag alone
+  // would release the head, and where the prose skip decides it waits.
+  for (const before of ['', 'hi ', 'x\n', '`a` ', 'a\n\n', '<b>x</b>']) {
+    for (const head of ['<ab', '<a\tb', '</a']) {
+      const s = new Sieve({ formats: ['tokens'] });
+      assert.equal(s.feed(before + head).map((e) => e.text).join(''), before, JSON.stringify(before + head));
+      assert.deepEqual(s.flush().map((e) => e.text), [head], JSON.stringify(before + head));
+    }
+  }
+});

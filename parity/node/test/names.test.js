@@ -4,7 +4,17 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { UNKNOWN_TOOLS_POLICIES, checkToolNames, resolveName, resolveToolName, applyPolicy } = require('../src/names.js');
+const {
+  UNKNOWN_TOOLS_POLICIES,
+  checkToolNames,
+  declaredNames,
+  nameTables,
+  resolveName,
+  resolveToolName,
+  applyPolicy,
+} = require('../src/names.js');
+const { Sieve } = require('../src/sieve.js');
+const { ChatCompletionStreamRewriter } = require('../src/openai.js');
 const { InputTypeError, OptionsError, CallsieveError } = require('../src/errors.js');
 
 test('UNKNOWN_TOOLS_POLICIES', () => {
@@ -20,6 +30,8 @@ test('checkToolNames: lists and iterables of strings; null and undefined give []
   const out = checkToolNames(names);
   assert.deepEqual(out, ['a', 'b']);
   assert.notEqual(out, names); // a copy
+  assert.equal(checkToolNames(out), out); // checked already: itself, with its tables
+  assert.ok(Object.isFrozen(out));
   assert.deepEqual(checkToolNames(new Set(['x', 'y'])), ['x', 'y']);
   assert.deepEqual(checkToolNames((function* gen() { yield 'g'; })()), ['g']);
 });
@@ -156,4 +168,42 @@ test('applyPolicy misuse: bad toolNames or calls are InputTypeErrors', () => {
     assert.throws(() => applyPolicy([c], ['ls']), InputTypeError, JSON.stringify(c));
     assert.throws(() => applyPolicy([c], null), InputTypeError); // checked even without names
   }
+});
+
+// ---- issue 41 F1: resolution costs calls + declared characters, not calls x declared characters --
+
+const MANY = Array.from({ length: 200 }, (_, i) => `tool_number_${i}_does_things`);
+const MISSES = Array.from({ length: 2000 }, (_, i) => `other call ${i}`); // no namespace: trimmed, folded, loose: 3 x length
+const sum = (names) => names.reduce((n, s) => n + s.length, 0);
+
+test('declared names are normalized once per tool set (work counted)', () => {
+  const names = checkToolNames(MANY);
+  assert.equal(declaredNames(names, null), names);
+  const r = applyPolicy(MISSES.map((name) => ({ name, input: {} })), names, 'reject');
+  assert.equal(r.rejectedByPolicy, true);
+  assert.equal(r.rejectedToolNames.length, MISSES.length);
+  const tables = nameTables(names);
+  const declared = 3 * sum(MANY); // the tables, built once
+  assert.equal(tables.work, declared + 3 * sum(MISSES));
+  // every level but exact: trim and fold the name (29 + 29), its tail (25), loose name, loose tail
+  assert.equal(resolveName('mcp.Tool-Number-7_does_things', names), 'tool_number_7_does_things');
+  assert.equal(tables.work, declared + 3 * sum(MISSES) + 29 + 29 + 25 + 29 + 25);
+  assert.equal(resolveName('tool_number_7_does_things', names), 'tool_number_7_does_things'); // exact: no work
+  assert.equal(nameTables(names), tables);
+  assert.equal(tables.work, declared + 3 * sum(MISSES) + 137);
+});
+
+test('sieves and rewriters resolve against one table per tool set', () => {
+  const tools = MANY.map((name) => ({ type: 'function', function: { name, parameters: {} } }));
+  const text = '<tool_calls>' + MISSES.map((n) => `<invoke name="${n}"></invoke>`).join('') + '</tool_calls>';
+  for (const streamArguments of [false, true]) {
+    const s = new Sieve({ tools, unknownTools: 'reject', streamArguments });
+    for (let i = 0; i < text.length; i += 97) s.feed(text.slice(i, i + 97));
+    s.flush();
+    assert.equal(s.rejectedToolNames.length, MISSES.length);
+    const resolved = streamArguments ? 2 : 1; // (announced, then the block: R16)
+    assert.equal(nameTables(s.toolNames).work, 3 * sum(MANY) + resolved * 3 * sum(MISSES), String(streamArguments));
+  }
+  const opts = new ChatCompletionStreamRewriter({ tools, unknownTools: 'reject', streamArguments: true })._opts;
+  assert.equal(opts.sieve().toolNames, opts.toolNames); // the choices of one request share the tables
 });

@@ -110,6 +110,35 @@ test('invalid UTF-8 is an SSEFormatError, after the events before it', async () 
   await assert.rejects(collect(iterSSEEvents([Uint8Array.of(0xef, 0xbb)])), SSEFormatError);
 });
 
+test('feed returns the events before an invalid line, then every call throws (issue 41 F3, as Python)', async () => {
+  const bytes = Buffer.concat([enc('data: {"a":1}\n\ndata: '), Buffer.from([0xff]), enc('\n\n')]);
+  const p = new SSEParser();
+  assert.deepEqual(p.feed(bytes), [ev('{"a":1}')]);
+  const line3 = (e) => e instanceof SSEFormatError && e.message === 'line 3 is not valid UTF-8 (byte 6)';
+  assert.throws(() => p.feed(enc('data: 2\n\n')), line3);
+  assert.throws(() => p.finish(), line3);
+  assert.throws(() => p.finish(), line3);
+  assert.throws(() => new SSEParser().feed(Buffer.from([0x64, 0x61, 0x74, 0x61, 0x3a, 0xff, 0x0a])), /^SSEFormatError: line 1 /); // nothing before it: at once
+  const withComments = new SSEParser({ comments: true });
+  assert.deepEqual(withComments.feed(Uint8Array.of(0x3a, 0x68, 0x0a, 0xff, 0x0a)), [{ comment: enc(':h') }]);
+  assert.throws(() => withComments.finish(), /line 2 /);
+  const c = new ChatChunkParser();
+  assert.deepEqual(c.feed(bytes), [{ a: 1 }]);
+  assert.throws(() => c.finish(), line3);
+  const json = new ChatChunkParser();
+  assert.deepEqual(json.feed(enc('data: {"a":1}\n\ndata: nope\n\ndata: {"b":2}\n\n')), [{ a: 1 }]);
+  assert.throws(() => json.feed(enc('data: {}\n\n')), /event 2: data is not JSON/);
+  assert.throws(() => json.finish(), /event 2: data is not JSON/);
+  // the readers, at every cut of one read into two: the event (or chunk), then the error
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+    const [events, err] = await collectUntilError(iterSSEEvents(chunks));
+    assert.deepEqual([events, line3(err)], [[ev('{"a":1}')], true], String(cut));
+    const [values, err2] = await collectUntilError(iterChatChunks(chunks));
+    assert.deepEqual([values, line3(err2)], [[{ a: 1 }], true], String(cut));
+  }
+});
+
 test('input must be Uint8Array chunks (Buffer is one)', async () => {
   assert.deepEqual(await collect(iterSSEEvents([Buffer.from('data: 1\n\n')])), [ev('1')]);
   for (const bad of ['data: 1\n\n', 1, null, [1]]) {
