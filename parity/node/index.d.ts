@@ -631,8 +631,15 @@ export interface GatewayConfig {
   connectTimeout?: number;
   /** Client-side silence (seconds) after which `: keep-alive` is written (default 15). */
   keepalive?: number;
+  /** The markup formats recognized (default: the preset's, else every default format). */
   formats?: readonly FormatName[] | null;
-  reasoning?: ReasoningMode;
+  /** Where reasoning may be (default: the preset's, else 'auto'). */
+  reasoning?: ReasoningMode | null;
+  /** R19: the preset of a request that no `presetMap` pattern matches (default: none). */
+  preset?: PresetName | null;
+  /** `[pattern, preset]` pairs: the first shell-style pattern (fnmatch, any case) the request's
+   * `model` matches gives its preset. */
+  presetMap?: readonly (readonly [string, PresetName])[] | null;
   streamArguments?: boolean;
   /** The longest request body accepted; a longer one is a 413 (default 16 MiB). */
   maxBodyBytes?: number;

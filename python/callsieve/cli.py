@@ -201,6 +201,28 @@ def _bytes(v: str) -> int:
     return n
 
 
+def _preset(v: str) -> str:
+    name = v.strip()
+    if name not in PRESETS:
+        raise argparse.ArgumentTypeError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
+    return name
+
+
+def _preset_map(v: str) -> list[tuple[str, str]]:
+    """`--preset-map PATTERN=PRESET` (once per pattern) or `$CALLSIEVE_PRESET_MAP` (P1=A,P2=B)."""
+    out: list[tuple[str, str]] = []
+    for item in v.split(","):
+        if not item.strip():
+            continue
+        pattern, eq, name = item.rpartition("=")
+        if not eq or not pattern.strip():
+            raise argparse.ArgumentTypeError(f"a preset map entry is PATTERN=PRESET, got {item.strip()!r}")
+        out.append((pattern.strip(), _preset(name)))
+    if not out:
+        raise argparse.ArgumentTypeError("an empty preset map")
+    return out
+
+
 # flag, environment variable, default, type, choices, help
 SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]] = [
     (
@@ -275,10 +297,28 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
     (
         "--reasoning",
         "CALLSIEVE_REASONING",
-        "auto",
+        None,
         str,
         REASONING_MODES,
-        "thinking in content becomes reasoning_content: auto (default), open, off",
+        "thinking in content becomes reasoning_content: auto (default, or the preset's), open, off",
+    ),
+    (
+        "--preset",
+        "CALLSIEVE_PRESET",
+        None,
+        _preset,
+        None,
+        "the model family of every request whose model no --preset-map pattern matches (its formats and"
+        f" reasoning together): {', '.join(PRESETS)}; default: none",
+    ),
+    (
+        "--preset-map",
+        "CALLSIEVE_PRESET_MAP",
+        None,
+        _preset_map,
+        None,
+        "PATTERN=PRESET: the preset of a request whose model id matches the shell-style PATTERN"
+        " (any case; the first match wins; repeat the flag, or the variable: P1=A,P2=B)",
     ),
     (
         "--stream-arguments",
@@ -322,7 +362,7 @@ SERVE_FLAGS: list[tuple[str, str, str | None, Any, tuple[str, ...] | None, str]]
         "processes serving the port, each its own /metrics",
     ),
 ]
-_REPEATED = frozenset({"--api-key"})
+_REPEATED = frozenset({"--api-key", "--preset-map"})
 
 
 def _serve_parser(sub: Any) -> None:
@@ -373,7 +413,7 @@ def serve_settings(
                 if choices is not None and v not in choices:
                     parser.error(f"${env}: {raw!r} is not one of {', '.join(choices)}")
         elif flag in _REPEATED:
-            v = [k for keys in v for k in keys]
+            v = [k for keys in v for k in keys]  # each flag's own list, comma-separated items
         if key == "api_key_file" and v is not None:
             v = _key_file(v, where, parser)
         values[key] = v
@@ -419,6 +459,8 @@ def _serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         keepalive=values["keepalive"],
         formats=values["formats"],
         reasoning=values["reasoning"],
+        preset=values["preset"],
+        preset_map=values["preset_map"],
         stream_arguments=values["stream_arguments"],
         max_body_bytes=values["max_body_bytes"],
         cors_origins=values["cors_origins"],

@@ -7,9 +7,16 @@ Endpoints:
 
 - `POST /v1/chat/completions`, streaming and not. `passthrough` mode (default): the request body
   goes upstream byte for byte; `prompt` mode: through `prepare_prompt_request` (tools become DSML
-  instructions, tool history becomes text) and, unless `tool_choice` is `"none"`, the answer is
-  rewritten. The answer's DSML (and every format the sieve knows) becomes native `tool_calls`,
-  with the request's `tools` as declared names and schemas (R10, R12).
+  instructions, tool history becomes text). In both modes the answer's DSML (and every format the
+  sieve knows) becomes native `tool_calls`, with the request's `tools` as declared names and
+  schemas (R10, R12), under the request's `tool_choice` and `parallel_tool_calls`
+  (`response_options`: a value OpenAI does not accept is a 400). `tool_choice: "none"` goes
+  through the rewriter too, in both modes: its markup is released as the model's text, and its
+  reasoning comes out as `reasoning_content` as in any other answer.
+- Presets (R19): `preset_map` chooses the preset of a request from its `model` id, by shell-style
+  patterns (`fnmatch`, case-insensitive, the first that matches), else `preset`, else none (the
+  library's defaults). The preset gives the formats and the reasoning mode; an explicit `formats`
+  or `reasoning` is used instead (D52).
 - `GET /v1/models`: proxied (the upstream's `server` and `date` headers are not relayed).
   `GET /health` (and `/healthz`): `{"status": "ok"}`. `GET /ready`: 200 once the upstream answers
   `GET /models` below 500, else 503. `GET /metrics`: Prometheus text.
@@ -37,7 +44,7 @@ upstream read; memory per stream stays bounded by the sieve's `max_capture_chars
 
 Logging: one line per request on the `callsieve.server` logger (method, path, status, duration,
 stream, blocks, calls, rejected names, repaired blocks, capture-limit releases, how a stream
-ended, request id; the same as fields of the record, `extra={"fields": ...}`, which
+ended, the preset, request id; the same as fields of the record, `extra={"fields": ...}`, which
 `JSONLogFormatter` writes); `/metrics` counts the same.
 """
 
@@ -45,12 +52,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import gc
 import hashlib
 import hmac
 import json
 import logging
 import os
+import re
 import time
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
@@ -74,12 +83,13 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from . import __version__
-from .errors import CallsieveError, OpenAIFormatError, SSEFormatError
+from .errors import CallsieveError, OpenAIFormatError, OptionsError, SSEFormatError
+from .formats import PRESETS, check_preset
 from .jsontext import json_text
 from .names import UnknownToolsPolicy
 from .openai import ChatCompletionStreamRewriter, rewrite_chat_completion
 from .reasoning import ReasoningMode, check_reasoning
-from .request import prepare_prompt_request, rewrites_response
+from .request import prepare_prompt_request, response_options
 from .sieve import check_formats
 from .sse import DONE, SSEComment, SSEEvent, SSEParser, sse_event
 from .strings import json_trim
@@ -133,8 +143,10 @@ class GatewayConfig:
     timeout: float = 600.0  # upstream silence (seconds) that ends a request
     connect_timeout: float = 10.0
     keepalive: float = 15.0  # client-side silence (seconds) after which `: keep-alive` is written
-    formats: list[str] | None = None  # R14.9: the markup formats recognized (None: all)
-    reasoning: ReasoningMode = "auto"  # R15: where reasoning may be in the content
+    formats: list[str] | None = None  # R14.9: the markup formats recognized (None: the preset's, else all)
+    reasoning: ReasoningMode | None = None  # R15: where reasoning may be (None: the preset's, else auto)
+    preset: str | None = None  # R19: the preset of a request that preset_map does not choose one for
+    preset_map: list[tuple[str, str]] | None = None  # (pattern, preset): by the request's model id
     stream_arguments: bool = False  # R16.5: stream each call's arguments as they arrive
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # a longer request body is a 413
     cors_origins: list[str] | None = None  # origins browsers may call from ("*": any)
@@ -142,7 +154,11 @@ class GatewayConfig:
     def __post_init__(self) -> None:
         try:
             check_formats(self.formats)
-            check_reasoning(self.reasoning)
+            if self.reasoning is not None:
+                check_reasoning(self.reasoning)
+            check_preset(self.preset)
+            if self.preset_map is not None:
+                self.preset_map = [_preset_entry(e) for e in self.preset_map]
         except CallsieveError as exc:
             raise ValueError(str(exc)) from None
         if not isinstance(self.stream_arguments, bool):
@@ -206,6 +222,42 @@ class _Metrics:
         self.upstream_errors = Counter("callsieve_upstream_errors", "Upstream failures", ["kind"], registry=r)
         self.disconnects = Counter("callsieve_client_disconnects", "Clients that left mid-stream", registry=r)
         self.active = Gauge("callsieve_active_streams", "Streams in progress", registry=r)
+        self.presets = Counter(
+            "callsieve_preset_requests",
+            "Chat requests by the preset chosen (-: none)",
+            ["preset"],
+            registry=r,
+        )
+
+
+def _preset_entry(entry: Any) -> tuple[str, str]:
+    """One entry of `preset_map`: a (pattern, preset) pair (a list of two from JSON too), checked."""
+    if isinstance(entry, str) or not isinstance(entry, tuple | list) or len(entry) != 2:
+        raise OptionsError(f"preset_map entries are (pattern, preset) pairs, got {entry!r}")
+    pattern, name = entry
+    if not isinstance(pattern, str) or not pattern:
+        raise OptionsError(f"a preset_map pattern must be a non-empty string, got {pattern!r}")
+    check_preset(name)
+    return (pattern, name)
+
+
+def _preset_pattern(pattern: str) -> re.Pattern[str]:
+    """A `preset_map` pattern as `fnmatch` reads it (`*`, `?`, `[seq]`, `[!seq]`), without regard
+    to case: matched with `.fullmatch(model.lower())`. fnmatch's regexes match in linear time."""
+    return re.compile(fnmatch.translate(pattern.lower()))
+
+
+def _choose_preset(
+    model: Any, patterns: list[tuple[re.Pattern[str], str]], default: str | None
+) -> str | None:
+    """The preset of a request (R19.2): that of the first pattern its `model` id matches, else
+    `default` (a `model` that is not a string matches no pattern)."""
+    if isinstance(model, str):
+        key = model.lower()
+        for pattern, name in patterns:
+            if pattern.fullmatch(key):
+                return name
+    return default
 
 
 def _error(status: int, message: str, type_: str, code: str | None = None) -> JSONResponse:
@@ -268,6 +320,7 @@ class _Outcome:
     stats: dict[str, int] = field(default_factory=dict)
     rejected: list[str] = field(default_factory=list)
     end: str = ""
+    preset: str | None = None  # the preset chosen for the request (R19.2)
 
 
 class _Gateway:
@@ -282,6 +335,20 @@ class _Gateway:
         self.client = client or httpx.AsyncClient(timeout=timeout, transport=self._transport, trust_env=False)
         self._timeout = timeout.as_dict()
         self.metrics = _Metrics(registry if registry is not None else CollectorRegistry())
+        self._patterns = [(_preset_pattern(p), name) for p, name in config.preset_map or ()]
+        self._options: dict[str | None, dict[str, Any]] = {}  # preset -> the rewriters' options
+
+    def _sieve_options(self, preset: str | None) -> dict[str, Any]:
+        """The rewriters' `formats` and `reasoning` under a preset: the preset's, unless the config
+        gives them (D52); without a preset, the config's or the library's defaults."""
+        got = self._options.get(preset)
+        if got is None:
+            p = PRESETS[preset] if preset is not None else None
+            cfg = self.config
+            formats = cfg.formats if cfg.formats is not None or p is None else list(p.formats)
+            reasoning = cfg.reasoning or (p.reasoning if p is not None else "auto")
+            got = self._options[preset] = {"formats": formats, "reasoning": reasoning}
+        return got
 
     async def aclose(self) -> None:
         if self._own_client:
@@ -308,6 +375,8 @@ class _Gateway:
         m.requests.labels(endpoint, str(status)).inc()
         m.duration.labels(endpoint).observe(dt)
         st = out.stats
+        if endpoint == "chat":
+            m.presets.labels(out.preset or "-").inc()
         if st:
             m.blocks.inc(st.get("blocks", 0))
             m.calls.inc(st.get("calls", 0))
@@ -327,11 +396,12 @@ class _Gateway:
             "repaired": st.get("repaired_blocks", 0),
             "capture_limit": st.get("capture_limit_releases", 0),
             "end": out.end or None,
+            "preset": out.preset,
             "request_id": rid,
         }
         log.info(
             "%s %s %d %.3fs stream=%s blocks=%d calls=%d rejected=%s repaired=%d capture_limit=%d%s"
-            " request_id=%s",
+            " preset=%s request_id=%s",
             request.method,
             request.url.path,
             status,
@@ -343,6 +413,7 @@ class _Gateway:
             fields["repaired"],
             fields["capture_limit"],
             f" end={out.end}" if out.end else "",
+            out.preset or "-",
             rid,
             extra={"fields": fields},
         )
@@ -468,21 +539,23 @@ class _Gateway:
             self._finish("chat", request, 400, t0, out)
             return _error(400, "the request body must be a JSON object", "invalid_request_error")
         tools = body.get("tools") if isinstance(body.get("tools"), list) else None
-        rewrite = True
-        if self.config.mode == "prompt":
-            try:
-                upstream_body = prepare_prompt_request(body)
-            except OpenAIFormatError as exc:
-                self._finish("chat", request, 400, t0, out)
-                return _error(400, str(exc), "invalid_request_error")
-            rewrite = rewrites_response(body)
-            raw = json_text(upstream_body).encode("utf-8")
+        out.preset = _choose_preset(body.get("model"), self._patterns, self.config.preset)
+        try:
+            # tool_choice and parallel_tool_calls, for the rewriters; tool_choice "none" goes
+            # through them too, in prompt mode as well: its markup stays the model's text
+            # (released verbatim), its reasoning comes out as in any other answer
+            options = {**response_options(body), **self._sieve_options(out.preset)}
+            if self.config.mode == "prompt":
+                raw = json_text(prepare_prompt_request(body)).encode("utf-8")
+        except OpenAIFormatError as exc:
+            self._finish("chat", request, 400, t0, out)
+            return _error(400, str(exc), "invalid_request_error")
         headers = self._headers(request)
         headers["content-type"] = "application/json"
         req = self._request("POST", "/chat/completions", headers, raw)
         # Until the answer starts, a client that leaves cancels the upstream request (F2): the
         # stream's own watcher takes over once it is under way.
-        answer = asyncio.ensure_future(self._answer(request, req, tools, rewrite, out, t0))
+        answer = asyncio.ensure_future(self._answer(request, req, tools, options, out, t0))
         left = asyncio.ensure_future(_disconnected(request.receive))
         try:
             await asyncio.wait([answer, left], return_when=asyncio.FIRST_COMPLETED)
@@ -503,7 +576,7 @@ class _Gateway:
         request: Request,
         req: httpx.Request,
         tools: list[Any] | None,
-        rewrite: bool,
+        options: dict[str, Any],
         out: _Outcome,
         t0: float,
     ) -> Response:
@@ -514,22 +587,16 @@ class _Gateway:
         ctype = _media_type(up.headers.get("content-type", ""))
         if up.status_code < 400 and ctype == "text/event-stream":
             out.stream = True
-            rw = (
-                ChatCompletionStreamRewriter(
-                    tools=tools,
-                    unknown_tools=self.config.unknown_tools,
-                    formats=self.config.formats,
-                    reasoning=self.config.reasoning,
-                    stream_arguments=self.config.stream_arguments,
-                )
-                if rewrite
-                else None
+            rw = ChatCompletionStreamRewriter(
+                tools=tools,
+                unknown_tools=self.config.unknown_tools,
+                stream_arguments=self.config.stream_arguments,
+                **options,
             )
 
             def done(status: int) -> None:
-                if rw is not None:
-                    out.stats = rw.stats
-                    out.rejected = rw.rejected_tool_names
+                out.stats = rw.stats
+                out.rejected = rw.rejected_tool_names
                 self._finish("chat", request, status, t0, out)
 
             return _SSEResponse(self, up, rw, out, done)
@@ -537,7 +604,7 @@ class _Gateway:
         if err is not None:
             self._finish("chat", request, err.status_code, t0, out)
             return err
-        if up.status_code >= 400 or not rewrite or ctype != "application/json":
+        if up.status_code >= 400 or ctype != "application/json":
             self._finish("chat", request, up.status_code, t0, out)
             return self._passed(up, body_bytes)
         try:
@@ -549,8 +616,7 @@ class _Gateway:
                 unknown_tools=self.config.unknown_tools,
                 rejected_tool_names=out.rejected,
                 stats=out.stats,
-                formats=self.config.formats,
-                reasoning=self.config.reasoning,
+                **options,
             )
         except (ValueError, RecursionError, OpenAIFormatError) as exc:
             self.metrics.upstream_errors.labels("format").inc()
@@ -568,7 +634,7 @@ class _SSEResponse(Response):
         self,
         gw: _Gateway,
         up: httpx.Response,
-        rw: ChatCompletionStreamRewriter | None,
+        rw: ChatCompletionStreamRewriter,
         out: _Outcome,
         done: Callable[[int], None],
     ) -> None:
@@ -598,15 +664,8 @@ class _SSEResponse(Response):
                 raise SSEFormatError("an event comes after data: [DONE]")
             if data == DONE:
                 self._saw_done = True
-                if rw is not None:
-                    out += [_chunk_bytes(c) for c in rw.finish()]
+                out += [_chunk_bytes(c) for c in rw.finish()]
                 out.append(_DONE_BYTES)
-                continue
-            if rw is None:
-                # as it came (an event of several data: lines keeps them)
-                out.append(
-                    b"".join(b"data: " + ln.encode("utf-8") + b"\n" for ln in item.data.split("\n")) + b"\n"
-                )
                 continue
             try:
                 value = json.loads(item.data)
@@ -642,8 +701,7 @@ class _SSEResponse(Response):
             self._convert(parser.finish(), batch)
             if not self._saw_done:
                 out.end = "cut"
-                if rw is not None:
-                    batch += [_chunk_bytes(c) for c in rw.finish()]
+                batch += [_chunk_bytes(c) for c in rw.finish()]
             else:
                 out.end = "done"
             if batch:
@@ -660,10 +718,9 @@ class _SSEResponse(Response):
             out.end = "cut"
             self._gw.metrics.upstream_errors.labels("read").inc()
             log.warning("upstream stream broke: %s: %s", type(exc).__name__, exc)
-            if rw is not None:
-                tail = [_chunk_bytes(c) for c in rw.finish()]
-                if tail:
-                    await write(b"".join(tail))
+            tail = [_chunk_bytes(c) for c in rw.finish()]
+            if tail:
+                await write(b"".join(tail))
         except (SSEFormatError, OpenAIFormatError) as exc:
             out.end = "bad-upstream"
             self._gw.metrics.upstream_errors.labels("format").inc()

@@ -255,7 +255,7 @@ def test_prompt_mode_sends_instructions_and_history_as_text(gateways: Any, kind:
     assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "user"]
     assert '<|DSML|invoke name="read_file">' in sent["messages"][2]["content"]
     assert sent["messages"][3]["content"] == "Result of read_file (id c1):\none"
-    # tool_choice none: no instructions, and the reply is not rewritten
+    # tool_choice none: no instructions, and the reply's markup stays text
     assert "# Tools" not in json.dumps(sent_none["messages"])
     assert none.choices[0].message.tool_calls is None
     assert none.choices[0].message.content == REPLY
@@ -439,6 +439,10 @@ def test_repaired_blocks_are_logged_and_counted(gateways: Any, kind: str) -> Non
         ((), {"CALLSIEVE_UPSTREAM": "http://x", "CALLSIEVE_PORT": "no"}),
         (("--upstream", "http://x", "--workers", "0"), {}),
         (("--upstream", "http://x"), {"CALLSIEVE_WORKERS": "two"}),
+        (("--upstream", "http://x", "--preset", "nope"), {}),
+        (("--upstream", "http://x", "--preset-map", "qwen*"), {}),
+        (("--upstream", "http://x", "--preset-map", "=qwen3"), {}),
+        (("--upstream", "http://x"), {"CALLSIEVE_PRESET_MAP": "qwen*=nope"}),
     ],
 )
 def test_bad_flags_are_usage_errors(kind: str, args: tuple[str, ...], env: dict[str, str]) -> None:
@@ -475,6 +479,77 @@ def test_prompt_mode_tool_choice_none_streams_the_reply_as_it_is(gateways: Any, 
         )
     assert (content, calls, finish) == (REPLY, [], "stop")
     assert "tools" not in Upstream.requests[-1]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prompt_mode_tool_choice_none_still_takes_reasoning_out(gateways: Any, kind: str) -> None:
+    """`tool_choice: "none"` in prompt mode goes through the rewriter as in passthrough mode: the
+    markup stays text, the reasoning before it comes out as reasoning_content (it used to stay in
+    the content, unlike passthrough mode's answer to the same request)."""
+    for mode in ("prompt", "passthrough"):
+        with sdk(gateways(kind, "--mode", mode).url) as client:
+            chunks = list(
+                client.chat.completions.create(
+                    model="think", messages=messages(), tools=TOOLS, tool_choice="none", stream=True
+                )
+            )
+        deltas = [c.choices[0].delta for c in chunks if c.choices]
+        assert "".join(d.content or "" for d in deltas) == REPLY, mode
+        reasoning = "".join((d.model_extra or {}).get("reasoning_content") or "" for d in deltas)
+        assert reasoning == THINK.removeprefix("<think>").removesuffix("</think>"), mode
+        assert not any(d.tool_calls for d in deltas), mode
+        assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == [
+            "stop"
+        ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tool_choice_and_parallel_tool_calls_are_honored(gateways: Any, kind: str) -> None:
+    """The request's `tool_choice` and `parallel_tool_calls` reach the rewriters, streaming and
+    not: a named function keeps only its calls, `parallel_tool_calls: false` only the first call,
+    `"none"` leaves the markup as text."""
+    read, write = WANT_CALLS
+    cases: list[tuple[dict[str, Any], list[tuple[str, Any]], str]] = [
+        ({"tool_choice": {"type": "function", "function": {"name": "write_file"}}}, [write], CLEAN),
+        ({"parallel_tool_calls": False}, [read], CLEAN),
+        ({"tool_choice": "required", "parallel_tool_calls": True}, [read, write], CLEAN),
+        ({"tool_choice": "none"}, [], REPLY),
+    ]
+    with sdk(gateways(kind).url) as client:
+        for extra, want, text in cases:
+            resp = client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS, **extra)
+            msg = resp.choices[0].message
+            got = [(tc.function.name, json.loads(tc.function.arguments)) for tc in msg.tool_calls or []]
+            assert (msg.content, got) == (text, want), extra
+            assert resp.choices[0].finish_reason == ("tool_calls" if want else "stop"), extra
+            stream = client.chat.completions.create(
+                model="dsml", messages=messages(), tools=TOOLS, stream=True, **extra
+            )
+            assert accumulate(stream) == (text, want, "tool_calls" if want else "stop"), extra
+            assert {k: Upstream.requests[-1].get(k) for k in extra} == extra  # passthrough: as sent
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["passthrough", "prompt"])
+def test_a_tool_choice_openai_does_not_accept_is_a_400(gateways: Any, kind: str, mode: str) -> None:
+    g = gateways(kind, "--mode", mode)
+    sent = len(Upstream.requests)
+    with sdk(g.url) as client:
+        for extra in (
+            {"tool_choice": "sometimes"},
+            {"tool_choice": {"type": "function"}},
+            {"parallel_tool_calls": "yes"},
+        ):
+            for stream in (False, True):
+                with pytest.raises(openai.BadRequestError) as exc:
+                    client.chat.completions.create(
+                        model="dsml", messages=messages(), tools=TOOLS, stream=stream, **extra
+                    )
+                err = exc.value.body
+                assert isinstance(err, dict) and set(err) == {"message", "type", "param", "code"}, err
+                assert err["type"] == "invalid_request_error"
+                assert next(iter(extra)) in err["message"], err
+    assert len(Upstream.requests) == sent  # nothing went upstream
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -25,6 +25,7 @@ from test_server import (
     KINDS,
     NODE_BIN,
     Gateway,
+    check_calls,
     command,
     free_port,
     messages,
@@ -32,7 +33,7 @@ from test_server import (
     sdk,
     wait_for_cancel,
 )
-from upstream import TOOLS, WANT_CALLS, Upstream, UpstreamServer
+from upstream import CLEAN, REPLY, THINK, TOOLS, WANT_CALLS, Upstream, UpstreamServer
 
 httpx = pytest.importorskip("httpx")
 openai = pytest.importorskip("openai")
@@ -311,7 +312,7 @@ def test_json_log_format(gateways: Any, kind: str) -> None:
         200,
         "json-1",
     )
-    assert (rec["calls"], rec["stream"]) == (2, False)
+    assert (rec["calls"], rec["stream"], rec["preset"]) == (2, False, None)
     assert isinstance(rec["time"], str) and isinstance(rec["duration"], float | int)
 
 
@@ -346,6 +347,8 @@ SAMPLES = {
     "--keepalive": "3",
     "--formats": "dsml",
     "--reasoning": "open",
+    "--preset": "qwen3-coder",
+    "--preset-map": "qwen3-coder*=qwen3-coder",
     "--stream-arguments": None,
     "--max-body-bytes": "1234",
     "--cors-origins": "http://a.example",
@@ -571,3 +574,180 @@ def test_invalid_utf8_big_index_and_stream_type_the_same_in_both(gateways: Any) 
     assert len(py["bigindex_stream"]) == 1 and py["bigindex_stream"][0]["error"]["type"] == "upstream_error"
     assert py["stream_type"] == "text/event-stream; charset=utf-8"
     assert got["node"] == py
+
+
+# presets (R19.2): --preset and --preset-map, the patterns as fnmatch reads them
+
+GLOB_PATTERNS = [
+    "qwen3-coder*", "*gpt-oss*", "QWEN?", "[abc]x", "[!abc]x", "[a-c]*", "[!a-c]*", "[]]", "[!]]",
+    "[z-a]x", "[!z-a]x", "[", "a[", "[a-]", "[-a]", "[a-c-e]", "a*b*c", "*.*", "\\*", "a\\b", "[\\]",
+    "*?", "?*?", "[[]", "x]y", "[a-c][!0-9]?", "ß*", "[--z]", "[A-C]x", "[b-a-z]", "[!]", "**a**",
+]  # fmt: skip
+GLOB_MODELS = [
+    "qwen3-coder-30b", "Qwen3-Coder", "openai/gpt-oss-120b", "GPT-OSS", "qwen3", "QWEN", "ax", "dx",
+    "bzz", "]", "x", "[", "a[", "-", "a", "d", "e", "abc", "aXbYc", "a.b", "*", "a\\b", "\\", "ab",
+    "b1z", "b1", "bxz", "x]y", "", "ßx", "SSx", "c", "Bx", "z", "!", "[!]", "a\nb",
+]  # fmt: skip
+
+
+def node_glob(cases: list[tuple[str, str]]) -> list[bool]:
+    script = (
+        "const s = require(process.argv[1]);"
+        "const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "const hit = ([p, m]) => s.choosePreset(m, [[s.presetPattern(p), 'hit']], null) === 'hit';"
+        "process.stdout.write(JSON.stringify(cases.map(hit)));"
+    )
+    src = str(NODE_BIN.parent.parent / "src" / "server.js")
+    out = subprocess.run(
+        [str(node()), "-e", script, src], input=json.dumps(cases), capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    return list(json.loads(out.stdout))
+
+
+def test_preset_patterns_are_fnmatch_without_case_in_both() -> None:
+    import fnmatch
+
+    from callsieve.server import _choose_preset, _preset_pattern
+
+    cases = [(p, m) for p in GLOB_PATTERNS for m in GLOB_MODELS]
+    want = [fnmatch.fnmatchcase(m.lower(), p.lower()) for p, m in cases]
+    py = [_choose_preset(m, [(_preset_pattern(p), "hit")], None) == "hit" for p, m in cases]
+    assert py == want
+    js = node_glob(cases)
+    assert [c for c, a, b in zip(cases, js, want, strict=True) if a != b] == []
+    assert sum(want) > 100  # the table matches often enough to say something
+    # the first pattern that matches wins, then the default; a model that is not a string: the default
+    pats = [(_preset_pattern("qwen3*"), "qwen3"), (_preset_pattern("qwen3-coder*"), "qwen3-coder")]
+    assert _choose_preset("Qwen3-Coder-30B", pats, None) == "qwen3"
+    assert _choose_preset("glm-4.6", pats, "glm-4.5") == "glm-4.5"
+    assert _choose_preset(None, pats, None) is None
+    assert _choose_preset(["qwen3"], pats, "mistral") == "mistral"
+
+
+def test_preset_patterns_take_linear_time_in_both() -> None:
+    """A pattern of the operator's with many stars against a long model id of the client's."""
+    from callsieve.server import _choose_preset, _preset_pattern
+
+    model = "a" * 200_000
+    t = time.perf_counter()
+    assert _choose_preset(model, [(_preset_pattern("*a*a*a*a*a*a*a*b"), "hit")], None) is None
+    assert time.perf_counter() - t < 2
+    t = time.perf_counter()
+    assert node_glob([("*a*a*a*a*a*a*a*b", model), ("*a*a*a*a*a*a*a*a", model)]) == [False, True]
+    assert time.perf_counter() - t < 5  # a node process, started
+
+
+def test_preset_map_settings_are_the_same_in_both() -> None:
+    base = ["--upstream", "http://u"]
+    cases: list[tuple[list[str], dict[str, str]]] = [
+        ([*base, "--preset-map", "q*=qwen3", "--preset-map", " *GPT-OSS* = gpt-oss "], {}),
+        (base, {"CALLSIEVE_PRESET_MAP": "q*=qwen3, *GPT-OSS* = gpt-oss", "CALLSIEVE_PRESET": "mistral"}),
+        ([*base, "--preset-map", "a=b=glm-4.5"], {}),
+    ]
+    py = settings("python", cases)
+    js = settings("node", cases)
+    want = [["q*", "qwen3"], ["*GPT-OSS*", "gpt-oss"]]
+    assert [list(map(list, s["preset_map"])) for s in py] == [want, want, [["a=b", "glm-4.5"]]]
+    assert [s["presetMap"] for s in js] == [want, want, [["a=b", "glm-4.5"]]]
+    assert (py[1]["preset"], js[1]["preset"], py[0]["preset"], js[0].get("preset")) == (
+        "mistral",
+        "mistral",
+        None,
+        None,
+    )
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (("--preset", "nope"), {}),
+        ((), {"CALLSIEVE_PRESET": "Qwen3"}),
+        (("--preset-map", "qwen*=nope"), {}),
+        ((), {"CALLSIEVE_PRESET_MAP": "qwen*=qwen3,gpt*=gpt-os"}),
+    ],
+)
+def test_an_unknown_preset_is_one_line_that_lists_the_known(
+    kind: str, args: tuple[str, ...], env: dict[str, str]
+) -> None:
+    from callsieve.formats import PRESETS
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
+    out = subprocess.run(
+        command(kind, "--upstream", "http://127.0.0.1:9/v1", "--port", "0", *args),
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    lines = [ln for ln in out.stderr.splitlines() if "unknown preset" in ln]
+    assert len(lines) == 1, out.stderr
+    assert all(name in lines[0] for name in PRESETS), lines[0]
+    assert "Traceback" not in out.stderr and "listening on" not in out.stdout
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_presets_are_chosen_by_model_logged_and_counted(upstream: UpstreamServer, kind: str) -> None:
+    """`--preset-map` chooses by the model id (any case, the first match), else `--preset`: the
+    upstream's DSML reply is calls under deepseek-v4, text under qwen3-coder (its formats do not
+    include DSML) and gpt-oss (Harmony only, no reasoning in the content)."""
+    g = Gateway(
+        kind,
+        upstream.url,
+        (
+            "--preset",
+            "deepseek-v4",
+            "--preset-map",
+            "QWEN3-coder*=qwen3-coder",
+            "--preset-map",
+            "t[a-i]ink=gpt-oss",
+        ),
+    )
+    try:
+        with sdk(g.url) as client:
+            qwen = client.chat.completions.create(model="Qwen3-Coder-30B", messages=messages(), tools=TOOLS)
+            dsml = client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+            think = list(
+                client.chat.completions.create(model="think", messages=messages(), tools=TOOLS, stream=True)
+            )
+        assert (qwen.choices[0].message.content, qwen.choices[0].message.tool_calls) == (REPLY, None)
+        assert qwen.choices[0].finish_reason == "stop"
+        got = [
+            (tc.function.name, json.loads(tc.function.arguments)) for tc in dsml.choices[0].message.tool_calls
+        ]
+        assert got == WANT_CALLS
+        text = "".join(c.choices[0].delta.content or "" for c in think if c.choices)
+        assert text == THINK + REPLY
+        assert not any(c.choices[0].delta.tool_calls for c in think if c.choices)
+        lines = log_lines(g, "/v1/chat/completions 200 ", 3)
+        assert [re.search(r" preset=(\S+) ", ln).group(1) for ln in lines] == [  # type: ignore[union-attr]
+            "qwen3-coder",
+            "deepseek-v4",
+            "gpt-oss",
+        ], lines
+        metrics = httpx.get(g.base + "/metrics", trust_env=False).text
+        for name in ("qwen3-coder", "deepseek-v4", "gpt-oss"):
+            assert re.search(
+                rf'^callsieve_preset_requests_total\{{preset="{name}"\}} 1(\.0)?$', metrics, re.M
+            ), metrics
+    finally:
+        g.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_preset_and_an_explicit_formats_beside_one(gateways: Any, kind: str) -> None:
+    """Without a preset the library's defaults (logged `preset=-`, counted as `-`); `--formats`
+    given beside a preset is used instead of the preset's (D52)."""
+    plain = gateways(kind, "--keepalive", "12")
+    explicit = gateways(kind, "--preset", "qwen3-coder", "--formats", "dsml")
+    for g in (plain, explicit):
+        with sdk(g.url) as client:
+            resp = client.chat.completions.create(model="dsml", messages=messages(), tools=TOOLS)
+        assert resp.choices[0].message.content == CLEAN
+        check_calls(resp.choices[0].message.tool_calls)
+    assert log_lines(plain, " preset=- "), plain.stderr()
+    assert log_lines(explicit, " preset=qwen3-coder "), explicit.stderr()
+    metrics = httpx.get(plain.base + "/metrics", trust_env=False).text
+    assert re.search(r'^callsieve_preset_requests_total\{preset="-"\} [1-9]', metrics, re.M), metrics

@@ -7229,7 +7229,9 @@ module.exports = {
  * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
  * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
  * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
- * `logFormat`: as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
+ * `logFormat`, the request's `tool_choice` / `parallel_tool_calls` (a bad value is a 400; `"none"`
+ * goes through the rewriter in prompt mode too), `preset` / `presetMap` (R19.2: the preset of a
+ * request by its `model` id, logged and counted): as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
  * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
  * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
  * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
@@ -7246,7 +7248,8 @@ const { finished } = __require("node:stream");
 const { parseArgs } = __require("node:util");
 const { SSEParser, chunkJSON } = __require("src/sse.js");
 const { ChatCompletionStreamRewriter, rewriteChatCompletion } = __require("src/openai.js");
-const { preparePromptRequest, rewritesResponse } = __require("src/request.js");
+const { preparePromptRequest, responseOptions } = __require("src/request.js");
+const { PRESETS } = __require("src/formats.js");
 const { UsageError } = __require("src/errors.js");
 const { jsonText } = __require("src/jsontext.js");
 const { jsonTrim } = __require("src/strings.js");
@@ -7289,7 +7292,9 @@ function gatewayConfig(c) {
     connectTimeout: c.connectTimeout === undefined ? 10 : c.connectTimeout,
     keepalive: c.keepalive === undefined ? 15 : c.keepalive,
     formats: c.formats === undefined ? null : c.formats,
-    reasoning: c.reasoning === undefined ? 'auto' : c.reasoning,
+    reasoning: c.reasoning === undefined ? null : c.reasoning, // null: the preset's, else 'auto'
+    preset: c.preset === undefined ? null : c.preset, // R19: when presetMap chooses none
+    presetMap: c.presetMap === undefined || c.presetMap === null ? null : c.presetMap, // [pattern, preset]
     streamArguments: c.streamArguments === undefined ? false : c.streamArguments,
     log: c.log === undefined ? (line) => process.stderr.write(line + '\n') : c.log,
   };
@@ -7303,9 +7308,14 @@ function gatewayConfig(c) {
   }
   try {
     if (cfg.formats !== null) checkFormats(cfg.formats);
-    checkReasoning(cfg.reasoning);
+    if (cfg.reasoning !== null) checkReasoning(cfg.reasoning);
   } catch (e) {
     throw new UsageError(e.message);
+  }
+  if (cfg.preset !== null) presetName(cfg.preset, 'preset');
+  if (cfg.presetMap !== null) {
+    if (!Array.isArray(cfg.presetMap)) throw new UsageError(`presetMap must be an array of [pattern, preset] pairs, got ${JSON.stringify(cfg.presetMap)}`);
+    cfg.presetMap = cfg.presetMap.map(presetEntry);
   }
   if (cfg.apiKeys !== null) {
     if (!Array.isArray(cfg.apiKeys) || !cfg.apiKeys.every((k) => typeof k === 'string' && k !== '' && k.trim() === k)) {
@@ -7341,6 +7351,114 @@ function gatewayConfig(c) {
   return cfg;
 }
 
+/** A preset's name, checked (UsageError listing the known ones). */
+function presetName(name, where) {
+  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) {
+    throw new UsageError(`${where}: unknown preset ${JSON.stringify(name)} (known: ${Object.keys(PRESETS).join(', ')})`);
+  }
+  return name;
+}
+
+/** One entry of `presetMap`: a [pattern, preset] pair, checked. */
+function presetEntry(entry) {
+  if (!Array.isArray(entry) || entry.length !== 2) {
+    throw new UsageError(`presetMap entries are [pattern, preset] pairs, got ${JSON.stringify(entry)}`);
+  }
+  const [pattern, name] = entry;
+  if (typeof pattern !== 'string' || !pattern) {
+    throw new UsageError(`a presetMap pattern must be a non-empty string, got ${JSON.stringify(pattern)}`);
+  }
+  return [pattern, presetName(name, 'presetMap')];
+}
+
+/**
+ * A `presetMap` pattern as Python's fnmatch reads it, without regard to case: `*` any run, `?` one
+ * character, `[seq]` / `[!seq]` one character in / not in the set (ranges `a-z`; a `]` first in
+ * the set and a `-` first or last are literal; a reversed range matches nothing; a `[` that is
+ * not closed is literal); anything else itself. Returns a function `(model) => boolean`.
+ * The pattern comes from the operator (a flag), the model id from the client: the pattern is
+ * compiled here into tokens, and matching them is a loop over the model id (globMatch), never a
+ * backtracking regex, so any model id takes at most len(pattern) * len(model) steps.
+ */
+function presetPattern(pattern) {
+  const p = Array.from(pattern.toLowerCase());
+  const tokens = [];
+  let i = 0;
+  while (i < p.length) {
+    const c = p[i++];
+    if (c === '*') {
+      if (!(tokens.length && tokens[tokens.length - 1].star)) tokens.push({ star: true });
+    } else if (c === '?') tokens.push({ any: true });
+    else if (c === '[') {
+      let j = i;
+      if (j < p.length && p[j] === '!') j++;
+      if (j < p.length && p[j] === ']') j++;
+      while (j < p.length && p[j] !== ']') j++;
+      if (j >= p.length) {
+        tokens.push({ ch: '[' });
+        continue;
+      }
+      let k = i;
+      const negate = p[k] === '!';
+      if (negate) k++;
+      const ranges = [];
+      while (k < j) {
+        if (k + 2 < j && p[k + 1] === '-') {
+          const lo = p[k].codePointAt(0);
+          const hi = p[k + 2].codePointAt(0);
+          if (lo <= hi) ranges.push([lo, hi]); // a reversed range matches nothing (as fnmatch)
+          k += 3;
+        } else {
+          const cp = p[k].codePointAt(0);
+          ranges.push([cp, cp]);
+          k += 1;
+        }
+      }
+      tokens.push({ ranges, negate });
+      i = j + 1;
+    } else tokens.push({ ch: c });
+  }
+  return (model) => globMatch(tokens, Array.from(model.toLowerCase()));
+}
+
+/** Whether the tokens of presetPattern match all of `s` (an array of characters): one pass that,
+ * on a mismatch, moves the last `*` one character on (O(tokens * characters), no recursion). */
+function globMatch(tokens, s) {
+  const one = (t, c) => {
+    if (t.any) return true;
+    if (t.ch !== undefined) return t.ch === c;
+    const cp = c.codePointAt(0);
+    return t.ranges.some(([lo, hi]) => lo <= cp && cp <= hi) !== t.negate;
+  };
+  let t = 0;
+  let i = 0;
+  let starT = -1;
+  let starI = 0;
+  while (i < s.length) {
+    if (t < tokens.length && tokens[t].star) {
+      starT = t++;
+      starI = i;
+    } else if (t < tokens.length && one(tokens[t], s[i])) {
+      t++;
+      i++;
+    } else if (starT >= 0) {
+      t = starT + 1;
+      i = ++starI;
+    } else return false;
+  }
+  while (t < tokens.length && tokens[t].star) t++;
+  return t === tokens.length;
+}
+
+/** The preset of a request (R19.2): that of the first pattern its `model` id matches, else
+ * `fallback` (a `model` that is not a string matches no pattern). */
+function choosePreset(model, patterns, fallback) {
+  if (typeof model === 'string') {
+    for (const [match, name] of patterns) if (match(model)) return name;
+  }
+  return fallback;
+}
+
 /** The counters of /metrics, in the Prometheus text format. */
 class Metrics {
   constructor() {
@@ -7354,6 +7472,7 @@ class Metrics {
     this.upstreamErrors = new Map();
     this.disconnects = 0;
     this.active = 0;
+    this.presets = new Map(); // preset ('-': none) -> chat requests
   }
 
   text() {
@@ -7381,6 +7500,7 @@ class Metrics {
     counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
     counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
     counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
+    counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
     lines.push('# HELP callsieve_active_streams Streams in progress', '# TYPE callsieve_active_streams gauge');
     lines.push(`callsieve_active_streams ${this.active}`);
     return lines.join('\n') + '\n';
@@ -7553,6 +7673,22 @@ function gatewayHandler(config) {
   const origins = new Set(cfg.corsOrigins || []);
   const anyOrigin = origins.has('*');
   const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
+  const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
+  const optionsByPreset = new Map();
+  /** The rewriters' `formats` and `reasoning` under a preset: the preset's, unless the config
+   * gives them (D52); without a preset, the config's or the library's defaults. */
+  const sieveOptions = (preset) => {
+    let got = optionsByPreset.get(preset);
+    if (got === undefined) {
+      const p = preset === null ? null : PRESETS[preset];
+      got = {
+        formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
+        reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
+      };
+      optionsByPreset.set(preset, got);
+    }
+    return got;
+  };
 
   /** One log line at `level` (debug, info, warning, error): text, or JSON with `fields`. */
   function emit(level, message, fields = {}) {
@@ -7570,6 +7706,7 @@ function gatewayHandler(config) {
     metrics.requests.set(key, (metrics.requests.get(key) || 0) + 1);
     const d = metrics.durationSum.get(endpoint) || [0, 0];
     metrics.durationSum.set(endpoint, [d[0] + 1, d[1] + dt]);
+    if (endpoint === 'chat') metrics.presets.set(out.preset || '-', (metrics.presets.get(out.preset || '-') || 0) + 1);
     const st = out.stats || {};
     metrics.blocks += st.blocks || 0;
     metrics.calls += st.calls || 0;
@@ -7584,7 +7721,7 @@ function gatewayHandler(config) {
         `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
         `capture_limit=${st.captureLimitReleases || 0}` +
         (out.end ? ` end=${out.end}` : '') +
-        ` request_id=${req.requestId}`,
+        ` preset=${out.preset || '-'} request_id=${req.requestId}`,
       {
         method: req.method,
         path,
@@ -7597,6 +7734,7 @@ function gatewayHandler(config) {
         repaired: st.repairedBlocks || 0,
         capture_limit: st.captureLimitReleases || 0,
         end: out.end || null,
+        preset: out.preset || null,
         request_id: req.requestId,
       },
     );
@@ -7669,7 +7807,7 @@ function gatewayHandler(config) {
 
   async function chat(req, res) {
     const t0 = performance.now();
-    const out = { stream: false, stats: null, rejected: [], end: '' };
+    const out = { stream: false, stats: null, rejected: [], end: '', preset: null };
     let raw = await readBody(req, cfg.maxBodyBytes);
     if (raw === null) {
       sendJSON(res, 413, tooLarge(cfg.maxBodyBytes), { connection: 'close' });
@@ -7694,15 +7832,17 @@ function gatewayHandler(config) {
       return finish('chat', req, 400, t0, out);
     }
     const tools = Array.isArray(body.tools) ? body.tools : null;
-    let rewrite = true;
-    if (cfg.mode === 'prompt') {
-      try {
-        raw = Buffer.from(jsonText(preparePromptRequest(body)));
-      } catch (e) {
-        sendJSON(res, 400, errorBody(String(e.message), 'invalid_request_error'));
-        return finish('chat', req, 400, t0, out);
-      }
-      rewrite = rewritesResponse(body);
+    out.preset = choosePreset(body.model, patterns, cfg.preset);
+    let options;
+    try {
+      // tool_choice and parallel_tool_calls, for the rewriters; tool_choice "none" goes through
+      // them too, in prompt mode as well: its markup stays the model's text (released verbatim),
+      // its reasoning comes out as in any other answer
+      options = { ...responseOptions(body), ...sieveOptions(out.preset) };
+      if (cfg.mode === 'prompt') raw = Buffer.from(jsonText(preparePromptRequest(body)));
+    } catch (e) {
+      sendJSON(res, 400, errorBody(String(e.message), 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
     }
     const headers = { ...upstreamHeaders(cfg, req), 'content-type': 'application/json' };
     const upReq = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
@@ -7724,13 +7864,12 @@ function gatewayHandler(config) {
     const ctype = mediaType(up.headers['content-type']);
     if (up.statusCode < 400 && ctype === 'text/event-stream') {
       out.stream = true;
-      return stream(req, res, up, upReq, state, rewrite ? new ChatCompletionStreamRewriter({
+      return stream(req, res, up, upReq, state, new ChatCompletionStreamRewriter({
         tools,
         unknownTools: cfg.unknownTools,
-        formats: cfg.formats,
-        reasoning: cfg.reasoning,
         streamArguments: cfg.streamArguments,
-      }) : null, out, t0);
+        ...options,
+      }), out, t0);
     }
     let data;
     try {
@@ -7739,7 +7878,7 @@ function gatewayHandler(config) {
       if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
       return failed(state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'chat', req, t0, out);
     }
-    if (up.statusCode >= 400 || !rewrite || ctype !== 'application/json') {
+    if (up.statusCode >= 400 || ctype !== 'application/json') {
       res.writeHead(up.statusCode, passHeaders(up));
       res.end(data);
       return finish('chat', req, up.statusCode, t0, out);
@@ -7753,8 +7892,7 @@ function gatewayHandler(config) {
         unknownTools: cfg.unknownTools,
         rejectedToolNames: out.rejected,
         stats,
-        formats: cfg.formats,
-        reasoning: cfg.reasoning,
+        ...options,
       }));
       out.stats = stats;
     } catch (e) {
@@ -7803,7 +7941,7 @@ function gatewayHandler(config) {
     const parser = new SSEParser({ comments: true });
     let sawDone = false;
     const held = (batch) => {
-      if (rw) for (const c of rw.finish()) batch.push(chunkText(c));
+      for (const c of rw.finish()) batch.push(chunkText(c));
       return batch;
     };
     // What one piece read from upstream completes goes out as one write: a fast upstream costs one
@@ -7829,11 +7967,6 @@ function gatewayHandler(config) {
           sawDone = true;
           held(batch);
           batch.push(DONE_TEXT);
-          continue;
-        }
-        if (!rw) {
-          // as it came (an event of several data: lines keeps them)
-          batch.push(item.data.split('\n').map((ln) => `data: ${ln}\n`).join('') + '\n');
           continue;
         }
         let value;
@@ -7933,10 +8066,8 @@ function gatewayHandler(config) {
         metrics.disconnects += 1;
         out.end = 'client-left';
       } else res.end();
-      if (rw) {
-        out.stats = rw.stats;
-        out.rejected = rw.rejectedToolNames;
-      }
+      out.stats = rw.stats;
+      out.rejected = rw.rejectedToolNames;
       finish('chat', req, left ? 499 : up.statusCode, t0, out);
     }
   }
@@ -8056,7 +8187,9 @@ const FLAGS = [
   ['timeout', 'CALLSIEVE_TIMEOUT', '600', 'seconds', 'upstream silence that ends a request (s)'],
   ['keepalive', 'CALLSIEVE_KEEPALIVE', '15', 'seconds', "write ': keep-alive' after this silence (s)"],
   ['formats', 'CALLSIEVE_FORMATS', undefined, 'formats', 'recognize only these markup formats (A,B)'],
-  ['reasoning', 'CALLSIEVE_REASONING', 'auto', REASONING_MODES, 'thinking in content becomes reasoning_content: auto, open, off'],
+  ['reasoning', 'CALLSIEVE_REASONING', undefined, REASONING_MODES, "thinking in content becomes reasoning_content: auto (default, or the preset's), open, off"],
+  ['preset', 'CALLSIEVE_PRESET', undefined, 'preset', `the model family of every request whose model no --preset-map pattern matches (its formats and reasoning together): ${Object.keys(PRESETS).join(', ')}; default: none`],
+  ['preset-map', 'CALLSIEVE_PRESET_MAP', undefined, 'presetMap', 'PATTERN=PRESET: the preset of a request whose model id matches the shell-style PATTERN (any case; the first match wins; repeat the flag, or the variable: P1=A,P2=B)'],
   ['stream-arguments', 'CALLSIEVE_STREAM_ARGUMENTS', 'no', 'bool', "stream each call's arguments as they arrive, as OpenAI's API does"],
   ['max-body-bytes', 'CALLSIEVE_MAX_BODY_BYTES', String(DEFAULT_MAX_BODY_BYTES), 'bytes', 'longest request body accepted, a longer one is a 413 (16 MiB)'],
   ['cors-origins', 'CALLSIEVE_CORS_ORIGINS', undefined, 'origins', 'origins browsers may call the gateway from (A,B; *: any); default: no CORS'],
@@ -8069,7 +8202,8 @@ const USAGE =
   'usage: callsieve-gateway --upstream URL [--host H] [--port N] [--api-key KEY]... [--api-key-file F]\n' +
   '                         [--upstream-api-key KEY] [--forward-client-key] [--mode passthrough|prompt]\n' +
   '                         [--unknown-tools keep|reject] [--timeout S] [--keepalive S]\n' +
-  '                         [--formats A,B] [--reasoning auto|open|off] [--stream-arguments]\n' +
+  '                         [--formats A,B] [--reasoning auto|open|off] [--preset NAME]\n' +
+  '                         [--preset-map PATTERN=PRESET]... [--stream-arguments]\n' +
   '                         [--max-body-bytes N] [--cors-origins A,B] [--log-level L] [--log-format text|json]\n' +
   '                         [--workers N] [--version] [--help]\n' +
   FLAGS.map(([f, env, def, , help]) => `  --${f.padEnd(18)} ${help}${def !== undefined ? ` (default ${def})` : ''} [$${env}]`).join('\n') +
@@ -8095,7 +8229,7 @@ function parseGatewayArgs(argv, env = process.env) {
     ({ values } = parseArgs({
       args: argv,
       options: Object.fromEntries([
-        ...FLAGS.map(([f, , , kind]) => [f, { type: kind === 'bool' ? 'boolean' : 'string', multiple: kind === 'keys' }]),
+        ...FLAGS.map(([f, , , kind]) => [f, { type: kind === 'bool' ? 'boolean' : 'string', multiple: kind === 'keys' || kind === 'presetMap' }]),
         ['help', { type: 'boolean', short: 'h' }],
         ['version', { type: 'boolean' }],
       ]),
@@ -8151,6 +8285,19 @@ function parseGatewayArgs(argv, env = process.env) {
         throw new UsageError(`${where}: ${e.message}`);
       }
       out[key] = names;
+    } else if (kind === 'preset') {
+      out[key] = presetName(v.trim(), where);
+    } else if (kind === 'presetMap') {
+      // each --preset-map PATTERN=PRESET (or several, separated by commas); the variable: P1=A,P2=B
+      const pairs = [];
+      for (const item of (Array.isArray(v) ? v : [v]).flatMap((x) => x.split(',')).filter((x) => x.trim())) {
+        const at = item.lastIndexOf('=');
+        const pattern = at < 0 ? '' : item.slice(0, at).trim();
+        if (!pattern) throw new UsageError(`${where}: a preset map entry is PATTERN=PRESET, got ${JSON.stringify(item.trim())}`);
+        pairs.push([pattern, presetName(item.slice(at + 1).trim(), where)]);
+      }
+      if (!pairs.length) throw new UsageError(`${where}: an empty preset map`);
+      out[key] = pairs;
     } else if (kind === 'keys') {
       // each --api-key one key; the variable: keys separated by commas
       const keys = (Array.isArray(v) ? v : [v]).flatMap((k) => k.split(',')).map((k) => k.trim()).filter(Boolean);
@@ -8274,6 +8421,8 @@ module.exports = {
   gatewayHandler,
   gatewayConfig,
   parseGatewayArgs,
+  presetPattern,
+  choosePreset,
   main,
   UsageError,
   MODES,

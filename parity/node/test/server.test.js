@@ -10,7 +10,7 @@ const http = require('node:http');
 const { test } = require('node:test');
 const { once } = require('node:events');
 
-const { createGatewayServer, parseGatewayArgs, UsageError } = require('../src/server');
+const { createGatewayServer, parseGatewayArgs, presetPattern, choosePreset, UsageError } = require('../src/server');
 const { SSEParser } = require('../src/sse');
 
 const REPLY = 'Reading.\n<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path">a.txt</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
@@ -29,7 +29,7 @@ async function listen(server) {
   return `http://127.0.0.1:${server.address().port}`;
 }
 
-async function withServers(fn, log = null) {
+async function withServers(fn, log = null, extra = {}) {
   const seen = { cancels: 0, bodies: [] };
   const upstream = http.createServer((req, res) => {
     const parts = [];
@@ -69,7 +69,7 @@ async function withServers(fn, log = null) {
     });
   });
   const upUrl = await listen(upstream);
-  const gw = createGatewayServer({ upstream: upUrl + '/v1', log });
+  const gw = createGatewayServer({ upstream: upUrl + '/v1', log, ...extra });
   const gwUrl = await listen(gw);
   try {
     await fn(gwUrl, seen, gw);
@@ -167,7 +167,6 @@ test('flags: defaults, environment, usage errors', () => {
     unknownTools: 'keep',
     timeout: 600,
     keepalive: 15,
-    reasoning: 'auto',
     streamArguments: false,
     forwardClientKey: false,
     maxBodyBytes: 16 * 1024 * 1024,
@@ -201,9 +200,95 @@ test('flags: defaults, environment, usage errors', () => {
     [['--upstream', 'http://u', '--stream-arguments=yes'], {}],
     [['--upstream', 'http://u', '--workers', '0'], {}],
     [['--upstream', 'http://u', '--workers', '1.5'], {}],
+    [['--upstream', 'http://u', '--preset', 'nope'], {}],
+    [['--upstream', 'http://u', '--preset-map', 'qwen*'], {}],
+    [['--upstream', 'http://u', '--preset-map', '=qwen3'], {}],
+    [['--upstream', 'http://u', '--preset-map', ','], {}],
+    [['--upstream', 'http://u'], { CALLSIEVE_PRESET_MAP: 'qwen*=qwen3,x=nope' }],
   ]) {
     assert.throws(() => parseGatewayArgs(argv, e), UsageError, JSON.stringify(argv));
   }
+});
+
+test('flags: --preset and --preset-map (repeated, or the variable with commas)', () => {
+  const a = parseGatewayArgs(['--upstream', 'http://u', '--preset', 'gpt-oss', '--preset-map', 'q*=qwen3', '--preset-map', ' *K2* = kimi-k2 '], {});
+  assert.deepEqual([a.preset, a.presetMap], ['gpt-oss', [['q*', 'qwen3'], ['*K2*', 'kimi-k2']]]);
+  const b = parseGatewayArgs(['--upstream', 'http://u'], { CALLSIEVE_PRESET: 'gpt-oss', CALLSIEVE_PRESET_MAP: 'q*=qwen3, *K2* = kimi-k2' });
+  assert.deepEqual([b.preset, b.presetMap], [a.preset, a.presetMap]);
+  assert.throws(() => parseGatewayArgs(['--upstream', 'http://u', '--preset', 'x'], {}), /unknown preset "x" \(known: deepseek-v3, .*gpt-oss\)/);
+  assert.throws(() => createGatewayServer({ upstream: 'http://u', presetMap: [['q*', 'nope']] }), UsageError);
+  assert.throws(() => createGatewayServer({ upstream: 'http://u', presetMap: ['q*=qwen3'] }), UsageError);
+});
+
+test('preset patterns: fnmatch without case, the first match, then the fallback', () => {
+  const yes = (p, m) => presetPattern(p)(m);
+  assert.ok(yes('qwen3-coder*', 'Qwen3-Coder-30B'));
+  assert.ok(yes('*GPT-OSS*', 'openai/gpt-oss-120b'));
+  assert.ok(yes('t[a-i]ink', 'think') && !yes('t[!a-i]ink', 'think') && yes('t[!a-g]ink', 'THINK'));
+  assert.ok(yes('[]]', ']') && yes('[!]]', 'x') && !yes('[!]]', ']'));
+  assert.ok(!yes('[z-a]', 'm') && yes('[!z-a]', 'm')); // a reversed range matches nothing
+  assert.ok(yes('[', '[') && yes('a[b', 'a[b') && yes('[a-]', '-') && yes('[-a]', '-'));
+  assert.ok(yes('?', '\n') && !yes('?', '') && yes('*', '') && !yes('a', 'ab') && !yes('ab', 'a'));
+  assert.ok(yes('a*b*c', 'aXbYc') && !yes('a*b*c', 'aXbYcd') && yes('\\*', '\\anything'));
+  assert.ok(yes('😀?', '😀x') && yes('[😀-😂]', '😁')); // characters, not UTF-16 halves
+  const pats = [[presetPattern('qwen3*'), 'qwen3'], [presetPattern('qwen3-coder*'), 'qwen3-coder']];
+  assert.equal(choosePreset('Qwen3-Coder', pats, null), 'qwen3');
+  assert.equal(choosePreset('glm-4.6', pats, 'glm-4.5'), 'glm-4.5');
+  assert.equal(choosePreset(['qwen3'], pats, null), null);
+  // linear in the model id: many stars against a long id of the client's
+  const t0 = performance.now();
+  assert.ok(!yes('*a*a*a*a*a*a*a*a*b', 'a'.repeat(1000000)));
+  assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
+});
+
+test('tool_choice and parallel_tool_calls reach the rewriter; a value OpenAI refuses is a 400', async () => {
+  await withServers(async (url, seen) => {
+    const post = (extra) => fetch(url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [], ...extra }),
+    });
+    const read = async (res) => {
+      const p = new SSEParser();
+      const events = [...p.feed(new Uint8Array(await res.arrayBuffer())), ...p.finish()].filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
+      return [
+        events.map((e) => e.choices[0].delta.content || '').join(''),
+        events.flatMap((e) => e.choices[0].delta.tool_calls || []).map((c) => c.function.name),
+        events.map((e) => e.choices[0].finish_reason).filter(Boolean),
+      ];
+    };
+    assert.deepEqual(await read(await post({ tool_choice: { type: 'function', function: { name: 'write_file' } } })), ['Reading.\n', [], ['stop']]);
+    assert.deepEqual(await read(await post({ tool_choice: 'none' })), [REPLY, [], ['stop']]);
+    assert.deepEqual(await read(await post({ tool_choice: 'required', parallel_tool_calls: false })), ['Reading.\n', ['read_file'], ['tool_calls']]);
+    const sent = seen.bodies.length;
+    for (const extra of [{ tool_choice: 'sometimes' }, { parallel_tool_calls: 'yes' }]) {
+      const res = await post(extra);
+      assert.equal(res.status, 400);
+      const { error } = await res.json();
+      assert.deepEqual(Object.keys(error).sort(), ['code', 'message', 'param', 'type']);
+      assert.equal(error.type, 'invalid_request_error');
+      assert.ok(error.message.includes(Object.keys(extra)[0]), error.message);
+    }
+    assert.equal(seen.bodies.length, sent); // nothing went upstream
+  });
+});
+
+test('presetMap chooses the preset by model id, else preset; logged and counted', async () => {
+  const lines = [];
+  await withServers(async (url) => {
+    const post = (model) => fetch(url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream: true, messages: [] }),
+    }).then((r) => r.text());
+    assert.doesNotMatch(await post('Qwen3-Coder-30B'), /tool_calls/); // qwen3-coder: DSML is not its format
+    assert.match(await post('m'), /"tool_calls":\[\{"index":0/); // deepseek-v4
+    for (let i = 0; i < 100 && lines.filter((l) => l.includes(' stream=yes ')).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(lines.filter((l) => l.includes(' stream=yes ')).map((l) => / preset=(\S+) /.exec(l)[1]), ['qwen3-coder', 'deepseek-v4']);
+    const metrics = await (await fetch(url + '/metrics')).text();
+    assert.match(metrics, /^callsieve_preset_requests_total\{preset="qwen3-coder"\} 1$/m);
+    assert.match(metrics, /^callsieve_preset_requests_total\{preset="deepseek-v4"\} 1$/m);
+  }, (l) => lines.push(l), { preset: 'deepseek-v4', presetMap: [['QWEN3-coder*', 'qwen3-coder']] });
 });
 
 test('chunkJSON writes what jsonText writes', () => {

@@ -32,4 +32,9 @@ export function gatewayUsage(): void {
   createGatewayServer({ upstream: 'http://u', logFormat: 'xml' });
   // @ts-expect-error: keys are strings
   createGatewayServer({ upstream: 'http://u', apiKeys: [1] });
+  createGatewayServer({ upstream: 'http://u', preset: 'gpt-oss', presetMap: [['qwen3-coder*', 'qwen3-coder']], reasoning: null });
+  // @ts-expect-error: no such preset
+  createGatewayServer({ upstream: 'http://u', preset: 'gpt-5' });
+  // @ts-expect-error: a preset map is pairs, not PATTERN=PRESET strings
+  createGatewayServer({ upstream: 'http://u', presetMap: ['qwen3*=qwen3'] });
 }
