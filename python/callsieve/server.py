@@ -339,7 +339,7 @@ class _Gateway:
         self._options: dict[str | None, dict[str, Any]] = {}  # preset -> the rewriters' options
 
     def _sieve_options(self, preset: str | None) -> dict[str, Any]:
-        """The rewriters' `formats` and `reasoning` under a preset: the preset's, unless the config
+        """The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config
         gives them (D52); without a preset, the config's or the library's defaults."""
         got = self._options.get(preset)
         if got is None:
@@ -347,7 +347,8 @@ class _Gateway:
             cfg = self.config
             formats = cfg.formats if cfg.formats is not None or p is None else list(p.formats)
             reasoning = cfg.reasoning or (p.reasoning if p is not None else "auto")
-            got = self._options[preset] = {"formats": formats, "reasoning": reasoning}
+            # (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
+            got = self._options[preset] = {"formats": formats, "reasoning": reasoning, "preset": preset}
         return got
 
     async def aclose(self) -> None:

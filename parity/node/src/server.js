@@ -455,8 +455,8 @@ function gatewayHandler(config) {
   const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
   const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
   const optionsByPreset = new Map();
-  /** The rewriters' `formats` and `reasoning` under a preset: the preset's, unless the config
-   * gives them (D52); without a preset, the config's or the library's defaults. */
+  /** The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config gives
+   * them (D52); without a preset, the config's or the library's defaults. */
   const sieveOptions = (preset) => {
     let got = optionsByPreset.get(preset);
     if (got === undefined) {
@@ -464,6 +464,7 @@ function gatewayHandler(config) {
       got = {
         formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
         reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
+        preset, // (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
       };
       optionsByPreset.set(preset, got);
     }
