@@ -266,6 +266,12 @@ FAMILY_CALLS["[TOOL_CALLS]"] = [
     "{n}[ARGS]not json",
     '{n}[ARGS]{{"a": "unterminated',
 ]
+FAMILY_CALLS["<|python_start|>"] = [
+    '[{n}({k}="{v}", n=[1, -2.5, None, True]), g()]',
+    "{n}(a={{'k': (1, 2)}})",
+    "[{n}(a=)]",
+]
+FAMILY_CALLS["<|python_tag|>"] = ['{{"name": "{n}", "parameters": {{"{k}": "{v}"}}}}']
 FAMILY_CLOSERS = {
     "<tool_call>": "</tool_call>",
     "<seed:tool_call>": "</seed:tool_call>",
@@ -273,6 +279,8 @@ FAMILY_CLOSERS = {
     "<|tool_calls_section_begin|>": "<|tool_calls_section_end|>",
     "<|channel|>": "<|start|>assistant",
     "[TOOL_CALLS]": "",
+    "<|python_start|>": "<|python_end|>",
+    "<|python_tag|>": "<|eom_id|>",
 }
 FAMILY_VALUES = ["src/a.py", 'say "hi" & <b>', "line1\nline2", "3", "caf\u00e9 \U0001f600", ""]
 
@@ -341,6 +349,8 @@ DROPPED = re.compile(
     + "|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>|<\\|(?:end|call|return)\\|>"
     # the reasoning markers of other families (R17.10)
     + "|</?seed:think>|\\[/?THINK\\]"
+    # Llama's tokens around JSON calls (R17.8), dropped where they stand alone
+    + "|<\\|python_tag\\|>|<\\|eom_id\\|>|<\\|eot_id\\|>|<\\|python_end\\|>"
 )
 
 

@@ -318,6 +318,7 @@ def gen_requests(text: str, seed: int) -> list[dict[str, Any]]:
         {"id": "random+tools", "op": "stream", "chunks": chunks, "options": GEN_OPTIONS},
         {"id": "random+arguments", "op": "stream", "chunks": chunks, "options": {"streamArguments": True}},
         {"id": "random+open", "op": "stream", "chunks": chunks, "options": {"reasoning": "open"}},
+        {"id": "random+llama4", "op": "stream", "chunks": chunks, "options": {"preset": "llama4"}},
         {
             "id": "gateway",
             "op": "call",

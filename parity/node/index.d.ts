@@ -148,10 +148,10 @@ export type ToolList = readonly (ToolDefinition | object)[];
  * (`python/callsieve/formats.py`; `FORMATS` has each row). Checked against the table by
  * `scripts/build/gen_formats.py --check`.
  */
-export type FormatName = 'dsml' | 'function_calls' | 'tokens' | 'hermes' | 'qwen3_coder' | 'seed_oss' | 'glm' | 'minimax' | 'kimi_k2' | 'mistral' | 'harmony';
+export type FormatName = 'dsml' | 'function_calls' | 'tokens' | 'hermes' | 'qwen3_coder' | 'seed_oss' | 'glm' | 'minimax' | 'kimi_k2' | 'mistral' | 'llama_json' | 'pythonic' | 'harmony';
 
 /** A model family (R19): sets `formats` and `reasoning` together. */
-export type PresetName = 'deepseek-v3' | 'deepseek-r1' | 'deepseek-v3.1' | 'deepseek-v3.2' | 'deepseek-v4' | 'qwen3' | 'qwen3-coder' | 'seed-oss' | 'glm-4.5' | 'glm-4.7' | 'minimax-m2' | 'kimi-k2' | 'mistral' | 'gpt-oss';
+export type PresetName = 'deepseek-v3' | 'deepseek-r1' | 'deepseek-v3.1' | 'deepseek-v3.2' | 'deepseek-v4' | 'qwen3' | 'qwen3-coder' | 'seed-oss' | 'glm-4.5' | 'glm-4.7' | 'minimax-m2' | 'kimi-k2' | 'mistral' | 'llama3' | 'llama4' | 'gpt-oss';
 
 /** One row of the format table. */
 export interface FormatRow {
@@ -159,7 +159,7 @@ export interface FormatRow {
   rule: string;
   summary: string;
   /** `shell` (DSML tags), `tokens` (DeepSeek token sections), `block` (R17 families) or `harmony`. */
-  engine: 'shell' | 'tokens' | 'block' | 'harmony' | 'mistral';
+  engine: 'shell' | 'tokens' | 'block' | 'harmony' | 'mistral' | 'json';
   /** Recognized when no `formats` option is given (R19.3). */
   default: boolean;
   opener: string;

@@ -402,3 +402,188 @@ def body_kind(body: str) -> str:
     if body.startswith(_FN, i):
         return "function"
     return "name"
+
+
+# ---- R17.8 Llama 4 pythonic: [f(a=1, b="x"), g()] ---------------------------------------------
+
+_IDENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
+MAX_DEPTH: Final = 100
+
+
+class _Py:
+    """A cursor over a pythonic call list; `fail()` ends the reading (not a call list)."""
+
+    __slots__ = ("i", "s")
+
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.i = 0
+
+    def ws(self) -> None:
+        self.i = _skip_blank(self.s, self.i)
+
+    def eat(self, c: str) -> bool:
+        self.ws()
+        if self.s.startswith(c, self.i):
+            self.i += len(c)
+            return True
+        return False
+
+    def ident(self) -> str | None:
+        self.ws()
+        m = _IDENT.match(self.s, self.i)
+        if m is None:
+            return None
+        self.i = m.end()
+        return m.group()
+
+    def value(self, depth: int) -> tuple[bool, Any]:
+        self.ws()
+        s, i = self.s, self.i
+        if depth > MAX_DEPTH or i >= len(s):
+            return False, None
+        c = s[i]
+        if c in "'\"":
+            return self.string(c)
+        if c in "[(":
+            return self.items("]" if c == "[" else ")", depth)
+        if c == "{":
+            return self.mapping(depth)
+        m = _NUMBER.match(s, i)
+        if m is not None:
+            self.i = m.end()
+            ok, v = values.json_value(m.group())
+            return ok, v
+        word = self.ident()
+        if word in ("True", "False", "None"):
+            return True, {"True": True, "False": False, "None": None}[word]
+        return False, None
+
+    def string(self, q: str) -> tuple[bool, Any]:
+        s = self.s
+        i = self.i + 1
+        out: list[str] = []
+        start = i
+        n = len(s)
+        while i < n:
+            c = s[i]
+            if c == q:
+                out.append(s[start:i])
+                self.i = i + 1
+                return True, "".join(out)
+            if c == "\n":
+                return False, None
+            if c == "\\" and i + 1 < n:
+                out.append(s[start:i])
+                e = s[i + 1]
+                if e == "u" and _HEX4.fullmatch(s, i + 2, i + 6) is not None:
+                    cp = int(s[i + 2 : i + 6], 16)
+                    if 0xD800 <= cp <= 0xDFFF:
+                        return False, None  # (a surrogate half: no string of every runtime)
+                    out.append(chr(cp))
+                    i += 6
+                else:
+                    out.append(_ESCAPES.get(e, "\\" + e))
+                    i += 2
+                start = i
+                continue
+            i += 1
+        return False, None
+
+    def items(self, close: str, depth: int) -> tuple[bool, Any]:
+        self.i += 1
+        out: list[Any] = []
+        while True:
+            if self.eat(close):
+                return True, out
+            ok, v = self.value(depth + 1)
+            if not ok:
+                return False, None
+            out.append(v)
+            if not self.eat(","):
+                return (True, out) if self.eat(close) else (False, None)
+
+    def mapping(self, depth: int) -> tuple[bool, Any]:
+        self.i += 1
+        out: dict[str, Any] = {}
+        while True:
+            if self.eat("}"):
+                return True, out
+            ok, k = self.value(depth + 1)
+            if not ok or not isinstance(k, str) or not self.eat(":"):
+                return False, None
+            ok, v = self.value(depth + 1)
+            if not ok:
+                return False, None
+            out[k] = v
+            if not self.eat(","):
+                return (True, out) if self.eat("}") else (False, None)
+
+    def call(self) -> ToolCall | None:
+        name = self.ident()
+        if name is None:
+            return None
+        while self.s.startswith(".", self.i):
+            self.i += 1
+            part = self.ident()
+            if part is None:
+                return None
+            name += "." + part
+        if not self.eat("("):
+            return None
+        args: dict[str, Any] = {}
+        while True:
+            if self.eat(")"):
+                return ToolCall(name, args)
+            key = self.ident()
+            if key is None or not self.eat("="):
+                return None
+            ok, v = self.value(0)
+            if not ok:
+                return None
+            args[key] = v
+            if not self.eat(","):
+                return ToolCall(name, args) if self.eat(")") else None
+
+
+_HEX4: Final = re.compile("[0-9a-fA-F]{4}")
+
+
+def pythonic_calls(body: str, typer: Typer | None = None) -> Body | None:
+    """`[f(a=1), g()]` (or one bare call): Python literals as values. A body that does not read as
+    a call list whole is one malformed call (its text and `not a Python call list`)."""
+    out = Body()
+    p = _Py(body)
+    p.ws()
+    if p.i >= len(body):
+        return None
+    calls: list[ToolCall] = []
+    ok = True
+    if p.eat("["):
+        while True:
+            if p.eat("]"):
+                break
+            c = p.call()
+            if c is None:
+                ok = False
+                break
+            calls.append(c)
+            if not p.eat(","):
+                ok = p.eat("]")
+                break
+    else:
+        c = p.call()
+        ok = c is not None
+        if c is not None:
+            calls.append(c)
+    p.ws()
+    if not ok or p.i != len(body):
+        out.bad(strings.trim(body), "not a Python call list")
+        return out
+    out.calls = calls
+    return out
+
+
+GRAMMARS["pythonic_calls"] = pythonic_calls

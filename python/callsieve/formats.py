@@ -23,7 +23,8 @@ from .errors import InputTypeError, OptionsError
 class Format:
     """One tool-call format. `engine` is `shell` (the DSML / XML tag shell, R1-R3, R14.1),
     `tokens` (DeepSeek token sections, R14.4), `block` (R17: an exact special-token opener, a
-    body read by `grammar` once the closer came) or `harmony` (gpt-oss messages, harmony.py).
+    body read by `grammar` once the closer came), `harmony` (gpt-oss messages, harmony.py),
+    `mistral` (mistral.py) or `json` (R9's JSON calls in prose, with special tokens dropped).
     Rows of the block engine sharing an opener are told apart by how the body starts (`body`:
     `json`, `function` or `name`), never by where a chunk ended: the body is read whole."""
 
@@ -117,6 +118,25 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
         opener="[TOOL_CALLS]",
     ),
     Format(
+        "llama_json",
+        "R17.8",
+        'Llama 3.x: [<|python_tag|>]{"name": …, "parameters": {…}} (JSON calls in prose; off by default)',
+        "json",
+        default=False,
+        strays=("<|python_tag|>", "<|eom_id|>", "<|eot_id|>"),
+    ),
+    Format(
+        "pythonic",
+        "R17.8",
+        'Llama 4: <|python_start|>[get_weather(city="Paris")]<|python_end|> (off by default)',
+        "block",
+        default=False,
+        opener="<|python_start|>",
+        closer="<|python_end|>",
+        grammar="pythonic_calls",
+        eof_repair=True,
+    ),
+    Format(
         "harmony",
         "R17.6",
         "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
@@ -131,8 +151,9 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
 FORMATS: Final[dict[str, Format]] = {f.name: f for f in FORMAT_TABLE}
 ALL_FORMATS: Final = frozenset(FORMATS)
 DEFAULT_FORMATS: Final = frozenset(f.name for f in FORMAT_TABLE if f.default)
-# The rows read by an exact special-token opener (the block engine, and Harmony's messages).
-BLOCK_FORMATS: Final = tuple(f for f in FORMAT_TABLE if f.engine in ("block", "harmony"))
+# The rows whose special tokens the scanner matches at an open angle: the block engine's openers
+# and closers, Harmony's messages, and the tokens a JSON-call row drops (Llama's <|python_tag|>).
+BLOCK_FORMATS: Final = tuple(f for f in FORMAT_TABLE if f.engine in ("block", "harmony", "json"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +181,8 @@ PRESET_TABLE: Final[tuple[Preset, ...]] = (
     Preset("minimax-m2", "MiniMax-M2", ("minimax",), "auto"),
     Preset("kimi-k2", "Kimi-K2 / K2-Thinking", ("kimi_k2",), "auto"),
     Preset("mistral", "Mistral / Magistral / Devstral", ("mistral",), "auto", ("[THINK]", "[/THINK]")),
+    Preset("llama3", "Llama 3.1 / 3.2 / 3.3 (JSON calls)", ("llama_json",), "off"),
+    Preset("llama4", "Llama 4 (pythonic calls, JSON too)", ("pythonic", "llama_json"), "off"),
     Preset("gpt-oss", "gpt-oss (Harmony channels; analysis is reasoning)", ("harmony",), "off"),
 )
 

@@ -537,10 +537,11 @@ def block_markers(formats: frozenset[str]) -> _BlockMarkers:
     out: _BlockMarkers = {}
     for row in BLOCK_FORMATS:
         if row.name in formats:
-            for opener in (row.opener, *row.also_opens):
+            for opener in (row.opener, *row.also_opens) if row.opener else ():
                 out[opener] = (*out.get(opener, ()), row)
             for closer in (row.closer, *row.strays):
-                out.setdefault(closer, ())
+                if closer:
+                    out.setdefault(closer, ())
     return out
 
 
@@ -585,6 +586,7 @@ class Scanner:
         self.tap: ValueTap | None = None  # the open parameter's value, when streaming
         self._tap_text = 0  # par.text pieces the tap has seen
         self._tap_cdata = 0  # cd.parts pieces the tap has seen
+        json_calls = json_calls or "llama_json" in formats  # Llama 3's calls are JSON in prose (R17.8)
         self.json_calls = json_calls
         self.loose = False  # an unclosed CDATA was repaired (D8): the rest is read by its rule
         dsml, native = "dsml" in formats, "function_calls" in formats

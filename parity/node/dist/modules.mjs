@@ -1343,12 +1343,191 @@ function kimiName(id) {
   return strings.trim(s);
 }
 
+// ---- R17.8 Llama 4 pythonic: [f(a=1, b="x"), g()] ---------------------------------------------
+
+const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', 0: '\0' };
+const MAX_DEPTH = 100;
+const FAIL = [false, null];
+
+/** A cursor over a pythonic call list (Python's `_Py`). */
+class Py {
+  constructor(s) {
+    this.s = s;
+    this.i = 0;
+  }
+
+  ws() {
+    this.i = skipBlank(this.s, this.i);
+  }
+
+  eat(c) {
+    this.ws();
+    if (this.s.startsWith(c, this.i)) {
+      this.i += c.length;
+      return true;
+    }
+    return false;
+  }
+
+  ident() {
+    this.ws();
+    IDENT.lastIndex = this.i;
+    const m = IDENT.exec(this.s);
+    if (m === null) return null;
+    this.i = IDENT.lastIndex;
+    return m[0];
+  }
+
+  value(depth) {
+    this.ws();
+    const s = this.s;
+    const i = this.i;
+    if (depth > MAX_DEPTH || i >= s.length) return FAIL;
+    const c = s[i];
+    if (c === "'" || c === '"') return this.string(c);
+    if (c === '[' || c === '(') return this.items(c === '[' ? ']' : ')', depth);
+    if (c === '{') return this.mapping(depth);
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(s);
+    if (m !== null) {
+      this.i = NUMBER.lastIndex;
+      return values.jsonValue(m[0]);
+    }
+    const word = this.ident();
+    if (word === 'True') return [true, true];
+    if (word === 'False') return [true, false];
+    if (word === 'None') return [true, null];
+    return FAIL;
+  }
+
+  string(q) {
+    const s = this.s;
+    let i = this.i + 1;
+    const out = [];
+    let start = i;
+    const n = s.length;
+    while (i < n) {
+      const c = s[i];
+      if (c === q) {
+        out.push(s.slice(start, i));
+        this.i = i + 1;
+        return [true, out.join('')];
+      }
+      if (c === '\n') return FAIL;
+      if (c === '\\' && i + 1 < n) {
+        out.push(s.slice(start, i));
+        const e = s[i + 1];
+        if (e === 'u' && HEX4.test(s.slice(i + 2, i + 6))) {
+          const cp = parseInt(s.slice(i + 2, i + 6), 16);
+          if (cp >= 0xd800 && cp <= 0xdfff) return FAIL; // a surrogate half: no string of every runtime
+          out.push(String.fromCharCode(cp));
+          i += 6;
+        } else {
+          out.push(Object.prototype.hasOwnProperty.call(PY_ESCAPES, e) ? PY_ESCAPES[e] : '\\' + e);
+          i += 2;
+        }
+        start = i;
+        continue;
+      }
+      i++;
+    }
+    return FAIL;
+  }
+
+  items(close, depth) {
+    this.i += 1;
+    const out = [];
+    for (;;) {
+      if (this.eat(close)) return [true, out];
+      const [ok, v] = this.value(depth + 1);
+      if (!ok) return FAIL;
+      out.push(v);
+      if (!this.eat(',')) return this.eat(close) ? [true, out] : FAIL;
+    }
+  }
+
+  mapping(depth) {
+    this.i += 1;
+    const out = {};
+    for (;;) {
+      if (this.eat('}')) return [true, out];
+      const [ok, k] = this.value(depth + 1);
+      if (!ok || typeof k !== 'string' || !this.eat(':')) return FAIL;
+      const [ok2, v] = this.value(depth + 1);
+      if (!ok2) return FAIL;
+      setKey(out, k, v);
+      if (!this.eat(',')) return this.eat('}') ? [true, out] : FAIL;
+    }
+  }
+
+  call() {
+    let name = this.ident();
+    if (name === null) return null;
+    while (this.s.startsWith('.', this.i)) {
+      this.i += 1;
+      const part = this.ident();
+      if (part === null) return null;
+      name += '.' + part;
+    }
+    if (!this.eat('(')) return null;
+    const args = {};
+    for (;;) {
+      if (this.eat(')')) return call(name, args);
+      const key = this.ident();
+      if (key === null || !this.eat('=')) return null;
+      const [ok, v] = this.value(0);
+      if (!ok) return null;
+      setKey(args, key, v);
+      if (!this.eat(',')) return this.eat(')') ? call(name, args) : null;
+    }
+  }
+}
+
+function pythonicCalls(body) {
+  const out = new Body();
+  const p = new Py(body);
+  p.ws();
+  if (p.i >= body.length) return null;
+  const calls = [];
+  let ok = true;
+  if (p.eat('[')) {
+    for (;;) {
+      if (p.eat(']')) break;
+      const c = p.call();
+      if (c === null) {
+        ok = false;
+        break;
+      }
+      calls.push(c);
+      if (!p.eat(',')) {
+        ok = p.eat(']');
+        break;
+      }
+    }
+  } else {
+    const c = p.call();
+    ok = c !== null;
+    if (c !== null) calls.push(c);
+  }
+  p.ws();
+  if (!ok || p.i !== body.length) {
+    out.bad(strings.trim(body), 'not a Python call list');
+    return out;
+  }
+  out.calls = calls;
+  return out;
+}
+
 const GRAMMARS = Object.freeze({
   json_call: jsonCall,
   function_tags: functionTags,
   arg_pairs: argPairs,
   invoke_tags: invokeTags,
   kimi_calls: kimiCalls,
+  pythonic_calls: pythonicCalls,
 });
 
 /** How a body starts, to tell apart the rows sharing an opener: `json`, `function` or `name`. */
@@ -1584,6 +1763,38 @@ const TABLE = {
       "strays": []
     },
     {
+      "name": "llama_json",
+      "rule": "R17.8",
+      "summary": "Llama 3.x: [<|python_tag|>]{\"name\": …, \"parameters\": {…}} (JSON calls in prose; off by default)",
+      "engine": "json",
+      "default": false,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": [
+        "<|python_tag|>",
+        "<|eom_id|>",
+        "<|eot_id|>"
+      ]
+    },
+    {
+      "name": "pythonic",
+      "rule": "R17.8",
+      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
+      "engine": "block",
+      "default": false,
+      "opener": "<|python_start|>",
+      "closer": "<|python_end|>",
+      "grammar": "pythonic_calls",
+      "body": "",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
       "name": "harmony",
       "rule": "R17.6",
       "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
@@ -1764,6 +1975,31 @@ const TABLE = {
       ]
     },
     {
+      "name": "llama3",
+      "models": "Llama 3.1 / 3.2 / 3.3 (JSON calls)",
+      "formats": [
+        "llama_json"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "llama4",
+      "models": "Llama 4 (pythonic calls, JSON too)",
+      "formats": [
+        "pythonic",
+        "llama_json"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
       "name": "gpt-oss",
       "models": "gpt-oss (Harmony channels; analysis is reasoning)",
       "formats": [
@@ -1782,7 +2018,7 @@ const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
 const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
 const ALL_FORMATS = new Set(Object.keys(FORMATS));
 const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
-const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony'));
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony' || f.engine === 'json'));
 const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
 const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
 
@@ -4819,8 +5055,8 @@ function blockMarkers(formats) {
   const out = new Map();
   for (const row of BLOCK_FORMATS) {
     if (!formats.has(row.name)) continue;
-    for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
-    for (const closer of [row.closer, ...row.strays]) if (!out.has(closer)) out.set(closer, []);
+    if (row.opener) for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
+    for (const closer of [row.closer, ...row.strays]) if (closer && !out.has(closer)) out.set(closer, []);
   }
   return out;
 }
@@ -4870,6 +5106,7 @@ class Scanner {
     this.tap = null; // the open parameter's ValueTap, when streaming
     this._tapText = 0; // par.text pieces the tap has seen
     this._tapCdata = 0; // cd.parts pieces the tap has seen
+    jsonCalls = jsonCalls || formats.has('llama_json'); // Llama 3's calls are JSON in prose (R17.8)
     this.jsonCalls = jsonCalls;
     this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
     const dsml = formats.has('dsml');
@@ -7675,8 +7912,8 @@ function gatewayHandler(config) {
   const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
   const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
   const optionsByPreset = new Map();
-  /** The rewriters' `formats` and `reasoning` under a preset: the preset's, unless the config
-   * gives them (D52); without a preset, the config's or the library's defaults. */
+  /** The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config gives
+   * them (D52); without a preset, the config's or the library's defaults. */
   const sieveOptions = (preset) => {
     let got = optionsByPreset.get(preset);
     if (got === undefined) {
@@ -7684,6 +7921,7 @@ function gatewayHandler(config) {
       got = {
         formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
         reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
+        preset, // (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
       };
       optionsByPreset.set(preset, got);
     }

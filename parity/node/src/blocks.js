@@ -365,12 +365,191 @@ function kimiName(id) {
   return strings.trim(s);
 }
 
+// ---- R17.8 Llama 4 pythonic: [f(a=1, b="x"), g()] ---------------------------------------------
+
+const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', 0: '\0' };
+const MAX_DEPTH = 100;
+const FAIL = [false, null];
+
+/** A cursor over a pythonic call list (Python's `_Py`). */
+class Py {
+  constructor(s) {
+    this.s = s;
+    this.i = 0;
+  }
+
+  ws() {
+    this.i = skipBlank(this.s, this.i);
+  }
+
+  eat(c) {
+    this.ws();
+    if (this.s.startsWith(c, this.i)) {
+      this.i += c.length;
+      return true;
+    }
+    return false;
+  }
+
+  ident() {
+    this.ws();
+    IDENT.lastIndex = this.i;
+    const m = IDENT.exec(this.s);
+    if (m === null) return null;
+    this.i = IDENT.lastIndex;
+    return m[0];
+  }
+
+  value(depth) {
+    this.ws();
+    const s = this.s;
+    const i = this.i;
+    if (depth > MAX_DEPTH || i >= s.length) return FAIL;
+    const c = s[i];
+    if (c === "'" || c === '"') return this.string(c);
+    if (c === '[' || c === '(') return this.items(c === '[' ? ']' : ')', depth);
+    if (c === '{') return this.mapping(depth);
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(s);
+    if (m !== null) {
+      this.i = NUMBER.lastIndex;
+      return values.jsonValue(m[0]);
+    }
+    const word = this.ident();
+    if (word === 'True') return [true, true];
+    if (word === 'False') return [true, false];
+    if (word === 'None') return [true, null];
+    return FAIL;
+  }
+
+  string(q) {
+    const s = this.s;
+    let i = this.i + 1;
+    const out = [];
+    let start = i;
+    const n = s.length;
+    while (i < n) {
+      const c = s[i];
+      if (c === q) {
+        out.push(s.slice(start, i));
+        this.i = i + 1;
+        return [true, out.join('')];
+      }
+      if (c === '\n') return FAIL;
+      if (c === '\\' && i + 1 < n) {
+        out.push(s.slice(start, i));
+        const e = s[i + 1];
+        if (e === 'u' && HEX4.test(s.slice(i + 2, i + 6))) {
+          const cp = parseInt(s.slice(i + 2, i + 6), 16);
+          if (cp >= 0xd800 && cp <= 0xdfff) return FAIL; // a surrogate half: no string of every runtime
+          out.push(String.fromCharCode(cp));
+          i += 6;
+        } else {
+          out.push(Object.prototype.hasOwnProperty.call(PY_ESCAPES, e) ? PY_ESCAPES[e] : '\\' + e);
+          i += 2;
+        }
+        start = i;
+        continue;
+      }
+      i++;
+    }
+    return FAIL;
+  }
+
+  items(close, depth) {
+    this.i += 1;
+    const out = [];
+    for (;;) {
+      if (this.eat(close)) return [true, out];
+      const [ok, v] = this.value(depth + 1);
+      if (!ok) return FAIL;
+      out.push(v);
+      if (!this.eat(',')) return this.eat(close) ? [true, out] : FAIL;
+    }
+  }
+
+  mapping(depth) {
+    this.i += 1;
+    const out = {};
+    for (;;) {
+      if (this.eat('}')) return [true, out];
+      const [ok, k] = this.value(depth + 1);
+      if (!ok || typeof k !== 'string' || !this.eat(':')) return FAIL;
+      const [ok2, v] = this.value(depth + 1);
+      if (!ok2) return FAIL;
+      setKey(out, k, v);
+      if (!this.eat(',')) return this.eat('}') ? [true, out] : FAIL;
+    }
+  }
+
+  call() {
+    let name = this.ident();
+    if (name === null) return null;
+    while (this.s.startsWith('.', this.i)) {
+      this.i += 1;
+      const part = this.ident();
+      if (part === null) return null;
+      name += '.' + part;
+    }
+    if (!this.eat('(')) return null;
+    const args = {};
+    for (;;) {
+      if (this.eat(')')) return call(name, args);
+      const key = this.ident();
+      if (key === null || !this.eat('=')) return null;
+      const [ok, v] = this.value(0);
+      if (!ok) return null;
+      setKey(args, key, v);
+      if (!this.eat(',')) return this.eat(')') ? call(name, args) : null;
+    }
+  }
+}
+
+function pythonicCalls(body) {
+  const out = new Body();
+  const p = new Py(body);
+  p.ws();
+  if (p.i >= body.length) return null;
+  const calls = [];
+  let ok = true;
+  if (p.eat('[')) {
+    for (;;) {
+      if (p.eat(']')) break;
+      const c = p.call();
+      if (c === null) {
+        ok = false;
+        break;
+      }
+      calls.push(c);
+      if (!p.eat(',')) {
+        ok = p.eat(']');
+        break;
+      }
+    }
+  } else {
+    const c = p.call();
+    ok = c !== null;
+    if (c !== null) calls.push(c);
+  }
+  p.ws();
+  if (!ok || p.i !== body.length) {
+    out.bad(strings.trim(body), 'not a Python call list');
+    return out;
+  }
+  out.calls = calls;
+  return out;
+}
+
 const GRAMMARS = Object.freeze({
   json_call: jsonCall,
   function_tags: functionTags,
   arg_pairs: argPairs,
   invoke_tags: invokeTags,
   kimi_calls: kimiCalls,
+  pythonic_calls: pythonicCalls,
 });
 
 /** How a body starts, to tell apart the rows sharing an opener: `json`, `function` or `name`. */

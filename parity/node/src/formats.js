@@ -147,6 +147,38 @@ const TABLE = {
       "strays": []
     },
     {
+      "name": "llama_json",
+      "rule": "R17.8",
+      "summary": "Llama 3.x: [<|python_tag|>]{\"name\": …, \"parameters\": {…}} (JSON calls in prose; off by default)",
+      "engine": "json",
+      "default": false,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": [
+        "<|python_tag|>",
+        "<|eom_id|>",
+        "<|eot_id|>"
+      ]
+    },
+    {
+      "name": "pythonic",
+      "rule": "R17.8",
+      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
+      "engine": "block",
+      "default": false,
+      "opener": "<|python_start|>",
+      "closer": "<|python_end|>",
+      "grammar": "pythonic_calls",
+      "body": "",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
       "name": "harmony",
       "rule": "R17.6",
       "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
@@ -327,6 +359,31 @@ const TABLE = {
       ]
     },
     {
+      "name": "llama3",
+      "models": "Llama 3.1 / 3.2 / 3.3 (JSON calls)",
+      "formats": [
+        "llama_json"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "llama4",
+      "models": "Llama 4 (pythonic calls, JSON too)",
+      "formats": [
+        "pythonic",
+        "llama_json"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
       "name": "gpt-oss",
       "models": "gpt-oss (Harmony channels; analysis is reasoning)",
       "formats": [
@@ -345,7 +402,7 @@ const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
 const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
 const ALL_FORMATS = new Set(Object.keys(FORMATS));
 const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
-const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony'));
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony' || f.engine === 'json'));
 const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
 const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
 

@@ -652,8 +652,8 @@ function blockMarkers(formats) {
   const out = new Map();
   for (const row of BLOCK_FORMATS) {
     if (!formats.has(row.name)) continue;
-    for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
-    for (const closer of [row.closer, ...row.strays]) if (!out.has(closer)) out.set(closer, []);
+    if (row.opener) for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
+    for (const closer of [row.closer, ...row.strays]) if (closer && !out.has(closer)) out.set(closer, []);
   }
   return out;
 }
@@ -703,6 +703,7 @@ class Scanner {
     this.tap = null; // the open parameter's ValueTap, when streaming
     this._tapText = 0; // par.text pieces the tap has seen
     this._tapCdata = 0; // cd.parts pieces the tap has seen
+    jsonCalls = jsonCalls || formats.has('llama_json'); // Llama 3's calls are JSON in prose (R17.8)
     this.jsonCalls = jsonCalls;
     this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
     const dsml = formats.has('dsml');

@@ -97,7 +97,7 @@ function sources(events) {
   return out;
 }
 
-const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>|<\/tool_call>|<\/seed:tool_call>|<\/minimax:tool_call>|<\|tool_calls_section_end\|>|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>|<\/?seed:think>|\[\/?THINK\]/; // (R18.3: stray closers are dropped too; R17.6: Harmony's headers and end tokens)
+const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>|<\/tool_call>|<\/seed:tool_call>|<\/minimax:tool_call>|<\|tool_calls_section_end\|>|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>|<\/?seed:think>|\[\/?THINK\]|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|<\|python_end\|>/; // (R18.3: stray closers are dropped too; R17.6: Harmony's headers and end tokens)
 const EOS_SOURCE = EOS.source;
 
 function escapeRegExp(s) {
