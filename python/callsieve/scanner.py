@@ -57,7 +57,7 @@ from typing import Any, Final
 from . import harmony, mistral, sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
 from .blocks import GRAMMARS, Typer, body_kind
-from .events import Event, TextEvent, ToolCall, ToolCallsEvent
+from .events import Event, Malformed, TextEvent, ToolCall, ToolCallsEvent
 from .formats import ALL_FORMATS, BLOCK_FORMATS, FORMATS, Format
 from .sections import BARS, match_marker
 from .shell import (
@@ -194,6 +194,14 @@ _PROSE_JSON_BR: Final = _prose_skip(True, True)
 _PRE_OPEN: Final = re.compile(r"<pre(?=[ \t\r\n>])", re.I)
 _PRE_PREFIX: Final = re.compile(r"<(?:p(?:r(?:e)?)?)?\Z", re.I)
 _COMMENT_PREFIX: Final = re.compile(r"<(?:!(?:-)?)?\Z")
+
+
+def sec_repaired(raw: str) -> tuple[str, ...]:
+    """D26: a section that came out without its section end was repaired."""
+    end = match_marker(raw, raw.rfind("<"), True) if raw else NO
+    ok = isinstance(end, tuple) and end[0] == sections.SECTION_END and end[1] == len(raw)
+    return () if ok else ("D26",)
+
 
 # The modes whose hold the capture limit bounds (_release_past_limit).
 _HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS, _M_JSON, _M_BLOCK))
@@ -498,9 +506,10 @@ _S_BETWEEN, _S_HEAD, _S_BODY = Stage
 class _Section:
     """TOKENS: the token section being parsed (R14.4, R14.5)."""
 
-    __slots__ = ("body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start", "tail")
+    __slots__ = ("bad", "body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start", "tail")
 
     def __init__(self) -> None:
+        self.bad: list[Malformed] = []  # R18.2: the section's calls that cannot be executed
         self.stage = _S_BETWEEN
         self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
         self.mark = 0
@@ -1936,6 +1945,7 @@ class Scanner:
         sec.stage = _S_BETWEEN
         sec.raw, sec.tail = _Text(), ""
         sec.calls = _Calls()
+        sec.bad = []
         sec.start = sec.mark = self._abs(self.pos)
         sec.over = False
         self.pos = end
@@ -1949,7 +1959,7 @@ class Scanner:
             return self._fail()
         self._flush_text()
         raw = self._source(sec)
-        self.out.append(ToolCallsEvent(sec.calls.take(), raw))
+        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "", tuple(sec.bad), sec_repaired(raw)))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
@@ -1998,7 +2008,7 @@ class Scanner:
             if not final:
                 return False
             # D26: a section whose calls are all complete survives a missing section end.
-            if sec.stage == _S_BETWEEN and sec.calls:
+            if sec.stage == _S_BETWEEN and (sec.calls or sec.bad):
                 return self._sec_succeed(pos)
             return self._fail()
         if sec.stage == _S_BETWEEN:
@@ -2017,9 +2027,12 @@ class Scanner:
                 sec.stage = _S_HEAD
                 sec.head, sec.head_len, sec.body = [], 0, []
                 return True
-            if kind == sections.SECTION_END and sec.calls:
+            if kind == sections.SECTION_BEGIN:  # R18.3: a repeated section opener is tolerated
+                self.pos = end
+                return True
+            if kind == sections.SECTION_END and (sec.calls or sec.bad):
                 return self._sec_succeed(end)
-            if kind == sections.EOS and sec.calls:  # the output ended: as at end of input
+            if kind == sections.EOS and (sec.calls or sec.bad):  # the output ended: as at end of input
                 return self._sec_succeed(pos)
             return self._fail()
         k = buf.find("<", pos)
@@ -2062,9 +2075,10 @@ class Scanner:
                 head, body = "".join(sec.head), "".join(sec.body)
                 self.work += len(body)
                 call = sections.decode_call(head, body)
-                if call is None:
-                    return self._fail()  # D4: one invalid call makes the section text
-                sec.calls.add(self._name(call[0]), call[1])
+                if call is None:  # R18.2, D55: reported, the section's other calls kept
+                    sec.bad.append(sections.malformed_call(head, body))
+                else:
+                    sec.calls.add(self._name(call[0]), call[1])
             self.pos = end
             sec.stage = _S_BETWEEN
             return True

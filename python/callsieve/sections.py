@@ -17,6 +17,7 @@ import re
 from typing import Any, Final
 
 from . import strings, values
+from .events import Malformed
 from .shell import MORE, NO
 
 SECTION_BEGIN: Final = "section_begin"
@@ -90,6 +91,21 @@ def decode_call(head: str, body: str) -> tuple[str, dict[str, Any]] | None:
     if not ok or not isinstance(v, dict):
         return None
     return name, v
+
+
+def malformed_call(head: str, body: str) -> Malformed:
+    """R18.2: what a call that decode_call refused is reported as (D55): the call's text as
+    written between its markers, why, and its name when one could be read."""
+    h = strings.trim(head)
+    b = strings.trim(body)
+    raw = h + "<｜tool▁sep｜>" + b
+    name: str | None = h
+    if h == "function" and b and b[0] != "{":
+        nl = b.find("\n")
+        name = strings.trim(b[:nl]) if nl >= 0 else strings.trim(b)
+    if not name or "\n" in name or "\r" in name:
+        return Malformed(raw, "no name")
+    return Malformed(raw, "arguments are not a JSON object", name)
 
 
 def _fenced(s: str) -> str | None:

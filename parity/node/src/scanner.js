@@ -224,6 +224,13 @@ function textEvent(text, note) {
   return note ? { type: 'text', text, note } : { type: 'text', text };
 }
 
+/** D26: a section that came out without its section end was repaired. */
+function secRepaired(raw) {
+  if (!raw) return true;
+  const end = matchMarker(raw, raw.lastIndexOf('<'), true);
+  return !(Array.isArray(end) && end[0] === sections.SECTION_END && end[1] === raw.length);
+}
+
 function toolCallsEvent(calls, raw) {
   return { type: 'tool_calls', calls, raw };
 }
@@ -624,6 +631,7 @@ class _Section {
     this.mark = 0;
     this.tail = '';
     this.calls = [];
+    this.bad = []; // R18.2: the section's calls that cannot be executed
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
     this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
@@ -2386,6 +2394,7 @@ class Scanner {
     sec.raw = new _Text();
     sec.tail = '';
     sec.calls = [];
+    sec.bad = [];
     sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
     this.pos = end;
@@ -2397,7 +2406,11 @@ class Scanner {
     if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
     if (sec.over) return this._fail();
     this._flushText();
-    this.out.push(toolCallsEvent(sec.calls.slice(), this._source(sec)));
+    const raw = this._source(sec);
+    const e = toolCallsEvent(sec.calls.slice(), raw);
+    if (sec.bad.length) e.malformed = sec.bad;
+    if (secRepaired(raw)) e.repaired = ['D26'];
+    this.out.push(e);
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -2448,7 +2461,7 @@ class Scanner {
     if (pos >= n) {
       if (!final) return false;
       // D26: a section whose calls are all complete survives a missing section end.
-      if (sec.stage === Stage.BETWEEN && sec.calls.length) return this._secSucceed(pos);
+      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos);
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
@@ -2470,8 +2483,14 @@ class Scanner {
         sec.body = [];
         return true;
       }
-      if (kind === sections.SECTION_END && sec.calls.length) return this._secSucceed(end);
-      if (kind === sections.EOS && sec.calls.length) return this._secSucceed(pos); // the output ended: as at end of input
+      if (kind === sections.SECTION_BEGIN) {
+        // R18.3: a repeated section opener is tolerated
+        this.pos = end;
+        return true;
+      }
+      const some = sec.calls.length || sec.bad.length;
+      if (kind === sections.SECTION_END && some) return this._secSucceed(end);
+      if (kind === sections.EOS && some) return this._secSucceed(pos); // the output ended: as at end of input
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -2524,8 +2543,8 @@ class Scanner {
         const body = sec.body.join('');
         this.work += body.length;
         const call = sections.decodeCall(head, body);
-        if (call === null) return this._fail(); // D4: one invalid call makes the section text
-        sec.calls.push({ name: this._name(call[0]), input: call[1] });
+        if (call === null) sec.bad.push(sections.malformedCall(head, body)); // R18.2, D55: the others kept
+        else sec.calls.push({ name: this._name(call[0]), input: call[1] });
       }
       this.pos = end;
       sec.stage = Stage.BETWEEN;

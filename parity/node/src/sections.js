@@ -119,6 +119,23 @@ function _fenced(s) {
   return strings.trim(inner);
 }
 
+/**
+ * R18.2: what a call that decodeCall refused is reported as (D55): the call's text as written
+ * between its markers, why, and its name when one could be read.
+ */
+function malformedCall(head, body) {
+  const h = strings.trim(head);
+  const b = strings.trim(body);
+  const raw = h + '<\uff5ctool\u2581sep\uff5c>' + b;
+  let name = h;
+  if (h === 'function' && b && b[0] !== '{') {
+    const nl = b.indexOf('\n');
+    name = nl >= 0 ? strings.trim(b.slice(0, nl)) : strings.trim(b);
+  }
+  if (!name || name.includes('\n') || name.includes('\r')) return { raw, reason: 'no name' };
+  return { raw, reason: 'arguments are not a JSON object', name };
+}
+
 module.exports = {
   SECTION_BEGIN,
   SECTION_END,
@@ -131,5 +148,6 @@ module.exports = {
   MAX_HEAD,
   matchMarker,
   decodeCall,
+  malformedCall,
   _fenced,
 };

@@ -200,10 +200,11 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
 });
 
 test('formats option: FORMATS, checkFormats errors, each format alone', () => {
-  const all = ['dsml', 'function_calls', 'tokens', 'hermes', 'qwen3_coder', 'seed_oss', 'glm', 'minimax', 'kimi_k2', 'mistral', 'harmony'];
+  const defaults = ['dsml', 'function_calls', 'tokens', 'hermes', 'qwen3_coder', 'seed_oss', 'glm', 'minimax', 'kimi_k2', 'mistral', 'harmony'];
+  const all = ['dsml', 'function_calls', 'tokens', 'hermes', 'qwen3_coder', 'seed_oss', 'glm', 'minimax', 'kimi_k2', 'mistral', 'llama_json', 'pythonic', 'harmony'];
   assert.deepEqual(Object.keys(callsieve.FORMATS), all);
-  assert.deepEqual([...new Sieve().formats].sort(), [...all].sort());
-  assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), [...all].sort());
+  assert.deepEqual([...new Sieve().formats].sort(), [...defaults].sort()); // R19.3: not the bare JSON / Python list rows
+  assert.deepEqual([...new Sieve({ formats: null }).formats].sort(), [...defaults].sort());
   assert.deepEqual([...new Sieve({ formats: new Set(['tokens']) }).formats], ['tokens']);
   assert.throws(() => new Sieve({ formats: 'dsml' }), InputTypeError);
   assert.throws(() => new Sieve({ formats: 3 }), InputTypeError);

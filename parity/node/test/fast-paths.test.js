@@ -154,8 +154,9 @@ const { Sieve } = require('..');
 
 // The skip reduced to what TEXT's steps always took in one step (a run of plain characters): every
 // tag, blank head, newline and line start is then decided by the general steps.
-const PLAIN_ONLY = /[^\n`<\uff1c\u3008\u300a]*/y;
-const PLAIN_ONLY_JSON = /[^\n`<\uff1c\u3008\u300a{]*/y;
+// (`[` is a stop too: Mistral's `[TOOL_CALLS]` is on by default)
+const PLAIN_ONLY = /[^\n`<\uff1c\u3008\u300a[]*/y;
+const PLAIN_ONLY_JSON = /[^\n`<\uff1c\u3008\u300a{[]*/y;
 
 const BLOCK =
   '<|DSML|tool_calls>\n<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[a.py]]>' +
