@@ -28,6 +28,14 @@ const EXAMPLES = [
   { id: 'token-section-v3-r1', label: 'DeepSeek-V3 / R1 token section (fenced JSON)', url: 'examples/token-section-v3-r1.txt', toolNames: '' },
   { id: 'reasoning-draft-call', label: 'Reasoning model: <think> with a draft call, then the real one', url: 'examples/reasoning-draft-call.txt', toolNames: '' },
   { id: 'write-file-long', label: 'Incremental arguments: a long write_file body (replay it)', url: 'examples/write-file-long.txt', toolNames: '', streamArguments: true },
+  { id: 'qwen3-coder', label: 'Qwen3-Coder: <function=…> with raw-text parameters', url: 'examples/qwen3-coder.txt', toolNames: '' },
+  { id: 'hermes-qwen3', label: 'Qwen3 / Hermes: JSON calls in <tool_call>, a <think> first', url: 'examples/hermes-qwen3.txt', toolNames: '' },
+  { id: 'glm', label: 'GLM-4.5: <arg_key>/<arg_value> pairs', url: 'examples/glm.txt', toolNames: '' },
+  { id: 'minimax', label: 'MiniMax-M2: two parallel invokes in one block', url: 'examples/minimax.txt', toolNames: '' },
+  { id: 'kimi-k2', label: 'Kimi-K2: a token section, ids kept', url: 'examples/kimi-k2.txt', toolNames: '' },
+  { id: 'gpt-oss-harmony', label: 'gpt-oss Harmony: analysis, then a call on commentary', url: 'examples/gpt-oss-harmony.txt', toolNames: '' },
+  { id: 'mistral', label: 'Mistral: [TOOL_CALLS]name[ARGS]{…}, text after it', url: 'examples/mistral.txt', toolNames: '' },
+  { id: 'seed-oss', label: 'Seed-OSS: <seed:tool_call> with the Qwen3-Coder body', url: 'examples/seed-oss.txt', toolNames: '' },
 ];
 
 const state = {

@@ -3,7 +3,8 @@
 
 // No loss (R8.2): text, reasoning + raw rebuild the input, except end-of-sentence tokens (D29)
 // and reasoning markers (R15), which are dropped. R16's start and argument events add nothing.
-const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>/;
+// (as parity/docs.py's DROPPED: end-of-sentence, reasoning markers, the R17 formats' dropped markers)
+const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>|<\/?seed:think>|\[\/?THINK\]|<\/tool_call>|<\/seed:tool_call>|<\/minimax:tool_call>|<\|tool_calls_section_end\|>|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|<\|python_end\|>/;
 function kept(raw, input) {
   const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = input.split(new RegExp(EOS.source)).map(esc).join('(?:' + EOS.source + ')?');

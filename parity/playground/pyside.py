@@ -25,11 +25,18 @@ from callsieve import CallsieveError, Sieve, coalesce, parse
 from callsieve.driver import serve
 from callsieve.jsontext import jsonable
 
-_EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>|</?think>")
+_EOS = re.compile(
+    r"<[｜|]end▁of▁sentence[｜|]>|</?think>|</?seed:think>|\[/?THINK\]"
+    # R18.3, D47: stray closers and end tokens of the open-model formats; Harmony's headers (R17.6)
+    r"|</tool_call>|</seed:tool_call>|</minimax:tool_call>|<\|tool_calls_section_end\|>"
+    r"|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>"
+    r"|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|<\|python_end\|>"
+)
 
 
 def _kept(raw: str, text: str) -> bool:
-    """No loss (R8.2), except end-of-sentence tokens (D29) and reasoning markers (R15) dropped.
+    """No loss (R8.2), except end-of-sentence tokens (D29), reasoning markers (R15, R17.10) and the
+    open-model formats' dropped markers (D47, D49), as parity/docs.py's `kept`.
     `raw` joins the events' `source` (R16's start and argument events have none)."""
     pattern = "(?:" + _EOS.pattern + ")?"
     return re.fullmatch(pattern.join(re.escape(p) for p in _EOS.split(text)), raw) is not None

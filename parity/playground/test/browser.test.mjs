@@ -223,7 +223,8 @@ async function runPlayground(t) {
     assert.deepEqual(JSON.parse(openai[1].function.arguments).path, 'src/clamp.py');
 
     // The other examples also agree between engines.
-    for (const id of ['fullwidth-noise', 'missing-opening-wrapper', 'mention-stays-text']) {
+    const families = ['qwen3-coder', 'hermes-qwen3', 'glm', 'minimax', 'kimi-k2', 'gpt-oss-harmony', 'mistral', 'seed-oss'];
+    for (const id of ['fullwidth-noise', 'missing-opening-wrapper', 'mention-stays-text', ...families]) {
       const before = await page.inputValue('#input');
       await page.selectOption('#example', id);
       await page.waitForFunction((prev) => document.getElementById('input').value !== prev, before);
