@@ -552,8 +552,8 @@ _HEX4: Final = re.compile("[0-9a-fA-F]{4}")
 
 
 def pythonic_calls(body: str, typer: Typer | None = None) -> Body | None:
-    """`[f(a=1), g()]` (or one bare call): Python literals as values. A body that does not read as
-    a call list whole is one malformed call (its text and `not a Python call list`)."""
+    """`[f(a=1), g()]` (or one bare call): Python literals as values (D57). A body that does not
+    read as a call list whole is one malformed call (its text and `not a Python call list`)."""
     out = Body()
     p = _Py(body)
     p.ws()

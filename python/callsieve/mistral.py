@@ -1,4 +1,4 @@
-"""Mistral tool calls (R17.7): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to the end of its JSON.
+"""Mistral tool calls (R17.7, D56): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to its JSON's end.
 
 After `[TOOL_CALLS]` comes either a JSON array of `{"name", "arguments"[, "id"]}` (older
 tokenizers) or one call written `NAME[ARGS]{json}`, with an optional `[CALL_ID]ID` before
