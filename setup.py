@@ -18,7 +18,7 @@ import callsieve_build  # the build backend, beside the package
 
 # The modules the per-chunk work runs in. Not sieve.py: its public methods check their argument
 # types themselves (InputTypeError), which mypyc's own boundary checks would pre-empt.
-COMPILED = ("scanner", "sections", "strings", "values", "shell", "arguments", "reasoning")
+COMPILED = ("scanner", "sections", "strings", "values", "shell", "arguments", "reasoning", "blocks", "formats", "harmony", "mistral")
 
 ext_modules: list[Any] = []
 # Only a wheel decides (the backend names the step; `python setup.py …` run by hand is a wheel
