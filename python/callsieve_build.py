@@ -24,10 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import (  # noqa: F401  (the hooks this backend passes through)
-    get_requires_for_build_editable,
-    get_requires_for_build_sdist,
-)
 
 MYPY = "mypy==2.4.1"  # = requirements-dev.txt's pin: the compiler the tests run against
 MODES = {"": "auto", "auto": "auto", "0": "pure", "1": "compiled"}
@@ -101,6 +97,16 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
     requires: list[str] = _as("requirements", _setuptools.get_requires_for_build_wheel, config_settings)
     if decide()[0]:
         requires.append(MYPY)
+    return requires
+
+
+def get_requires_for_build_sdist(config_settings: dict[str, Any] | None = None) -> list[str]:
+    requires: list[str] = _as("requirements", _setuptools.get_requires_for_build_sdist, config_settings)
+    return requires
+
+
+def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
+    requires: list[str] = _as("requirements", _setuptools.get_requires_for_build_editable, config_settings)
     return requires
 
 
