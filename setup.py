@@ -16,9 +16,22 @@ from setuptools import setup
 sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
 import callsieve_build  # the build backend, beside the package
 
-# The modules the per-chunk work runs in. Not sieve.py: its public methods check their argument
+# The modules the per-chunk work runs in (blocks, harmony, mistral: the R17 formats' bodies; formats:
+# the rows the scanner reads per block). Not sieve.py: its public methods check their argument
 # types themselves (InputTypeError), which mypyc's own boundary checks would pre-empt.
-COMPILED = ("scanner", "sections", "strings", "values", "shell", "arguments", "reasoning", "blocks", "formats", "harmony", "mistral")
+COMPILED = (
+    "scanner",
+    "sections",
+    "strings",
+    "values",
+    "shell",
+    "arguments",
+    "reasoning",
+    "blocks",
+    "formats",
+    "harmony",
+    "mistral",
+)
 
 ext_modules: list[Any] = []
 # Only a wheel decides (the backend names the step; `python setup.py …` run by hand is a wheel
