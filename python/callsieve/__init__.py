@@ -36,8 +36,9 @@ from .sse import aiter_chat_chunks, awrite_sse, iter_chat_chunks, iter_sse_event
 
 __version__ = "0.1.0"
 
-#: True in the mypyc-compiled build (`CALLSIEVE_COMPILE=1`, setup.py): the scanner and its helpers
-#: are C extensions there. The same code either way; the pure-Python package is the reference.
+#: True in the mypyc-compiled build (setup.py; what a wheel is wherever a C compiler works): the
+#: scanner and its helpers are C extensions there. The same code either way; the pure-Python
+#: package (`CALLSIEVE_COMPILE=0`, editable installs, Pyodide) is the reference.
 compiled: bool = (_scanner.__file__ or "").endswith((".so", ".pyd"))
 
 __all__ = [

@@ -9,9 +9,12 @@ start) several milliseconds.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -21,6 +24,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from test_compiled import compiled_modules
 
 import callsieve
 
@@ -77,41 +81,179 @@ def test_build_backend_pinned_once() -> None:
     assert pin in dev, f"requirements-dev.txt does not pin {pin}"
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel (built from the sdist) and the sdist, as `python -m build` makes them on a clone."""
-    out = tmp_path_factory.mktemp("dist")
+def build(out: Path, *args: str, env: dict[str, str] | None = None, src: Path = ROOT) -> str:
+    """`python -m build --no-isolation ARGS` into `out` (no index needed, seconds faster); its output."""
     proc = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", *args, "--outdir", str(out), str(src)],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, **(env or {})},
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-6000:]
+    # No deprecation banner from the build backend (setuptools is pinned in pyproject.toml).
+    assert "Deprecat" not in output
+    return output
+
+
+def said(output: str) -> list[str]:
+    """The backend's line(s) saying which build it made."""
+    return [line for line in output.splitlines() if line.startswith("callsieve: ")]
+
+
+def compiler_works() -> bool:
+    """What the build backend decides on this machine: a C compiler and mypyc to drive it."""
+    sys.path.insert(0, str(ROOT / "python"))
+    try:
+        backend = importlib.import_module("callsieve_build")
+    finally:
+        sys.path.remove(str(ROOT / "python"))
+    return backend.c_compiler_problem() is None and importlib.util.find_spec("mypyc") is not None
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The default build, as `python -m build` makes it on a clone: the sdist, and the wheel built
+    from it (mypyc-compiled where a C compiler works: the one slow build of this file); and what
+    the build said."""
+    out = tmp_path_factory.mktemp("dist")
+    return out, build(out, env={"CALLSIEVE_COMPILE": ""})
+
+
+@pytest.fixture(scope="module")
+def pure_wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The pure wheel a release publishes beside the compiled ones (CALLSIEVE_COMPILE=0)."""
+    out = tmp_path_factory.mktemp("pure")
+    output = build(out, "--wheel", env={"CALLSIEVE_COMPILE": "0"})
+    (wheel,) = out.glob("callsieve-*.whl")
+    return wheel, output
+
+
+def default_wheel(built: tuple[Path, str]) -> Path:
+    (wheel,) = built[0].glob("callsieve-*.whl")
+    return wheel
+
+
+def test_default_build_is_compiled_when_a_compiler_works(built: tuple[Path, str]) -> None:
+    wheel = default_wheel(built)
+    with zipfile.ZipFile(wheel) as zf:
+        extensions = [n for n in zf.namelist() if n.endswith((".so", ".pyd"))]
+        tag = zf.read(f"callsieve-{VERSION}.dist-info/WHEEL").decode()
+    if compiler_works():
+        assert said(built[1]) == [
+            "callsieve: building the mypyc-compiled extensions (a C compiler is available)"
+        ]
+        assert re.fullmatch(rf"callsieve-{VERSION}-cp3\d+-cp3\d+-\w+\.whl", wheel.name), wheel.name
+        assert "Root-Is-Purelib: false" in tag
+        for name in compiled_modules():
+            assert [e for e in extensions if e.startswith(f"callsieve/{name}.")], (name, extensions)
+    else:
+        (line,) = said(built[1])
+        assert "building pure Python" in line
+        assert wheel.name == f"callsieve-{VERSION}-py3-none-any.whl"
+
+
+def test_callsieve_compile_0_builds_the_pure_wheel(pure_wheel: tuple[Path, str]) -> None:
+    wheel, output = pure_wheel
+    assert wheel.name == f"callsieve-{VERSION}-py3-none-any.whl"
+    assert said(output) == ["callsieve: building pure Python (CALLSIEVE_COMPILE=0)"]
+    with zipfile.ZipFile(wheel) as zf:
+        assert not [n for n in zf.namelist() if n.endswith((".so", ".pyd", ".c"))]
+        assert "Root-Is-Purelib: true" in zf.read(f"callsieve-{VERSION}.dist-info/WHEEL").decode()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="MSVC is not chosen through CC")
+def test_no_compiler_builds_pure_and_says_so(tmp_path: Path) -> None:
+    cc = str(tmp_path / "no-such-cc")
+    output = build(tmp_path, "--wheel", env={"CALLSIEVE_COMPILE": "", "CC": cc})
+    (wheel,) = tmp_path.glob("callsieve-*.whl")
+    assert wheel.name == f"callsieve-{VERSION}-py3-none-any.whl"
+    (line,) = said(output)
+    assert line.startswith("callsieve: no working C compiler (") and cc in line, line
+    assert line.endswith(
+        "; building pure Python (the same code, slower; CALLSIEVE_COMPILE=1 makes this an error)"
+    )
+    # A release build asks for the compiled wheel: without a compiler that fails, never ships pure.
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--no-isolation",
+            "--wheel",
+            "--outdir",
+            str(tmp_path / "x"),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "CALLSIEVE_COMPILE": "1", "CC": cc},
+    )
+    assert proc.returncode != 0
+    assert "callsieve: CALLSIEVE_COMPILE=1 but no working C compiler" in proc.stdout + proc.stderr
+
+
+def test_editable_install_is_pure(tmp_path: Path) -> None:
+    # `pip install -e .` (scripts/env.sh): the .py files run as they are edited, never a compiled
+    # module beside them. The backend's editable hook on a staged copy (the build writes egg-info).
+    src = tmp_path / "src"
+    (src / "python").mkdir(parents=True)
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copy(ROOT / "python" / "callsieve_build.py", src / "python")
+    shutil.copytree(
+        ROOT / "python" / "callsieve",
+        src / "python" / "callsieve",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+    )
+    hook = "import sys, callsieve_build as b; print(b.build_editable(sys.argv[1]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", hook, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=src,
+        env={**os.environ, "CALLSIEVE_COMPILE": "", "PYTHONPATH": str(src / "python")},
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    # No deprecation banner from the build backend (setuptools is pinned in pyproject.toml).
-    assert "Deprecat" not in proc.stdout + proc.stderr
-    return out
+    wheel = tmp_path / proc.stdout.strip().splitlines()[-1]
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    assert "callsieve: editable install, pure Python" in proc.stderr
+    assert "mypyc" not in proc.stdout + proc.stderr
+    assert not list(src.rglob("*.so")) + list(src.rglob("*.pyd")) + list(src.rglob("*.c"))
 
 
-def test_wheel_and_sdist_ship_the_license(built: Path) -> None:
-    (wheel,) = built.glob(f"callsieve-{VERSION}-py3-none-any.whl")
-    (sdist,) = built.glob(f"callsieve-{VERSION}.tar.gz")
+def test_wheels_and_sdist_ship_the_license(built: tuple[Path, str], pure_wheel: tuple[Path, str]) -> None:
+    (sdist,) = built[0].glob(f"callsieve-{VERSION}.tar.gz")
     license_text = (ROOT / "LICENSE").read_bytes()
-    with zipfile.ZipFile(wheel) as zf:
-        info = f"callsieve-{VERSION}.dist-info"
-        assert zf.read(f"{info}/licenses/LICENSE") == license_text
-        meta = zf.read(f"{info}/METADATA").decode()
-        assert "py.typed" in " ".join(zf.namelist())
-    assert "License-Expression: MIT" in meta
-    assert "License-File: LICENSE" in meta
-    assert "Classifier: Development Status :: 3 - Alpha" in meta
+    for wheel in (default_wheel(built), pure_wheel[0]):
+        with zipfile.ZipFile(wheel) as zf:
+            info = f"callsieve-{VERSION}.dist-info"
+            assert zf.read(f"{info}/licenses/LICENSE") == license_text
+            meta = zf.read(f"{info}/METADATA").decode()
+            assert "py.typed" in " ".join(zf.namelist())
+            # the .py files ship in both builds (a compiled module's source, and the reference)
+            assert "callsieve/scanner.py" in zf.namelist()
+        assert "License-Expression: MIT" in meta
+        assert "License-File: LICENSE" in meta
+        assert "Classifier: Development Status :: 3 - Alpha" in meta
     with tarfile.open(sdist) as tf:
         member = tf.extractfile(f"callsieve-{VERSION}/LICENSE")
         assert member is not None and member.read() == license_text
+        # pure source: the build backend and setup.py, nothing generated or compiled
+        names = tf.getnames()
+        assert f"callsieve-{VERSION}/python/callsieve_build.py" in names
+        assert not [n for n in names if n.endswith((".so", ".pyd", ".c", ".o")) or "/build/" in n]
 
 
-def test_wheel_installs_into_a_fresh_venv(built: Path, tmp_path: Path) -> None:
-    (wheel,) = built.glob("callsieve-*.whl")
+@pytest.mark.parametrize("which", ["default", "pure"])
+def test_wheel_installs_into_a_fresh_venv(
+    which: str, built: tuple[Path, str], pure_wheel: tuple[Path, str], tmp_path: Path
+) -> None:
+    wheel = default_wheel(built) if which == "default" else pure_wheel[0]
+    compiled = which == "default" and compiler_works()
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)  # ensurepip alone takes ~15 s: use our pip
     py = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
@@ -122,11 +264,19 @@ import importlib.metadata as m, json, callsieve
 r = callsieve.parse('<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>')
 license = m.metadata('callsieve')['License-Expression']
 names = [c.name for c in r.calls]
-print(json.dumps([callsieve.__version__, m.version('callsieve'), license, names, callsieve.__file__]))
+where = callsieve.__file__
+print(json.dumps([callsieve.__version__, m.version('callsieve'), license, names, where, callsieve.compiled]))
 """
-    out = subprocess.run([str(py), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path)
-    version, dist_version, license_expr, names, where = json.loads(out.stdout)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the installed copy alone
+    out = subprocess.run(
+        [str(py), "-c", script], check=True, capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    version, dist_version, license_expr, names, where, is_compiled = json.loads(out.stdout)
     assert [version, dist_version, license_expr, names] == [VERSION, VERSION, "MIT", ["ls"]]
     assert Path(where).is_relative_to(env_dir), where  # the installed copy, not the source tree
+    assert is_compiled is compiled
     cli = env_dir / ("Scripts" if os.name == "nt" else "bin") / "callsieve"
-    assert subprocess.run([str(cli), "--help"], capture_output=True, check=False).returncode == 0
+    proc = subprocess.run([str(cli), "--version"], capture_output=True, text=True, check=False, env=env)
+    build_name = "mypyc-compiled" if compiled else "pure Python"
+    assert proc.stdout.strip() == f"callsieve {VERSION} ({build_name})"
+    assert subprocess.run([str(cli), "--help"], capture_output=True, check=False, env=env).returncode == 0
