@@ -3,6 +3,8 @@
 - Every ```python block is executed (a fresh namespace each, in README order, in one scratch
   directory); every ```bash block runs in bash (`-euo pipefail`) there, with `.venv/bin` first on
   PATH. The ```js blocks run in Node: parity/node/test/readme.test.js.
+- The ```html block is parity/playground/minimal.html's page, which the headless-Chromium test of
+  the playground loads (Pyodide, the wheel, a parse): it must be that page, line for line.
 - A ```sh block is not run (it installs, builds or needs a network upstream); each one is listed in
   NOT_RUN with the reason, so that a new block is run unless someone says why not.
 - Every example of the formats and presets table parses to its call, alone and with each preset
@@ -80,8 +82,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_block_has_a_known_language() -> None:
-    bad = [(line, lang) for line, lang, _ in blocks() if lang not in ("python", "bash", "js", "sh")]
-    assert not bad, f"blocks without python / bash / js / sh: {bad}"
+    bad = [(line, lang) for line, lang, _ in blocks() if lang not in ("python", "bash", "js", "sh", "html")]
+    assert not bad, f"blocks without python / bash / js / sh / html: {bad}"
     assert blocks("python") and blocks("bash") and blocks("js")
 
 
@@ -109,6 +111,15 @@ def test_python_block(line: int, code: str, scratch: Path, monkeypatch: pytest.M
     monkeypatch.chdir(scratch)
     namespace: dict[str, Any] = {"__name__": f"readme_line_{line}"}
     exec(compile(code, f"README.md:{line}", "exec"), namespace)
+
+
+def test_html_block_is_the_page_the_browser_test_runs() -> None:
+    (html,) = blocks("html")
+    page = (ROOT / "parity" / "playground" / "minimal.html").read_text(encoding="utf-8").splitlines()
+    lines = html[2].splitlines()
+    assert lines, "empty html block"
+    body = [line for line in page if not line.startswith(("<!", "<meta", "<title", "<link"))]
+    assert body == lines, "README's html block differs from parity/playground/minimal.html"
 
 
 def _cell(text: str) -> str:
