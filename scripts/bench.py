@@ -1007,8 +1007,8 @@ def main() -> int:
         "--only",
         type=lambda v: [x.strip().upper() for x in v.split(",") if x.strip()],
         metavar="LIST",
-        help="only these workloads of W1-W17 (e.g. W15,W16,W17), with the rows their checks compare "
-        "them with (W12: W1; W13, W17: W2)",
+        help="only these workloads of the table (W1-W17 but W11 and W14, which have their own flags), "
+        "e.g. W15,W16,W17, with the rows their checks compare them with (W12: W1; W13, W17: W2)",
     )
     ap.add_argument(
         "--compiled",
