@@ -408,7 +408,20 @@ def body_kind(body: str) -> str:
 
 _IDENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
+_ESCAPES: Final = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+}
+# Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
+_NUM_ESCAPE: Final = re.compile(r"x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}")
 MAX_DEPTH: Final = 100
 
 
@@ -442,7 +455,7 @@ class _Py:
     def value(self, depth: int) -> tuple[bool, Any]:
         self.ws()
         s, i = self.s, self.i
-        if depth > MAX_DEPTH or i >= len(s):
+        if depth >= MAX_DEPTH or i >= len(s):  # (depth counts the containers around this value)
             return False, None
         c = s[i]
         if c in "'\"":
@@ -478,12 +491,14 @@ class _Py:
             if c == "\\" and i + 1 < n:
                 out.append(s[start:i])
                 e = s[i + 1]
-                if e == "u" and _HEX4.fullmatch(s, i + 2, i + 6) is not None:
-                    cp = int(s[i + 2 : i + 6], 16)
-                    if 0xD800 <= cp <= 0xDFFF:
+                m = _NUM_ESCAPE.match(s, i + 1)
+                if m is not None:
+                    t = m.group()
+                    cp = int(t, 8) if t[0] in "01234567" else int(t[1:], 16)
+                    if 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
                         return False, None  # (a surrogate half: no string of every runtime)
                     out.append(chr(cp))
-                    i += 6
+                    i = m.end()
                 else:
                     out.append(_ESCAPES.get(e, "\\" + e))
                     i += 2
@@ -546,9 +561,6 @@ class _Py:
             args[key] = v
             if not self.eat(","):
                 return ToolCall(name, args) if self.eat(")") else None
-
-
-_HEX4: Final = re.compile("[0-9a-fA-F]{4}")
 
 
 def pythonic_calls(body: str, typer: Typer | None = None) -> Body | None:

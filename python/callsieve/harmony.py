@@ -138,12 +138,16 @@ def _recipient(head: str) -> str:
 
 
 def _partial_at(buf: str, pos: int, markers: tuple[str, ...]) -> int:
-    """Where a suffix of `buf` that may begin one of `markers` starts (len(buf): none)."""
+    """Where a suffix of `buf` that may begin one of `markers` starts (len(buf): none). Only the
+    last few characters can: the `<`s among them are tried (this runs once per chunk)."""
     n = len(buf)
-    longest = max(len(m) for m in markers)
-    for j in range(max(pos, n - longest + 1), n):
-        if buf[j] == "<" and any(m.startswith(buf[j:]) for m in markers):
-            return j
+    j = buf.find("<", max(pos, n - _MAX_MARKER + 1))
+    while j >= 0:
+        tail = buf[j:]
+        for m in markers:
+            if m.startswith(tail):
+                return j
+        j = buf.find("<", j + 1)
     return n
 
 

@@ -595,7 +595,9 @@ class Scanner:
         self.tap: ValueTap | None = None  # the open parameter's value, when streaming
         self._tap_text = 0  # par.text pieces the tap has seen
         self._tap_cdata = 0  # cd.parts pieces the tap has seen
-        json_calls = json_calls or "llama_json" in formats  # Llama 3's calls are JSON in prose (R17.8)
+        # Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
+        self._json_format = "llama_json" if "llama_json" in formats else ""
+        json_calls = json_calls or "llama_json" in formats
         self.json_calls = json_calls
         self.loose = False  # an unclosed CDATA was repaired (D8): the rest is read by its rule
         dsml, native = "dsml" in formats, "function_calls" in formats
@@ -1319,7 +1321,7 @@ class Scanner:
                     return self._json_release()
                 self.saw = True
                 self._flush_text()
-                self.out.append(ToolCallsEvent(tuple(calls), text))
+                self.out.append(ToolCallsEvent(tuple(calls), text, (), self._json_format))
                 self.mode = _M_TEXT
         return True
 

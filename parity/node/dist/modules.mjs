@@ -1347,8 +1347,9 @@ function kimiName(id) {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', 0: '\0' };
+const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
+// Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
+const NUM_ESCAPE = /x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}/y;
 const MAX_DEPTH = 100;
 const FAIL = [false, null];
 
@@ -1385,7 +1386,7 @@ class Py {
     this.ws();
     const s = this.s;
     const i = this.i;
-    if (depth > MAX_DEPTH || i >= s.length) return FAIL;
+    if (depth >= MAX_DEPTH || i >= s.length) return FAIL; // (depth counts the containers around this value)
     const c = s[i];
     if (c === "'" || c === '"') return this.string(c);
     if (c === '[' || c === '(') return this.items(c === '[' ? ']' : ')', depth);
@@ -1420,11 +1421,14 @@ class Py {
       if (c === '\\' && i + 1 < n) {
         out.push(s.slice(start, i));
         const e = s[i + 1];
-        if (e === 'u' && HEX4.test(s.slice(i + 2, i + 6))) {
-          const cp = parseInt(s.slice(i + 2, i + 6), 16);
-          if (cp >= 0xd800 && cp <= 0xdfff) return FAIL; // a surrogate half: no string of every runtime
-          out.push(String.fromCharCode(cp));
-          i += 6;
+        NUM_ESCAPE.lastIndex = i + 1;
+        const m = NUM_ESCAPE.exec(s);
+        if (m !== null) {
+          const t = m[0];
+          const cp = '01234567'.includes(t[0]) ? parseInt(t, 8) : parseInt(t.slice(1), 16);
+          if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return FAIL; // a surrogate half: no string of every runtime
+          out.push(String.fromCodePoint(cp));
+          i = NUM_ESCAPE.lastIndex;
         } else {
           out.push(Object.prototype.hasOwnProperty.call(PY_ESCAPES, e) ? PY_ESCAPES[e] : '\\' + e);
           i += 2;
@@ -2164,14 +2168,14 @@ function recipient(head) {
   return firstWord(head.slice(k + 3));
 }
 
+/** Where a suffix of `buf` that may begin one of `markers` starts (buf.length: none). */
 function partialAt(buf, pos, markers) {
   const n = buf.length;
-  const longest = Math.max(...markers.map((m) => m.length));
-  for (let j = Math.max(pos, n - longest + 1); j < n; j++) {
-    if (buf[j] === '<') {
-      const tail = buf.slice(j);
-      if (markers.some((m) => m.startsWith(tail))) return j;
-    }
+  let j = buf.indexOf('<', Math.max(pos, n - MAX_MARKER + 1));
+  while (j >= 0) {
+    const tail = buf.slice(j);
+    for (const m of markers) if (m.startsWith(tail)) return j;
+    j = buf.indexOf('<', j + 1);
   }
   return n;
 }
@@ -2611,7 +2615,8 @@ function end(sc, complete) {
   const raw = MARKER + h + text;
   sc.work += text.length;
   const got = complete ? calls(h, text) : null;
-  if (got === null) {
+  if (got === null || !(got[0].length || got[1].length)) {
+    // (an empty list holds no call the model meant: D46)
     sc._emit(raw);
     sc._textResumes(raw);
     return true;
@@ -5114,7 +5119,9 @@ class Scanner {
     this.tap = null; // the open parameter's ValueTap, when streaming
     this._tapText = 0; // par.text pieces the tap has seen
     this._tapCdata = 0; // cd.parts pieces the tap has seen
-    jsonCalls = jsonCalls || formats.has('llama_json'); // Llama 3's calls are JSON in prose (R17.8)
+    // Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
+    this._jsonFormat = formats.has('llama_json') ? 'llama_json' : '';
+    jsonCalls = jsonCalls || formats.has('llama_json');
     this.jsonCalls = jsonCalls;
     this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
     const dsml = formats.has('dsml');
@@ -6071,7 +6078,9 @@ class Scanner {
         if (calls === null) return this._jsonRelease();
         this.saw = true;
         this._flushText();
-        this.out.push(toolCallsEvent(calls, text));
+        const e = toolCallsEvent(calls, text);
+        if (this._jsonFormat) e.format = this._jsonFormat;
+        this.out.push(e);
         this.mode = Mode.TEXT;
       }
     }

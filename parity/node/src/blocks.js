@@ -369,8 +369,9 @@ function kimiName(id) {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', 0: '\0' };
+const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
+// Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
+const NUM_ESCAPE = /x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}/y;
 const MAX_DEPTH = 100;
 const FAIL = [false, null];
 
@@ -407,7 +408,7 @@ class Py {
     this.ws();
     const s = this.s;
     const i = this.i;
-    if (depth > MAX_DEPTH || i >= s.length) return FAIL;
+    if (depth >= MAX_DEPTH || i >= s.length) return FAIL; // (depth counts the containers around this value)
     const c = s[i];
     if (c === "'" || c === '"') return this.string(c);
     if (c === '[' || c === '(') return this.items(c === '[' ? ']' : ')', depth);
@@ -442,11 +443,14 @@ class Py {
       if (c === '\\' && i + 1 < n) {
         out.push(s.slice(start, i));
         const e = s[i + 1];
-        if (e === 'u' && HEX4.test(s.slice(i + 2, i + 6))) {
-          const cp = parseInt(s.slice(i + 2, i + 6), 16);
-          if (cp >= 0xd800 && cp <= 0xdfff) return FAIL; // a surrogate half: no string of every runtime
-          out.push(String.fromCharCode(cp));
-          i += 6;
+        NUM_ESCAPE.lastIndex = i + 1;
+        const m = NUM_ESCAPE.exec(s);
+        if (m !== null) {
+          const t = m[0];
+          const cp = '01234567'.includes(t[0]) ? parseInt(t, 8) : parseInt(t.slice(1), 16);
+          if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return FAIL; // a surrogate half: no string of every runtime
+          out.push(String.fromCodePoint(cp));
+          i = NUM_ESCAPE.lastIndex;
         } else {
           out.push(Object.prototype.hasOwnProperty.call(PY_ESCAPES, e) ? PY_ESCAPES[e] : '\\' + e);
           i += 2;

@@ -137,14 +137,14 @@ function recipient(head) {
   return firstWord(head.slice(k + 3));
 }
 
+/** Where a suffix of `buf` that may begin one of `markers` starts (buf.length: none). */
 function partialAt(buf, pos, markers) {
   const n = buf.length;
-  const longest = Math.max(...markers.map((m) => m.length));
-  for (let j = Math.max(pos, n - longest + 1); j < n; j++) {
-    if (buf[j] === '<') {
-      const tail = buf.slice(j);
-      if (markers.some((m) => m.startsWith(tail))) return j;
-    }
+  let j = buf.indexOf('<', Math.max(pos, n - MAX_MARKER + 1));
+  while (j >= 0) {
+    const tail = buf.slice(j);
+    for (const m of markers) if (m.startsWith(tail)) return j;
+    j = buf.indexOf('<', j + 1);
   }
   return n;
 }

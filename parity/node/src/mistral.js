@@ -210,7 +210,8 @@ function end(sc, complete) {
   const raw = MARKER + h + text;
   sc.work += text.length;
   const got = complete ? calls(h, text) : null;
-  if (got === null) {
+  if (got === null || !(got[0].length || got[1].length)) {
+    // (an empty list holds no call the model meant: D46)
     sc._emit(raw);
     sc._textResumes(raw);
     return true;

@@ -711,7 +711,9 @@ class Scanner {
     this.tap = null; // the open parameter's ValueTap, when streaming
     this._tapText = 0; // par.text pieces the tap has seen
     this._tapCdata = 0; // cd.parts pieces the tap has seen
-    jsonCalls = jsonCalls || formats.has('llama_json'); // Llama 3's calls are JSON in prose (R17.8)
+    // Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
+    this._jsonFormat = formats.has('llama_json') ? 'llama_json' : '';
+    jsonCalls = jsonCalls || formats.has('llama_json');
     this.jsonCalls = jsonCalls;
     this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
     const dsml = formats.has('dsml');
@@ -1668,7 +1670,9 @@ class Scanner {
         if (calls === null) return this._jsonRelease();
         this.saw = true;
         this._flushText();
-        this.out.push(toolCallsEvent(calls, text));
+        const e = toolCallsEvent(calls, text);
+        if (this._jsonFormat) e.format = this._jsonFormat;
+        this.out.push(e);
         this.mode = Mode.TEXT;
       }
     }
