@@ -402,8 +402,12 @@ const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
 const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
 const ALL_FORMATS = new Set(Object.keys(FORMATS));
 const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
-const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => f.engine === 'block' || f.engine === 'harmony' || f.engine === 'json'));
+// the rows whose special tokens the scanner matches at an open angle (Python's BLOCK_FORMATS)
+const SPECIAL_ENGINES = ['block', 'harmony', 'json'];
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => SPECIAL_ENGINES.includes(f.engine)));
 const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
 const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
 
-module.exports = { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE };
+module.exports = {
+  ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE,
+};
