@@ -40,7 +40,11 @@ cut off upstream ends without `[DONE]` too (what the sieve held is flushed first
 disconnects cancels the upstream request at once (the watcher sees `http.disconnect`, the
 upstream response is closed), also before the answer starts (issue 41 F2). Backpressure: one
 event at a time between the upstream read and the client write, so a slow client slows the
-upstream read; memory per stream stays bounded by the sieve's `max_capture_chars`.
+upstream read; what a stream holds is bounded by the sieve's `max_capture_chars` (8 Mi characters
+by default), except with `--stream-arguments`: once a call is announced the limit stops applying
+(D37) and the call's value is kept whole for its final event, so a stream holds at most the
+arguments of the call in progress, however long the model writes them (documented, not
+bounded: set the upstream's `max_tokens` to bound it).
 
 Logging: one line per request on the `callsieve.server` logger (method, path, status, duration,
 stream, blocks, calls, rejected names, repaired blocks, capture-limit releases, how a stream
