@@ -127,6 +127,19 @@ def as_json_object(obj: Any) -> Any:
         return dump()
 
 
+def _sdk_type(obj: Any) -> Any:
+    """The SDK class of a chunk or response object (one with `model_validate`), or None."""
+    if isinstance(obj, dict):
+        return None
+    validate = getattr(type(obj), "model_validate", None)
+    return type(obj) if callable(validate) else None
+
+
+def _as_sdk(kind: Any, out: dict[str, Any]) -> Any:
+    """SDK objects in, SDK objects out: a rewritten chunk as the class its input came as."""
+    return out if kind is None else kind.model_validate(out)
+
+
 def new_call_id() -> str:
     """A fresh tool-call id: `call_` and 24 random hex digits."""
     return "call_" + secrets.token_hex(12)
@@ -825,11 +838,12 @@ def rewrite_chat_completion_stream(
     tool_choice: Any = None,
     parallel_tool_calls: bool | None = None,
     preset: str | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[Any]:
     """Rewrite a stream of OpenAI `chat.completion.chunk` dicts (as parsed from SSE `data:` lines):
     DSML markup in `delta.content` becomes `delta.tool_calls` (see the module docstring;
     `tool_choice` and `parallel_tool_calls` as the request gave them). Names rejected by
-    `unknown_tools="reject"` are appended to `rejected_tool_names` when given."""
+    `unknown_tools="reject"` are appended to `rejected_tool_names` when given. SDK chunk objects
+    (`ChatCompletionChunk`) in give objects of their class out; dicts give dicts."""
     rw = ChatCompletionStreamRewriter(
         tools=tools,
         tool_names=tool_names,
@@ -844,10 +858,14 @@ def rewrite_chat_completion_stream(
         preset=preset,
     )
     _check_rejected_list(rejected_tool_names)
+    kind: Any = None  # the SDK class the chunks come as (None: dicts)
     try:
         for chunk in check_iterable(chunks, "chunks"):
-            yield from rw.feed(chunk)
-        yield from rw.finish()
+            kind = _sdk_type(chunk) or kind
+            for out in rw.feed(chunk):
+                yield _as_sdk(kind, out)
+        for out in rw.finish():
+            yield _as_sdk(kind, out)
     finally:
         if rejected_tool_names is not None:
             for n in rw.rejected_tool_names:
@@ -870,9 +888,10 @@ async def arewrite_chat_completion_stream(
     tool_choice: Any = None,
     parallel_tool_calls: bool | None = None,
     preset: str | None = None,
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncIterator[Any]:
     """`rewrite_chat_completion_stream` for `async for`: the chunks (dicts or SDK chunk objects)
-    may come from an async iterable, such as the `openai` SDK's `AsyncStream`."""
+    may come from an async iterable, such as the `openai` SDK's `AsyncStream`; SDK objects in give
+    SDK objects out."""
     rw = ChatCompletionStreamRewriter(
         tools=tools,
         tool_names=tool_names,
@@ -887,12 +906,14 @@ async def arewrite_chat_completion_stream(
         preset=preset,
     )
     _check_rejected_list(rejected_tool_names)
+    kind: Any = None  # the SDK class the chunks come as (None: dicts)
     try:
         async for chunk in aiter_any(chunks, "chunks"):
+            kind = _sdk_type(chunk) or kind
             for out in rw.feed(chunk):
-                yield out
+                yield _as_sdk(kind, out)
         for out in rw.finish():
-            yield out
+            yield _as_sdk(kind, out)
     finally:
         if rejected_tool_names is not None:
             for n in rw.rejected_tool_names:

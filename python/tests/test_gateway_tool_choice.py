@@ -281,3 +281,35 @@ def test_sdk_objects_in_sdk_objects_out() -> None:
     assert rewrite_chat_completion(plain, tools=TOOLS) is plain  # nothing to change: the object itself
     as_dict = upstream_response(REPLY)
     assert type(rewrite_chat_completion(as_dict, tools=TOOLS)) is dict
+
+
+def test_sdk_chunks_in_sdk_chunks_out() -> None:
+    """The stream rewriters, sync and async: `ChatCompletionChunk` objects in give objects of
+    that class out (with the calls), dicts give dicts."""
+    pytest.importorskip("openai")
+    import asyncio
+
+    from openai.types.chat import ChatCompletionChunk
+
+    from callsieve import arewrite_chat_completion_stream, rewrite_chat_completion_stream
+
+    def sdk_chunks() -> list[Any]:
+        return [ChatCompletionChunk.model_validate(c) for c in upstream_chunks(REPLY, 7)]
+
+    out = list(rewrite_chat_completion_stream(sdk_chunks(), tools=TOOLS))
+    assert out and all(type(c) is ChatCompletionChunk for c in out)
+    names = [
+        tc.function.name
+        for c in out
+        for ch in c.choices
+        for tc in ch.delta.tool_calls or []
+        if tc.function is not None and tc.function.name
+    ]
+    assert names == ["list_dir", "read_file"]
+
+    async def collect() -> list[Any]:
+        return [c async for c in arewrite_chat_completion_stream(sdk_chunks(), tools=TOOLS)]
+
+    assert all(type(c) is ChatCompletionChunk for c in asyncio.run(collect()))
+    as_dicts = list(rewrite_chat_completion_stream(list(upstream_chunks(REPLY, 7)), tools=TOOLS))
+    assert all(type(c) is dict for c in as_dicts)
