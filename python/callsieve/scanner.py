@@ -542,6 +542,15 @@ class _Block:
 _BlockMarkers = dict[str, tuple[Format, ...]]
 
 
+# The second characters of every block-engine marker (`<t`, `<s`, `<m`, `<|`, `</`).
+_MARKER_SECONDS: Final = frozenset(
+    m[1]
+    for row in BLOCK_FORMATS
+    for m in (row.opener, *row.also_opens, row.closer, *row.strays)
+    if len(m) > 1
+)
+
+
 def block_markers(formats: frozenset[str]) -> _BlockMarkers:
     out: _BlockMarkers = {}
     for row in BLOCK_FORMATS:
@@ -557,6 +566,8 @@ def block_markers(formats: frozenset[str]) -> _BlockMarkers:
 def match_block_marker(markers: _BlockMarkers, s: str, i: int, final: bool) -> tuple[str, int] | str:
     """A block engine marker at `s[i]`: (marker, end), MORE (a marker cut by the end of the
     input so far) or NO."""
+    if i + 1 < len(s) and s[i + 1] not in _MARKER_SECONDS:
+        return NO  # (every marker is `<` then one of a few characters: most angles end here)
     more = False
     for m in markers:
         if s.startswith(m, i):

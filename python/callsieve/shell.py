@@ -376,6 +376,11 @@ _CDATA_PREFIX_RE: Final = re.compile(
 
 
 _DROPPED_ASCII: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # FOLD drops these
+# What folds to `[`: a window with none of these holds no CDATA opener (a cheap NO for the long
+# runs of `<｜DSML｜`-like prefixes that are tried at every open angle).
+_LBRACKET: Final = re.compile(
+    "[" + re.escape("".join({"[", *(chr(k) for k, v in FOLD.items() if v == "[")})) + "]"
+)
 
 
 def match_cdata_open(s: str, i: int, final: bool) -> int | str:
@@ -394,9 +399,14 @@ def match_cdata_open(s: str, i: int, final: bool) -> int | str:
         if m is not None:
             return i + m.end()
     else:
-        folded, idx = _fold_map(window)
+        if _LBRACKET.search(window) is None and (final or i + len(window) < len(s)):
+            return NO  # (decided: no `[`, and the window is not cut by the end of the input)
+        folded = window.translate(FOLD)  # (in C; the index map only for a match)
         m = _CDATA_RE.match(folded)
         if m is not None:
+            folded, idx = _fold_map(window)
+            m = _CDATA_RE.match(folded)
+            assert m is not None
             return i + idx[m.end() - 1] + 1
     if not final and i + len(window) == len(s):
         pm = _CDATA_PREFIX_RE.fullmatch(folded)

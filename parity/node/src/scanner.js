@@ -666,8 +666,14 @@ function blockMarkers(formats) {
   return out;
 }
 
+// The second characters of every block-engine marker (`<t`, `<s`, `<m`, `<|`, `</`).
+const MARKER_SECONDS = new Set(
+  BLOCK_FORMATS.flatMap((r) => [r.opener, ...r.alsoOpens, r.closer, ...r.strays]).filter((m) => m.length > 1).map((m) => m[1]),
+);
+
 /** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
 function matchBlockMarker(markers, s, i, final) {
+  if (i + 1 < s.length && !MARKER_SECONDS.has(s[i + 1])) return NO; // (most angles end here)
   let more = false;
   for (const m of markers.keys()) {
     if (s.startsWith(m, i)) return [m, i + m.length];

@@ -501,12 +501,16 @@ function matchCdataOpen(s, i, final) {
   return matchCdataGeneral(s, i, final);
 }
 
+// What folds to `[`: a window with none of these holds no CDATA opener (Python's _LBRACKET).
+const LBRACKET = new RegExp('[' + escapeClass(['[', ...[...FOLD].filter(([, v]) => v === '[').map(([k]) => String.fromCharCode(k))].join('')) + ']');
+
 /** matchCdataOpen for every spelling: fold a window of 24 code points, then match. */
 function matchCdataGeneral(s, i, final) {
   // the window is 24 code points, as in Python
   let e = i;
   for (let c = 0; c < 24 && e < s.length; c++) e += charAt(s, e).length;
   const window = s.slice(i, e);
+  if (!LBRACKET.test(window) && (final || e < s.length)) return NO; // (no `[`, the window not cut)
   const [folded, idx] = foldMap(window);
   const m = CDATA_RE.exec(folded);
   if (m !== null) return i + idx[m[0].length - 1] + 1;
