@@ -58,7 +58,7 @@ from . import harmony, mistral, sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
 from .blocks import GRAMMARS, Typer, body_kind
 from .events import Event, Malformed, TextEvent, ToolCall, ToolCallsEvent
-from .formats import ALL_FORMATS, BLOCK_FORMATS, FORMATS, Format
+from .formats import ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, Format
 from .sections import BARS, match_marker
 from .shell import (
     CLOSE_ANGLES,
@@ -596,7 +596,7 @@ class Scanner:
         self,
         max_capture: int = 8 * 1024 * 1024,
         json_calls: bool = False,
-        formats: frozenset[str] = ALL_FORMATS,
+        formats: frozenset[str] = DEFAULT_FORMATS,
         stream_arguments: bool = False,
         typer: Typer | None = None,
     ) -> None:

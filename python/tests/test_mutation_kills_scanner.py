@@ -393,9 +393,11 @@ def test_a_section_past_the_limit_decodes_no_call() -> None:
 def test_a_marker_cut_by_a_chunk_after_an_angle_in_a_body() -> None:
     # The body ends `{}<`; the next chunk starts a marker the one after completes. The first `<`
     # is body as soon as the second follows it: each feed counts its chunk and what the last one
-    # held (55, then 1 + 8, then 8 + 9, then 21), and nothing more.
+    # held (55, then 1 + 8, then 8 + 9, then 21), and nothing more. The call (`{}<` is no JSON)
+    # is malformed and the section still a block (D55): it comes out whole at its end.
     chunks = [SEP_OPEN + "{}<", "<｜tool▁c", "all▁end｜>", "<｜tool▁calls▁end｜>"]
-    assert _fed(chunks) == [[""], [""], [SEP_OPEN + "{}<<｜tool▁call▁end｜>"], ["<｜tool▁calls▁end｜>"], [""]]
+    whole = SEP_OPEN + "{}<<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    assert _fed(chunks) == [[""], [""], [""], [whole], [""]]
     assert _scanner_work(chunks) == 102
 
 

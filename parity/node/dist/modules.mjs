@@ -4437,7 +4437,7 @@ const { ValueTap, isIndexKey } = __require("src/arguments.js");
 const { GRAMMARS, bodyKind } = __require("src/blocks.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
-const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = __require("src/formats.js");
+const { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = __require("src/formats.js");
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -5122,7 +5122,7 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false, typer = null) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = DEFAULT_FORMATS, streamArguments = false, typer = null) {
     this.maxCapture = maxCapture;
     this.typer = typer; // R17.9: raw-text values typed by the declared schemas
     this.stream = streamArguments; // R16: announce calls, stream their string values

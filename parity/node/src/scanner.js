@@ -25,7 +25,7 @@ const { ValueTap, isIndexKey } = require('./arguments');
 const { GRAMMARS, bodyKind } = require('./blocks');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
-const { ALL_FORMATS, BLOCK_FORMATS, FORMATS } = require('./formats');
+const { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = require('./formats');
 const { BARS, matchMarker } = sections;
 const {
   INVOKE,
@@ -710,7 +710,7 @@ class _Json {
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = ALL_FORMATS, streamArguments = false, typer = null) {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = DEFAULT_FORMATS, streamArguments = false, typer = null) {
     this.maxCapture = maxCapture;
     this.typer = typer; // R17.9: raw-text values typed by the declared schemas
     this.stream = streamArguments; // R16: announce calls, stream their string values
