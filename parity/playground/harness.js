@@ -99,8 +99,11 @@ function eventDict(e, withRaw) {
   if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
   if (e.type === 'tool_call_start') return { type: 'tool_call_start', index: e.index, name: e.name };
   if (e.type === 'tool_call_arguments') return { type: 'tool_call_arguments', index: e.index, delta: e.delta };
-  const d = { type: 'tool_calls', calls: e.calls.map((c) => ({ name: c.name, input: c.input })) };
+  // (as Python's to_dict: a call's id, the event's format and malformed calls when there are some)
+  const d = { type: 'tool_calls', calls: e.calls.map((c) => (c.id === undefined ? { name: c.name, input: c.input } : { name: c.name, input: c.input, id: c.id })) };
   if (e.rejectedToolNames) d.rejectedToolNames = e.rejectedToolNames;
+  if (e.format) d.format = e.format;
+  if (e.malformed && e.malformed.length) d.malformed = e.malformed;
   if (withRaw) d.raw = e.raw;
   return d;
 }
@@ -247,7 +250,9 @@ export function checkFixture(fixture, result) {
     const d = firstDifference(want, result.call);
     return d ? `call: first difference at ${d}${result.detail ? ` (${result.detail})` : ''}` : null;
   }
-  const wantParse = { rejectedByPolicy: false, rejectedToolNames: [], ...fixture.expected.parse };
+  // parse()'s prose is the text of the expected events, joined (as the other fixture runners check it)
+  const text = fixture.expected.events.filter((e) => e.type === 'text').map((e) => e.text).join('');
+  const wantParse = { rejectedByPolicy: false, rejectedToolNames: [], text, ...fixture.expected.parse };
   if (result.parse.error) return `parse: ${result.parse.error.type}: ${result.parse.error.message}`;
   const d = firstDifference(wantParse, result.parse);
   if (d) return `parse: first difference at ${d}`;
