@@ -72,7 +72,7 @@ class _Finder:
         return k
 
 
-def _name_ok(name: str) -> bool:
+def name_ok(name: str) -> bool:
     return _NAME.fullmatch(name) is not None
 
 
@@ -94,11 +94,11 @@ def json_call(body: str, typer: Typer | None = None) -> Body | None:
         return out
     items = v if isinstance(v, list) and v else [v]
     for item in items:
-        _json_item(item, out, body if len(items) == 1 else None)
+        json_item(item, out, body if len(items) == 1 else None)
     return out
 
 
-def _json_item(item: Any, out: Body, raw: str | None) -> None:
+def json_item(item: Any, out: Body, raw: str | None) -> None:
     text = strings.trim(raw) if raw is not None else json_text(item)
     if not isinstance(item, dict):
         out.bad(text, "not a JSON object")
@@ -169,7 +169,7 @@ def function_tags(body: str, typer: Typer | None = None) -> Body | None:
             i = _skip_blank(body, call_end)
             continue
         name = strings.trim(body[i + len(_FN) : gt])
-        if not _name_ok(name):
+        if not name_ok(name):
             out.bad(strings.trim(raw), "invalid name", name or None)
             i = _skip_blank(body, call_end)
             continue
@@ -226,7 +226,7 @@ def arg_pairs(body: str, typer: Typer | None = None) -> Body | None:
     out = Body()
     k = body.find(_K)
     name = strings.trim(body if k < 0 else body[:k])
-    if not _name_ok(name):
+    if not name_ok(name):
         return None  # no name where GLM writes one: not this format (a `<tool_call>` in prose)
     args: dict[str, Any] = {}
     i = len(body) if k < 0 else k
@@ -296,7 +296,7 @@ def invoke_tags(body: str, typer: Typer | None = None) -> Body | None:
         call_end = end + len(_INV_END) if end >= 0 and end == stop else stop
         raw = strings.trim(body[i:call_end])
         args = _named_params(body, m.end(), stop, f, name, typer)
-        if not _name_ok(name):
+        if not name_ok(name):
             out.bad(raw, "invalid name", name or None)
         elif args is None:
             out.bad(raw, "broken parameter", name)
@@ -361,7 +361,7 @@ def kimi_calls(body: str, typer: Typer | None = None) -> Body | None:
             args = (
                 _json_object(body[sep + len(_KA) : end]) if strings.trim(body[sep + len(_KA) : end]) else {}
             )
-            if not _name_ok(name):
+            if not name_ok(name):
                 out.bad(raw, "invalid name", name or None)
             elif args is None:
                 out.bad(raw, "arguments are not a JSON object", name)

@@ -16,11 +16,11 @@ content again and nothing depends on where a chunk ended.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from . import strings, values
+from .blocks import Body, json_item, name_ok
 from .events import Malformed, TextEvent, ToolCall, ToolCallsEvent
-from .jsontext import json_text
 
 if TYPE_CHECKING:
     from .scanner import Scanner
@@ -118,7 +118,7 @@ def _tag_at(buf: str, i: int, final: bool) -> str | None:
     for tag in (ARGS, CALL_ID):
         if buf.startswith(tag, i):
             return tag
-    rest = buf[i:]
+    rest = buf[i : i + len(CALL_ID)]  # (never the rest of the buffer: this runs at each `[`)
     if not final and any(len(rest) < len(t) and t.startswith(rest) for t in (ARGS, CALL_ID)):
         return "more"
     return None
@@ -232,9 +232,10 @@ def calls(head: str, text: str) -> tuple[list[ToolCall], list[Malformed]] | None
         if not ok:
             bad.append(Malformed(strings.trim(text), "not JSON"))
             return found, bad
+        body = Body()
         for item in v if isinstance(v, list) else [v]:
-            _item(item, found, bad)
-        return found, bad
+            json_item(item, body, None)  # (as Hermes' items, R17.1; raw: the item's compact JSON)
+        return body.calls, body.malformed
     name, call_id = h, None
     k = h.find(ARGS)
     if k >= 0:
@@ -244,40 +245,10 @@ def calls(head: str, text: str) -> tuple[list[ToolCall], list[Malformed]] | None
         call_id = strings.trim(name[c + len(CALL_ID) :]) or None
         name = name[:c]
     name = strings.trim(name)
-    if not name or not _NAME.fullmatch(name):
+    if not name_ok(name):
         bad.append(Malformed(strings.trim(head + text), "invalid name", name or None))
     elif not ok or not isinstance(v, dict):
         bad.append(Malformed(strings.trim(text), "arguments are not a JSON object", name))
     else:
         found.append(ToolCall(name, v, call_id))
     return found, bad
-
-
-_NAME: Final = re.compile("[^" + re.escape(strings.JS_SPACE + "<>\"'`{}[],;") + "]{1,256}")
-
-
-def _item(item: Any, found: list[ToolCall], bad: list[Malformed]) -> None:
-    text = json_text(item)
-    if not isinstance(item, dict):
-        bad.append(Malformed(text, "not a JSON object"))
-        return
-    name = item.get("name")
-    if not isinstance(name, str) or not strings.trim(name):
-        bad.append(Malformed(text, "no name"))
-        return
-    name = strings.trim(name)
-    args = item.get("arguments", {})
-    if isinstance(args, str):
-        args = {} if not strings.trim(args) else _object(args)
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        bad.append(Malformed(text, "arguments are not a JSON object", name))
-        return
-    call_id = item.get("id")
-    found.append(ToolCall(name, args, call_id if isinstance(call_id, str) and call_id else None))
-
-
-def _object(text: str) -> Any:
-    ok, v = values.json_value(text)
-    return v if ok and isinstance(v, dict) else []

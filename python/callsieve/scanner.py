@@ -196,13 +196,6 @@ _PRE_PREFIX: Final = re.compile(r"<(?:p(?:r(?:e)?)?)?\Z", re.I)
 _COMMENT_PREFIX: Final = re.compile(r"<(?:!(?:-)?)?\Z")
 
 
-def sec_repaired(raw: str) -> tuple[str, ...]:
-    """D26: a section that came out without its section end was repaired."""
-    end = match_marker(raw, raw.rfind("<"), True) if raw else NO
-    ok = isinstance(end, tuple) and end[0] == sections.SECTION_END and end[1] == len(raw)
-    return () if ok else ("D26",)
-
-
 # The modes whose hold the capture limit bounds (_release_past_limit).
 _HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS, _M_JSON, _M_BLOCK))
 
@@ -1963,7 +1956,8 @@ class Scanner:
         sec.over = False
         self.pos = end
 
-    def _sec_succeed(self, end: int) -> bool:
+    def _sec_succeed(self, end: int, repaired: bool = False) -> bool:
+        """`repaired`: the section ended without its section end (D26)."""
         sec = self.sec
         self.pos = end
         if not sec.over and self.base + end - sec.start > self.max_capture:
@@ -1972,7 +1966,8 @@ class Scanner:
             return self._fail()
         self._flush_text()
         raw = self._source(sec)
-        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "", tuple(sec.bad), sec_repaired(raw)))
+        fixed = ("D26",) if repaired else ()
+        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "", tuple(sec.bad), fixed))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
@@ -2022,7 +2017,7 @@ class Scanner:
                 return False
             # D26: a section whose calls are all complete survives a missing section end.
             if sec.stage == _S_BETWEEN and (sec.calls or sec.bad):
-                return self._sec_succeed(pos)
+                return self._sec_succeed(pos, True)
             return self._fail()
         if sec.stage == _S_BETWEEN:
             m = _WS.match(buf, pos)
@@ -2046,7 +2041,7 @@ class Scanner:
             if kind == sections.SECTION_END and (sec.calls or sec.bad):
                 return self._sec_succeed(end)
             if kind == sections.EOS and (sec.calls or sec.bad):  # the output ended: as at end of input
-                return self._sec_succeed(pos)
+                return self._sec_succeed(pos, True)
             return self._fail()
         k = buf.find("<", pos)
         if k != pos:

@@ -1123,8 +1123,9 @@ function oneNewline(v) {
   return v;
 }
 
-function findBefore(s, what, from, stop) {
-  const k = s.indexOf(what, from);
+/** The first `what` in [from, stop) or -1, through the body's forward-only Finder (linear). */
+function findBefore(f, what, from, stop) {
+  const k = f.find(what, from);
   return k >= 0 && k < stop ? k : -1;
 }
 
@@ -1145,7 +1146,7 @@ function functionTags(body, typer = null) {
     const stop = minOf([nxt, end, n]);
     const callEnd = end >= 0 && end === stop ? end + FN_END.length : stop;
     const raw = body.slice(i, callEnd);
-    const gt = findBefore(body, '>', i + FN.length, stop);
+    const gt = findBefore(f, '>', i + FN.length, stop);
     if (gt < 0) {
       out.bad(strings.trim(raw), 'unterminated function tag');
       i = skipBlank(body, callEnd);
@@ -1171,7 +1172,7 @@ function parameters(body, i, stop, f, name, typer) {
     i = skipBlank(body, i, stop);
     if (i >= stop) return args;
     if (!body.startsWith(P, i)) return null; // text where a parameter belongs
-    const gt = findBefore(body, '>', i + P.length, stop);
+    const gt = findBefore(f, '>', i + P.length, stop);
     if (gt < 0) return null;
     const key = strings.trim(body.slice(i + P.length, gt));
     if (!key) return null;
@@ -1542,7 +1543,7 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { GRAMMARS, NO_SCHEMA, bodyKind, glmValue, kimiName };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };
   },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
@@ -2070,14 +2071,6 @@ class Harmony {
   }
 }
 
-const LOW = /[\udc00-\udfff]/g;
-function codePoints(s) {
-  LOW.lastIndex = 0;
-  let lows = 0;
-  while (LOW.exec(s) !== null) lows++;
-  return s.length - lows;
-}
-
 /** The index `room` code points after `pos` (or buf.length). */
 function advance(buf, pos, room) {
   let i = pos;
@@ -2128,7 +2121,7 @@ function header(sc, final) {
   const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
   const piece = buf.slice(pos, keep);
   hm.head.push(piece);
-  hm.size += codePoints(piece);
+  hm.size += strings.codePoints(piece);
   sc.pos = keep;
   return false;
 }
@@ -2231,7 +2224,7 @@ function take(sc, s) {
     sc._emit(s);
   } else {
     hm.body.push(s);
-    hm.size += codePoints(s);
+    hm.size += strings.codePoints(s);
     if (hm.size > sc.maxCapture) {
       sc._flushText();
       sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
@@ -2416,7 +2409,7 @@ module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, json
 
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
-const { jsonText } = __require("src/jsontext.js");
+const { Body, jsonItem, nameOk } = __require("src/blocks.js");
 
 const MARKER = '[TOOL_CALLS]';
 const ARGS = '[ARGS]';
@@ -2426,8 +2419,6 @@ const OUT = /["{}\[\]]/g;
 const IN = /["\\]/g;
 const HEAD = 0;
 const JSON_STAGE = 1;
-const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
-const NAME = new RegExp('^[^' + NOT_NAME.replace(/[\\\]\[^-]/g, '\\$&') + ']{1,256}$', 'u');
 
 class Mistral {
   constructor() {
@@ -2445,12 +2436,6 @@ class Mistral {
 
 function isLow(c) {
   return c >= 0xdc00 && c <= 0xdfff;
-}
-
-function codePoints(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) if (!isLow(s.charCodeAt(i))) n++;
-  return n;
 }
 
 /** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
@@ -2599,7 +2584,7 @@ function take(sc, s) {
     return;
   }
   m.json.push(s);
-  m.size += codePoints(s);
+  m.size += strings.codePoints(s);
   if (m.size > sc.maxCapture) {
     sc._flushText();
     sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
@@ -2658,8 +2643,9 @@ function calls(head, text) {
       wrong.push(bad(strings.trim(text), 'not JSON'));
       return [found, wrong];
     }
-    for (const item of Array.isArray(v) ? v : [v]) addItem(item, found, wrong);
-    return [found, wrong];
+    const out = new Body();
+    for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
+    return [out.calls, out.malformed];
   }
   let name = h;
   let id = null;
@@ -2671,40 +2657,10 @@ function calls(head, text) {
     name = name.slice(0, c);
   }
   name = strings.trim(name);
-  if (!name || !NAME.test(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
+  if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
   else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
   else found.push(id === null ? { name, input: v } : { name, input: v, id });
   return [found, wrong];
-}
-
-function addItem(item, found, wrong) {
-  const text = jsonText(item);
-  if (!isDict(item)) {
-    wrong.push(bad(text, 'not a JSON object'));
-    return;
-  }
-  const has = (k) => Object.prototype.hasOwnProperty.call(item, k);
-  let name = has('name') ? item.name : undefined;
-  if (typeof name !== 'string' || !strings.trim(name)) {
-    wrong.push(bad(text, 'no name'));
-    return;
-  }
-  name = strings.trim(name);
-  let args = has('arguments') ? item.arguments : {};
-  if (typeof args === 'string') {
-    if (!strings.trim(args)) args = {};
-    else {
-      const [ok2, v2] = values.jsonValue(args);
-      args = ok2 && isDict(v2) ? v2 : [];
-    }
-  }
-  if (args === null) args = {};
-  if (!isDict(args)) {
-    wrong.push(bad(text, 'arguments are not a JSON object', name));
-    return;
-  }
-  const id = has('id') ? item.id : undefined;
-  found.push(typeof id === 'string' && id ? { name, input: args, id } : { name, input: args });
 }
 
 module.exports = { MARKER, Mistral, matchMarker, start, step };
@@ -4636,13 +4592,6 @@ function textEvent(text, note) {
   return note ? { type: 'text', text, note } : { type: 'text', text };
 }
 
-/** D26: a section that came out without its section end was repaired. */
-function secRepaired(raw) {
-  if (!raw) return true;
-  const end = matchMarker(raw, raw.lastIndexOf('<'), true);
-  return !(Array.isArray(end) && end[0] === sections.SECTION_END && end[1] === raw.length);
-}
-
 function toolCallsEvent(calls, raw) {
   return { type: 'tool_calls', calls, raw };
 }
@@ -5092,16 +5041,6 @@ function matchBlockMarker(markers, s, i, final) {
     if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
   }
   return more ? MORE : NO;
-}
-
-const LOW = /[\udc00-\udfff]/g;
-
-/** Code points in `s` (a pair split across two pieces counts once, at its low half). */
-function codePoints(s) {
-  LOW.lastIndex = 0;
-  let lows = 0;
-  while (LOW.exec(s) !== null) lows++;
-  return s.length - lows;
 }
 
 function rowFor(rows, body) {
@@ -6822,7 +6761,8 @@ class Scanner {
     this.pos = end;
   }
 
-  _secSucceed(end) {
+  /** `repaired`: the section ended without its section end (D26). */
+  _secSucceed(end, repaired = false) {
     const sec = this.sec;
     this.pos = end;
     if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
@@ -6831,7 +6771,7 @@ class Scanner {
     const raw = this._source(sec);
     const e = toolCallsEvent(sec.calls.slice(), raw);
     if (sec.bad.length) e.malformed = sec.bad;
-    if (secRepaired(raw)) e.repaired = ['D26'];
+    if (repaired) e.repaired = ['D26'];
     this.out.push(e);
     this.mode = Mode.TEXT;
     this.line.midLine();
@@ -6883,7 +6823,7 @@ class Scanner {
     if (pos >= n) {
       if (!final) return false;
       // D26: a section whose calls are all complete survives a missing section end.
-      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos);
+      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos, true);
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
@@ -6912,7 +6852,7 @@ class Scanner {
       }
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
-      if (kind === sections.EOS && some) return this._secSucceed(pos); // the output ended: as at end of input
+      if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -7029,7 +6969,7 @@ class Scanner {
       return;
     }
     blk.parts.push(s);
-    blk.size += codePoints(s);
+    blk.size += strings.codePoints(s);
     if (blk.size > this.maxCapture) this._blkOverflow();
   }
 
@@ -10127,7 +10067,17 @@ function isJSONSpace(c) {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
-module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim };
+/** Code points in `s`, as Python counts characters (a pair split across two pieces counts once, at its low half). */
+function codePoints(s) {
+  let lows = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) lows++;
+  }
+  return s.length - lows;
+}
+
+module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
   },
   "src/values.js": function (module, exports, __require) {
 'use strict';

@@ -145,8 +145,9 @@ function oneNewline(v) {
   return v;
 }
 
-function findBefore(s, what, from, stop) {
-  const k = s.indexOf(what, from);
+/** The first `what` in [from, stop) or -1, through the body's forward-only Finder (linear). */
+function findBefore(f, what, from, stop) {
+  const k = f.find(what, from);
   return k >= 0 && k < stop ? k : -1;
 }
 
@@ -167,7 +168,7 @@ function functionTags(body, typer = null) {
     const stop = minOf([nxt, end, n]);
     const callEnd = end >= 0 && end === stop ? end + FN_END.length : stop;
     const raw = body.slice(i, callEnd);
-    const gt = findBefore(body, '>', i + FN.length, stop);
+    const gt = findBefore(f, '>', i + FN.length, stop);
     if (gt < 0) {
       out.bad(strings.trim(raw), 'unterminated function tag');
       i = skipBlank(body, callEnd);
@@ -193,7 +194,7 @@ function parameters(body, i, stop, f, name, typer) {
     i = skipBlank(body, i, stop);
     if (i >= stop) return args;
     if (!body.startsWith(P, i)) return null; // text where a parameter belongs
-    const gt = findBefore(body, '>', i + P.length, stop);
+    const gt = findBefore(f, '>', i + P.length, stop);
     if (gt < 0) return null;
     const key = strings.trim(body.slice(i + P.length, gt));
     if (!key) return null;
@@ -564,4 +565,4 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { GRAMMARS, NO_SCHEMA, bodyKind, glmValue, kimiName };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };

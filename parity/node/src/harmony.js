@@ -35,14 +35,6 @@ class Harmony {
   }
 }
 
-const LOW = /[\udc00-\udfff]/g;
-function codePoints(s) {
-  LOW.lastIndex = 0;
-  let lows = 0;
-  while (LOW.exec(s) !== null) lows++;
-  return s.length - lows;
-}
-
 /** The index `room` code points after `pos` (or buf.length). */
 function advance(buf, pos, room) {
   let i = pos;
@@ -93,7 +85,7 @@ function header(sc, final) {
   const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
   const piece = buf.slice(pos, keep);
   hm.head.push(piece);
-  hm.size += codePoints(piece);
+  hm.size += strings.codePoints(piece);
   sc.pos = keep;
   return false;
 }
@@ -196,7 +188,7 @@ function take(sc, s) {
     sc._emit(s);
   } else {
     hm.body.push(s);
-    hm.size += codePoints(s);
+    hm.size += strings.codePoints(s);
     if (hm.size > sc.maxCapture) {
       sc._flushText();
       sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });

@@ -7,7 +7,7 @@
 
 const strings = require('./strings');
 const values = require('./values');
-const { jsonText } = require('./jsontext');
+const { Body, jsonItem, nameOk } = require('./blocks');
 
 const MARKER = '[TOOL_CALLS]';
 const ARGS = '[ARGS]';
@@ -17,8 +17,6 @@ const OUT = /["{}\[\]]/g;
 const IN = /["\\]/g;
 const HEAD = 0;
 const JSON_STAGE = 1;
-const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
-const NAME = new RegExp('^[^' + NOT_NAME.replace(/[\\\]\[^-]/g, '\\$&') + ']{1,256}$', 'u');
 
 class Mistral {
   constructor() {
@@ -36,12 +34,6 @@ class Mistral {
 
 function isLow(c) {
   return c >= 0xdc00 && c <= 0xdfff;
-}
-
-function codePoints(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) if (!isLow(s.charCodeAt(i))) n++;
-  return n;
 }
 
 /** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
@@ -190,7 +182,7 @@ function take(sc, s) {
     return;
   }
   m.json.push(s);
-  m.size += codePoints(s);
+  m.size += strings.codePoints(s);
   if (m.size > sc.maxCapture) {
     sc._flushText();
     sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
@@ -249,8 +241,9 @@ function calls(head, text) {
       wrong.push(bad(strings.trim(text), 'not JSON'));
       return [found, wrong];
     }
-    for (const item of Array.isArray(v) ? v : [v]) addItem(item, found, wrong);
-    return [found, wrong];
+    const out = new Body();
+    for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
+    return [out.calls, out.malformed];
   }
   let name = h;
   let id = null;
@@ -262,40 +255,10 @@ function calls(head, text) {
     name = name.slice(0, c);
   }
   name = strings.trim(name);
-  if (!name || !NAME.test(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
+  if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
   else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
   else found.push(id === null ? { name, input: v } : { name, input: v, id });
   return [found, wrong];
-}
-
-function addItem(item, found, wrong) {
-  const text = jsonText(item);
-  if (!isDict(item)) {
-    wrong.push(bad(text, 'not a JSON object'));
-    return;
-  }
-  const has = (k) => Object.prototype.hasOwnProperty.call(item, k);
-  let name = has('name') ? item.name : undefined;
-  if (typeof name !== 'string' || !strings.trim(name)) {
-    wrong.push(bad(text, 'no name'));
-    return;
-  }
-  name = strings.trim(name);
-  let args = has('arguments') ? item.arguments : {};
-  if (typeof args === 'string') {
-    if (!strings.trim(args)) args = {};
-    else {
-      const [ok2, v2] = values.jsonValue(args);
-      args = ok2 && isDict(v2) ? v2 : [];
-    }
-  }
-  if (args === null) args = {};
-  if (!isDict(args)) {
-    wrong.push(bad(text, 'arguments are not a JSON object', name));
-    return;
-  }
-  const id = has('id') ? item.id : undefined;
-  found.push(typeof id === 'string' && id ? { name, input: args, id } : { name, input: args });
 }
 
 module.exports = { MARKER, Mistral, matchMarker, start, step };

@@ -224,13 +224,6 @@ function textEvent(text, note) {
   return note ? { type: 'text', text, note } : { type: 'text', text };
 }
 
-/** D26: a section that came out without its section end was repaired. */
-function secRepaired(raw) {
-  if (!raw) return true;
-  const end = matchMarker(raw, raw.lastIndexOf('<'), true);
-  return !(Array.isArray(end) && end[0] === sections.SECTION_END && end[1] === raw.length);
-}
-
 function toolCallsEvent(calls, raw) {
   return { type: 'tool_calls', calls, raw };
 }
@@ -680,16 +673,6 @@ function matchBlockMarker(markers, s, i, final) {
     if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
   }
   return more ? MORE : NO;
-}
-
-const LOW = /[\udc00-\udfff]/g;
-
-/** Code points in `s` (a pair split across two pieces counts once, at its low half). */
-function codePoints(s) {
-  LOW.lastIndex = 0;
-  let lows = 0;
-  while (LOW.exec(s) !== null) lows++;
-  return s.length - lows;
 }
 
 function rowFor(rows, body) {
@@ -2410,7 +2393,8 @@ class Scanner {
     this.pos = end;
   }
 
-  _secSucceed(end) {
+  /** `repaired`: the section ended without its section end (D26). */
+  _secSucceed(end, repaired = false) {
     const sec = this.sec;
     this.pos = end;
     if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
@@ -2419,7 +2403,7 @@ class Scanner {
     const raw = this._source(sec);
     const e = toolCallsEvent(sec.calls.slice(), raw);
     if (sec.bad.length) e.malformed = sec.bad;
-    if (secRepaired(raw)) e.repaired = ['D26'];
+    if (repaired) e.repaired = ['D26'];
     this.out.push(e);
     this.mode = Mode.TEXT;
     this.line.midLine();
@@ -2471,7 +2455,7 @@ class Scanner {
     if (pos >= n) {
       if (!final) return false;
       // D26: a section whose calls are all complete survives a missing section end.
-      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos);
+      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos, true);
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
@@ -2500,7 +2484,7 @@ class Scanner {
       }
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
-      if (kind === sections.EOS && some) return this._secSucceed(pos); // the output ended: as at end of input
+      if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -2617,7 +2601,7 @@ class Scanner {
       return;
     }
     blk.parts.push(s);
-    blk.size += codePoints(s);
+    blk.size += strings.codePoints(s);
     if (blk.size > this.maxCapture) this._blkOverflow();
   }
 

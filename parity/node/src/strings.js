@@ -37,4 +37,14 @@ function isJSONSpace(c) {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
-module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim };
+/** Code points in `s`, as Python counts characters (a pair split across two pieces counts once, at its low half). */
+function codePoints(s) {
+  let lows = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) lows++;
+  }
+  return s.length - lows;
+}
+
+module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
