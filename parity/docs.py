@@ -10,6 +10,8 @@ import random
 import re
 from collections.abc import Iterator
 
+from callsieve.formats import dropped_markers
+
 PROSE = [
     "Sure, let me check that.\n",
     "好的，我来看看。\n",
@@ -341,16 +343,12 @@ def random_chunks(text: str, rng: random.Random, lo: int = 1, hi: int = 10) -> l
 EOS = re.compile(r"<[｜|]end▁of▁sentence[｜|]>")
 
 
-# R18.3: a stray closer of a block format is dropped too
+# Also dropped where they stand alone: every marker the format table says so (stray closers and
+# end tokens, D47; the presets' reasoning markers, R15, R17.10), and Harmony's headers (D49).
 DROPPED = re.compile(
     EOS.pattern
-    + "|</?think>|</tool_call>|</seed:tool_call>|</minimax:tool_call>|<\\|tool_calls_section_end\\|>"
-    # Harmony (R17.6): a message header and the end tokens are markers, not content
-    + "|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>|<\\|(?:end|call|return)\\|>"
-    # the reasoning markers of other families (R17.10)
-    + "|</?seed:think>|\\[/?THINK\\]"
-    # Llama's tokens around JSON calls (R17.8), dropped where they stand alone
-    + "|<\\|python_tag\\|>|<\\|eom_id\\|>|<\\|eot_id\\|>|<\\|python_end\\|>"
+    + "".join("|" + re.escape(m) for m in dropped_markers())
+    + "|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>"
 )
 
 

@@ -3,11 +3,17 @@
 
 // No loss (R8.2): text, reasoning + raw rebuild the input, except end-of-sentence tokens (D29)
 // and reasoning markers (R15), which are dropped. R16's start and argument events add nothing.
-// (as parity/docs.py's DROPPED: end-of-sentence, reasoning markers, the R17 formats' dropped markers)
-const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>|<\/?seed:think>|\[\/?THINK\]|<\/tool_call>|<\/seed:tool_call>|<\/minimax:tool_call>|<\|tool_calls_section_end\|>|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|<\|python_end\|>/;
-function kept(raw, input) {
-  const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = input.split(new RegExp(EOS.source)).map(esc).join('(?:' + EOS.source + ')?');
+// As parity/docs.py's DROPPED: every marker the format table drops where it stands alone (D47; the
+// presets' reasoning markers), Harmony's headers (D49), read from the JS build's own table.
+const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function dropped(ts) {
+  const rows = Object.values(ts.FORMATS).flatMap((f) => [f.closer, ...(f.strays || [])]);
+  const marks = [...new Set([...rows, ...Object.values(ts.PRESETS).flatMap((p) => p.think || [])].filter((m) => m))];
+  return '<[\\uff5c|]end\\u2581of\\u2581sentence[\\uff5c|]>' + marks.map((m) => '|' + esc(m)).join('') + '|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>';
+}
+function kept(ts, raw, input) {
+  const source = dropped(ts);
+  const pattern = input.split(new RegExp(source)).map(esc).join('(?:' + source + ')?');
   return new RegExp('^' + pattern + '$', 'u').test(raw);
 }
 
@@ -233,7 +239,7 @@ export function jsFixture(ts, c, protocol) {
   for (const [name, chunks] of Object.entries(c.chunkings)) {
     try {
       const s = stream(ts, chunks, c.options);
-      out.streams[name] = { events: jsonable(s.coalesced.map((e) => eventDict(e, false))), rawOk: kept(s.raw, c.input) };
+      out.streams[name] = { events: jsonable(s.coalesced.map((e) => eventDict(e, false))), rawOk: kept(ts, s.raw, c.input) };
     } catch (e) {
       out.streams[name] = { error: errorOf(e) };
     }

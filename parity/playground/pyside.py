@@ -23,14 +23,15 @@ from typing import Any
 import callsieve
 from callsieve import CallsieveError, Sieve, coalesce, parse
 from callsieve.driver import serve
+from callsieve.formats import dropped_markers
 from callsieve.jsontext import jsonable
 
+# As parity/docs.py's DROPPED: the end-of-sentence token, every marker the format table drops where
+# it stands alone (D47; the presets' reasoning markers), Harmony's headers (D49).
 _EOS = re.compile(
-    r"<[｜|]end▁of▁sentence[｜|]>|</?think>|</?seed:think>|\[/?THINK\]"
-    # R18.3, D47: stray closers and end tokens of the open-model formats; Harmony's headers (R17.6)
-    r"|</tool_call>|</seed:tool_call>|</minimax:tool_call>|<\|tool_calls_section_end\|>"
-    r"|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>"
-    r"|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|<\|python_end\|>"
+    r"<[｜|]end▁of▁sentence[｜|]>"
+    + "".join("|" + re.escape(m) for m in dropped_markers())
+    + r"|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>"
 )
 
 

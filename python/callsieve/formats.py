@@ -201,6 +201,20 @@ def check_preset(preset: object) -> Preset | None:
     return got
 
 
+def dropped_markers() -> tuple[str, ...]:
+    """Every marker a format row or preset drops where it stands alone (D47, R15, R17.10): the
+    block rows' closers and stray end tokens, and the presets' reasoning markers. The no-loss
+    checks of the tests and the playground read this, not a copy of it."""
+    out: dict[str, None] = {}
+    for f in FORMAT_TABLE:
+        for m in (f.closer, *f.strays):
+            if m:
+                out[m] = None
+    for p in PRESET_TABLE:
+        out.update(dict.fromkeys(p.think))
+    return tuple(out)
+
+
 def table() -> dict[str, object]:
     """The table as JSON data: what `callsieve formats --json` prints and the Node build reads."""
     return {
@@ -245,5 +259,6 @@ __all__ = [
     "Format",
     "Preset",
     "check_preset",
+    "dropped_markers",
     "table",
 ]

@@ -408,6 +408,13 @@ const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => SPECIAL_ENGINES.i
 const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
 const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
 
+/** Python's dropped_markers(): what a row or preset drops where it stands alone (D47, R15, R17.10). */
+function droppedMarkers() {
+  const rows = FORMAT_TABLE.flatMap((f) => [f.closer, ...f.strays]);
+  return [...new Set([...rows, ...PRESET_TABLE.flatMap((p) => p.think)].filter((m) => m))];
+}
+
 module.exports = {
   ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE,
+  droppedMarkers,
 };

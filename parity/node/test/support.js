@@ -97,7 +97,15 @@ function sources(events) {
   return out;
 }
 
-const EOS = /<[\uff5c|]end\u2581of\u2581sentence[\uff5c|]>|<\/?think>|<\/tool_call>|<\/seed:tool_call>|<\/minimax:tool_call>|<\|tool_calls_section_end\|>|<\|(?:start|channel)\|>[^\n]{0,256}?<\|message\|>|<\|(?:end|call|return)\|>|<\/?seed:think>|\[\/?THINK\]|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>|<\|python_end\|>/; // (R18.3: stray closers are dropped too; R17.6: Harmony's headers and end tokens)
+const { droppedMarkers } = require('../src/formats');
+
+// What is dropped where it stands alone: the end-of-sentence token (D29), every marker the format
+// table says so (D47; the presets' reasoning markers, R15), Harmony's headers (D49). As docs.py's.
+const EOS = new RegExp(
+  '<[\\uff5c|]end\\u2581of\\u2581sentence[\\uff5c|]>' +
+    droppedMarkers().map((m) => '|' + m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('') +
+    '|<\\|(?:start|channel)\\|>[^\\n]{0,256}?<\\|message\\|>',
+);
 const EOS_SOURCE = EOS.source;
 
 function escapeRegExp(s) {
