@@ -33,7 +33,10 @@ def names(formats: Any) -> list[str]:
 
 def test_default_recognizes_every_format() -> None:
     assert names(None) == ["ls:.", "ls:.", "ls:."]
-    assert {"dsml", "function_calls", "tokens"} <= set(FORMATS)
+    assert list(FORMATS) == [
+        *("dsml", "function_calls", "tokens", "hermes", "qwen3_coder", "seed_oss", "glm"),
+        *("minimax", "kimi_k2", "mistral", "llama_json", "pythonic", "harmony"),
+    ]
 
 
 @pytest.mark.parametrize(
