@@ -57,7 +57,7 @@ def engine_commands() -> dict[str, list[str]]:
         node = node or node_executable()
         return node
 
-    compiled = ROOT / "build" / "compiled" / "site"  # scripts/build_compiled: the mypyc wheel, unpacked
+    compiled = ROOT / "build" / "compiled" / "site"  # scripts/build/build_compiled: the mypyc wheel, unpacked
     if compiled.exists():
         # Ahead of the PYTHONPATH every driver gets (the source tree), so its extensions win.
         boot = (

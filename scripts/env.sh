@@ -1,7 +1,7 @@
 # Sourced by scripts/test and scripts/demo: create or refresh .venv at the project root and
 # install callsieve (editable) with the pinned tooling. Idempotent; cheap when nothing changed.
 # An editable install is pure Python (the build backend never compiles one: the tests and every
-# edit see the .py files); the compiled build is scripts/build_compiled's, which scripts/demo runs
+# edit see the .py files); the compiled build is scripts/build/build_compiled's, which scripts/demo runs
 # and scripts/test tests beside the pure one.
 # Everything it prints goes to stderr: stdout belongs to the caller (scripts/demo prints JSON lines).
 set -euo pipefail

@@ -15,7 +15,7 @@ A small `http.server` bound to 127.0.0.1 that serves only what the page needs, u
     /known-differences.json  parity/known-differences.json (intentional engine differences)
     /config.json           what is available (runtime version, lockfile or wheel), for the page
 
-When parity/pyodide/dist/ holds no wheel (scripts/build_pyodide not run yet), or with
+When parity/pyodide/dist/ holds no wheel (scripts/build/build_pyodide not run yet), or with
 --build-wheel, the plain wheel is built from the working tree into a temporary folder with
 `pip wheel --no-deps` and served from there instead (callsieve then loads by its URL).
 Standard library only. Prints `callsieve playground: http://127.0.0.1:PORT/playground/` once it
@@ -111,7 +111,7 @@ def stale_note(wheel: Path | None) -> str | None:
         return None
     return (
         f"python/callsieve/{newest.name} is newer than {wheel.name}: the Python column runs the "
-        "built wheel; rerun scripts/build_pyodide, or start this server with --build-wheel"
+        "built wheel; rerun scripts/build/build_pyodide, or start this server with --build-wheel"
     )
 
 
@@ -127,7 +127,7 @@ class Config:
     def __init__(self, pyodide_dir: Path, dist_dir: Path, build: bool = False) -> None:
         self.pyodide_dir = pyodide_dir
         self.dist_dir = dist_dir
-        self.dist_source = "parity/pyodide/dist (scripts/build_pyodide)"
+        self.dist_source = "parity/pyodide/dist (scripts/build/build_pyodide)"
         if build or find_wheel(dist_dir) is None:
             built = build_wheel()
             if built is not None:
@@ -162,7 +162,7 @@ class Config:
                 "missing": missing,
                 "version": version,
                 "indexURL": "/pyodide/",
-                "hint": "run scripts/build_pyodide (it installs the pyodide npm package)",
+                "hint": "run scripts/build/build_pyodide (it installs the pyodide npm package)",
             },
             "callsieve": {
                 "lockFiles": locks,
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
     if not info["pyodide"]["available"]:
         print(
             f"playground: no Pyodide runtime at {config.pyodide_dir}: the page will show the error; "
-            "run scripts/build_pyodide first",
+            "run scripts/build/build_pyodide first",
             file=sys.stderr,
             flush=True,
         )

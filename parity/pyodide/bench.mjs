@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Measurements for callsieve in Pyodide under Node (after scripts/build_pyodide), from the project root:
+// Measurements for callsieve in Pyodide under Node (after scripts/build/build_pyodide), from the project root:
 //   node parity/pyodide/bench.mjs [--runs 7] [--w3-runs 5] [--w3-blocks 5] [--json FILE]
 //
 // 1. Load time, plain wheel vs byte-compiled wheel: each run is a fresh Node process (cold), the
 //    two variants alternating; it times loadPyodide() (runtime start), loadPackage("callsieve")
 //    by name through the variant's lockfile (read, sha256 check, unpack) and `import callsieve.driver`
 //    (for the plain wheel this compiles the sources to byte code inside WebAssembly).
-// 2. W3 throughput: one-shot parse() of scripts/bench.py's w1_text(1024*1024) (a 1 MB write_file
+// 2. W3 throughput: one-shot parse() of scripts/bench/bench.py's w1_text(1024*1024) (a 1 MB write_file
 //    call), timed with time.perf_counter() inside Python, in CPython (.venv, the project's reference
 //    interpreter; and .venv-pyodide's CPython 3.13, the runtime's minor version) and in Pyodide, on
 //    the same text, in interleaved blocks; the ratio is Pyodide MB/s / CPython MB/s.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The docs/DRIVER.md driver for callsieve's Python wheel running inside Pyodide (CPython compiled to
-// WebAssembly) under Node:   node parity/pyodide/driver.mjs   (after scripts/build_pyodide)
+// WebAssembly) under Node:   node parity/pyodide/driver.mjs   (after scripts/build/build_pyodide)
 //
 // The runtime is loaded offline from node_modules/pyodide; the callsieve package is loaded by name
 // through dist/pyodide-lock.json (Pyodide's lockfile plus the callsieve wheel). Every network fetch
@@ -40,7 +40,7 @@ globalThis.fetch = async (url, ...rest) => {
 
 /** Check the build and return { pyodideModule, info, lockFile }; die with a clear message if missing or stale. */
 export async function locateBuild(which = process.env.CALLSIEVE_PYODIDE_LOCK || "plain") {
-  const hint = "run scripts/build_pyodide from the project root";
+  const hint = "run scripts/build/build_pyodide from the project root";
   if (!existsSync(path.join(RUNTIME, "pyodide.mjs"))) die(`the Pyodide runtime is missing (${RUNTIME}): ${hint}`);
   const infoPath = path.join(DIST, "build-info.json");
   if (!existsSync(infoPath)) die(`the build is missing (${infoPath}): ${hint}`);
@@ -50,7 +50,7 @@ export async function locateBuild(which = process.env.CALLSIEVE_PYODIDE_LOCK || 
     die(`dist/ was built for pyodide ${info.pyodideVersion} but node_modules has ${runtimeVersion}: ${hint}`);
   }
   if (!(which in info.lockfiles)) die(`CALLSIEVE_PYODIDE_LOCK must be plain or pyc, not ${which}`);
-  if (!info.lockfiles[which]) die(`no ${which} wheel was built (see scripts/build_pyodide's warnings)`);
+  if (!info.lockfiles[which]) die(`no ${which} wheel was built (see scripts/build/build_pyodide's warnings)`);
   const lockFile = path.join(DIST, info.lockfiles[which]);
   const wheel = path.join(DIST, which === "pyc" ? info.pycWheel : info.plainWheel);
   for (const f of [lockFile, wheel]) if (!existsSync(f)) die(`${f} is missing: ${hint}`);

@@ -1074,7 +1074,7 @@ def settle_gc() -> None:
     what exists then (modules, the app) moves to the GC's permanent generation, so the full
     collections that the many short-lived objects of concurrent streams still set off look at
     the streams only (measured under W11: a full pass 29-46 ms of CPU -> 10 ms). callsieve's own
-    objects free themselves by reference counting (python/tests/test_cycles.py), so the young
+    objects free themselves by reference counting (python/tests/core/test_cycles.py), so the young
     generation may grow to YOUNG_GC_THRESHOLD allocations before a collection (at CPython's 700,
     one every few hundred events; W11, 13 s: 445 young, 41 middle and 3 full collections, 120 ms
     of pauses -> 33, 3 and 0, 36 ms); the older generations keep their thresholds. Not done by

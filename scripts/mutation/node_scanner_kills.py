@@ -44,7 +44,7 @@ OPTS = {
     "reasoning": "reasoning",
 }
 
-# ---- the inputs (most from python/tests/test_mutation_kills_scanner.py) -----------------------
+# ---- the inputs (most from python/tests/mutation/test_mutation_kills_scanner.py) -----------------------
 
 JSON: dict[str, Any] = {"json_tool_calls": True}
 STREAM: dict[str, Any] = {"stream_arguments": True}

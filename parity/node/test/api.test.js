@@ -108,7 +108,7 @@ test('options: jsonToolCalls (R9) and maxCaptureChars', () => {
   assert.ok(s.work >= BLOCK.length);
 });
 
-// Found by mutation testing (as python/tests/test_limits.py): a JSON candidate past the limit was
+// Found by mutation testing (as python/tests/core/test_limits.py): a JSON candidate past the limit was
 // still a call when one step read it whole, and text when fed one character at a time. The limit
 // counts code points, as Python does (the last candidate has surrogate pairs).
 test('a JSON candidate is a call exactly when it fits maxCaptureChars, in every chunking', () => {

@@ -2,7 +2,7 @@
 /**
  * A value tap step by step: what it lets out after each piece, and where it ends (the fixtures pin
  * only joined results; these pin the timing, D36-D37). The cases of
- * python/tests/test_arguments_tap.py, so that both taps release the same characters at the same
+ * python/tests/core/test_arguments_tap.py, so that both taps release the same characters at the same
  * steps.
  */
 

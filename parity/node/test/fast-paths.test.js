@@ -1,6 +1,6 @@
 'use strict';
 // Speed paths (issue 15) give the answers of the general code they stand in front of (the Node
-// side of python/tests/test_fast_paths.py). Each fast path is held to the code behind it over
+// side of python/tests/core/test_fast_paths.py). Each fast path is held to the code behind it over
 // every prefix of many plain and mutated inputs, with `final` both ways.
 const test = require('node:test');
 const assert = require('node:assert');

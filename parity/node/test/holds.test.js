@@ -1,7 +1,7 @@
 'use strict';
 // Every hold is bounded (R8.3, issue 14; mirror of python/tests/test_holds.py): after an opener of
 // each kind, a long run of input holds at most maxCaptureChars (plus a tag's lookahead), and the
-// heap stays flat while it goes on. The true 50 MB runs are `scripts/memory.py --holds`.
+// heap stays flat while it goes on. The true 50 MB runs are `scripts/bench/memory.py --holds`.
 const test = require('node:test');
 const assert = require('node:assert');
 const v8 = require('node:v8');

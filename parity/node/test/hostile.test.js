@@ -1,5 +1,5 @@
 'use strict';
-// Hostile inputs (mirror of python/tests/test_hostile.py): each is streamed in 16-character
+// Hostile inputs (mirror of python/tests/core/test_hostile.py): each is streamed in 16-character
 // chunks and must finish without throwing, lose nothing, and keep the work counter (characters
 // the scanner was exposed to) under a small constant times the input size.
 const test = require('node:test');

@@ -2,7 +2,7 @@
 // The held source of an open block (issue 14, item 5): past its first 64K characters it is kept
 // outside the JS heap, one byte per character while it can be, and must come back exactly as
 // written, whatever the characters and wherever the chunks were cut. The memory figures themselves
-// are `scripts/memory.py --lang node`.
+// are `scripts/bench/memory.py --lang node`.
 const test = require('node:test');
 const assert = require('node:assert');
 const { Sieve } = require('..');

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Tests that tell the code apart from its mutants (issue 17): options, library functions and edge
- * cases the fixtures cannot hold. Twin of python/tests/test_mutation_kills.py; expectations come
+ * cases the fixtures cannot hold. Twin of python/tests/mutation/test_mutation_kills.py; expectations come
  * from the rules and the documented API.
  */
 

@@ -406,7 +406,7 @@ test('formats: token sections become tool calls only when the tokens format is i
 
 const INVOKE = '<|DSML|invoke name="read_file"><|DSML|parameter name="path">a</|DSML|parameter></|DSML|invoke>';
 const TCALL = '<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "a"}<｜tool▁call▁end｜>';
-// [text, blocks, repaired(, the two with streamArguments)]: the table of python/tests/test_gateway_openai.py
+// [text, blocks, repaired(, the two with streamArguments)]: the table of python/tests/gateway/test_gateway_openai.py
 const REPAIRS = [
   [`a <|DSML|tool_calls>${INVOKE}</|DSML|tool_calls> b`, 1, 0],
   [`a ${INVOKE}\n</|DSML|tool_calls> b`, 1, 1], // R3: no opening wrapper
@@ -461,7 +461,7 @@ test('stats: repairedBlocks counts the blocks the sieve repaired (R3, D8, D26, D
 });
 
 // ---- feed's fast path (the common chunk) against the general feed: the side of
-// python/tests/test_gateway_fast_paths.py ------------------------------------------------------
+// python/tests/gateway/test_gateway_fast_paths.py ------------------------------------------------------
 const FAST_TEXTS = [
   'Hello, no markup at all.',
   '好的。\n<|DSML|tool_calls>\n<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[a.py]]></|DSML|parameter>\n' +

@@ -250,7 +250,7 @@ test('encoder TransformStream: chunks in, SSE bytes out', async () => {
 });
 
 // ---- the data-line fast path and ChatChunkParser's data-only events, against a whole-input
-// reading of the same bytes (the side of python/tests/test_gateway_fast_paths.py) ------------
+// reading of the same bytes (the side of python/tests/gateway/test_gateway_fast_paths.py) ------------
 const SSE_LINES = [
   'data: {"a": 1}', 'data:{}', 'data', 'data: x', 'data:  two spaces', ': comment \xff', ':', 'event: e', 'id: 7',
   'retry: 10', 'field', 'dat: no', 'data: \u4e2d', 'data: \ufeffbom', 'data: \xe4\xb8', '\xff', 'dat', '', '', '',

@@ -11,7 +11,7 @@
 // CALLSIEVE_SCREENSHOT=docs/playground.png (a path from the project root) to refresh the README's.
 //
 // Without Chromium, without `npm ci` in parity/playground or without the Pyodide runtime of
-// scripts/build_pyodide, the test is skipped with the reason, unless CI=true, where it must run.
+// scripts/build/build_pyodide, the test is skipped with the reason, unless CI=true, where it must run.
 // CHROMIUM_PATH overrides /usr/bin/chromium.
 
 import assert from 'node:assert/strict';
@@ -55,7 +55,7 @@ if (!existsSync(CHROMIUM)) {
 } else if (!playwright) {
   missing = 'playwright-core is not installed (npm ci --prefix parity/playground)';
 } else if (!existsSync(PYODIDE)) {
-  missing = `the Pyodide runtime is not installed at ${path.relative(ROOT, PYODIDE)} (scripts/build_pyodide)`;
+  missing = `the Pyodide runtime is not installed at ${path.relative(ROOT, PYODIDE)} (scripts/build/build_pyodide)`;
 }
 
 /** Start scripts/playground on a free port; resolves with {proc, url}. */

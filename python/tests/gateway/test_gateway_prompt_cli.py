@@ -86,7 +86,7 @@ def test_parameters_in_javascript_property_order_and_odd_schemas() -> None:
     assert "- b (string | null, optional)" in text
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PY_DIR = ROOT / "python" / "callsieve"
 NODE_DIR = ROOT / "parity" / "node"
 MAP_PATH = ROOT / "parity" / "port-map.json"

@@ -28,7 +28,7 @@ from test_compiled import compiled_modules
 
 import callsieve
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NODE = ROOT / "parity" / "node"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 VERSION: str = PYPROJECT["project"]["version"]

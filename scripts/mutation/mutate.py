@@ -1,8 +1,8 @@
 """Mutation testing on demand: mutmut for the Python package, StrykerJS for the Node port.
 
-    scripts/mutate [--python|--node] [--jobs N] [MODULE ...]   MODULE: scanner shell values names schema
-                                                                reasoning arguments
-    scripts/mutate --node --lines A-B MODULE                   one Node module's lines A to B only
+    scripts/mutation/mutate [--python|--node] [--jobs N] [MODULE ...]
+        MODULE: scanner shell values names schema reasoning arguments
+    scripts/mutation/mutate --node --lines A-B MODULE     one Node module's lines A to B only
 
 Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
 compares the surviving mutants with parity/known-survivors.json, where every survivor that no test
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODULES = ("scanner", "shell", "values", "names", "schema", "reasoning", "arguments")
 KNOWN = ROOT / "parity" / "known-survivors.json"
 BUILD = ROOT / "build"

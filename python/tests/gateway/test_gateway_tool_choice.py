@@ -122,7 +122,7 @@ def server_port() -> Iterator[int]:
         thread.join(10)
 
 
-NODE_GATEWAY = Path(__file__).resolve().parents[2] / "parity" / "node" / "examples" / "gateway.js"
+NODE_GATEWAY = Path(__file__).resolve().parents[3] / "parity" / "node" / "examples" / "gateway.js"
 
 
 @pytest.fixture(scope="module")

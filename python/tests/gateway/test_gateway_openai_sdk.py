@@ -152,7 +152,7 @@ class Gateway(BaseHTTPRequestHandler):
         self.wfile.write(out)
 
 
-NODE_GATEWAY = Path(__file__).resolve().parents[2] / "parity" / "node" / "examples" / "gateway.js"
+NODE_GATEWAY = Path(__file__).resolve().parents[3] / "parity" / "node" / "examples" / "gateway.js"
 
 
 def _sdk(base_url: str) -> Any:

@@ -38,7 +38,7 @@ from upstream import CLEAN, REPLY, THINK, TOOLS, WANT_CALLS, Upstream, UpstreamS
 httpx = pytest.importorskip("httpx")
 openai = pytest.importorskip("openai")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 VERSION = json.loads((ROOT / "parity" / "node" / "package.json").read_text(encoding="utf-8"))["version"]
 
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Memory per held character (issue 14): peak RSS of the sieve, Python and Node, on hostile shapes.
 
-    .venv/bin/python scripts/memory.py                    # worst block shapes, both languages
-    .venv/bin/python scripts/memory.py --lang node --shapes params,cdata --mb 11.4
-    .venv/bin/python scripts/memory.py --holds --mb 50    # 50 MB after an opener of each kind
-    .venv/bin/python scripts/memory.py --json
+    .venv/bin/python scripts/bench/memory.py                    # worst block shapes, both languages
+    .venv/bin/python scripts/bench/memory.py --lang node --shapes params,cdata --mb 11.4
+    .venv/bin/python scripts/bench/memory.py --holds --mb 50    # 50 MB after an opener of each kind
+    .venv/bin/python scripts/bench/memory.py --json
 
 Block shapes (`--shapes`): one block that stays open to its last characters, so everything
 before them is held. Each run is a fresh process: the peak RSS is reset (`/proc/self/clear_refs`),
@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / ".venv" / "bin" / "node"
 
 SHAPES: dict[str, str] = {
@@ -111,7 +111,7 @@ def measure(lang: str, text: str, limit: int | None = None, json_calls: bool = F
         if lang == "python":
             cmd = [sys.executable, __file__, "--child", f.name, *opts]
         else:
-            cmd = [str(NODE), "--expose-gc", str(ROOT / "scripts" / "memory_node.js"), f.name, *opts]
+            cmd = [str(NODE), "--expose-gc", str(Path(__file__).with_name("memory_node.js")), f.name, *opts]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     finally:
         os.unlink(f.name)

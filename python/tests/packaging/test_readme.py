@@ -29,7 +29,7 @@ import pytest
 from callsieve import parse
 from callsieve.formats import FORMATS, PRESETS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
 TEXT = README.read_text(encoding="utf-8")
 

@@ -27,7 +27,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NODE_BIN = ROOT / "parity" / "node" / "bin" / "callsieve-gateway.js"
 CALLSIEVE = Path(sys.executable).parent / "callsieve"
 

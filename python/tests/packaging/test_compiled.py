@@ -1,6 +1,6 @@
 """The mypyc-compiled build (setup.py), the default wherever a C compiler works (the build backend,
 python/callsieve_build.py, decides): which build a run tests, and the build's own wiring.
-scripts/test runs the whole suite a second time against the compiled wheel (scripts/build_compiled)
+scripts/test runs the whole suite a second time against the compiled wheel (scripts/build/build_compiled)
 with CALLSIEVE_EXPECT_COMPILED=1, so a run can never test the pure package while it claims to test
 the compiled one, or the reverse. test_packaging.py builds the wheels themselves."""
 
@@ -22,7 +22,7 @@ import pytest
 
 import callsieve
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXPECT = os.environ.get("CALLSIEVE_EXPECT_COMPILED", "") == "1"
 
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// Times the Node sieve on workloads written by scripts/bench.py.
-// Usage: node scripts/bench_node.js WORKLOADS.json RUNS  ->  JSON {name: [seconds, ...], 'cpu name': [CPU seconds, ...]} on stdout
+// Times the Node sieve on workloads written by scripts/bench/bench.py.
+// Usage: node scripts/bench/bench_node.js WORKLOADS.json RUNS  ->  JSON {name: [seconds, ...], 'cpu name': [CPU seconds, ...]} on stdout
 // (and 'work name': [Sieve.work per UTF-16 code unit] for the workloads marked "work" or "expect"; those
 // with "expect" must find exactly those calls)
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { isDeepStrictEqual } = require('util');
-const { Sieve, parse, iterChatChunks, rewriteChatCompletionStream, writeSSE } = require(path.join(__dirname, '..', 'parity', 'node'));
+const { Sieve, parse, iterChatChunks, rewriteChatCompletionStream, writeSSE } = require(path.join(__dirname, '..', '..', 'parity', 'node'));
 
 const [file, runsArg] = process.argv.slice(2);
 const workloads = JSON.parse(fs.readFileSync(file, 'utf8'));

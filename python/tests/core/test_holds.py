@@ -1,6 +1,6 @@
 """Every hold is bounded (R8.3, issue 14): after an opener of each kind, a long run of input holds
 at most max_capture_chars (plus a tag's lookahead), and the sieve's memory stays flat while it
-goes on. The true 50 MB runs are `scripts/memory.py --holds` (Node has the same table in
+goes on. The true 50 MB runs are `scripts/bench/memory.py --holds` (Node has the same table in
 parity/node/test/holds.test.js)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * W11 helper for scripts/bench.py (run with `--w11`): a paced upstream and a load generator, on
+ * W11 helper for scripts/bench/bench.py (run with `--w11`): a paced upstream and a load generator, on
  * node: built-ins only, so that the measuring side costs little next to the gateways measured.
  *
  *   node bench_w11.js upstream                      prints {"port": N}, then serves until killed
