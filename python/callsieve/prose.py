@@ -100,9 +100,6 @@ _PLAIN_TAG_SO_FAR: Final = re.compile(
 )
 
 
-_CUT_HEAD = _PLAIN_TAG_SO_FAR  # feed's shortcut (a test turns it off to compare)
-
-
 _PROSE: Final = _prose_skip(False)
 
 
