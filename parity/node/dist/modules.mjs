@@ -1545,6 +1545,749 @@ function bodyKind(body) {
 
 module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };
   },
+  "src/dsml.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The scanner's DSML / XML-wrapper capture (Python's dsml.py): CAPTURE, a block parsed at a `Level`
+ * (wrapper, invoke, parameter body, CDATA), released as text when it turns out not to be a block
+ * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. Of the layer
+ * above (scanner.js) it calls `_secOverflow` (a token section that fails). See scanner.js.
+ */
+
+const sections = __require("src/sections.js");
+const values = __require("src/values.js");
+const strings = __require("src/strings.js");
+const { ValueTap, isIndexKey } = __require("src/arguments.js");
+const {
+  INVOKE,
+  MORE,
+  NO,
+  OPEN_ANGLES,
+  PARAMETER,
+  WRAPPER,
+  cdataCloseAt,
+  matchCdataOpen,
+  matchCloseStart,
+  matchTag,
+} = __require("src/shell.js");
+const { RUN_END, TAIL_END, WAIT } = __require("src/fences.js");
+const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = __require("src/scanbase.js");
+const { ANGLE, Prose, WS, search } = __require("src/prose.js");
+
+const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
+const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
+const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
+
+/** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
+function skipAt(re, s, pos) {
+  re.lastIndex = pos;
+  return re.test(s) ? re.lastIndex : pos;
+}
+
+function toolCallsEvent(calls, raw) {
+  return { type: 'tool_calls', calls, raw };
+}
+
+/** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
+class DsmlCapture extends Prose {
+  // ---- CAPTURE ------------------------------------------------------------------------
+
+  _startCapture(level, end) {
+    this.mode = Mode.CAPTURE;
+    const cap = this.cap;
+    cap.level = level;
+    cap.raw = new _Text();
+    cap.tail = '';
+    cap.start = cap.mark = this._abs(this.pos);
+    cap.over = false;
+    cap.calls = new _Calls();
+    cap.wrapped = level === Level.TOP;
+    cap.started = 0;
+    this._newParams();
+    this.inv.text = [];
+    this.pos = end;
+  }
+
+  _consumed() {
+    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
+  }
+
+  /** Not a block: what was captured is text; TEXT resumes at the current position. */
+  _fail() {
+    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
+    const tokens = this.mode === Mode.TOKENS;
+    const holder = tokens ? this.sec : this.cap;
+    if (!holder.over && this._over(holder.start)) {
+      // A block that ends past the limit was over it, wherever the chunks ended (D43).
+      if (tokens) this._secOverflow();
+      else this._overflow();
+    }
+    const text = this._consumed();
+    this._emit(text);
+    this._textResumes(holder.tail + text); // (the tail of what was released before)
+    return true;
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
+    this.mode = Mode.TEXT;
+    const nl = text.lastIndexOf('\n');
+    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
+    this.line.midLine();
+    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
+  }
+
+  /**
+   * R16.3: the block broke after a call was announced. The calls so far are kept, the one in
+   * progress completed with what it has (its open parameter's value as R6 reads the body so far);
+   * the block ends here and TEXT resumes at the current position.
+   */
+  _break() {
+    const cap = this.cap;
+    const inv = this.inv;
+    const par = this.par;
+    this._tapPull();
+    this.tap = null;
+    if (cap.level !== Level.TOP) {
+      if (cap.level !== Level.INVOKE) {
+        const segs = par.segs.slice();
+        if (par.text.length) segs.push(['text', par.text.join('')]);
+        if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
+        for (const seg of segs) this.work += seg[1].length;
+        this._addParam(par.name, values.paramValue(par.name, segs, par.string));
+      }
+      const input = this._paramsObject();
+      cap.calls.addInput(inv.name, input);
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    const raw = this._consumed();
+    this._flushText();
+    this.out.push(toolCallsEvent(cap.calls.take(), raw));
+    cap.started = 0;
+    this._textResumes(raw);
+    return true;
+  }
+
+  _succeed(end) {
+    const cap = this.cap;
+    this.pos = end;
+    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
+    if (cap.over) return this._fail();
+    cap.started = 0;
+    this._flushText();
+    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
+
+  /**
+   * The block grew past maxCapture: what was captured is released as text (with a note), and
+   * the rest of the block is still parsed (so its content is not read as prose) but released as
+   * text as it goes.
+   */
+  _overflow() {
+    const cap = this.cap;
+    const text = this._consumed();
+    if (!cap.over) {
+      cap.over = true;
+      this._flushText();
+      this.out.push(textEvent(text, 'capture_limit'));
+    } else {
+      this._emit(text);
+    }
+    cap.tail = (cap.tail + text).slice(-4);
+    cap.raw = new _Text();
+    cap.mark = this.base + this.pos;
+    this.cd.parts = [];
+    this.cd.after = [];
+    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
+    this.par.text = [];
+    this.par.segs = [];
+    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
+    cap.calls.keepOne();
+    if (this.inv.count) {
+      this._newParams();
+      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
+    }
+  }
+
+  _mCapture(final) {
+    const cap = this.cap;
+    // R16 (D37): once a call is announced its arguments stream instead of being held, so the
+    // capture limit stops applying to the block.
+    if (!cap.started && (cap.over || this._over(cap.start))) this._overflow();
+    const level = cap.level;
+    if (level === Level.CDATA) return this._cCdata(final);
+    if (level === Level.AFTER_CDATA) return this._cAfter(final);
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (!final) return false;
+      return this._fail(); // end of input inside a block (R8.5, D27)
+    }
+    const c = buf[pos];
+    if (level === Level.PARAM) return this._cParam(final, c);
+    const ws = skipAt(WS, buf, pos);
+    if (ws > pos) {
+      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(buf.slice(pos, ws));
+      this.pos = ws;
+      return true;
+    }
+    if (level === Level.TOP) return this._cTop(final, c);
+    return this._cInvoke(final, c);
+  }
+
+  /** Is there an end-of-sentence token at `buf[pos]`? true, false or MORE. */
+  _eosAt(buf, pos, final) {
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return MORE;
+    return Array.isArray(mk) && mk[0] === sections.EOS;
+  }
+
+  /** Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3). */
+  _cTop(final, c) {
+    const buf = this.buf;
+    const pos = this.pos;
+    if (!OPEN_ANGLES.includes(c)) return this._fail();
+    const eos = this._eosAt(buf, pos, final);
+    if (eos === MORE) return false;
+    if (eos === true) return this._fail(); // the output ended inside the block: as at end of input (D27)
+    const r = this._tag(buf, pos, final);
+    if (r === MORE) return false;
+    if (!isTag(r)) return this._fail();
+    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+      this.pos = r.end;
+      this.cap.level = Level.INVOKE;
+      this.inv.name = this._name(r.name);
+      this._newParams();
+      this.inv.text = [];
+      if (this.stream && this.cap.wrapped && !this.cap.over) {
+        this.cap.started += 1;
+        this.inv.keys = new Set();
+        this.inv.top = -1;
+        this.inv.other = false;
+        this._flushText();
+        this.out.push({ kind: 'begun', name: this.inv.name });
+      }
+      return true;
+    }
+    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
+      this.saw = true;
+      return this._succeed(r.end);
+    }
+    return this._fail();
+  }
+
+  /** Inside an invoke: parameters, or a JSON object body (D5), then the closing invoke. */
+  _cInvoke(final, c) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const cap = this.cap;
+    const inv = this.inv;
+    if (OPEN_ANGLES.includes(c)) {
+      const eos = this._eosAt(buf, pos, final);
+      if (eos === MORE) return false;
+      if (eos === true) return this._fail();
+      const r = this._tag(buf, pos, final);
+      if (r === MORE) return false;
+      if (isTag(r)) {
+        if (r.local === PARAMETER && !r.closing) {
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          const name = this._name(r.name);
+          if (cap.started && this._reorders(name)) return this._break();
+          this.pos = r.end;
+          cap.level = Level.PARAM;
+          this.par.name = name;
+          this.par.string = this.native ? r.string : null;
+          this.par.segs = [];
+          this.par.text = [];
+          this.par.start = this._abs(r.end);
+          if (cap.started) {
+            this.tap = new ValueTap(name, this.par.string);
+            this._tapText = this._tapCdata = 0;
+          }
+          return true;
+        }
+        if (r.local === INVOKE && r.closing) {
+          if (!this._invokeEnds()) return this._fail();
+          this._newParams();
+          this.pos = r.end;
+          cap.level = Level.TOP;
+          return true;
+        }
+        return this._fail();
+      }
+      if (!inv.text.length) return this._fail();
+      const end = this._skip(buf, pos);
+      inv.text.push(buf.slice(pos, end));
+      this.pos = end;
+      return true;
+    }
+    if (inv.count) return this._fail();
+    const m = search(ANGLE, buf, pos + 1);
+    const end = m ? m.index : buf.length;
+    inv.text.push(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  _newParams() {
+    const inv = this.inv;
+    inv.pairs.length = 0;
+    inv.params = null;
+    inv.count = 0;
+  }
+
+  /** A parameter closed: its value joins the invoke's (R6.6). */
+  _addParam(name, value) {
+    const inv = this.inv;
+    if (inv.params === null) {
+      inv.pairs.push(name, value);
+      if (inv.pairs.length < 2 * PAIRS_MAX) return;
+      const pairs = inv.pairs;
+      inv.params = {};
+      inv.multi = new Set();
+      for (let i = 0; i < pairs.length; i += 2) values.addParam(inv.params, inv.multi, pairs[i], pairs[i + 1]);
+      pairs.length = 0;
+      return;
+    }
+    values.addParam(inv.params, inv.multi, name, value);
+  }
+
+  /** The invoke's input object from its parameters. */
+  _paramsObject() {
+    const inv = this.inv;
+    return inv.params !== null ? inv.params : inputOf(inv.pairs, 0, inv.pairs.length >> 1);
+  }
+
+  /**
+   * The invoke closed: its call joins the block's (Python: `_invoke_input`, then the call).
+   * False when its body is neither parameters nor a JSON object (D5): the block is text.
+   */
+  _invokeEnds() {
+    const inv = this.inv;
+    const cap = this.cap;
+    if (cap.over) {
+      cap.calls.addInput(inv.name, {}); // (only "there was one" is kept)
+      return true;
+    }
+    const body = inv.text.join('');
+    let input = null;
+    if (inv.count) {
+      if (!strings.isBlank(body)) return false;
+      if (!cap.started && inv.params === null) {
+        cap.calls.addPairs(inv.name, inv.pairs);
+        return true;
+      }
+      input = this._paramsObject();
+    } else {
+      input = strings.isBlank(body) ? {} : values.jsonBodyInput(body);
+      if (input === null) return false;
+    }
+    cap.calls.addInput(inv.name, input);
+    if (cap.started) {
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    return true;
+  }
+
+  /**
+   * A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that start
+   * nothing are part of the text and skipped in the same step (code is full of them).
+   */
+  _cParam(final, c) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const n = buf.length;
+    const start = pos;
+    for (;;) {
+      if (OPEN_ANGLES.includes(c)) {
+        const r = this._paramAngle(buf, pos, final, start);
+        if (r !== null) return r;
+        pos = this._skip(buf, pos, true); // the last angle may open a CDATA
+      }
+      const m = search(ANGLE, buf, pos);
+      if (m === null) {
+        pos = n;
+        break;
+      }
+      pos = m.index;
+      c = buf[pos];
+    }
+    if (pos > start) {
+      this.par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    return true;
+  }
+
+  /**
+   * An open angle in a parameter body: null when it starts nothing (it is text), else the step's
+   * answer after taking the text before it (`buf[start:pos]`).
+   */
+  _paramAngle(buf, pos, final, start) {
+    const cd = matchCdataOpen(buf, pos, final);
+    let eos = false;
+    let r = NO;
+    if (cd === NO) {
+      eos = this._eosAt(buf, pos, final);
+      if (eos === false) {
+        r = this._tag(buf, pos, final);
+        if (r === NO) return null;
+      }
+    }
+    const cap = this.cap;
+    const par = this.par;
+    if (pos > start) {
+      par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    if (cd === MORE || eos === MORE || r === MORE) return false;
+    if (typeof cd === 'number') {
+      if (this.tap !== null) {
+        this._tapPull();
+        this._tapOut(this.tap.cdataOpen());
+      }
+      this._parFlushText();
+      this._tapText = this._tapCdata = 0;
+      this.pos = cd;
+      cap.level = Level.CDATA;
+      this._startCdata(cd);
+      return true;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap = null;
+      }
+      this._parFlushText();
+      for (const seg of par.segs) this.work += seg[1].length;
+      const value = values.paramValue(par.name, par.segs, par.string);
+      par.segs = []; // the body is decoded: keep only its value
+      this._addParam(par.name, value);
+      this.inv.count += 1;
+      if (cap.started) {
+        this._flushText();
+        this.out.push({ kind: 'param', key: par.name, value });
+      }
+      this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    return this._fail(); // the end-of-sentence token, or another tag inside a value
+  }
+
+  /**
+   * R16 (D37): a parameter name that repeats (R6.6 makes an array of both) or an array index
+   * after another name (JavaScript lists index keys first) would change arguments text already
+   * sent: the block breaks before it.
+   */
+  _reorders(name) {
+    const inv = this.inv;
+    if (inv.keys.has(name)) return true;
+    if (isIndexKey(name)) {
+      const n = Number(name);
+      if (inv.other || n < inv.top) return true;
+      inv.top = n;
+    } else {
+      inv.other = true;
+    }
+    inv.keys.add(name);
+    return false;
+  }
+
+  /** Hand the tap the body pieces it has not seen; what became certain goes out. */
+  _tapPull() {
+    const tap = this.tap;
+    if (tap === null) return;
+    let got = '';
+    const text = this.par.text;
+    const parts = this.cd.parts;
+    for (; this._tapText < text.length; this._tapText++) got += tap.text(text[this._tapText]);
+    const level = this.cap.level;
+    if (level === Level.CDATA || level === Level.AFTER_CDATA) {
+      for (; this._tapCdata < parts.length; this._tapCdata++) got += tap.cdataPiece(parts[this._tapCdata]);
+    }
+    this._tapOut(got);
+  }
+
+  _tapOut(s) {
+    if (s) {
+      this._flushText();
+      this.out.push({ kind: 'chars', key: this.par.name, text: s });
+    }
+  }
+
+  _parFlushText() {
+    const par = this.par;
+    if (par.text.length) {
+      par.segs.push(['text', par.text.join('')]);
+      par.text = [];
+    }
+  }
+
+  // ---- CDATA inside a parameter ---------------------------------------------------------
+
+  _startCdata(at) {
+    const cd = this.cd;
+    cd.parts = [];
+    cd.after = [];
+    cd.start = this._abs(at);
+    cd.depth = 1;
+    cd.fence = '';
+    cd.line.lineStart();
+  }
+
+  _cCdata(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (final) return this._eofInCdata();
+      return false;
+    }
+    if (this.loose) return this._cCdataLoose(final);
+    const cd = this.cd;
+    const line = cd.line;
+    if (line.tail || line.run || line.indent >= 0) {
+      const r = line.step(buf, pos, cd.fence || '`~');
+      const end = line.end;
+      if (end > pos) {
+        cd.parts.push(buf.slice(pos, end));
+        this.pos = pos = end;
+      }
+      if (r === WAIT) return true;
+      if (r === RUN_END) {
+        const run = line.run;
+        const ch = line.char;
+        line.run = 0;
+        if (!cd.fence) {
+          if (run >= 3) {
+            cd.fence = ch;
+            cd.fenceLen = run;
+          }
+        } else if (ch === cd.fence && run >= cd.fenceLen) {
+          line.tail = true;
+        }
+        return true;
+      }
+      if (r === TAIL_END) {
+        const c = buf[pos];
+        if (c === '\n' || c === ']') cd.fence = ''; // the closing fence line ended
+        if (c === '\n') {
+          cd.parts.push(c);
+          this.pos = pos + 1;
+          line.lineStart();
+        }
+        return true;
+      }
+    }
+    // Only line starts that begin with a fence character matter (R5.3), so plain lines are
+    // skipped in bulk; a possible partial match at the end of the buffer waits.
+    const m = search(CD_SPECIAL, buf, pos);
+    if (m === null) {
+      let end = n;
+      if (!final) {
+        const t = search(CD_TAIL, buf, Math.max(pos, n - 4));
+        if (t !== null) end = t.index;
+      }
+      cd.parts.push(buf.slice(pos, end));
+      this.pos = end;
+      return final;
+    }
+    const k = m.index;
+    if (k > pos) {
+      cd.parts.push(buf.slice(pos, k));
+      this.pos = pos = k;
+    }
+    const ch = buf[k];
+    if (ch === '\n') {
+      cd.parts.push(ch);
+      this.pos = k + 1;
+      line.lineStart();
+      return true;
+    }
+    if (ch === ']') {
+      if (k + 2 >= n) {
+        if (!final) return false;
+        cd.parts.push(buf.slice(k));
+        this.pos = n;
+        return true;
+      }
+      if (cdataCloseAt(buf, k)) {
+        if (cd.depth > 1) {
+          cd.depth -= 1;
+          cd.parts.push(buf.slice(k, k + 3));
+        } else if (cd.fence) {
+          cd.parts.push(buf.slice(k, k + 3)); // a closer in a fenced example stays in the value (R5.3)
+        } else {
+          cd.after = [buf.slice(k, k + 3)];
+          cd.afterTail = -1;
+          this.cap.level = Level.AFTER_CDATA;
+        }
+        this.pos = k + 3;
+        return true;
+      }
+      cd.parts.push(']');
+      this.pos = k + 1;
+      return true;
+    }
+    // Openers count inside a fence too: an example there has its own closers, and an opener seen
+    // through a fence the value never closed is the next value's (D7).
+    const opener = matchCdataOpen(buf, k, final);
+    if (opener === MORE) return false;
+    if (typeof opener === 'number') {
+      cd.depth += 1;
+      cd.parts.push(buf.slice(k, opener));
+      this.pos = opener;
+      return true;
+    }
+    cd.parts.push(ch);
+    this.pos = k + 1;
+    return true;
+  }
+
+  /** After `]]>` at depth 1: it closes the CDATA only if a closing tag follows (D7). */
+  _cAfter(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (final) return this._eofInCdata();
+      return false;
+    }
+    const cd = this.cd;
+    const c = buf[pos];
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
+      let k = pos;
+      while (k < n && (buf[k] === ' ' || buf[k] === '\t' || buf[k] === '\r' || buf[k] === '\n')) k++;
+      const ws = buf.slice(pos, k);
+      cd.after.push(ws);
+      // The line state after the blanks, counted across chunks (the blanks may be split).
+      const nl = ws.lastIndexOf('\n');
+      if (nl >= 0) cd.afterTail = 0;
+      if (cd.afterTail >= 0) {
+        const rest = ws.slice(nl + 1);
+        const spaces = /^ *$/.test(rest) ? cd.afterTail + rest.length : 4;
+        cd.afterTail = Math.min(spaces, 4);
+        cd.line.midLine();
+        if (spaces <= 3) cd.line.indent = spaces;
+      }
+      this.pos = k;
+      return true;
+    }
+    let closed = false;
+    if (OPEN_ANGLES.includes(c)) {
+      closed = matchCloseStart(buf, pos, final);
+      if (closed === MORE) return false;
+    }
+    if (closed === true) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap.cdataClose();
+        this._tapText = this._tapCdata = 0;
+      }
+      this.par.segs.push(['cdata', cd.parts.join('')]);
+      cd.parts = [];
+      cd.after = [];
+      this.cap.level = Level.PARAM;
+      return true;
+    }
+    if (cd.afterTail < 0) cd.line.midLine(); // no newline after the `]]>`: the line goes on
+    for (const p of cd.after) cd.parts.push(p);
+    cd.after = [];
+    this.cap.level = Level.CDATA;
+    return true;
+  }
+
+  /**
+   * After the repair (D8) every CDATA is read by its rule, in one pass: the value runs to the
+   * first parameter closing tag, less a `]]>` and blanks right before it.
+   */
+  _cCdataLoose(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const cd = this.cd;
+    const m = search(ANGLE, buf, pos);
+    if (m === null) {
+      cd.parts.push(buf.slice(pos));
+      this.pos = buf.length;
+      return true;
+    }
+    const k = m.index;
+    const r = this._tag(buf, k, final);
+    if (r === MORE) {
+      cd.parts.push(buf.slice(pos, k));
+      this.pos = k;
+      return false;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
+      cd.parts = [];
+      this.pos = k;
+      return true;
+    }
+    const end = this._skip(buf, k);
+    cd.parts.push(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
+  _looseValue(content) {
+    const t = LOOSE_CLOSE_TAIL.exec(content);
+    this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
+    this.cap.level = Level.PARAM;
+  }
+
+  /**
+   * R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter closing
+   * tag; the rest of the input is then read once more, every CDATA in it by the same rule
+   * (`_cCdataLoose`), so no second repair and no second rescan.
+   */
+  _eofInCdata() {
+    const cd = this.cd;
+    const cap = this.cap;
+    const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
+    // with a call announced, the block breaks here (R16.3, D37)
+    if (this.loose || cap.over || cap.started) return this._fail();
+    this.loose = true;
+    this.work += content.length;
+    let i = 0;
+    let close = -1;
+    for (;;) {
+      const m = search(ANGLE, content, i);
+      if (m === null) break;
+      const r = matchTag(content, m.index, true);
+      if (isTag(r) && r.local === PARAMETER && r.closing) {
+        close = m.index;
+        break;
+      }
+      i = m.index + 1;
+    }
+    if (close < 0) return this._fail();
+    this._looseValue(content.slice(0, close));
+    cd.parts = [];
+    cd.after = [];
+    // The block's source now ends where the value does; reading goes on from there.
+    const end = cd.start + close;
+    const source = this._source(cap) + this.buf.slice(this.pos);
+    cap.raw = new _Text();
+    cap.raw.add(source.slice(0, end - cap.start));
+    cap.mark = end;
+    this.buf = content.slice(close);
+    this.base = end;
+    this.pos = 0;
+    return true;
+  }
+}
+
+module.exports = { DsmlCapture, skipAt, toolCallsEvent };
+  },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -1617,6 +2360,124 @@ module.exports = {
   typeName,
   checkOptions,
 };
+  },
+  "src/fences.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The scanner's fence-line recognizer (Python's fences.py): `FenceLine` and its step results, shared
+ * by TEXT, FENCE and CDATA. See scanner.js for the layers of the scanner.
+ */
+
+const RUNS = { '`': /`+/y, '~': /~+/y };
+const BLANKS = /[ \t\r]*/y;
+
+// FenceLine.step results
+const WAIT = 0; // consumed to the end of the buffer; still deciding
+const PLAIN = 1; // not (or no longer) a fence line start: the rest of the line is the mode's
+const RUN_END = 2; // a run ended: `char` and `run` say which and how long
+const TAIL_END = 3; // the blanks after a closing run ended (at a newline: the line closes)
+
+function matchAt(re, s, pos) {
+  re.lastIndex = pos;
+  return re.exec(s);
+}
+
+/**
+ * The fence-line recognizer (D2), written once: at a line start up to 3 spaces of indent, then a
+ * run of backticks or tildes; after a closing run only blanks to the end of the line. It consumes
+ * incrementally (a run or a tail of any length, across chunks) and reports what it found; the
+ * calling mode owns the consumed characters and decides what a run means.
+ */
+class FenceLine {
+  constructor() {
+    this.indent = 0; // spaces seen at this line start; -1: past the line start
+    this.char = ''; // the character of the run being counted
+    this.run = 0; // length of that run (0: none)
+    this.tail = false; // after a closing run: only blanks may follow
+    this.end = 0; // where the last `step` stopped (Python returns it with the result)
+  }
+
+  lineStart() {
+    this.indent = 0;
+    this.run = 0;
+    this.tail = false;
+  }
+
+  midLine() {
+    this.indent = -1;
+    this.run = 0;
+    this.tail = false;
+  }
+
+  /** Count a run that starts at `buf[pos]` (not at a line start); returns its end so far. */
+  startRun(buf, pos) {
+    this.char = buf[pos];
+    const end = pos + matchAt(RUNS[this.char], buf, pos)[0].length;
+    this.run = end - pos;
+    return end;
+  }
+
+  /**
+   * Consume line-start characters of `buf[pos:]`; `chars` are the run characters this mode
+   * accepts. Returns the result; `buf[pos:this.end]` was consumed.
+   */
+  step(buf, pos, chars) {
+    const n = buf.length;
+    if (this.tail) {
+      const k = pos + matchAt(BLANKS, buf, pos)[0].length;
+      this.end = k;
+      if (k >= n) return WAIT;
+      this.tail = false;
+      this.indent = -1;
+      return TAIL_END;
+    }
+    if (!this.run) {
+      if (this.indent < 0) {
+        this.end = pos;
+        return PLAIN;
+      }
+      while (pos < n && buf[pos] === ' ' && this.indent < 3) {
+        this.indent += 1;
+        pos += 1;
+      }
+      this.end = pos;
+      if (pos >= n) return WAIT;
+      const c = buf[pos];
+      if (!chars.includes(c)) {
+        this.indent = -1;
+        return PLAIN;
+      }
+      this.char = c;
+    } else if (pos >= n) {
+      this.end = pos;
+      return WAIT;
+    }
+    const m = matchAt(RUNS[this.char], buf, pos);
+    if (m) {
+      this.run += m[0].length;
+      pos += m[0].length;
+      if (pos >= n) {
+        this.end = pos;
+        return WAIT;
+      }
+    }
+    this.end = pos;
+    this.indent = -1;
+    return RUN_END;
+  }
+
+  /** Does a fence run (3 of the same backtick or tilde) start at `buf[pos]`? null: wait. */
+  static opensAt(buf, pos, final) {
+    const c = buf[pos];
+    let k = pos;
+    const n = buf.length;
+    while (k < n && k < pos + 3 && buf[k] === c) k++;
+    if (k - pos < 3 && k === n && !final) return null;
+    return k - pos >= 3;
+  }
+}
+
+module.exports = { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt };
   },
   "src/formats.js": function (module, exports, __require) {
 'use strict';
@@ -2065,7 +2926,7 @@ const HEADER = 0;
 const CALL = 1;
 const REASONING = 2;
 const CONTENT = 3;
-const TEXT_MODE = 0; // scanner's Mode.TEXT (scanner.js requires this module, not the reverse)
+const TEXT_MODE = 0; // the scanner's Mode.TEXT (scanbase.js and scanner.js require this module, not the reverse)
 
 class Harmony {
   constructor() {
@@ -4035,418 +4896,24 @@ function buildToolInstructions(tools) {
 
 module.exports = { buildToolInstructions };
   },
-  "src/reasoning.js": function (module, exports, __require) {
+  "src/prose.js": function (module, exports, __require) {
 'use strict';
 /**
- * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
- * Port of python/callsieve/reasoning.py; see it for the theory. The gate sits in front of the
- * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
- * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
- * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an
- * unclosed region stays reasoning (D33); later markers are content (D34). Holds at most a
- * partial marker.
- */
-
-const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
-
-const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
-const OPEN = '<think>';
-const CLOSE = '</think>';
-
-/** Where the gate is. */
-const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
-
-/** The `reasoning` option: one of REASONING_MODES. */
-function checkReasoning(mode) {
-  if (typeof mode !== 'string') throw new InputTypeError(`reasoning must be a string, got ${typeName(mode)}`);
-  if (mode === 'off' || mode === 'auto' || mode === 'open') return mode;
-  throw new OptionsError(`unknown reasoning mode ${JSON.stringify(mode)}; known: ${REASONING_MODES.join(', ')}`);
-}
-
-function isBlank(c) {
-  return c === ' ' || c === '\t' || c === '\r' || c === '\n';
-}
-
-/** Length of the longest proper prefix of the closing marker that `s` ends with. */
-function partialClose(s, close) {
-  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(close.slice(0, k))) return k;
-  }
-  return 0;
-}
-
-/** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
-class ReasoningGate {
-  constructor(mode, markers = [OPEN, CLOSE]) {
-    this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
-    [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
-    this.held = '';
-    this.work = 0;
-  }
-
-  feed(chunk) {
-    if (this.phase === Phase.DONE) return [[false, chunk]];
-    let s = this.held + chunk;
-    this.held = '';
-    this.work += s.length;
-    const out = [];
-    if (this.phase !== Phase.INSIDE) s = this._start(s, out);
-    if (this.phase === Phase.INSIDE && s) this._inside(s, out);
-    else if (this.phase === Phase.DONE && s) out.push([false, s]);
-    return out;
-  }
-
-  /** End of output: a held partial marker is what it was read in (content or reasoning). */
-  finish() {
-    const held = this.held;
-    this.held = '';
-    if (!held) return [];
-    const inside = this.phase === Phase.INSIDE || this.phase === Phase.START_INSIDE;
-    this.phase = Phase.DONE;
-    return [[inside, held]];
-  }
-
-  _start(s, out) {
-    const inside = this.phase === Phase.START_INSIDE;
-    let i = 0;
-    while (i < s.length && isBlank(s[i])) i++;
-    if (i) out.push([inside, s.slice(0, i)]);
-    const rest = s.slice(i);
-    if (!rest) return '';
-    const opener = this.open;
-    if (rest.startsWith(opener)) {
-      this.phase = Phase.INSIDE;
-      return rest.slice(opener.length);
-    }
-    if (rest.length < opener.length && opener.startsWith(rest)) {
-      this.held = rest;
-      return '';
-    }
-    this.phase = inside ? Phase.INSIDE : Phase.DONE;
-    return rest;
-  }
-
-  _inside(s, out) {
-    const close = this.close;
-    const j = s.indexOf(close);
-    if (j >= 0) {
-      if (j) out.push([true, s.slice(0, j)]);
-      this.phase = Phase.DONE;
-      if (j + close.length < s.length) out.push([false, s.slice(j + close.length)]);
-      return;
-    }
-    const k = partialClose(s, close);
-    if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
-    this.held = s.slice(s.length - k);
-  }
-}
-
-module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
-  },
-  "src/request.js": function (module, exports, __require) {
-'use strict';
-/**
- * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
- * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
- * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
- * messages as user text, `responseOptions`). The input is not modified.
- */
-
-const { buildToolInstructions } = __require("src/prompt.js");
-const { normalizeRole } = __require("src/roles.js");
-const { isDict, jsKeys, jsonText } = __require("src/jsontext.js");
-const { toolName } = __require("src/schema.js");
-const { jsonValue } = __require("src/values.js");
-const { jsonTrim } = __require("src/strings.js");
-const { OpenAIFormatError, OptionsError } = __require("src/errors.js");
-const { typeName } = __require("src/errors.js");
-const { checkToolChoice, checkParallelToolCalls } = __require("src/openai.js");
-
-const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
-const REQUIRED_LINE = 'You must call at least one tool in your reply.';
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const get = (o, k) => (isDict(o) && hasOwn(o, k) ? o[k] : undefined);
-
-function namedChoice(choice) {
-  if (isDict(choice) && get(choice, 'type') === 'function') {
-    const name = get(get(choice, 'function'), 'name');
-    if (typeof name === 'string' && name) return name;
-  }
-  return null;
-}
-
-function choiceLine(choice) {
-  if (choice === 'required') return REQUIRED_LINE;
-  const name = namedChoice(choice);
-  return name !== null ? `You must call the tool ${name} in your reply.` : '';
-}
-
-/** Whether the response to `body` goes through the rewriters: not for `tool_choice: "none"`. */
-function rewritesResponse(body) {
-  return !(isDict(body) && get(body, 'tool_choice') === 'none');
-}
-
-/**
- * The options of the response rewriters that the request decides: `{toolChoice,
- * parallelToolCalls}` (null when the request leaves them out), so that the answer honors them as
- * OpenAI defines them. Throws OpenAIFormatError for a body that is not an object or for values
- * OpenAI does not accept (a gateway answers 400).
- */
-function responseOptions(body) {
-  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
-  const toolChoice = get(body, 'tool_choice') ?? null;
-  const parallelToolCalls = get(body, 'parallel_tool_calls') ?? null;
-  try {
-    checkToolChoice(toolChoice);
-    checkParallelToolCalls(parallelToolCalls);
-  } catch (e) {
-    if (e instanceof OptionsError) throw new OpenAIFormatError(e.message.replace('toolChoice', 'tool_choice').replace('parallelToolCalls', 'parallel_tool_calls'));
-    throw e;
-  }
-  return { toolChoice, parallelToolCalls };
-}
-
-function textOf(content) {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    let s = '';
-    for (const p of content) if (isDict(p) && typeof get(p, 'text') === 'string') s += p.text;
-    return s;
-  }
-  return '';
-}
-
-const attr = (v) => (v.includes('"') ? `'${v}'` : `"${v}"`);
-const cdata = (s) => '<![CDATA[' + s.split(']]>').join(']]]]><![CDATA[>') + ']]>';
-
-function valueText(v) {
-  if (typeof v === 'string') return cdata(v);
-  const text = jsonText(v);
-  return text.includes('<') || text.includes('&') ? cdata(text) : text;
-}
-
-function invoke(call) {
-  let fn = get(call, 'function');
-  if (!isDict(fn)) fn = {};
-  const name = typeof get(fn, 'name') === 'string' ? fn.name : '';
-  const args = get(fn, 'arguments');
-  const lines = [`<|DSML|invoke name=${attr(name)}>`];
-  let ok;
-  let obj;
-  if (typeof args === 'string') [ok, obj] = jsonValue(args);
-  else [ok, obj] = [true, isDict(args) ? args : {}];
-  if (ok && isDict(obj)) {
-    for (const [k, v] of jsKeys(obj)) lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(v)}</|DSML|parameter>`);
-  } else if (typeof args === 'string' && jsonTrim(args)) {
-    lines.push(cdata(args));
-  }
-  lines.push('</|DSML|invoke>');
-  return lines;
-}
-
-function block(calls) {
-  const lines = ['<|DSML|tool_calls>'];
-  for (const c of calls) lines.push(...invoke(c));
-  lines.push('</|DSML|tool_calls>');
-  return lines.join('\n');
-}
-
-const join = (a, b) => (a ? `${a}\n\n${b}` : b);
-
-function assistant(msg) {
-  const tc = get(msg, 'tool_calls');
-  const calls = Array.isArray(tc) ? [...tc] : [];
-  const legacy = get(msg, 'function_call');
-  if (isDict(legacy)) calls.push({ type: 'function', function: legacy });
-  const out = {};
-  for (const k of Object.keys(msg)) if (k !== 'tool_calls' && k !== 'function_call') out[k] = msg[k];
-  out.role = 'assistant';
-  if (calls.length) out.content = join(textOf(get(msg, 'content')), block(calls));
-  return out;
-}
-
-function callNames(messages) {
-  const names = new Map();
-  for (const m of messages) {
-    const tc = get(m, 'tool_calls');
-    if (!Array.isArray(tc)) continue;
-    for (const c of tc) {
-      const id = get(c, 'id');
-      const name = get(get(c, 'function'), 'name');
-      if (typeof id === 'string' && typeof name === 'string' && !names.has(id)) names.set(id, name);
-    }
-  }
-  return names;
-}
-
-function toolText(msg, names) {
-  let cid = get(msg, 'tool_call_id');
-  cid = typeof cid === 'string' && cid ? cid : null;
-  let name = cid !== null && names.has(cid) ? names.get(cid) : null;
-  if (name === null) {
-    const n = get(msg, 'name');
-    name = typeof n === 'string' && n ? n : 'a tool';
-  }
-  return `Result of ${name}${cid !== null ? ` (id ${cid})` : ''}:\n${textOf(get(msg, 'content'))}`;
-}
-
-function withInstructions(messages, text) {
-  const first = messages.length ? messages[0] : null;
-  if (isDict(first) && first.role === 'system') {
-    const content = get(first, 'content');
-    const next = Array.isArray(content)
-      ? { ...first, content: [...content, { type: 'text', text }] }
-      : { ...first, content: join(textOf(content), text) };
-    return [next, ...messages.slice(1)];
-  }
-  return [{ role: 'system', content: text }, ...messages];
-}
-
-/** The request to send to an upstream without native tools (see python/callsieve/request.py). */
-function preparePromptRequest(body) {
-  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
-  const messages = hasOwn(body, 'messages') ? body.messages : [];
-  if (!Array.isArray(messages)) throw new OpenAIFormatError(`messages must be a list, got ${typeName(messages)}`);
-  const tools = get(body, 'tools');
-  if (tools !== undefined && tools !== null && !Array.isArray(tools)) {
-    throw new OpenAIFormatError(`tools must be a list, got ${typeName(tools)}`);
-  }
-  const names = callNames(messages);
-  let out = [];
-  let results = null;
-  messages.forEach((msg, pos) => {
-    if (!isDict(msg)) throw new OpenAIFormatError(`messages[${pos}] is a ${typeName(msg)}, not an object`);
-    const role = normalizeRole(get(msg, 'role'));
-    if (role === 'tool') {
-      const text = toolText(msg, names);
-      if (results === null) {
-        results = [text];
-        out.push({ role: 'user', content: '' });
-      } else results.push(text);
-      out[out.length - 1].content = results.join('\n\n');
-      return;
-    }
-    results = null;
-    out.push(role === 'assistant' ? assistant(msg) : { ...msg, role });
-  });
-  const choice = get(body, 'tool_choice');
-  if (choice !== 'none' && Array.isArray(tools) && tools.some((t) => toolName(t))) {
-    let text = buildToolInstructions(tools);
-    const line = choiceLine(choice);
-    if (line) text = `${text}\n\n${line}`;
-    out = withInstructions(out, text);
-  }
-  const result = {};
-  for (const k of Object.keys(body)) if (!DROPPED.has(k)) result[k] = body[k];
-  if (hasOwn(body, 'messages') || out.length) result.messages = out;
-  return result;
-}
-
-module.exports = { preparePromptRequest, responseOptions, rewritesResponse, REQUIRED_LINE };
-  },
-  "src/roles.js": function (module, exports, __require) {
-'use strict';
-/**
- * Role normalization for prompts (docs/SPEC.md R11).
- * Port of python/callsieve/roles.py: see its docstring for every mapping and why the unknown
- * becomes `user`.
- */
-
-const ROLES = Object.freeze(['system', 'user', 'assistant', 'tool']);
-const DEFAULT_ROLE = 'user';
-const ALIASES = new Map([
-  ['developer', 'system'],
-  ['function', 'tool'],
-]);
-
-/** The controlled role for `role`: one of ROLES, never throws. */
-function normalizeRole(role) {
-  if (typeof role !== 'string') return DEFAULT_ROLE;
-  const r = role.trim();
-  // Non-ASCII letters never match: no Unicode folding ('ſystem', 'K' Kelvin sign).
-  if (!/^[\x00-\x7f]*$/.test(r)) return DEFAULT_ROLE;
-  const low = r.toLowerCase();
-  if (ROLES.includes(low)) return low;
-  return ALIASES.get(low) || DEFAULT_ROLE;
-}
-
-module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
-  },
-  "src/scanner.js": function (module, exports, __require) {
-'use strict';
-/**
- * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
- * Port of python/callsieve/scanner.py, file for file, mode by mode and step by step; read the
- * "theory of operation" there. The same shape: named modes and levels (`Mode`, `Level`), one
- * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
- * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer
- * written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices and
- * compares, and counts code points (as Python does) only where maxCapture and the length of a
- * token call head are checked.
- *
- * The format layer (R14.9), as in Python: a format is the shape of one family of tool-call markup.
- * Each format adds a recognizer of its opener, tried at an open angle in TEXT (and in PENDING,
- * where an opener makes the span's meaning matter), and a capture that parses its block. The
- * formats are listed once, in `FORMATS`: `dsml` (matchTag with the seed keywords, CAPTURE),
- * `function_calls` (matchTag with the native keywords and the `string` attribute, CAPTURE) and
- * `tokens` (sections.matchMarker, then TOKENS with its `_Section` at a `Stage`). The
- * end-of-sentence token (R14.6) is dropped in TEXT and ends a block, when a native format is in use.
+ * The scanner's prose layer (Python's prose.py): TEXT, RUN, FENCE, PENDING and REGION, the prose
+ * skip and the ignored regions, and the code point distances of the capture limit (JS only).
+ * Openers are recognized here and handed to the engine of their format's row, in the layers above
+ * (subclasses): `_startCapture` (dsml.js), `_startSection`, `_startBlock` and `_textJson`
+ * (scanner.js). See scanner.js.
  */
 
 const sections = __require("src/sections.js");
-const values = __require("src/values.js");
 const strings = __require("src/strings.js");
-const { ValueTap, isIndexKey } = __require("src/arguments.js");
-const { GRAMMARS, bodyKind } = __require("src/blocks.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
-const { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = __require("src/formats.js");
-const { BARS, matchMarker } = sections;
-const {
-  INVOKE,
-  KEYWORDS_ALL,
-  KEYWORDS_NATIVE,
-  KEYWORDS_SEED,
-  MORE,
-  NO,
-  OPEN_ANGLES,
-  PARAMETER,
-  STOP,
-  WRAPPER,
-  cdataCloseAt,
-  escapeClass,
-  matchCdataOpen,
-  matchCloseStart,
-  matchTag,
-  skipNoTag,
-} = __require("src/shell.js");
-
-// The format layer (R14.9, R17): the rows of formats.js (generated from formats.py). The shell and
-// token engines live here; the block engine's grammars in blocks.js, its holding mode (BLOCK) below.
-
-/** What the scanner is doing at `pos`. */
-const Mode = Object.freeze({
-  TEXT: 0,
-  RUN: 1,
-  FENCE: 2,
-  PENDING: 3,
-  CAPTURE: 4,
-  JSON: 5,
-  TOKENS: 6,
-  REGION: 7,
-  BLOCK: 8,
-  HARMONY: 9,
-  MISTRAL: 10,
-});
-
-/** Where a CAPTURE is inside its block. */
-const Level = Object.freeze({
-  TOP: 0, // directly inside the wrapper
-  INVOKE: 1,
-  PARAM: 2, // a parameter body
-  CDATA: 3, // a CDATA section inside a parameter body
-  AFTER_CDATA: 4, // after a `]]>`: closes the CDATA only if a closing tag follows (D7)
-});
+const { matchMarker } = sections;
+const { INVOKE, MORE, NO, OPEN_ANGLES, STOP, WRAPPER, escapeClass, matchCdataOpen } = __require("src/shell.js");
+const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("src/fences.js");
+const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
 
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
@@ -4454,19 +4921,10 @@ const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
 // With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
 const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
 const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
+
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-const RUNS = { '`': /`+/y, '~': /~+/y };
-const BLANKS = /[ \t\r]*/y;
-const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
-const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
+
 // Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
 const REGIONS = {
   cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
@@ -4530,33 +4988,9 @@ const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
 const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
 const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
-// Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
-const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-// FenceLine.step results
-const WAIT = 0; // consumed to the end of the buffer; still deciding
-const PLAIN = 1; // not (or no longer) a fence line start: the rest of the line is the mode's
-const RUN_END = 2; // a run ended: `char` and `run` say which and how long
-const TAIL_END = 3; // the blanks after a closing run ended (at a newline: the line closes)
-
 function search(re, s, pos) {
   re.lastIndex = pos;
   return re.exec(s);
-}
-
-function matchAt(re, s, pos) {
-  re.lastIndex = pos;
-  return re.exec(s);
-}
-
-/** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
-function skipAt(re, s, pos) {
-  re.lastIndex = pos;
-  return re.test(s) ? re.lastIndex : pos;
-}
-
-function isTag(r) {
-  return r !== null && typeof r === 'object';
 }
 
 /**
@@ -4580,10 +5014,6 @@ function matchRegion(s, i, final, bol) {
   return NO;
 }
 
-function named(tag) {
-  return tag.name !== null && !strings.isBlank(tag.name);
-}
-
 function bisectRight(a, x) {
   let lo = 0;
   let hi = a.length;
@@ -4595,498 +5025,11 @@ function bisectRight(a, x) {
   return lo;
 }
 
-function textEvent(text, note) {
-  return note ? { type: 'text', text, note } : { type: 'text', text };
-}
-
-function toolCallsEvent(calls, raw) {
-  return { type: 'tool_calls', calls, raw };
-}
-
-/**
- * The fence-line recognizer (D2), written once: at a line start up to 3 spaces of indent, then a
- * run of backticks or tildes; after a closing run only blanks to the end of the line. It consumes
- * incrementally (a run or a tail of any length, across chunks) and reports what it found; the
- * calling mode owns the consumed characters and decides what a run means.
- */
-class FenceLine {
-  constructor() {
-    this.indent = 0; // spaces seen at this line start; -1: past the line start
-    this.char = ''; // the character of the run being counted
-    this.run = 0; // length of that run (0: none)
-    this.tail = false; // after a closing run: only blanks may follow
-    this.end = 0; // where the last `step` stopped (Python returns it with the result)
-  }
-
-  lineStart() {
-    this.indent = 0;
-    this.run = 0;
-    this.tail = false;
-  }
-
-  midLine() {
-    this.indent = -1;
-    this.run = 0;
-    this.tail = false;
-  }
-
-  /** Count a run that starts at `buf[pos]` (not at a line start); returns its end so far. */
-  startRun(buf, pos) {
-    this.char = buf[pos];
-    const end = pos + matchAt(RUNS[this.char], buf, pos)[0].length;
-    this.run = end - pos;
-    return end;
-  }
-
-  /**
-   * Consume line-start characters of `buf[pos:]`; `chars` are the run characters this mode
-   * accepts. Returns the result; `buf[pos:this.end]` was consumed.
-   */
-  step(buf, pos, chars) {
-    const n = buf.length;
-    if (this.tail) {
-      const k = pos + matchAt(BLANKS, buf, pos)[0].length;
-      this.end = k;
-      if (k >= n) return WAIT;
-      this.tail = false;
-      this.indent = -1;
-      return TAIL_END;
-    }
-    if (!this.run) {
-      if (this.indent < 0) {
-        this.end = pos;
-        return PLAIN;
-      }
-      while (pos < n && buf[pos] === ' ' && this.indent < 3) {
-        this.indent += 1;
-        pos += 1;
-      }
-      this.end = pos;
-      if (pos >= n) return WAIT;
-      const c = buf[pos];
-      if (!chars.includes(c)) {
-        this.indent = -1;
-        return PLAIN;
-      }
-      this.char = c;
-    } else if (pos >= n) {
-      this.end = pos;
-      return WAIT;
-    }
-    const m = matchAt(RUNS[this.char], buf, pos);
-    if (m) {
-      this.run += m[0].length;
-      pos += m[0].length;
-      if (pos >= n) {
-        this.end = pos;
-        return WAIT;
-      }
-    }
-    this.end = pos;
-    this.indent = -1;
-    return RUN_END;
-  }
-
-  /** Does a fence run (3 of the same backtick or tilde) start at `buf[pos]`? null: wait. */
-  static opensAt(buf, pos, final) {
-    const c = buf[pos];
-    let k = pos;
-    const n = buf.length;
-    while (k < n && k < pos + 3 && buf[k] === c) k++;
-    if (k - pos < 3 && k === n && !final) return null;
-    return k - pos >= 3;
-  }
-}
-
-/**
- * Text kept in pieces, so a long text costs about what the input does whatever the size of its
- * pieces (issue 14, item 5).
- *
- * A held block's source is copied as it arrives into byte blocks outside the JS heap, one byte per
- * character: a string kept for as long as the block stays open survives V8's young-generation
- * collections, and what survives them grows the young generation (by tens of MB) whatever the
- * string costs itself. A piece whose buffer is held anyway (`shared`: a parameter body keeps
- * slices of the same buffer) stays a string, so it is not kept twice; so do the first
- * TEXT_BLOCK characters (most blocks are short) and the text from the first character above
- * U+00FF on (a two-byte string costs what a copy would).
- */
-class _Text {
-  constructor() {
-    this.parts = []; // strings, and [bytes, all ASCII] views of `block`
-    this.small = []; // small strings not in `parts` yet (joined in batches)
-    this.size = 0; // code units in `small`
-    this.block = null; // a Uint8Array of TEXT_BLOCK bytes, or null
-    this.start = 0; // `block[start:used]` is not in `parts` yet
-    this.used = 0;
-    this.ascii = true; // `block[start:used]` is all ASCII
-    this.wide = false; // a character above U+00FF came: pieces are kept as strings from here on
-    this.length = 0; // code units so far
-  }
-
-  add(s, shared = false) {
-    // (the first TEXT_BLOCK code units stay strings: most blocks are short)
-    const copy = !shared && !this.wide && this.length >= TEXT_BLOCK;
-    this.length += s.length;
-    if (!copy) {
-      this._seal();
-      this._string(s);
-      return;
-    }
-    this._flush();
-    const n = s.length;
-    let i = 0;
-    while (i < n) {
-      let block = this.block;
-      if (block === null || this.used === TEXT_BLOCK) {
-        this._seal();
-        block = this.block = new Uint8Array(TEXT_BLOCK);
-        this.start = this.used = 0;
-      }
-      let u = this.used;
-      let ascii = this.ascii;
-      const end = Math.min(n, i + TEXT_BLOCK - u);
-      for (; i < end; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) {
-          if (c > 255) break;
-          ascii = false;
-        }
-        block[u++] = c;
-      }
-      this.used = u;
-      this.ascii = ascii;
-      if (i < end) {
-        this.wide = true;
-        this._seal();
-        this.block = null;
-        this._string(s.slice(i));
-        return;
-      }
-    }
-  }
-
-  _string(s) {
-    if (s.length >= 4096) {
-      this._flush();
-      this.parts.push(s); // (a slice of the input's buffer, kept without a copy)
-      return;
-    }
-    this.small.push(s);
-    this.size += s.length;
-    if (this.size >= 4096 || this.small.length >= 64) this._flush();
-  }
-
-  _flush() {
-    if (this.small.length) {
-      this.parts.push(this.small.join(''));
-      this.small = [];
-      this.size = 0;
-    }
-  }
-
-  _seal() {
-    if (this.used > this.start) {
-      this.parts.push([this.block.subarray(this.start, this.used), this.ascii]);
-      this.start = this.used;
-    }
-    this.ascii = true;
-  }
-
-  /**
-   * The text, then `tail`. The pieces are concatenated, not joined: the result becomes one flat
-   * string only once it is read, so the pieces and a copy of them are not all held at once.
-   */
-  text(tail = '') {
-    this._seal();
-    this._flush();
-    let out = '';
-    for (const p of this.parts) out += typeof p === 'string' ? p : latin1(p[0], p[1]);
-    return out + tail;
-  }
-}
-
-const TEXT_BLOCK = 1 << 16;
-let ASCII = null;
-
-/** The string of one byte per character (`ascii`: all below 128). */
-function latin1(bytes, ascii) {
-  if (ascii) {
-    if (ASCII === null) ASCII = new TextDecoder('utf-8', { ignoreBOM: true });
-    return ASCII.decode(bytes);
-  }
-  let out = '';
-  for (let k = 0; k < bytes.length; k += 8192) out += String.fromCharCode.apply(null, bytes.subarray(k, k + 8192));
-  return out;
-}
-
-/** RUN: a backtick or tilde run being counted (its characters are text either way). */
-class _Run {
-  constructor() {
-    this.start = 0; // absolute offset of the run
-    this.line = false; // it started at a line start (a fence may open)
-  }
-}
-
-/** FENCE: the open fence and the recognizer of its closing line. */
-class _Fence {
-  constructor() {
-    this.char = '';
-    this.length = 0;
-    this.line = new FenceLine();
-  }
-}
-
-/** PENDING: an open inline code span of `n` backticks (D1). */
-class _Pending {
-  constructor() {
-    this.n = 0;
-    this.hold = null; // held text, from the first span-dependent thing
-    this.holdStart = 0; // absolute offset where the hold began
-    this.runs = new Map(); // backtick runs seen while holding: length -> offsets
-    this.blank = false; // at a line start that may still be blank
-    this.indent = 0; // indent of that line (tab = 4)
-    this.lineStart = 0; // absolute offset of that line
-    this.runLen = 0; // a backtick run being counted
-    this.runStart = 0;
-  }
-}
-
-/**
- * The calls of a block so far, flat: a call is its name, then the number of its parameters and
- * their (name, value) pairs, or -1 and its input object when that was built already (a JSON body,
- * a streamed call). The objects are made in `take()`, once the block ends: a block of many calls
- * holds a few slots per call instead of two objects (issue 14; V8's young generation grows with
- * what survives it). Python builds the dicts as it goes (port-map: scanner:_Calls).
- */
-class _Calls {
-  constructor() {
-    this.flat = [];
-    this.length = 0;
-    this.firstEnd = 0; // where the first call's entries end
-  }
-
-  addPairs(name, pairs) {
-    const flat = this.flat;
-    flat.push(name, pairs.length >> 1);
-    for (let i = 0; i < pairs.length; i++) flat.push(pairs[i]);
-    this._added();
-  }
-
-  addInput(name, input) {
-    this.flat.push(name, -1, input);
-    this._added();
-  }
-
-  _added() {
-    if (++this.length === 1) this.firstEnd = this.flat.length;
-  }
-
-  /** Keep only "there was one" (a block past the limit: its calls are never taken, D43). */
-  keepOne() {
-    if (this.length > 1) {
-      this.flat.length = this.firstEnd;
-      this.length = 1;
-    }
-  }
-
-  take() {
-    const flat = this.flat;
-    const out = [];
-    for (let i = 0; i < flat.length; ) {
-      const name = flat[i];
-      const k = flat[i + 1];
-      if (k < 0) {
-        out.push({ name, input: flat[i + 2] });
-        i += 3;
-      } else {
-        out.push({ name, input: inputOf(flat, i + 2, k) });
-        i += 2 + 2 * k;
-      }
-    }
-    return out;
-  }
-}
-
-const NO_NAMES = new Set();
-const PAIRS_MAX = 16;
-
-/** The input object of `k` (name, value) pairs of `flat` from `i` (R6.6: a repeat is an array). */
-function inputOf(flat, i, k) {
-  const out = {};
-  let multi = NO_NAMES; // the names already arrays: a Set only once a name repeats
-  for (const end = i + 2 * k; i < end; i += 2) {
-    const name = flat[i];
-    if (multi === NO_NAMES && Object.prototype.hasOwnProperty.call(out, name)) multi = new Set();
-    values.addParam(out, multi, name, flat[i + 1]);
-  }
-  return out;
-}
-
-/** The invoke being captured. */
-class _Invoke {
-  constructor() {
-    this.name = '';
-    // The parameters so far as flat (name, value) pairs: the input object is built when the
-    // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
-    // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
-    // already arrays, R6.6), so a long invoke keeps its values once, not also as pairs.
-    this.pairs = [];
-    this.params = null;
-    this.multi = NO_NAMES;
-    this.count = 0; // parameters so far (Python: the dict's length)
-    this.text = []; // body text that is not a parameter (a JSON body, D5)
-    this.keys = new Set(); // R16: parameter names so far
-    this.top = -1; // R16: the largest array-index name so far
-    this.other = false; // R16: a name that is not an array index came
-  }
-}
-
-/** The parameter body being captured: segments of text and CDATA. */
-class _Param {
-  constructor() {
-    this.name = '';
-    this.string = null; // the `string` attribute (R14.2), when honored
-    this.segs = [];
-    this.text = [];
-    this.start = 0; // absolute offset of the body (JS only: see _keepRaw)
-  }
-}
-
-/** A CDATA section inside a parameter body, with the fences inside it (R5.3, D7). */
-class _Cdata {
-  constructor() {
-    this.parts = [];
-    this.after = []; // `]]>` and blanks that may close it (AFTER_CDATA)
-    // spaces since the last newline in those blanks; -1: no newline yet (or not only spaces)
-    this.afterTail = -1;
-    this.start = 0; // absolute offset of the content
-    this.depth = 1; // nested CDATA openers
-    this.fence = ''; // the open fence character inside the CDATA, or ''
-    this.fenceLen = 0;
-    this.line = new FenceLine();
-  }
-}
-
-/** CAPTURE: the block being parsed. */
-class _Capture {
-  constructor() {
-    this.level = Level.TOP;
-    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.started = 0; // R16: calls announced in this block (streamArguments)
-    // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
-    // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
-    this.raw = new _Text();
-    this.mark = 0;
-    this.tail = ''; // the last characters released past the limit (for the line state)
-    this.calls = [];
-    this.start = 0; // absolute offset of the block
-    this.over = false; // grew past maxCapture: released as text as it goes
-  }
-}
-
-/** Where a TOKENS capture is inside its section. */
-const Stage = Object.freeze({
-  BETWEEN: 0, // between calls: whitespace, a call, or the section end
-  HEAD: 1, // after a call begin: the name (or `function`) up to the separator
-  BODY: 2, // after the separator: the arguments up to the call end
-});
-
-/** TOKENS: the token section being parsed (R14.4, R14.5). */
-class _Section {
-  constructor() {
-    this.stage = Stage.BETWEEN;
-    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
-    this.mark = 0;
-    this.tail = '';
-    this.calls = [];
-    this.bad = []; // R18.2: the section's calls that cannot be executed
-    this.head = [];
-    this.headLen = 0; // code units (Python: code points; see _mTokens)
-    this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
-    this.body = [];
-    this.start = 0;
-    this.over = false;
-  }
-}
-
-/** JSON: a JSON tool-call candidate in prose (R9). */
-/** BLOCK: a block of the block engine (R17), held from its opener to its closer. */
-class _Block {
-  constructor() {
-    this.rows = []; // the enabled rows sharing this opener
-    this.opener = '';
-    this.closer = '';
-    this.parts = [];
-    this.size = 0; // code points held (as Python counts)
-    this.start = 0;
-    this.over = false;
-  }
-}
-
-/** marker -> the enabled rows it opens (a closer maps to none: a stray closer, dropped, R18.3). */
-function blockMarkers(formats) {
-  const out = new Map();
-  for (const row of BLOCK_FORMATS) {
-    if (!formats.has(row.name)) continue;
-    if (row.opener) for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
-    for (const closer of [row.closer, ...row.strays]) if (closer && !out.has(closer)) out.set(closer, []);
-  }
-  return out;
-}
-
-// The second characters of every block-engine marker (`<t`, `<s`, `<m`, `<|`, `</`).
-const MARKER_SECONDS = new Set(
-  BLOCK_FORMATS.flatMap((r) => [r.opener, ...r.alsoOpens, r.closer, ...r.strays]).filter((m) => m.length > 1).map((m) => m[1]),
-);
-
-/** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
-function matchBlockMarker(markers, s, i, final) {
-  if (i + 1 < s.length && !MARKER_SECONDS.has(s[i + 1])) return NO; // (most angles end here)
-  let more = false;
-  for (const m of markers.keys()) {
-    if (s.startsWith(m, i)) return [m, i + m.length];
-    if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
-  }
-  return more ? MORE : NO;
-}
-
-function rowFor(rows, body) {
-  if (rows.length === 1 && !rows[0].body) return rows[0];
-  const kind = bodyKind(body);
-  for (const row of rows) if (row.body === kind) return row;
-  return null;
-}
-
-class _Json {
-  constructor() {
-    this.parts = [];
-    this.depth = 0;
-    this.inStr = false;
-    this.start = 0;
-  }
-}
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = DEFAULT_FORMATS, streamArguments = false, typer = null) {
-    this.maxCapture = maxCapture;
-    this.typer = typer; // R17.9: raw-text values typed by the declared schemas
-    this.stream = streamArguments; // R16: announce calls, stream their string values
-    this.tap = null; // the open parameter's ValueTap, when streaming
-    this._tapText = 0; // par.text pieces the tap has seen
-    this._tapCdata = 0; // cd.parts pieces the tap has seen
-    // Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
-    this._jsonFormat = formats.has('llama_json') ? 'llama_json' : '';
-    jsonCalls = jsonCalls || formats.has('llama_json');
-    this.jsonCalls = jsonCalls;
-    this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
-    const dsml = formats.has('dsml');
-    const native = formats.has('function_calls');
-    this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
-    this.native = native; // the `string` attribute (R14.2)
-    this.tokens = formats.has('tokens');
-    this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+/** The prose layer of the scanner (TEXT, RUN, FENCE, PENDING, REGION). */
+class Prose extends ScanBase {
+  constructor(maxCapture, jsonCalls, formats, streamArguments, typer) {
+    super(maxCapture, jsonCalls, formats, streamArguments, typer);
+    jsonCalls = this.jsonCalls;
     if (this._brackets) {
       this._special = jsonCalls ? SPECIAL_JSON_BR : SPECIAL_BR;
       this._prose = jsonCalls ? PROSE_JSON_BR : PROSE_BR;
@@ -5094,226 +5037,11 @@ class Scanner {
       this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
       this._prose = jsonCalls ? PROSE_JSON : PROSE;
     }
-    this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
     this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
-    this.work = 0; // code units exposed to the scanner (see Sieve.work)
-    this._memoAt = -1;
-    this._memo = NO;
-    this._memoBase = 0;
-    // Absolute offsets of the surrogate pairs of the input that a capture may still span, so that
-    // maxCapture counts code points as Python does (see _cpDist).
-    this._pairs = [];
-    this._pairsHead = 0;
-    this._inputLen = 0;
-    this._lastHigh = false;
-    this.buf = '';
-    this.pos = 0;
-    this.base = 0; // absolute offset of buf[0]
-    this.mode = Mode.TEXT;
-    this.saw = false;
-    this.out = []; // events, and R16's internal events for the Sieve
-    this._text = [];
-    this.line = new FenceLine(); // TEXT's line state
-    // rescan index after a failed inline span: run length -> absolute offsets
-    this.idx = new Map();
-    this.idxEnd = -1;
-    this.run = new _Run();
-    this.fence = new _Fence();
-    this.pend = new _Pending();
-    this.cap = new _Capture();
-    this.inv = new _Invoke();
-    this.par = new _Param();
-    this.cd = new _Cdata();
-    this.json = new _Json();
-    this.sec = new _Section();
-    this.blk = new _Block();
-    this.hm = new harmony.Harmony();
-    this.mi = new mistral.Mistral();
-    this._blocks = blockMarkers(formats);
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
-    this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
-    this._names = new Map(); // see _name
-  }
-
-  // ---- driving ------------------------------------------------------------------------
-
-  feed(chunk) {
-    this._notePairs(chunk);
-    const pos = this.pos;
-    const mode = this.mode;
-    let buf;
-    if (pos) {
-      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
-      this.base += pos;
-      buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
-    } else {
-      buf = this.buf + chunk;
-    }
-    this.buf = buf;
-    this.pos = 0;
-    this.work += buf.length;
-    this._proseStop = -1;
-    if (mode === Mode.TEXT && buf && (this.line.indent < 0 || (buf[0] !== ' ' && buf[0] !== '~'))) {
-      // Fast path: decided prose from the start of what is new or held (see proseSkip). A line
-      // start's indent only matters before a space, a tilde or what prose stops at.
-      const end = proseEnd(this._prose, buf, 0);
-      if (end) {
-        this.line.indent = -1;
-        if (end === buf.length) {
-          this.pos = end;
-          this._prunePairs();
-          return [textEvent(buf)];
-        }
-        this._text.push(buf.slice(0, end));
-        this.pos = end;
-      }
-      this._proseStop = this.base + end; // _mText need not try there again in this feed
-    } else if (mode === Mode.TOKENS && !buf.includes('<') && this._secTakes(buf)) {
-      this.pos = buf.length;
-      this._prunePairs();
-      return [];
-    }
-    this._run(false);
-    const held = this.mode;
-    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
-    if (this.tap !== null) this._tapPull();
-    this._prunePairs();
-    return this._take();
-  }
-
-  /**
-   * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
-   * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
-   */
-  _releasePastLimit() {
-    const cap = this.cap;
-    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
-      this._overflow(); // (once a call is announced the limit stops applying, D37)
-    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
-      this._secOverflow();
-    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
-      this._blkOverflow();
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
-      this._jsonRelease();
-      this._run(false);
-    }
-  }
-
-  finish() {
-    this._proseStop = -1;
-    this._run(true);
-    return this._take();
-  }
-
-  _take() {
-    this._flushText();
-    const out = this.out;
-    this.out = [];
-    return out;
-  }
-
-  /** The mode's steps until one waits (Python: `while _STEPS[self.mode](self, final)`). */
-  _run(final) {
-    for (;;) {
-      let going;
-      switch (this.mode) {
-        case Mode.TEXT:
-          going = this._mText(final);
-          break;
-        case Mode.RUN:
-          going = this._mRun(final);
-          break;
-        case Mode.FENCE:
-          going = this._mFence(final);
-          break;
-        case Mode.PENDING:
-          going = this._mPending(final);
-          break;
-        case Mode.CAPTURE:
-          going = this._mCapture(final);
-          break;
-        case Mode.JSON:
-          going = this._mJson(final);
-          break;
-        case Mode.TOKENS:
-          going = this._mTokens(final);
-          break;
-        case Mode.BLOCK:
-          going = this._mBlock(final);
-          break;
-        case Mode.HARMONY:
-          going = harmony.step(this, final);
-          break;
-        case Mode.MISTRAL:
-          going = mistral.step(this, final);
-          break;
-        default:
-          going = this._mRegion(final);
-      }
-      if (!going) return;
-    }
-  }
-
-  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
-  _keepRaw() {
-    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
-    if (holder === null) return;
-    const at = this.base + this.pos;
-    if (at > holder.mark) {
-      // (an open parameter body that spans most of this piece holds slices of the same buffer:
-      // the source shares them)
-      const shared =
-        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
-      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
-      holder.mark = at;
-    }
-  }
-
-  /** The source of the open block or section, up to `pos`. */
-  _source(holder) {
-    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
   }
 
   // ---- code point distances (Python's string indices are code points) -------------------
-
-  _notePairs(chunk) {
-    const start = this._inputLen;
-    if (!chunk) return;
-    if (chunk.length <= 64 && !this._lastHigh) {
-      // a short chunk (the common case) is looked at without the regex
-      let k = 0;
-      while (k < chunk.length && (chunk.charCodeAt(k) & 0xf800) !== 0xd800) k++;
-      if (k === chunk.length) {
-        this._inputLen = start + chunk.length;
-        return;
-      }
-    }
-    const first = chunk.charCodeAt(0);
-    if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
-    PAIR.lastIndex = 0;
-    for (let m = PAIR.exec(chunk); m !== null; m = PAIR.exec(chunk)) this._pairs.push(start + m.index);
-    const last = chunk.charCodeAt(chunk.length - 1);
-    this._lastHigh = last >= 0xd800 && last <= 0xdbff;
-    this._inputLen = start + chunk.length;
-  }
-
-  /** Forget the pairs before the earliest position a capture may still start from. */
-  _prunePairs() {
-    let keep = this.base + this.pos;
-    // A block with a call announced has no capture limit (D37): no distance is measured in it.
-    if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
-    else if (this.mode === Mode.JSON) keep = this.json.start;
-    else if (this.mode === Mode.TOKENS) keep = this.sec.start;
-    else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
-    const pairs = this._pairs;
-    let h = this._pairsHead;
-    while (h < pairs.length && pairs[h] < keep) h++;
-    if (h > 4096 && h * 2 > pairs.length) {
-      this._pairs = pairs.slice(h);
-      h = 0;
-    }
-    this._pairsHead = h;
-  }
 
   _pairsBefore(at) {
     const pairs = this._pairs;
@@ -5336,96 +5064,6 @@ class Scanner {
   _over(start) {
     const at = this.base + this.pos;
     return at - start > this.maxCapture && this._cpDist(start, at) > this.maxCapture;
-  }
-
-  /**
-   * The absolute offset `limit` (default `maxCapture`) code points after `start` (never inside a
-   * surrogate pair).
-   * Exact whenever it falls within the input so far, whose pairs are all known.
-   */
-  _cpAdvance(start, limit = this.maxCapture) {
-    const first = this._pairsBefore(start);
-    let s = start + limit;
-    for (;;) {
-      const t = start + limit + (this._pairsBefore(s - 1) - first); // pairs wholly inside [start, s)
-      if (t === s) break;
-      s = t;
-    }
-    return this._pairsBefore(s) > this._pairsBefore(s - 1) ? s + 1 : s;
-  }
-
-  // ---- output -------------------------------------------------------------------------
-
-  _emit(s) {
-    if (s) this._text.push(s);
-  }
-
-  _flushText() {
-    if (this._text.length) {
-      this.out.push(textEvent(this._text.join('')));
-      this._text = [];
-    }
-  }
-
-  _abs(i) {
-    return this.base + i;
-  }
-
-  /**
-   * matchTag, remembering the last decided answer: after a capture ends at a tag, TEXT looks at
-   * the same tag again. A decided answer (Tag or NO) never changes for a position.
-   */
-  _tag(buf, pos, final) {
-    const at = this.base + pos;
-    if (at === this._memoAt) {
-      const r = this._memo;
-      if (isTag(r)) {
-        // `end` was relative to the buffer of that time
-        const end = r.end + this._memoBase - this.base;
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
-      }
-      return r;
-    }
-    if (this._keywords === null) return NO;
-    const r = matchTag(buf, pos, final, this._keywords);
-    if (r !== MORE) {
-      this._memoAt = at;
-      this._memo = r;
-      this._memoBase = this.base;
-    }
-    return r;
-  }
-
-  /**
-   * A tool or parameter name, trimmed. The same name in many calls is one string: a block of
-   * many calls keeps one copy of each name (issue 14, memory per held character).
-   */
-  _name(name) {
-    const n = strings.trim(name || '');
-    const names = this._names;
-    let got = names.get(n);
-    if (got === undefined) {
-      if (names.size >= 1024) names.clear();
-      names.set(n, n);
-      got = n;
-    }
-    return got;
-  }
-
-  /**
-   * Where to resume after no tag started at `pos`: past the open angles, but not past the last
-   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`), nor, in text (`text`),
-   * when a region opener may (`<<!-- … -->`).
-   */
-  _skip(buf, pos, text = false) {
-    const end = skipNoTag(buf, pos);
-    if (
-      end - pos > 1 &&
-      (text || (this.eos && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<'))
-    ) {
-      return end - 1;
-    }
-    return end;
   }
 
   // ---- TEXT ---------------------------------------------------------------------------
@@ -5945,6 +5583,1192 @@ class Scanner {
     this.pos = 0;
     this.line.indent = -1;
   }
+}
+
+module.exports = { ANGLE, Prose, WS, proseEnd, search };
+  },
+  "src/reasoning.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
+ * Port of python/callsieve/reasoning.py; see it for the theory. The gate sits in front of the
+ * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
+ * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
+ * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an
+ * unclosed region stays reasoning (D33); later markers are content (D34). Holds at most a
+ * partial marker.
+ */
+
+const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
+
+const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+/** Where the gate is. */
+const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
+
+/** The `reasoning` option: one of REASONING_MODES. */
+function checkReasoning(mode) {
+  if (typeof mode !== 'string') throw new InputTypeError(`reasoning must be a string, got ${typeName(mode)}`);
+  if (mode === 'off' || mode === 'auto' || mode === 'open') return mode;
+  throw new OptionsError(`unknown reasoning mode ${JSON.stringify(mode)}; known: ${REASONING_MODES.join(', ')}`);
+}
+
+function isBlank(c) {
+  return c === ' ' || c === '\t' || c === '\r' || c === '\n';
+}
+
+/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+function partialClose(s, close) {
+  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
+    if (s.endsWith(close.slice(0, k))) return k;
+  }
+  return 0;
+}
+
+/** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
+class ReasoningGate {
+  constructor(mode, markers = [OPEN, CLOSE]) {
+    this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
+    [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
+    this.held = '';
+    this.work = 0;
+  }
+
+  feed(chunk) {
+    if (this.phase === Phase.DONE) return [[false, chunk]];
+    let s = this.held + chunk;
+    this.held = '';
+    this.work += s.length;
+    const out = [];
+    if (this.phase !== Phase.INSIDE) s = this._start(s, out);
+    if (this.phase === Phase.INSIDE && s) this._inside(s, out);
+    else if (this.phase === Phase.DONE && s) out.push([false, s]);
+    return out;
+  }
+
+  /** End of output: a held partial marker is what it was read in (content or reasoning). */
+  finish() {
+    const held = this.held;
+    this.held = '';
+    if (!held) return [];
+    const inside = this.phase === Phase.INSIDE || this.phase === Phase.START_INSIDE;
+    this.phase = Phase.DONE;
+    return [[inside, held]];
+  }
+
+  _start(s, out) {
+    const inside = this.phase === Phase.START_INSIDE;
+    let i = 0;
+    while (i < s.length && isBlank(s[i])) i++;
+    if (i) out.push([inside, s.slice(0, i)]);
+    const rest = s.slice(i);
+    if (!rest) return '';
+    const opener = this.open;
+    if (rest.startsWith(opener)) {
+      this.phase = Phase.INSIDE;
+      return rest.slice(opener.length);
+    }
+    if (rest.length < opener.length && opener.startsWith(rest)) {
+      this.held = rest;
+      return '';
+    }
+    this.phase = inside ? Phase.INSIDE : Phase.DONE;
+    return rest;
+  }
+
+  _inside(s, out) {
+    const close = this.close;
+    const j = s.indexOf(close);
+    if (j >= 0) {
+      if (j) out.push([true, s.slice(0, j)]);
+      this.phase = Phase.DONE;
+      if (j + close.length < s.length) out.push([false, s.slice(j + close.length)]);
+      return;
+    }
+    const k = partialClose(s, close);
+    if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
+    this.held = s.slice(s.length - k);
+  }
+}
+
+module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
+  },
+  "src/request.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
+ * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
+ * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
+ * messages as user text, `responseOptions`). The input is not modified.
+ */
+
+const { buildToolInstructions } = __require("src/prompt.js");
+const { normalizeRole } = __require("src/roles.js");
+const { isDict, jsKeys, jsonText } = __require("src/jsontext.js");
+const { toolName } = __require("src/schema.js");
+const { jsonValue } = __require("src/values.js");
+const { jsonTrim } = __require("src/strings.js");
+const { OpenAIFormatError, OptionsError } = __require("src/errors.js");
+const { typeName } = __require("src/errors.js");
+const { checkToolChoice, checkParallelToolCalls } = __require("src/openai.js");
+
+const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
+const REQUIRED_LINE = 'You must call at least one tool in your reply.';
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const get = (o, k) => (isDict(o) && hasOwn(o, k) ? o[k] : undefined);
+
+function namedChoice(choice) {
+  if (isDict(choice) && get(choice, 'type') === 'function') {
+    const name = get(get(choice, 'function'), 'name');
+    if (typeof name === 'string' && name) return name;
+  }
+  return null;
+}
+
+function choiceLine(choice) {
+  if (choice === 'required') return REQUIRED_LINE;
+  const name = namedChoice(choice);
+  return name !== null ? `You must call the tool ${name} in your reply.` : '';
+}
+
+/** Whether the response to `body` goes through the rewriters: not for `tool_choice: "none"`. */
+function rewritesResponse(body) {
+  return !(isDict(body) && get(body, 'tool_choice') === 'none');
+}
+
+/**
+ * The options of the response rewriters that the request decides: `{toolChoice,
+ * parallelToolCalls}` (null when the request leaves them out), so that the answer honors them as
+ * OpenAI defines them. Throws OpenAIFormatError for a body that is not an object or for values
+ * OpenAI does not accept (a gateway answers 400).
+ */
+function responseOptions(body) {
+  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
+  const toolChoice = get(body, 'tool_choice') ?? null;
+  const parallelToolCalls = get(body, 'parallel_tool_calls') ?? null;
+  try {
+    checkToolChoice(toolChoice);
+    checkParallelToolCalls(parallelToolCalls);
+  } catch (e) {
+    if (e instanceof OptionsError) throw new OpenAIFormatError(e.message.replace('toolChoice', 'tool_choice').replace('parallelToolCalls', 'parallel_tool_calls'));
+    throw e;
+  }
+  return { toolChoice, parallelToolCalls };
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    let s = '';
+    for (const p of content) if (isDict(p) && typeof get(p, 'text') === 'string') s += p.text;
+    return s;
+  }
+  return '';
+}
+
+const attr = (v) => (v.includes('"') ? `'${v}'` : `"${v}"`);
+const cdata = (s) => '<![CDATA[' + s.split(']]>').join(']]]]><![CDATA[>') + ']]>';
+
+function valueText(v) {
+  if (typeof v === 'string') return cdata(v);
+  const text = jsonText(v);
+  return text.includes('<') || text.includes('&') ? cdata(text) : text;
+}
+
+function invoke(call) {
+  let fn = get(call, 'function');
+  if (!isDict(fn)) fn = {};
+  const name = typeof get(fn, 'name') === 'string' ? fn.name : '';
+  const args = get(fn, 'arguments');
+  const lines = [`<|DSML|invoke name=${attr(name)}>`];
+  let ok;
+  let obj;
+  if (typeof args === 'string') [ok, obj] = jsonValue(args);
+  else [ok, obj] = [true, isDict(args) ? args : {}];
+  if (ok && isDict(obj)) {
+    for (const [k, v] of jsKeys(obj)) lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(v)}</|DSML|parameter>`);
+  } else if (typeof args === 'string' && jsonTrim(args)) {
+    lines.push(cdata(args));
+  }
+  lines.push('</|DSML|invoke>');
+  return lines;
+}
+
+function block(calls) {
+  const lines = ['<|DSML|tool_calls>'];
+  for (const c of calls) lines.push(...invoke(c));
+  lines.push('</|DSML|tool_calls>');
+  return lines.join('\n');
+}
+
+const join = (a, b) => (a ? `${a}\n\n${b}` : b);
+
+function assistant(msg) {
+  const tc = get(msg, 'tool_calls');
+  const calls = Array.isArray(tc) ? [...tc] : [];
+  const legacy = get(msg, 'function_call');
+  if (isDict(legacy)) calls.push({ type: 'function', function: legacy });
+  const out = {};
+  for (const k of Object.keys(msg)) if (k !== 'tool_calls' && k !== 'function_call') out[k] = msg[k];
+  out.role = 'assistant';
+  if (calls.length) out.content = join(textOf(get(msg, 'content')), block(calls));
+  return out;
+}
+
+function callNames(messages) {
+  const names = new Map();
+  for (const m of messages) {
+    const tc = get(m, 'tool_calls');
+    if (!Array.isArray(tc)) continue;
+    for (const c of tc) {
+      const id = get(c, 'id');
+      const name = get(get(c, 'function'), 'name');
+      if (typeof id === 'string' && typeof name === 'string' && !names.has(id)) names.set(id, name);
+    }
+  }
+  return names;
+}
+
+function toolText(msg, names) {
+  let cid = get(msg, 'tool_call_id');
+  cid = typeof cid === 'string' && cid ? cid : null;
+  let name = cid !== null && names.has(cid) ? names.get(cid) : null;
+  if (name === null) {
+    const n = get(msg, 'name');
+    name = typeof n === 'string' && n ? n : 'a tool';
+  }
+  return `Result of ${name}${cid !== null ? ` (id ${cid})` : ''}:\n${textOf(get(msg, 'content'))}`;
+}
+
+function withInstructions(messages, text) {
+  const first = messages.length ? messages[0] : null;
+  if (isDict(first) && first.role === 'system') {
+    const content = get(first, 'content');
+    const next = Array.isArray(content)
+      ? { ...first, content: [...content, { type: 'text', text }] }
+      : { ...first, content: join(textOf(content), text) };
+    return [next, ...messages.slice(1)];
+  }
+  return [{ role: 'system', content: text }, ...messages];
+}
+
+/** The request to send to an upstream without native tools (see python/callsieve/request.py). */
+function preparePromptRequest(body) {
+  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
+  const messages = hasOwn(body, 'messages') ? body.messages : [];
+  if (!Array.isArray(messages)) throw new OpenAIFormatError(`messages must be a list, got ${typeName(messages)}`);
+  const tools = get(body, 'tools');
+  if (tools !== undefined && tools !== null && !Array.isArray(tools)) {
+    throw new OpenAIFormatError(`tools must be a list, got ${typeName(tools)}`);
+  }
+  const names = callNames(messages);
+  let out = [];
+  let results = null;
+  messages.forEach((msg, pos) => {
+    if (!isDict(msg)) throw new OpenAIFormatError(`messages[${pos}] is a ${typeName(msg)}, not an object`);
+    const role = normalizeRole(get(msg, 'role'));
+    if (role === 'tool') {
+      const text = toolText(msg, names);
+      if (results === null) {
+        results = [text];
+        out.push({ role: 'user', content: '' });
+      } else results.push(text);
+      out[out.length - 1].content = results.join('\n\n');
+      return;
+    }
+    results = null;
+    out.push(role === 'assistant' ? assistant(msg) : { ...msg, role });
+  });
+  const choice = get(body, 'tool_choice');
+  if (choice !== 'none' && Array.isArray(tools) && tools.some((t) => toolName(t))) {
+    let text = buildToolInstructions(tools);
+    const line = choiceLine(choice);
+    if (line) text = `${text}\n\n${line}`;
+    out = withInstructions(out, text);
+  }
+  const result = {};
+  for (const k of Object.keys(body)) if (!DROPPED.has(k)) result[k] = body[k];
+  if (hasOwn(body, 'messages') || out.length) result.messages = out;
+  return result;
+}
+
+module.exports = { preparePromptRequest, responseOptions, rewritesResponse, REQUIRED_LINE };
+  },
+  "src/roles.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Role normalization for prompts (docs/SPEC.md R11).
+ * Port of python/callsieve/roles.py: see its docstring for every mapping and why the unknown
+ * becomes `user`.
+ */
+
+const ROLES = Object.freeze(['system', 'user', 'assistant', 'tool']);
+const DEFAULT_ROLE = 'user';
+const ALIASES = new Map([
+  ['developer', 'system'],
+  ['function', 'tool'],
+]);
+
+/** The controlled role for `role`: one of ROLES, never throws. */
+function normalizeRole(role) {
+  if (typeof role !== 'string') return DEFAULT_ROLE;
+  const r = role.trim();
+  // Non-ASCII letters never match: no Unicode folding ('ſystem', 'K' Kelvin sign).
+  if (!/^[\x00-\x7f]*$/.test(r)) return DEFAULT_ROLE;
+  const low = r.toLowerCase();
+  if (ROLES.includes(low)) return low;
+  return ALIASES.get(low) || DEFAULT_ROLE;
+}
+
+module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
+  },
+  "src/scanbase.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The scanner's base layer (Python's scanbase.py): its state (buffer, cursor, offsets, one small
+ * object per mode), output, and the helpers every layer uses. See scanner.js for the layers and
+ * python/callsieve/scanner.py for the theory of operation.
+ */
+
+const values = __require("src/values.js");
+const strings = __require("src/strings.js");
+const { bodyKind } = __require("src/blocks.js");
+const harmony = __require("src/harmony.js");
+const mistral = __require("src/mistral.js");
+const { BLOCK_FORMATS, DEFAULT_FORMATS } = __require("src/formats.js");
+const { BARS } = __require("src/sections.js");
+const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE, NO, matchTag, skipNoTag } = __require("src/shell.js");
+const { FenceLine } = __require("src/fences.js");
+
+/** What the scanner is doing at `pos`. */
+const Mode = Object.freeze({
+  TEXT: 0,
+  RUN: 1,
+  FENCE: 2,
+  PENDING: 3,
+  CAPTURE: 4,
+  JSON: 5,
+  TOKENS: 6,
+  REGION: 7,
+  BLOCK: 8,
+  HARMONY: 9,
+  MISTRAL: 10,
+});
+
+/** Where a CAPTURE is inside its block. */
+const Level = Object.freeze({
+  TOP: 0, // directly inside the wrapper
+  INVOKE: 1,
+  PARAM: 2, // a parameter body
+  CDATA: 3, // a CDATA section inside a parameter body
+  AFTER_CDATA: 4, // after a `]]>`: closes the CDATA only if a closing tag follows (D7)
+});
+
+function isTag(r) {
+  return r !== null && typeof r === 'object';
+}
+
+function named(tag) {
+  return tag.name !== null && !strings.isBlank(tag.name);
+}
+
+function textEvent(text, note) {
+  return note ? { type: 'text', text, note } : { type: 'text', text };
+}
+
+/**
+ * Text kept in pieces, so a long text costs about what the input does whatever the size of its
+ * pieces (issue 14, item 5).
+ *
+ * A held block's source is copied as it arrives into byte blocks outside the JS heap, one byte per
+ * character: a string kept for as long as the block stays open survives V8's young-generation
+ * collections, and what survives them grows the young generation (by tens of MB) whatever the
+ * string costs itself. A piece whose buffer is held anyway (`shared`: a parameter body keeps
+ * slices of the same buffer) stays a string, so it is not kept twice; so do the first
+ * TEXT_BLOCK characters (most blocks are short) and the text from the first character above
+ * U+00FF on (a two-byte string costs what a copy would).
+ */
+class _Text {
+  constructor() {
+    this.parts = []; // strings, and [bytes, all ASCII] views of `block`
+    this.small = []; // small strings not in `parts` yet (joined in batches)
+    this.size = 0; // code units in `small`
+    this.block = null; // a Uint8Array of TEXT_BLOCK bytes, or null
+    this.start = 0; // `block[start:used]` is not in `parts` yet
+    this.used = 0;
+    this.ascii = true; // `block[start:used]` is all ASCII
+    this.wide = false; // a character above U+00FF came: pieces are kept as strings from here on
+    this.length = 0; // code units so far
+  }
+
+  add(s, shared = false) {
+    // (the first TEXT_BLOCK code units stay strings: most blocks are short)
+    const copy = !shared && !this.wide && this.length >= TEXT_BLOCK;
+    this.length += s.length;
+    if (!copy) {
+      this._seal();
+      this._string(s);
+      return;
+    }
+    this._flush();
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      let block = this.block;
+      if (block === null || this.used === TEXT_BLOCK) {
+        this._seal();
+        block = this.block = new Uint8Array(TEXT_BLOCK);
+        this.start = this.used = 0;
+      }
+      let u = this.used;
+      let ascii = this.ascii;
+      const end = Math.min(n, i + TEXT_BLOCK - u);
+      for (; i < end; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) {
+          if (c > 255) break;
+          ascii = false;
+        }
+        block[u++] = c;
+      }
+      this.used = u;
+      this.ascii = ascii;
+      if (i < end) {
+        this.wide = true;
+        this._seal();
+        this.block = null;
+        this._string(s.slice(i));
+        return;
+      }
+    }
+  }
+
+  _string(s) {
+    if (s.length >= 4096) {
+      this._flush();
+      this.parts.push(s); // (a slice of the input's buffer, kept without a copy)
+      return;
+    }
+    this.small.push(s);
+    this.size += s.length;
+    if (this.size >= 4096 || this.small.length >= 64) this._flush();
+  }
+
+  _flush() {
+    if (this.small.length) {
+      this.parts.push(this.small.join(''));
+      this.small = [];
+      this.size = 0;
+    }
+  }
+
+  _seal() {
+    if (this.used > this.start) {
+      this.parts.push([this.block.subarray(this.start, this.used), this.ascii]);
+      this.start = this.used;
+    }
+    this.ascii = true;
+  }
+
+  /**
+   * The text, then `tail`. The pieces are concatenated, not joined: the result becomes one flat
+   * string only once it is read, so the pieces and a copy of them are not all held at once.
+   */
+  text(tail = '') {
+    this._seal();
+    this._flush();
+    let out = '';
+    for (const p of this.parts) out += typeof p === 'string' ? p : latin1(p[0], p[1]);
+    return out + tail;
+  }
+}
+
+const TEXT_BLOCK = 1 << 16;
+let ASCII = null;
+
+/** The string of one byte per character (`ascii`: all below 128). */
+function latin1(bytes, ascii) {
+  if (ascii) {
+    if (ASCII === null) ASCII = new TextDecoder('utf-8', { ignoreBOM: true });
+    return ASCII.decode(bytes);
+  }
+  let out = '';
+  for (let k = 0; k < bytes.length; k += 8192) out += String.fromCharCode.apply(null, bytes.subarray(k, k + 8192));
+  return out;
+}
+
+/** RUN: a backtick or tilde run being counted (its characters are text either way). */
+class _Run {
+  constructor() {
+    this.start = 0; // absolute offset of the run
+    this.line = false; // it started at a line start (a fence may open)
+  }
+}
+
+/** FENCE: the open fence and the recognizer of its closing line. */
+class _Fence {
+  constructor() {
+    this.char = '';
+    this.length = 0;
+    this.line = new FenceLine();
+  }
+}
+
+/** PENDING: an open inline code span of `n` backticks (D1). */
+class _Pending {
+  constructor() {
+    this.n = 0;
+    this.hold = null; // held text, from the first span-dependent thing
+    this.holdStart = 0; // absolute offset where the hold began
+    this.runs = new Map(); // backtick runs seen while holding: length -> offsets
+    this.blank = false; // at a line start that may still be blank
+    this.indent = 0; // indent of that line (tab = 4)
+    this.lineStart = 0; // absolute offset of that line
+    this.runLen = 0; // a backtick run being counted
+    this.runStart = 0;
+  }
+}
+
+/**
+ * The calls of a block so far, flat: a call is its name, then the number of its parameters and
+ * their (name, value) pairs, or -1 and its input object when that was built already (a JSON body,
+ * a streamed call). The objects are made in `take()`, once the block ends: a block of many calls
+ * holds a few slots per call instead of two objects (issue 14; V8's young generation grows with
+ * what survives it). Python builds the dicts as it goes (port-map: scanbase:_Calls).
+ */
+class _Calls {
+  constructor() {
+    this.flat = [];
+    this.length = 0;
+    this.firstEnd = 0; // where the first call's entries end
+  }
+
+  addPairs(name, pairs) {
+    const flat = this.flat;
+    flat.push(name, pairs.length >> 1);
+    for (let i = 0; i < pairs.length; i++) flat.push(pairs[i]);
+    this._added();
+  }
+
+  addInput(name, input) {
+    this.flat.push(name, -1, input);
+    this._added();
+  }
+
+  _added() {
+    if (++this.length === 1) this.firstEnd = this.flat.length;
+  }
+
+  /** Keep only "there was one" (a block past the limit: its calls are never taken, D43). */
+  keepOne() {
+    if (this.length > 1) {
+      this.flat.length = this.firstEnd;
+      this.length = 1;
+    }
+  }
+
+  take() {
+    const flat = this.flat;
+    const out = [];
+    for (let i = 0; i < flat.length; ) {
+      const name = flat[i];
+      const k = flat[i + 1];
+      if (k < 0) {
+        out.push({ name, input: flat[i + 2] });
+        i += 3;
+      } else {
+        out.push({ name, input: inputOf(flat, i + 2, k) });
+        i += 2 + 2 * k;
+      }
+    }
+    return out;
+  }
+}
+
+const NO_NAMES = new Set();
+const PAIRS_MAX = 16;
+
+/** The input object of `k` (name, value) pairs of `flat` from `i` (R6.6: a repeat is an array). */
+function inputOf(flat, i, k) {
+  const out = {};
+  let multi = NO_NAMES; // the names already arrays: a Set only once a name repeats
+  for (const end = i + 2 * k; i < end; i += 2) {
+    const name = flat[i];
+    if (multi === NO_NAMES && Object.prototype.hasOwnProperty.call(out, name)) multi = new Set();
+    values.addParam(out, multi, name, flat[i + 1]);
+  }
+  return out;
+}
+
+/** The invoke being captured. */
+class _Invoke {
+  constructor() {
+    this.name = '';
+    // The parameters so far as flat (name, value) pairs: the input object is built when the
+    // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
+    // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
+    // already arrays, R6.6), so a long invoke keeps its values once, not also as pairs.
+    this.pairs = [];
+    this.params = null;
+    this.multi = NO_NAMES;
+    this.count = 0; // parameters so far (Python: the dict's length)
+    this.text = []; // body text that is not a parameter (a JSON body, D5)
+    this.keys = new Set(); // R16: parameter names so far
+    this.top = -1; // R16: the largest array-index name so far
+    this.other = false; // R16: a name that is not an array index came
+  }
+}
+
+/** The parameter body being captured: segments of text and CDATA. */
+class _Param {
+  constructor() {
+    this.name = '';
+    this.string = null; // the `string` attribute (R14.2), when honored
+    this.segs = [];
+    this.text = [];
+    this.start = 0; // absolute offset of the body (JS only: see _keepRaw)
+  }
+}
+
+/** A CDATA section inside a parameter body, with the fences inside it (R5.3, D7). */
+class _Cdata {
+  constructor() {
+    this.parts = [];
+    this.after = []; // `]]>` and blanks that may close it (AFTER_CDATA)
+    // spaces since the last newline in those blanks; -1: no newline yet (or not only spaces)
+    this.afterTail = -1;
+    this.start = 0; // absolute offset of the content
+    this.depth = 1; // nested CDATA openers
+    this.fence = ''; // the open fence character inside the CDATA, or ''
+    this.fenceLen = 0;
+    this.line = new FenceLine();
+  }
+}
+
+/** CAPTURE: the block being parsed. */
+class _Capture {
+  constructor() {
+    this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.started = 0; // R16: calls announced in this block (streamArguments)
+    // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
+    // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
+    this.raw = new _Text();
+    this.mark = 0;
+    this.tail = ''; // the last characters released past the limit (for the line state)
+    this.calls = [];
+    this.start = 0; // absolute offset of the block
+    this.over = false; // grew past maxCapture: released as text as it goes
+  }
+}
+
+/** Where a TOKENS capture is inside its section. */
+const Stage = Object.freeze({
+  BETWEEN: 0, // between calls: whitespace, a call, or the section end
+  HEAD: 1, // after a call begin: the name (or `function`) up to the separator
+  BODY: 2, // after the separator: the arguments up to the call end
+});
+
+/** TOKENS: the token section being parsed (R14.4, R14.5). */
+class _Section {
+  constructor() {
+    this.stage = Stage.BETWEEN;
+    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
+    this.mark = 0;
+    this.tail = '';
+    this.calls = [];
+    this.bad = []; // R18.2: the section's calls that cannot be executed
+    this.head = [];
+    this.headLen = 0; // code units (Python: code points; see _mTokens)
+    this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
+    this.body = [];
+    this.start = 0;
+    this.over = false;
+  }
+}
+
+/** BLOCK: a block of the block engine (R17), held from its opener to its closer. */
+class _Block {
+  constructor() {
+    this.rows = []; // the enabled rows sharing this opener
+    this.opener = '';
+    this.closer = '';
+    this.parts = [];
+    this.size = 0; // code points held (as Python counts)
+    this.start = 0;
+    this.over = false;
+  }
+}
+
+/** marker -> the enabled rows it opens (a closer maps to none: a stray closer, dropped, R18.3). */
+function blockMarkers(formats) {
+  const out = new Map();
+  for (const row of BLOCK_FORMATS) {
+    if (!formats.has(row.name)) continue;
+    if (row.opener) for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
+    for (const closer of [row.closer, ...row.strays]) if (closer && !out.has(closer)) out.set(closer, []);
+  }
+  return out;
+}
+
+// The second characters of every block-engine marker (`<t`, `<s`, `<m`, `<|`, `</`).
+const MARKER_SECONDS = new Set(
+  BLOCK_FORMATS.flatMap((r) => [r.opener, ...r.alsoOpens, r.closer, ...r.strays]).filter((m) => m.length > 1).map((m) => m[1]),
+);
+
+/** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
+function matchBlockMarker(markers, s, i, final) {
+  if (i + 1 < s.length && !MARKER_SECONDS.has(s[i + 1])) return NO; // (most angles end here)
+  let more = false;
+  for (const m of markers.keys()) {
+    if (s.startsWith(m, i)) return [m, i + m.length];
+    if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
+  }
+  return more ? MORE : NO;
+}
+
+function rowFor(rows, body) {
+  if (rows.length === 1 && !rows[0].body) return rows[0];
+  const kind = bodyKind(body);
+  for (const row of rows) if (row.body === kind) return row;
+  return null;
+}
+
+/** JSON: a JSON tool-call candidate in prose (R9). */
+class _Json {
+  constructor() {
+    this.parts = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.start = 0;
+  }
+}
+
+/** State and helpers shared by every layer of the scanner. */
+class ScanBase {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = DEFAULT_FORMATS, streamArguments = false, typer = null) {
+    this.maxCapture = maxCapture;
+    this.typer = typer; // R17.9: raw-text values typed by the declared schemas
+    this.stream = streamArguments; // R16: announce calls, stream their string values
+    this.tap = null; // the open parameter's ValueTap, when streaming
+    this._tapText = 0; // par.text pieces the tap has seen
+    this._tapCdata = 0; // cd.parts pieces the tap has seen
+    // Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
+    this._jsonFormat = formats.has('llama_json') ? 'llama_json' : '';
+    jsonCalls = jsonCalls || formats.has('llama_json');
+    this.jsonCalls = jsonCalls;
+    this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
+    const dsml = formats.has('dsml');
+    const native = formats.has('function_calls');
+    this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
+    this.native = native; // the `string` attribute (R14.2)
+    this.tokens = formats.has('tokens');
+    this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
+    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    // Prose's fields (prose.js sets them) have their places here, as in the one class of before:
+    // every Scanner gets its fields in one order, so all Scanners share one shape (V8).
+    this._special = null;
+    this._prose = null;
+    this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
+    this._soFar = null;
+    this.work = 0; // code units exposed to the scanner (see Sieve.work)
+    this._memoAt = -1;
+    this._memo = NO;
+    this._memoBase = 0;
+    // Absolute offsets of the surrogate pairs of the input that a capture may still span, so that
+    // maxCapture counts code points as Python does (see _cpDist).
+    this._pairs = [];
+    this._pairsHead = 0;
+    this._inputLen = 0;
+    this._lastHigh = false;
+    this.buf = '';
+    this.pos = 0;
+    this.base = 0; // absolute offset of buf[0]
+    this.mode = Mode.TEXT;
+    this.saw = false;
+    this.out = []; // events, and R16's internal events for the Sieve
+    this._text = [];
+    this.line = new FenceLine(); // TEXT's line state
+    // rescan index after a failed inline span: run length -> absolute offsets
+    this.idx = new Map();
+    this.idxEnd = -1;
+    this.run = new _Run();
+    this.fence = new _Fence();
+    this.pend = new _Pending();
+    this.cap = new _Capture();
+    this.inv = new _Invoke();
+    this.par = new _Param();
+    this.cd = new _Cdata();
+    this.json = new _Json();
+    this.sec = new _Section();
+    this.blk = new _Block();
+    this.hm = new harmony.Harmony();
+    this.mi = new mistral.Mistral();
+    this._blocks = blockMarkers(formats);
+    this.region = null;
+    this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
+    this._names = new Map(); // see _name
+  }
+
+  _take() {
+    this._flushText();
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  /** The source of the open block or section, up to `pos`. */
+  _source(holder) {
+    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
+  }
+
+  // ---- output -------------------------------------------------------------------------
+
+  _emit(s) {
+    if (s) this._text.push(s);
+  }
+
+  _flushText() {
+    if (this._text.length) {
+      this.out.push(textEvent(this._text.join('')));
+      this._text = [];
+    }
+  }
+
+  _abs(i) {
+    return this.base + i;
+  }
+
+  /**
+   * matchTag, remembering the last decided answer: after a capture ends at a tag, TEXT looks at
+   * the same tag again. A decided answer (Tag or NO) never changes for a position.
+   */
+  _tag(buf, pos, final) {
+    const at = this.base + pos;
+    if (at === this._memoAt) {
+      const r = this._memo;
+      if (isTag(r)) {
+        // `end` was relative to the buffer of that time
+        const end = r.end + this._memoBase - this.base;
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
+      }
+      return r;
+    }
+    if (this._keywords === null) return NO;
+    const r = matchTag(buf, pos, final, this._keywords);
+    if (r !== MORE) {
+      this._memoAt = at;
+      this._memo = r;
+      this._memoBase = this.base;
+    }
+    return r;
+  }
+
+  /**
+   * A tool or parameter name, trimmed. The same name in many calls is one string: a block of
+   * many calls keeps one copy of each name (issue 14, memory per held character).
+   */
+  _name(name) {
+    const n = strings.trim(name || '');
+    const names = this._names;
+    let got = names.get(n);
+    if (got === undefined) {
+      if (names.size >= 1024) names.clear();
+      names.set(n, n);
+      got = n;
+    }
+    return got;
+  }
+
+  /**
+   * Where to resume after no tag started at `pos`: past the open angles, but not past the last
+   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`), nor, in text (`text`),
+   * when a region opener may (`<<!-- … -->`).
+   */
+  _skip(buf, pos, text = false) {
+    const end = skipNoTag(buf, pos);
+    if (
+      end - pos > 1 &&
+      (text || (this.eos && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<'))
+    ) {
+      return end - 1;
+    }
+    return end;
+  }
+
+  /** A block or message ended where TEXT resumes, mid-line. */
+  _resumeText() {
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+  }
+}
+
+module.exports = {
+  Level,
+  Mode,
+  PAIRS_MAX,
+  ScanBase,
+  Stage,
+  _Calls,
+  _Text,
+  inputOf,
+  isTag,
+  matchBlockMarker,
+  named,
+  rowFor,
+  textEvent,
+};
+  },
+  "src/scanner.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
+ * Port of python/callsieve/scanner.py and its layers, module for module, mode by mode and step by
+ * step; read the "theory of operation" there. The same shape: named modes and levels (`Mode`,
+ * `Level`), one method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`,
+ * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line
+ * recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
+ * and compares, and counts code points (as Python does) only where maxCapture and the length of a
+ * token call head are checked.
+ *
+ * The format layer (R14.9), as in Python: a format is the shape of one family of tool-call markup.
+ * Each format adds a recognizer of its opener, tried at an open angle in TEXT (and in PENDING,
+ * where an opener makes the span's meaning matter), and a capture that parses its block. The
+ * formats are listed once, in `FORMATS`: `dsml` (matchTag with the seed keywords, CAPTURE),
+ * `function_calls` (matchTag with the native keywords and the `string` attribute, CAPTURE) and
+ * `tokens` (sections.matchMarker, then TOKENS with its `_Section` at a `Stage`). The
+ * end-of-sentence token (R14.6) is dropped in TEXT and ends a block, when a native format is in use.
+ *
+ * Layers, as in Python: a chain of classes, one module each, every layer a subclass of the one
+ * below it, so a mode's step is one method and the hot paths stay plain property reads:
+ * - scanbase.js `ScanBase`: the state every layer reads (buffer, cursor, offsets, each mode's
+ *   state object), output, and the helpers all layers use (the tag memo, names, skips);
+ * - fences.js `FenceLine`: the fence-line recognizer, shared by TEXT, FENCE and CDATA;
+ * - prose.js `Prose`: TEXT, RUN, FENCE, PENDING and REGION, and the prose skip; it recognizes
+ *   openers and hands them to the engine of their row;
+ * - dsml.js `DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA);
+ * - scanner.js `Scanner` (this module): `feed` / `finish` and the step loop (`_run`), the capture
+ *   limit and the surrogate pairs it counts, and the other holding engines: R9's JSON calls
+ *   (JSON), token sections (TOKENS) and the block engine's modes (BLOCK, HARMONY, MISTRAL;
+ *   grammars in blocks.js, harmony.js, mistral.js).
+ * A lower layer calls a method of a layer above it only as its header says.
+ */
+
+// The format layer (R14.9, R17): the rows of formats.js (generated from formats.py). The token
+// engine (TOKENS) and the block engine's holding mode (BLOCK) live here, the shell engine
+// (CAPTURE) in dsml.js, the block engine's grammars in blocks.js.
+
+const sections = __require("src/sections.js");
+const values = __require("src/values.js");
+const strings = __require("src/strings.js");
+const { GRAMMARS } = __require("src/blocks.js");
+const harmony = __require("src/harmony.js");
+const mistral = __require("src/mistral.js");
+const { ALL_FORMATS, FORMATS } = __require("src/formats.js");
+const { matchMarker } = sections;
+const { MORE, NO } = __require("src/shell.js");
+const { FenceLine, matchAt } = __require("src/fences.js");
+const { Level, Mode, Stage, _Text, rowFor, textEvent } = __require("src/scanbase.js");
+const { WS, matchRegion, proseEnd, search } = __require("src/prose.js");
+const { DsmlCapture, skipAt, toolCallsEvent } = __require("src/dsml.js");
+
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
+const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
+const JSON_OUT = /["{}\[\]]/g;
+const JSON_IN = /["\\]/g;
+
+// Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
+const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
+class Scanner extends DsmlCapture {
+  // ---- driving ------------------------------------------------------------------------
+
+  feed(chunk) {
+    this._notePairs(chunk);
+    const pos = this.pos;
+    const mode = this.mode;
+    let buf;
+    if (pos) {
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
+      this.base += pos;
+      buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
+    } else {
+      buf = this.buf + chunk;
+    }
+    this.buf = buf;
+    this.pos = 0;
+    this.work += buf.length;
+    this._proseStop = -1;
+    if (mode === Mode.TEXT && buf && (this.line.indent < 0 || (buf[0] !== ' ' && buf[0] !== '~'))) {
+      // Fast path: decided prose from the start of what is new or held (see proseSkip). A line
+      // start's indent only matters before a space, a tilde or what prose stops at.
+      const end = proseEnd(this._prose, buf, 0);
+      if (end) {
+        this.line.indent = -1;
+        if (end === buf.length) {
+          this.pos = end;
+          this._prunePairs();
+          return [textEvent(buf)];
+        }
+        this._text.push(buf.slice(0, end));
+        this.pos = end;
+      }
+      this._proseStop = this.base + end; // _mText need not try there again in this feed
+    } else if (mode === Mode.TOKENS && !buf.includes('<') && this._secTakes(buf)) {
+      this.pos = buf.length;
+      this._prunePairs();
+      return [];
+    }
+    this._run(false);
+    const held = this.mode;
+    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
+    if (this.tap !== null) this._tapPull();
+    this._prunePairs();
+    return this._take();
+  }
+
+  /**
+   * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
+   * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
+   */
+  _releasePastLimit() {
+    const cap = this.cap;
+    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
+      this._overflow(); // (once a call is announced the limit stops applying, D37)
+    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
+      this._secOverflow();
+    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
+      this._blkOverflow();
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
+      this._jsonRelease();
+      this._run(false);
+    }
+  }
+
+  finish() {
+    this._proseStop = -1;
+    this._run(true);
+    return this._take();
+  }
+
+  /** The mode's steps until one waits (Python: `while _STEPS[self.mode](self, final)`). */
+  _run(final) {
+    for (;;) {
+      let going;
+      switch (this.mode) {
+        case Mode.TEXT:
+          going = this._mText(final);
+          break;
+        case Mode.RUN:
+          going = this._mRun(final);
+          break;
+        case Mode.FENCE:
+          going = this._mFence(final);
+          break;
+        case Mode.PENDING:
+          going = this._mPending(final);
+          break;
+        case Mode.CAPTURE:
+          going = this._mCapture(final);
+          break;
+        case Mode.JSON:
+          going = this._mJson(final);
+          break;
+        case Mode.TOKENS:
+          going = this._mTokens(final);
+          break;
+        case Mode.BLOCK:
+          going = this._mBlock(final);
+          break;
+        case Mode.HARMONY:
+          going = harmony.step(this, final);
+          break;
+        case Mode.MISTRAL:
+          going = mistral.step(this, final);
+          break;
+        default:
+          going = this._mRegion(final);
+      }
+      if (!going) return;
+    }
+  }
+
+  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  _keepRaw() {
+    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
+    if (holder === null) return;
+    const at = this.base + this.pos;
+    if (at > holder.mark) {
+      // (an open parameter body that spans most of this piece holds slices of the same buffer:
+      // the source shares them)
+      const shared =
+        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
+      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
+      holder.mark = at;
+    }
+  }
+
+  // ---- code point distances (Python's string indices are code points) -------------------
+
+  _notePairs(chunk) {
+    const start = this._inputLen;
+    if (!chunk) return;
+    if (chunk.length <= 64 && !this._lastHigh) {
+      // a short chunk (the common case) is looked at without the regex
+      let k = 0;
+      while (k < chunk.length && (chunk.charCodeAt(k) & 0xf800) !== 0xd800) k++;
+      if (k === chunk.length) {
+        this._inputLen = start + chunk.length;
+        return;
+      }
+    }
+    const first = chunk.charCodeAt(0);
+    if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
+    PAIR.lastIndex = 0;
+    for (let m = PAIR.exec(chunk); m !== null; m = PAIR.exec(chunk)) this._pairs.push(start + m.index);
+    const last = chunk.charCodeAt(chunk.length - 1);
+    this._lastHigh = last >= 0xd800 && last <= 0xdbff;
+    this._inputLen = start + chunk.length;
+  }
+
+  /** Forget the pairs before the earliest position a capture may still start from. */
+  _prunePairs() {
+    let keep = this.base + this.pos;
+    // A block with a call announced has no capture limit (D37): no distance is measured in it.
+    if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
+    else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.TOKENS) keep = this.sec.start;
+    else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
+    const pairs = this._pairs;
+    let h = this._pairsHead;
+    while (h < pairs.length && pairs[h] < keep) h++;
+    if (h > 4096 && h * 2 > pairs.length) {
+      this._pairs = pairs.slice(h);
+      h = 0;
+    }
+    this._pairsHead = h;
+  }
+
+  /**
+   * The absolute offset `limit` (default `maxCapture`) code points after `start` (never inside a
+   * surrogate pair).
+   * Exact whenever it falls within the input so far, whose pairs are all known.
+   */
+  _cpAdvance(start, limit = this.maxCapture) {
+    const first = this._pairsBefore(start);
+    let s = start + limit;
+    for (;;) {
+      const t = start + limit + (this._pairsBefore(s - 1) - first); // pairs wholly inside [start, s)
+      if (t === s) break;
+      s = t;
+    }
+    return this._pairsBefore(s) > this._pairsBefore(s - 1) ? s + 1 : s;
+  }
 
   // ---- JSON tool calls in prose (R9) -------------------------------------------------
 
@@ -6049,707 +6873,6 @@ class Scanner {
     this.json.parts = [];
     this.mode = Mode.TEXT;
     this.line.indent = -1;
-    return true;
-  }
-
-  // ---- CAPTURE ------------------------------------------------------------------------
-
-  _startCapture(level, end) {
-    this.mode = Mode.CAPTURE;
-    const cap = this.cap;
-    cap.level = level;
-    cap.raw = new _Text();
-    cap.tail = '';
-    cap.start = cap.mark = this._abs(this.pos);
-    cap.over = false;
-    cap.calls = new _Calls();
-    cap.wrapped = level === Level.TOP;
-    cap.started = 0;
-    this._newParams();
-    this.inv.text = [];
-    this.pos = end;
-  }
-
-  _consumed() {
-    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
-  }
-
-  /** Not a block: what was captured is text; TEXT resumes at the current position. */
-  _fail() {
-    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
-    const tokens = this.mode === Mode.TOKENS;
-    const holder = tokens ? this.sec : this.cap;
-    if (!holder.over && this._over(holder.start)) {
-      // A block that ends past the limit was over it, wherever the chunks ended (D43).
-      if (tokens) this._secOverflow();
-      else this._overflow();
-    }
-    const text = this._consumed();
-    this._emit(text);
-    this._textResumes(holder.tail + text); // (the tail of what was released before)
-    return true;
-  }
-
-  /** TEXT resumes after `text`: the line state its last line leaves. */
-  /** A block or message ended where TEXT resumes, mid-line. */
-  _resumeText() {
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-  }
-
-  _textResumes(text) {
-    this.mode = Mode.TEXT;
-    const nl = text.lastIndexOf('\n');
-    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
-    this.line.midLine();
-    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
-  }
-
-  /**
-   * R16.3: the block broke after a call was announced. The calls so far are kept, the one in
-   * progress completed with what it has (its open parameter's value as R6 reads the body so far);
-   * the block ends here and TEXT resumes at the current position.
-   */
-  _break() {
-    const cap = this.cap;
-    const inv = this.inv;
-    const par = this.par;
-    this._tapPull();
-    this.tap = null;
-    if (cap.level !== Level.TOP) {
-      if (cap.level !== Level.INVOKE) {
-        const segs = par.segs.slice();
-        if (par.text.length) segs.push(['text', par.text.join('')]);
-        if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
-        for (const seg of segs) this.work += seg[1].length;
-        this._addParam(par.name, values.paramValue(par.name, segs, par.string));
-      }
-      const input = this._paramsObject();
-      cap.calls.addInput(inv.name, input);
-      this._flushText();
-      this.out.push({ kind: 'done', input });
-    }
-    const raw = this._consumed();
-    this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), raw));
-    cap.started = 0;
-    this._textResumes(raw);
-    return true;
-  }
-
-  _succeed(end) {
-    const cap = this.cap;
-    this.pos = end;
-    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
-    if (cap.over) return this._fail();
-    cap.started = 0;
-    this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-    return true;
-  }
-
-  /**
-   * The block grew past maxCapture: what was captured is released as text (with a note), and
-   * the rest of the block is still parsed (so its content is not read as prose) but released as
-   * text as it goes.
-   */
-  _overflow() {
-    const cap = this.cap;
-    const text = this._consumed();
-    if (!cap.over) {
-      cap.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    cap.tail = (cap.tail + text).slice(-4);
-    cap.raw = new _Text();
-    cap.mark = this.base + this.pos;
-    this.cd.parts = [];
-    this.cd.after = [];
-    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
-    this.par.text = [];
-    this.par.segs = [];
-    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-    cap.calls.keepOne();
-    if (this.inv.count) {
-      this._newParams();
-      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
-    }
-  }
-
-  _mCapture(final) {
-    const cap = this.cap;
-    // R16 (D37): once a call is announced its arguments stream instead of being held, so the
-    // capture limit stops applying to the block.
-    if (!cap.started && (cap.over || this._over(cap.start))) this._overflow();
-    const level = cap.level;
-    if (level === Level.CDATA) return this._cCdata(final);
-    if (level === Level.AFTER_CDATA) return this._cAfter(final);
-    const buf = this.buf;
-    const pos = this.pos;
-    const n = buf.length;
-    if (pos >= n) {
-      if (!final) return false;
-      return this._fail(); // end of input inside a block (R8.5, D27)
-    }
-    const c = buf[pos];
-    if (level === Level.PARAM) return this._cParam(final, c);
-    const ws = skipAt(WS, buf, pos);
-    if (ws > pos) {
-      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(buf.slice(pos, ws));
-      this.pos = ws;
-      return true;
-    }
-    if (level === Level.TOP) return this._cTop(final, c);
-    return this._cInvoke(final, c);
-  }
-
-  /** Is there an end-of-sentence token at `buf[pos]`? true, false or MORE. */
-  _eosAt(buf, pos, final) {
-    const mk = this._marker(buf, pos, final);
-    if (mk === MORE) return MORE;
-    return Array.isArray(mk) && mk[0] === sections.EOS;
-  }
-
-  /** Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3). */
-  _cTop(final, c) {
-    const buf = this.buf;
-    const pos = this.pos;
-    if (!OPEN_ANGLES.includes(c)) return this._fail();
-    const eos = this._eosAt(buf, pos, final);
-    if (eos === MORE) return false;
-    if (eos === true) return this._fail(); // the output ended inside the block: as at end of input (D27)
-    const r = this._tag(buf, pos, final);
-    if (r === MORE) return false;
-    if (!isTag(r)) return this._fail();
-    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-      this.pos = r.end;
-      this.cap.level = Level.INVOKE;
-      this.inv.name = this._name(r.name);
-      this._newParams();
-      this.inv.text = [];
-      if (this.stream && this.cap.wrapped && !this.cap.over) {
-        this.cap.started += 1;
-        this.inv.keys = new Set();
-        this.inv.top = -1;
-        this.inv.other = false;
-        this._flushText();
-        this.out.push({ kind: 'begun', name: this.inv.name });
-      }
-      return true;
-    }
-    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
-      this.saw = true;
-      return this._succeed(r.end);
-    }
-    return this._fail();
-  }
-
-  /** Inside an invoke: parameters, or a JSON object body (D5), then the closing invoke. */
-  _cInvoke(final, c) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const cap = this.cap;
-    const inv = this.inv;
-    if (OPEN_ANGLES.includes(c)) {
-      const eos = this._eosAt(buf, pos, final);
-      if (eos === MORE) return false;
-      if (eos === true) return this._fail();
-      const r = this._tag(buf, pos, final);
-      if (r === MORE) return false;
-      if (isTag(r)) {
-        if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
-          const name = this._name(r.name);
-          if (cap.started && this._reorders(name)) return this._break();
-          this.pos = r.end;
-          cap.level = Level.PARAM;
-          this.par.name = name;
-          this.par.string = this.native ? r.string : null;
-          this.par.segs = [];
-          this.par.text = [];
-          this.par.start = this._abs(r.end);
-          if (cap.started) {
-            this.tap = new ValueTap(name, this.par.string);
-            this._tapText = this._tapCdata = 0;
-          }
-          return true;
-        }
-        if (r.local === INVOKE && r.closing) {
-          if (!this._invokeEnds()) return this._fail();
-          this._newParams();
-          this.pos = r.end;
-          cap.level = Level.TOP;
-          return true;
-        }
-        return this._fail();
-      }
-      if (!inv.text.length) return this._fail();
-      const end = this._skip(buf, pos);
-      inv.text.push(buf.slice(pos, end));
-      this.pos = end;
-      return true;
-    }
-    if (inv.count) return this._fail();
-    const m = search(ANGLE, buf, pos + 1);
-    const end = m ? m.index : buf.length;
-    inv.text.push(buf.slice(pos, end));
-    this.pos = end;
-    return true;
-  }
-
-  _newParams() {
-    const inv = this.inv;
-    inv.pairs.length = 0;
-    inv.params = null;
-    inv.count = 0;
-  }
-
-  /** A parameter closed: its value joins the invoke's (R6.6). */
-  _addParam(name, value) {
-    const inv = this.inv;
-    if (inv.params === null) {
-      inv.pairs.push(name, value);
-      if (inv.pairs.length < 2 * PAIRS_MAX) return;
-      const pairs = inv.pairs;
-      inv.params = {};
-      inv.multi = new Set();
-      for (let i = 0; i < pairs.length; i += 2) values.addParam(inv.params, inv.multi, pairs[i], pairs[i + 1]);
-      pairs.length = 0;
-      return;
-    }
-    values.addParam(inv.params, inv.multi, name, value);
-  }
-
-  /** The invoke's input object from its parameters. */
-  _paramsObject() {
-    const inv = this.inv;
-    return inv.params !== null ? inv.params : inputOf(inv.pairs, 0, inv.pairs.length >> 1);
-  }
-
-  /**
-   * The invoke closed: its call joins the block's (Python: `_invoke_input`, then the call).
-   * False when its body is neither parameters nor a JSON object (D5): the block is text.
-   */
-  _invokeEnds() {
-    const inv = this.inv;
-    const cap = this.cap;
-    if (cap.over) {
-      cap.calls.addInput(inv.name, {}); // (only "there was one" is kept)
-      return true;
-    }
-    const body = inv.text.join('');
-    let input = null;
-    if (inv.count) {
-      if (!strings.isBlank(body)) return false;
-      if (!cap.started && inv.params === null) {
-        cap.calls.addPairs(inv.name, inv.pairs);
-        return true;
-      }
-      input = this._paramsObject();
-    } else {
-      input = strings.isBlank(body) ? {} : values.jsonBodyInput(body);
-      if (input === null) return false;
-    }
-    cap.calls.addInput(inv.name, input);
-    if (cap.started) {
-      this._flushText();
-      this.out.push({ kind: 'done', input });
-    }
-    return true;
-  }
-
-  /**
-   * A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that start
-   * nothing are part of the text and skipped in the same step (code is full of them).
-   */
-  _cParam(final, c) {
-    const buf = this.buf;
-    let pos = this.pos;
-    const n = buf.length;
-    const start = pos;
-    for (;;) {
-      if (OPEN_ANGLES.includes(c)) {
-        const r = this._paramAngle(buf, pos, final, start);
-        if (r !== null) return r;
-        pos = this._skip(buf, pos, true); // the last angle may open a CDATA
-      }
-      const m = search(ANGLE, buf, pos);
-      if (m === null) {
-        pos = n;
-        break;
-      }
-      pos = m.index;
-      c = buf[pos];
-    }
-    if (pos > start) {
-      this.par.text.push(buf.slice(start, pos));
-    }
-    this.pos = pos;
-    return true;
-  }
-
-  /**
-   * An open angle in a parameter body: null when it starts nothing (it is text), else the step's
-   * answer after taking the text before it (`buf[start:pos]`).
-   */
-  _paramAngle(buf, pos, final, start) {
-    const cd = matchCdataOpen(buf, pos, final);
-    let eos = false;
-    let r = NO;
-    if (cd === NO) {
-      eos = this._eosAt(buf, pos, final);
-      if (eos === false) {
-        r = this._tag(buf, pos, final);
-        if (r === NO) return null;
-      }
-    }
-    const cap = this.cap;
-    const par = this.par;
-    if (pos > start) {
-      par.text.push(buf.slice(start, pos));
-    }
-    this.pos = pos;
-    if (cd === MORE || eos === MORE || r === MORE) return false;
-    if (typeof cd === 'number') {
-      if (this.tap !== null) {
-        this._tapPull();
-        this._tapOut(this.tap.cdataOpen());
-      }
-      this._parFlushText();
-      this._tapText = this._tapCdata = 0;
-      this.pos = cd;
-      cap.level = Level.CDATA;
-      this._startCdata(cd);
-      return true;
-    }
-    if (isTag(r) && r.local === PARAMETER && r.closing) {
-      if (this.tap !== null) {
-        this._tapPull();
-        this.tap = null;
-      }
-      this._parFlushText();
-      for (const seg of par.segs) this.work += seg[1].length;
-      const value = values.paramValue(par.name, par.segs, par.string);
-      par.segs = []; // the body is decoded: keep only its value
-      this._addParam(par.name, value);
-      this.inv.count += 1;
-      if (cap.started) {
-        this._flushText();
-        this.out.push({ kind: 'param', key: par.name, value });
-      }
-      this.pos = r.end;
-      cap.level = Level.INVOKE;
-      return true;
-    }
-    return this._fail(); // the end-of-sentence token, or another tag inside a value
-  }
-
-  /**
-   * R16 (D37): a parameter name that repeats (R6.6 makes an array of both) or an array index
-   * after another name (JavaScript lists index keys first) would change arguments text already
-   * sent: the block breaks before it.
-   */
-  _reorders(name) {
-    const inv = this.inv;
-    if (inv.keys.has(name)) return true;
-    if (isIndexKey(name)) {
-      const n = Number(name);
-      if (inv.other || n < inv.top) return true;
-      inv.top = n;
-    } else {
-      inv.other = true;
-    }
-    inv.keys.add(name);
-    return false;
-  }
-
-  /** Hand the tap the body pieces it has not seen; what became certain goes out. */
-  _tapPull() {
-    const tap = this.tap;
-    if (tap === null) return;
-    let got = '';
-    const text = this.par.text;
-    const parts = this.cd.parts;
-    for (; this._tapText < text.length; this._tapText++) got += tap.text(text[this._tapText]);
-    const level = this.cap.level;
-    if (level === Level.CDATA || level === Level.AFTER_CDATA) {
-      for (; this._tapCdata < parts.length; this._tapCdata++) got += tap.cdataPiece(parts[this._tapCdata]);
-    }
-    this._tapOut(got);
-  }
-
-  _tapOut(s) {
-    if (s) {
-      this._flushText();
-      this.out.push({ kind: 'chars', key: this.par.name, text: s });
-    }
-  }
-
-  _parFlushText() {
-    const par = this.par;
-    if (par.text.length) {
-      par.segs.push(['text', par.text.join('')]);
-      par.text = [];
-    }
-  }
-
-  // ---- CDATA inside a parameter ---------------------------------------------------------
-
-  _startCdata(at) {
-    const cd = this.cd;
-    cd.parts = [];
-    cd.after = [];
-    cd.start = this._abs(at);
-    cd.depth = 1;
-    cd.fence = '';
-    cd.line.lineStart();
-  }
-
-  _cCdata(final) {
-    const buf = this.buf;
-    let pos = this.pos;
-    const n = buf.length;
-    if (pos >= n) {
-      if (final) return this._eofInCdata();
-      return false;
-    }
-    if (this.loose) return this._cCdataLoose(final);
-    const cd = this.cd;
-    const line = cd.line;
-    if (line.tail || line.run || line.indent >= 0) {
-      const r = line.step(buf, pos, cd.fence || '`~');
-      const end = line.end;
-      if (end > pos) {
-        cd.parts.push(buf.slice(pos, end));
-        this.pos = pos = end;
-      }
-      if (r === WAIT) return true;
-      if (r === RUN_END) {
-        const run = line.run;
-        const ch = line.char;
-        line.run = 0;
-        if (!cd.fence) {
-          if (run >= 3) {
-            cd.fence = ch;
-            cd.fenceLen = run;
-          }
-        } else if (ch === cd.fence && run >= cd.fenceLen) {
-          line.tail = true;
-        }
-        return true;
-      }
-      if (r === TAIL_END) {
-        const c = buf[pos];
-        if (c === '\n' || c === ']') cd.fence = ''; // the closing fence line ended
-        if (c === '\n') {
-          cd.parts.push(c);
-          this.pos = pos + 1;
-          line.lineStart();
-        }
-        return true;
-      }
-    }
-    // Only line starts that begin with a fence character matter (R5.3), so plain lines are
-    // skipped in bulk; a possible partial match at the end of the buffer waits.
-    const m = search(CD_SPECIAL, buf, pos);
-    if (m === null) {
-      let end = n;
-      if (!final) {
-        const t = search(CD_TAIL, buf, Math.max(pos, n - 4));
-        if (t !== null) end = t.index;
-      }
-      cd.parts.push(buf.slice(pos, end));
-      this.pos = end;
-      return final;
-    }
-    const k = m.index;
-    if (k > pos) {
-      cd.parts.push(buf.slice(pos, k));
-      this.pos = pos = k;
-    }
-    const ch = buf[k];
-    if (ch === '\n') {
-      cd.parts.push(ch);
-      this.pos = k + 1;
-      line.lineStart();
-      return true;
-    }
-    if (ch === ']') {
-      if (k + 2 >= n) {
-        if (!final) return false;
-        cd.parts.push(buf.slice(k));
-        this.pos = n;
-        return true;
-      }
-      if (cdataCloseAt(buf, k)) {
-        if (cd.depth > 1) {
-          cd.depth -= 1;
-          cd.parts.push(buf.slice(k, k + 3));
-        } else if (cd.fence) {
-          cd.parts.push(buf.slice(k, k + 3)); // a closer in a fenced example stays in the value (R5.3)
-        } else {
-          cd.after = [buf.slice(k, k + 3)];
-          cd.afterTail = -1;
-          this.cap.level = Level.AFTER_CDATA;
-        }
-        this.pos = k + 3;
-        return true;
-      }
-      cd.parts.push(']');
-      this.pos = k + 1;
-      return true;
-    }
-    // Openers count inside a fence too: an example there has its own closers, and an opener seen
-    // through a fence the value never closed is the next value's (D7).
-    const opener = matchCdataOpen(buf, k, final);
-    if (opener === MORE) return false;
-    if (typeof opener === 'number') {
-      cd.depth += 1;
-      cd.parts.push(buf.slice(k, opener));
-      this.pos = opener;
-      return true;
-    }
-    cd.parts.push(ch);
-    this.pos = k + 1;
-    return true;
-  }
-
-  /** After `]]>` at depth 1: it closes the CDATA only if a closing tag follows (D7). */
-  _cAfter(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const n = buf.length;
-    if (pos >= n) {
-      if (final) return this._eofInCdata();
-      return false;
-    }
-    const cd = this.cd;
-    const c = buf[pos];
-    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
-      let k = pos;
-      while (k < n && (buf[k] === ' ' || buf[k] === '\t' || buf[k] === '\r' || buf[k] === '\n')) k++;
-      const ws = buf.slice(pos, k);
-      cd.after.push(ws);
-      // The line state after the blanks, counted across chunks (the blanks may be split).
-      const nl = ws.lastIndexOf('\n');
-      if (nl >= 0) cd.afterTail = 0;
-      if (cd.afterTail >= 0) {
-        const rest = ws.slice(nl + 1);
-        const spaces = /^ *$/.test(rest) ? cd.afterTail + rest.length : 4;
-        cd.afterTail = Math.min(spaces, 4);
-        cd.line.midLine();
-        if (spaces <= 3) cd.line.indent = spaces;
-      }
-      this.pos = k;
-      return true;
-    }
-    let closed = false;
-    if (OPEN_ANGLES.includes(c)) {
-      closed = matchCloseStart(buf, pos, final);
-      if (closed === MORE) return false;
-    }
-    if (closed === true) {
-      if (this.tap !== null) {
-        this._tapPull();
-        this.tap.cdataClose();
-        this._tapText = this._tapCdata = 0;
-      }
-      this.par.segs.push(['cdata', cd.parts.join('')]);
-      cd.parts = [];
-      cd.after = [];
-      this.cap.level = Level.PARAM;
-      return true;
-    }
-    if (cd.afterTail < 0) cd.line.midLine(); // no newline after the `]]>`: the line goes on
-    for (const p of cd.after) cd.parts.push(p);
-    cd.after = [];
-    this.cap.level = Level.CDATA;
-    return true;
-  }
-
-  /**
-   * After the repair (D8) every CDATA is read by its rule, in one pass: the value runs to the
-   * first parameter closing tag, less a `]]>` and blanks right before it.
-   */
-  _cCdataLoose(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const cd = this.cd;
-    const m = search(ANGLE, buf, pos);
-    if (m === null) {
-      cd.parts.push(buf.slice(pos));
-      this.pos = buf.length;
-      return true;
-    }
-    const k = m.index;
-    const r = this._tag(buf, k, final);
-    if (r === MORE) {
-      cd.parts.push(buf.slice(pos, k));
-      this.pos = k;
-      return false;
-    }
-    if (isTag(r) && r.local === PARAMETER && r.closing) {
-      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
-      cd.parts = [];
-      this.pos = k;
-      return true;
-    }
-    const end = this._skip(buf, k);
-    cd.parts.push(buf.slice(pos, end));
-    this.pos = end;
-    return true;
-  }
-
-  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
-  _looseValue(content) {
-    const t = LOOSE_CLOSE_TAIL.exec(content);
-    this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
-    this.cap.level = Level.PARAM;
-  }
-
-  /**
-   * R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter closing
-   * tag; the rest of the input is then read once more, every CDATA in it by the same rule
-   * (`_cCdataLoose`), so no second repair and no second rescan.
-   */
-  _eofInCdata() {
-    const cd = this.cd;
-    const cap = this.cap;
-    const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
-    // with a call announced, the block breaks here (R16.3, D37)
-    if (this.loose || cap.over || cap.started) return this._fail();
-    this.loose = true;
-    this.work += content.length;
-    let i = 0;
-    let close = -1;
-    for (;;) {
-      const m = search(ANGLE, content, i);
-      if (m === null) break;
-      const r = matchTag(content, m.index, true);
-      if (isTag(r) && r.local === PARAMETER && r.closing) {
-        close = m.index;
-        break;
-      }
-      i = m.index + 1;
-    }
-    if (close < 0) return this._fail();
-    this._looseValue(content.slice(0, close));
-    cd.parts = [];
-    cd.after = [];
-    // The block's source now ends where the value does; reading goes on from there.
-    const end = cd.start + close;
-    const source = this._source(cap) + this.buf.slice(this.pos);
-    cap.raw = new _Text();
-    cap.raw.add(source.slice(0, end - cap.start));
-    cap.mark = end;
-    this.buf = content.slice(close);
-    this.base = end;
-    this.pos = 0;
     return true;
   }
 

@@ -22,7 +22,7 @@ const HEADER = 0;
 const CALL = 1;
 const REASONING = 2;
 const CONTENT = 3;
-const TEXT_MODE = 0; // scanner's Mode.TEXT (scanner.js requires this module, not the reverse)
+const TEXT_MODE = 0; // the scanner's Mode.TEXT (scanbase.js and scanner.js require this module, not the reverse)
 
 class Harmony {
   constructor() {
