@@ -1,4 +1,4 @@
-"""Incremental arguments (R16) for the block engine (R17): a block's body read as it arrives.
+"""Incremental arguments (R16, D58) for the block engine (R17): a block's body read as it arrives.
 
 The block engine holds a block to its closer and reads it whole (blocks.py). With
 stream_arguments, a tap reads the same body as it is taken, piece by piece, and tells the Sieve
@@ -25,6 +25,7 @@ GLM or JSON value not yet certainly a string, goes out whole when it ends.
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from typing import Any, Final
 
 from . import strings, values
@@ -49,8 +50,8 @@ _ASIS: Final = 4  # as written
 
 def _prefix(s: str, i: int, markers: tuple[str, ...]) -> bool:
     """Is s[i:] a proper prefix of one of the markers (it may still become that marker)?"""
-    rest = s[i:]
-    return any(len(rest) < len(m) and m.startswith(rest) for m in markers)
+    n = len(s) - i
+    return any(n < len(m) and m.startswith(s[i:]) for m in markers)  # (no copy of a long rest)
 
 
 def _starts(s: str, i: int, markers: tuple[str, ...]) -> str:
@@ -331,14 +332,21 @@ _CALL_ENDS: Final = (_FN, _FN_END)
 _PARAM_STOPS: Final = (_P_END, _P, _FN, _FN_END)
 _IN_CALL: Final = (_P, _FN_END, _FN)
 
+
 # FunctionTap states
-_F_BETWEEN: Final = 0
-_F_HEAD: Final = 1
-_F_SKIP: Final = 2
-_F_PARAMS: Final = 3
-_F_KEY: Final = 4
-_F_VALUE: Final = 5
-_F_DONE: Final = 6
+class _F(IntEnum):
+    """The states of a tap (module constants below: an Enum attribute is slow to read)."""
+
+    BETWEEN = 0
+    HEAD = 1
+    SKIP = 2
+    PARAMS = 3
+    KEY = 4
+    VALUE = 5
+    DONE = 6
+
+
+_F_BETWEEN, _F_HEAD, _F_SKIP, _F_PARAMS, _F_KEY, _F_VALUE, _F_DONE = _F
 
 
 class FunctionTap(BlockTap):
@@ -394,7 +402,7 @@ class FunctionTap(BlockTap):
             if ch == ">":
                 self.i = i + 1
                 name = "".join(head)
-                if name and len(name) <= 256:
+                if name_ok(name):
                     self.begin(name, self.at)
                     self.state = _F_PARAMS
                 else:
@@ -521,12 +529,19 @@ _K_END: Final = "</arg_key>"
 _V: Final = "<arg_value>"
 _V_END: Final = "</arg_value>"
 
-_G_NAME: Final = 0
-_G_PAIRS: Final = 1
-_G_KEY: Final = 2
-_G_BETWEEN: Final = 3
-_G_VALUE: Final = 4
-_G_DONE: Final = 5
+
+class _G(IntEnum):
+    """The states of a tap (module constants below: an Enum attribute is slow to read)."""
+
+    NAME = 0
+    PAIRS = 1
+    KEY = 2
+    BETWEEN = 3
+    VALUE = 4
+    DONE = 5
+
+
+_G_NAME, _G_PAIRS, _G_KEY, _G_BETWEEN, _G_VALUE, _G_DONE = _G
 
 
 class PairTap(BlockTap):
@@ -737,14 +752,20 @@ class _Attr:
         return j - i
 
 
-_M_BETWEEN: Final = 0
-_M_HEAD: Final = 1
-_M_NOT: Final = 2
-_M_SKIP: Final = 3
-_M_PARAMS: Final = 4
-_M_PHEAD: Final = 5
-_M_VALUE: Final = 6
-_M_DONE: Final = 7
+class _M(IntEnum):
+    """The states of a tap (module constants below: an Enum attribute is slow to read)."""
+
+    BETWEEN = 0
+    HEAD = 1
+    NOT = 2
+    SKIP = 3
+    PARAMS = 4
+    PHEAD = 5
+    VALUE = 6
+    DONE = 7
+
+
+_M_BETWEEN, _M_HEAD, _M_NOT, _M_SKIP, _M_PARAMS, _M_PHEAD, _M_VALUE, _M_DONE = _M
 
 
 class InvokeTap(BlockTap):
@@ -896,17 +917,24 @@ class InvokeTap(BlockTap):
 
 # ---- JSON arguments (Kimi-K2, Hermes) -------------------------------------------------------------
 
-_J_OPEN: Final = 0  # before the object
-_J_FIRST: Final = 1  # after `{`: a key or `}`
-_J_NEXT: Final = 2  # after `,`: a key
-_J_KEY: Final = 3  # in a key string
-_J_COLON: Final = 4
-_J_VALUE: Final = 5  # before a value
-_J_STRING: Final = 6  # in a string value (streams)
-_J_OTHER: Final = 7  # in another value (whole at its end)
-_J_AFTER: Final = 8  # after a value: `,` or `}`
-_J_END: Final = 9  # the object closed
-_J_BAD: Final = 10  # not a JSON object (from `bad_at` on)
+
+class _J(IntEnum):
+    """The states of a tap (module constants below: an Enum attribute is slow to read)."""
+
+    OPEN = 0  # before the object
+    FIRST = 1  # after `{`: a key or `}`
+    NEXT = 2  # after `,`: a key
+    KEY = 3  # in a key string
+    COLON = 4
+    VALUE = 5  # before a value
+    STRING = 6  # in a string value (streams)
+    OTHER = 7  # in another value (whole at its end)
+    AFTER = 8  # after a value: `,` or `}`
+    END = 9  # the object closed
+    BAD = 10  # not a JSON object (from `bad_at` on)
+
+
+_J_OPEN, _J_FIRST, _J_NEXT, _J_KEY, _J_COLON, _J_VALUE, _J_STRING, _J_OTHER, _J_AFTER, _J_END, _J_BAD = _J
 
 _STRING_STOP: Final = re.compile('["\\\\\x00-\x1f<]')
 _OTHER_STOP: Final = re.compile('["\\\\{}\\[\\]<,\x00-\x1f \t\n\r]')
@@ -1209,11 +1237,18 @@ _KA: Final = "<|tool_call_argument_begin|>"
 _KE: Final = "<|tool_call_end|>"
 _K_STOPS: Final = (_KE, _KB)
 
-_KI_BETWEEN: Final = 0
-_KI_ID: Final = 1
-_KI_SKIP: Final = 2
-_KI_ARGS: Final = 3
-_KI_TAIL: Final = 4
+
+class _KI(IntEnum):
+    """The states of a tap (module constants below: an Enum attribute is slow to read)."""
+
+    BETWEEN = 0
+    ID = 1
+    SKIP = 2
+    ARGS = 3
+    TAIL = 4
+
+
+_KI_BETWEEN, _KI_ID, _KI_SKIP, _KI_ARGS, _KI_TAIL = _KI
 
 
 class KimiTap(BlockTap):
@@ -1341,17 +1376,24 @@ class KimiTap(BlockTap):
 
 # ---- R17.1 Hermes ---------------------------------------------------------------------------------
 
-_H_OPEN: Final = 0
-_H_FIRST: Final = 1
-_H_NEXT: Final = 2
-_H_KEY: Final = 3
-_H_COLON: Final = 4
-_H_VALUE: Final = 5
-_H_READ: Final = 6  # another key's value (or the name, the id), read whole
-_H_ARGS: Final = 7  # the arguments object, streaming
-_H_AFTER: Final = 8
-_H_TAIL: Final = 9  # after the object: blanks only
-_H_QUIT: Final = 10  # no early announcement in this block
+
+class _H(IntEnum):
+    """The states of a tap (module constants below: an Enum attribute is slow to read)."""
+
+    OPEN = 0
+    FIRST = 1
+    NEXT = 2
+    KEY = 3
+    COLON = 4
+    VALUE = 5
+    READ = 6  # another key's value (or the name, the id), read whole
+    ARGS = 7  # the arguments object, streaming
+    AFTER = 8
+    TAIL = 9  # after the object: blanks only
+    QUIT = 10  # no early announcement in this block
+
+
+_H_OPEN, _H_FIRST, _H_NEXT, _H_KEY, _H_COLON, _H_VALUE, _H_READ, _H_ARGS, _H_AFTER, _H_TAIL, _H_QUIT = _H
 
 
 class HermesTap(BlockTap):

@@ -205,3 +205,12 @@ def test_a_minimax_head_too_long_to_decide_stops_announcing_and_the_block_still_
 def test_value_pieces(how: int, pieces: list[str], want: list[str]) -> None:
     v = _Value(how)
     assert [v.add(p) for p in pieces] == want
+
+
+@pytest.mark.parametrize(("n", "announced"), [(256, True), (257, False)])
+def test_a_name_of_256_astral_characters_is_announced_one_of_257_is_not(n: int, announced: bool) -> None:
+    name = "\U0001f600" * n
+    got = steps(
+        [f"<tool_call>\n<function={name}>\n<parameter=p>\nx\n</parameter>\n</function>\n</tool_call>"]
+    )
+    assert any(e[0] == "start" for e in got[0]) is announced
