@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import callsieve
-from callsieve import Sieve, scanner, sections
+from callsieve import Sieve, scanner, sections, shell
+from callsieve.formats import BLOCK_FORMATS
 from callsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
@@ -187,6 +188,149 @@ def test_match_cdata_open_plain_spelling() -> None:
             for end in range(1, len(s) + 1):
                 for final in (False, True):
                     assert shell.match_cdata_open(s[:end], 0, final) == general(s[:end], final), s[:end]
+
+
+# ---- open angles that start no tag (shell.NO_TAG_ANGLES, NO_TAG_SO_FAR) ----------------------
+
+NO_TAG_PIECES = [
+    *("<｜DSML｜", "<|DSML|", "</", "<｜", "<", "＜", "〈", "《", "/", "／", "x", " ", "\t", "\n", "|", "｜"),
+    *(
+        "invoke",
+        "tool_calls",
+        "parameter",
+        "function_calls",
+        "tool-calls",
+        "toolcalls",
+        "TOOL_CALLS",
+        "Invoke",
+    ),
+    *(
+        "<pre ",
+        "<pre",
+        "pre",
+        "PRE",
+        "!",
+        "！",
+        "[",
+        "［",
+        "CDATA",
+        "<![CDATA[",
+        "]]>",
+        ">",
+        "=",
+        '"',
+        "name",
+    ),
+    *("<!--", "<｜tool▁calls▁begin｜>", "<｜end▁of▁sentence｜>", "<|start|>", "<|end|>", "<tool_call>"),
+    *(
+        "</tool_call>",
+        "<|channel|>",
+        "<|python_tag|>",
+        "<minimax:tool_call>",
+        "\u200b",
+        "\x0b",
+        "ｔ",
+        "т",
+        "Ｔ",
+    ),
+    *(
+        "﹍",
+        "—",
+        "▁",
+        "e",
+        "tool",
+        "_",
+        "-",
+        "calls",
+        "call",
+        "DSML",
+        "K",
+        "ſ",
+        "<" * 9,
+        "<" * 8,
+        "\U0001f600",
+    ),
+    *("a" * 30, "b" * 70),
+]
+
+
+def _no_tag_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(NO_TAG_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(count)]
+
+
+def _prose_answers(s: str, p: int, final: bool) -> list[object]:
+    """What each recognizer the prose steps try at an open angle says there (every format on)."""
+    markers = scanner.block_markers(scanner.ALL_FORMATS)
+    out: list[object] = [
+        scanner.match_block_marker(markers, s, p, final),
+        sections.match_marker(s, p, final),
+        scanner.match_region(s, p, final, False),
+        scanner.match_region(s, p, final, True),
+    ]
+    return out + [match_tag(s, p, final, kw) for kw in KEYWORD_SETS]
+
+
+def test_no_tag_angles_are_no_for_every_prose_recognizer() -> None:
+    """Wherever NO_TAG_ANGLES matches, every angle it takes starts nothing, whatever follows."""
+    angles = re.compile(shell.NO_TAG_ANGLES)
+    taken = 0
+    for text in _no_tag_texts(3000, 17):
+        for i, ch in enumerate(text):
+            m = angles.match(text, i) if ch in shell.OPEN_ANGLES else None
+            if m is None:
+                continue
+            for p in range(i, m.end()):
+                taken += 1
+                for final in (False, True):
+                    assert set(map(str, _prose_answers(text, p, final))) == {"NO"}, (text, p, final)
+    assert taken > 10000
+
+
+def test_no_tag_so_far_waits_at_a_cut_head() -> None:
+    """Wherever NO_TAG_SO_FAR matches (a head cut by the end of the input), match_tag waits and
+    no other prose recognizer decides anything."""
+    so_far = re.compile(shell.NO_TAG_SO_FAR)
+    taken = 0
+    for text in _no_tag_texts(1500, 18):
+        for end in range(1, len(text) + 1):
+            s = text[:end]
+            for i in range(max(0, end - 80), end):
+                if s[i] != "<" or not so_far.match(s, i):
+                    continue
+                taken += 1
+                answers = _prose_answers(s, i, False)
+                assert all(a in (MORE, "NO") for a in answers), (s, i, answers)
+                assert all(a == MORE for a in answers[4:]), (s, i, answers)
+    assert taken > 5000
+
+
+def test_no_marker_fits_in_a_no_tag_head() -> None:
+    """The argument behind both: every marker a prose recognizer knows holds a character no
+    such head holds (its closing `>`)."""
+    head = re.compile(shell.NO_TAG_HEAD)
+    rows = [(r.opener, *r.also_opens, r.closer, *r.strays) for r in BLOCK_FORMATS]
+    markers = [m for row in rows for m in row if m] + [m for m, _ in sections._MARKERS]
+    for m in markers:
+        assert m[0] == "<" and not all(head.fullmatch(c) for c in m[1:]), m
+
+
+def test_no_tag_angles_take_the_hostile_prefixes() -> None:
+    angles = re.compile(shell.NO_TAG_ANGLES)
+    for run, taken in (
+        *(
+            ("<｜DSML｜", 3),
+            ("<|DSML|", 3),
+            ("<｜", 3),
+            ("<invoke", 3),
+            ("<｜tool▁call", 3),
+            ("<tool_call", 3),
+        ),
+        ("</", 2),  # `</</…`: decided by the head after the next `</<`
+    ):
+        text = run * 3 + "<"
+        got = [angles.match(text, k) is not None for k in range(0, len(text) - 1, len(run))]
+        assert got == [True] * taken + [False] * (3 - taken), run
 
 
 # ---- feed's fast paths: a chunk that only extends a tag or marker the steps wait on ---------
