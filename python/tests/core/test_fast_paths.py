@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import callsieve
-from callsieve import Sieve, scanner, sections, shell
-from callsieve.formats import BLOCK_FORMATS
+from callsieve import Sieve, prose, scanbase, scanner, sections, shell
+from callsieve.formats import ALL_FORMATS, BLOCK_FORMATS
 from callsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
@@ -261,12 +261,12 @@ def _no_tag_texts(count: int, seed: int) -> list[str]:
 
 def _prose_answers(s: str, p: int, final: bool) -> list[object]:
     """What each recognizer the prose steps try at an open angle says there (every format on)."""
-    markers = scanner.block_markers(scanner.ALL_FORMATS)
+    markers = scanbase.block_markers(ALL_FORMATS)
     out: list[object] = [
-        scanner.match_block_marker(markers, s, p, final),
+        scanbase.match_block_marker(markers, s, p, final),
         sections.match_marker(s, p, final),
-        scanner.match_region(s, p, final, False),
-        scanner.match_region(s, p, final, True),
+        prose.match_region(s, p, final, False),
+        prose.match_region(s, p, final, True),
     ]
     return out + [match_tag(s, p, final, kw) for kw in KEYWORD_SETS]
 
@@ -461,3 +461,46 @@ def test_after_every_feed_the_steps_have_nothing_to_do() -> None:
             assert scanner._STEPS[sc.mode](sc, False) is False, (text, chunk)
             after = (sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, len(sc.buf))
             assert after == before and not sc.out and not sc._text, (text, chunk)
+
+
+_NEVER = re.compile("(?!)")
+
+
+def _fed_prose(text: str, size: int, opts: dict[str, object], reference: bool) -> list[object]:
+    """Each feed's events (and where the steps stand), the prose skip and the cut-head shortcuts
+    on, or reduced to runs of plain characters (`reference`: the steps decide every angle)."""
+    s = Sieve(**opts)  # type: ignore[arg-type]
+    sc = s._scanner
+    saved = (prose._PLAIN_TAG_SO_FAR, scanner._CUT_HEAD)
+    if reference:
+        stops = "\n`<＜〈《" + ("{" if sc.json_calls else "") + ("\\[" if sc._brackets else "")
+        sc._prose = re.compile(f"[^{stops}]*")
+        prose._PLAIN_TAG_SO_FAR = scanner._CUT_HEAD = _NEVER  # type: ignore[misc]
+    try:
+        out: list[object] = [
+            [*s.feed(text[i : i + size]), sc.mode, sc.base + sc.pos] for i in range(0, len(text), size)
+        ]
+        out += [list(s.flush()), sc.work]
+    finally:
+        prose._PLAIN_TAG_SO_FAR, scanner._CUT_HEAD = saved  # type: ignore[misc]
+    return out
+
+
+@white_box
+def test_the_prose_skip_on_no_tag_angles_changes_no_event() -> None:
+    """Runs of tag-like prefixes (and what they are mixed with) give, chunk by chunk, the events
+    the steps give when the prose skip decides no angle (Node: fast-paths.test.js, prose skip)."""
+    rng = random.Random(19)
+    texts = _no_tag_texts(700, 19) + [
+        run * 40 + tail
+        for run in ("<｜DSML｜", "<|DSML|", "</", "<｜", "<invoke", "<｜tool▁call", "<", "<tool_calls")
+        for tail in ("", " then text", '<|DSML|invoke name="f">', "\n<|DSML|tool_calls>", "<pre x>")
+    ]
+    for text in texts:
+        opts: dict[str, object] = rng.choice([{}, {"json_tool_calls": True}, {"formats": ["dsml"]}])
+        for size in (1, 3, 16, len(text)):
+            assert _fed_prose(text, size, opts, False) == _fed_prose(text, size, opts, True), (
+                text,
+                size,
+                opts,
+            )
