@@ -110,15 +110,15 @@ const CALL_BEGIN = 'call_begin';
 const CALL_END = 'call_end';
 const SEP = 'sep';
 const EOS = 'eos';
-const MARKERS = Object.freeze([
-  Object.freeze(['<\uff5ctool\u2581calls\u2581begin\uff5c>', 'section_begin']),
-  Object.freeze(['<\uff5ctool\u2581calls\u2581end\uff5c>', 'section_end']),
-  Object.freeze(['<\uff5ctool\u2581call\u2581begin\uff5c>', 'call_begin']),
-  Object.freeze(['<\uff5ctool\u2581call\u2581end\uff5c>', 'call_end']),
-  Object.freeze(['<\uff5ctool\u2581sep\uff5c>', 'sep']),
-  Object.freeze(['<\uff5cend\u2581of\u2581sentence\uff5c>', 'eos']),
-  Object.freeze(['<\uff5ctool\u2581calls\uff5c>', 'section_begin']),
-]);
+const MARKERS = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', 'section_begin'],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', 'section_end'],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', 'call_begin'],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', 'call_end'],
+  ['<\uff5ctool\u2581sep\uff5c>', 'sep'],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', 'eos'],
+  ['<\uff5ctool\u2581calls\uff5c>', 'section_begin'],
+];
 const SECTIONS_MAX_MARKER = 20; // sections.MAX_MARKER
 const BARS = '\uff5c|'; // ｜|
 const SECTIONS_MAX_HEAD = 512; // sections.MAX_HEAD: a call head (the name, or `function`) longer than this is not a call
@@ -127,10 +127,10 @@ const SECTIONS_MAX_HEAD = 512; // sections.MAX_HEAD: a call head (the name, or `
 const START = '<|start|>';
 const CHANNEL = '<|channel|>';
 const MESSAGE = '<|message|>';
-const ENDS = Object.freeze(['<|end|>', '<|call|>', '<|return|>']);
-const OPENERS = Object.freeze(['<|start|>', '<|channel|>']);
+const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const OPENERS = ['<|start|>', '<|channel|>'];
 // What ends a body: an end token (consumed) or the next message's opener (left for TEXT).
-const BODY_MARKERS = Object.freeze(['<|end|>', '<|call|>', '<|return|>', '<|start|>', '<|channel|>']);
+const BODY_MARKERS = ['<|end|>', '<|call|>', '<|return|>', '<|start|>', '<|channel|>'];
 const HARMONY_MAX_MARKER = 11; // harmony._MAX_MARKER
 const MAX_HEADER = 256;
 
@@ -141,7 +141,7 @@ const CALL_ID = '[CALL_ID]';
 const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
 
 // python/callsieve/reasoning.py
-const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
+const REASONING_MODES = ['off', 'auto', 'open'];
 const OPEN = '<think>';
 const CLOSE = '</think>';
 
@@ -164,14 +164,14 @@ const RAW_TEXT_NAMES = new Set([
   'text',
 ]);
 const ENTITY_RE = new RegExp('&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});', 'g');
-const NAMED = Object.freeze({ lt: '<', gt: '>', amp: '&', quot: '"', apos: '\'' });
+const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: '\'' };
 const VALUES_JSON_START = '"-0123456789[fnt{'; // values._JSON_START
 const VALUES_MAX_DEPTH = 200; // values.MAX_DEPTH: D21: JSON or XML values nested deeper stay strings
 
 // python/callsieve/arguments.py
 const ARGUMENTS_JSON_START = '"-0123456789[fnt{'; // arguments._JSON_START
 const NUMBER_CHARS = '+-.0123456789Ee';
-const LITERALS = Object.freeze(['true', 'false', 'null']);
+const LITERALS = ['true', 'false', 'null'];
 const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
 
 // python/callsieve/names.py
@@ -194,7 +194,7 @@ const PARAM_END = '</parameter>';
 const KB = '<|tool_call_begin|>';
 const KA = '<|tool_call_argument_begin|>';
 const KE = '<|tool_call_end|>';
-const ESCAPES = Object.freeze({
+const ESCAPES = {
   n: '\n',
   t: '\t',
   r: '\r',
@@ -205,7 +205,7 @@ const ESCAPES = Object.freeze({
   b: '\x08',
   f: '\x0c',
   v: '\x0b',
-});
+};
 const BLOCKS_MAX_DEPTH = 100; // blocks.MAX_DEPTH
 
 // python/callsieve/prompt.py
