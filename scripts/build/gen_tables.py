@@ -87,6 +87,7 @@ SHARED: dict[str, tuple[str | tuple[str, str], ...]] = {
         "_K_END",
         "_V",
         "_V_END",
+        "_ATTR",
         "_INV_END",
         "_PARAM_END",
         "_KB",

@@ -997,6 +997,7 @@ const {
   K_END,
   V,
   V_END,
+  ATTR, // the regex source of a name attribute and the tag's end
   INV_END,
   PARAM_END,
   KB,
@@ -1239,7 +1240,6 @@ function glmValue(v) {
 
 // ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
 
-const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
 const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
 
@@ -10171,6 +10171,8 @@ const K = '<arg_key>';
 const K_END = '</arg_key>';
 const V = '<arg_value>';
 const V_END = '</arg_value>';
+// `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV_END = '</invoke>';
 const PARAM_END = '</parameter>';
 const KB = '<|tool_call_begin|>';
@@ -10234,8 +10236,8 @@ module.exports = {
   BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
   REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
   VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
-  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END, PARAM_END, KB, KA, KE, ESCAPES,
-  BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
+  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
 };
   },
   "src/values.js": function (module, exports, __require) {

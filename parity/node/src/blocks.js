@@ -21,6 +21,7 @@ const {
   K_END,
   V,
   V_END,
+  ATTR, // the regex source of a name attribute and the tag's end
   INV_END,
   PARAM_END,
   KB,
@@ -263,7 +264,6 @@ function glmValue(v) {
 
 // ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
 
-const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
 const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
 
