@@ -601,10 +601,8 @@ const { jsonStringBody, jsonText, setKey } = __require("src/jsontext.js");
 const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
 const { RAW_TEXT_NAMES, decodeEntities } = __require("src/values.js");
 
-const JSON_START = '{["-0123456789tfn';
-const NUMBER_CHARS = '0123456789.eE+-';
-const LITERALS = Object.freeze(['true', 'false', 'null']);
-const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+// Generated from arguments.py (tables.js); ENTITY_SPAN: the longest partial entity (D13).
+const { ARGUMENTS_JSON_START: JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN } = __require("src/tables.js");
 
 /** An array-index key, which JavaScript objects list first (so it cannot stream in order). */
 function isIndexKey(key) {
@@ -988,7 +986,26 @@ const values = __require("src/values.js");
 const { jsonText } = __require("src/jsontext.js");
 
 const JS_SPACE = strings.JS_SPACE;
-const NOT_NAME = JS_SPACE + '<>"\'`{}[],;';
+// The grammars' markers and limits: generated from blocks.py (tables.js).
+const {
+  NOT_NAME,
+  FN,
+  FN_END,
+  P,
+  P_END,
+  K,
+  K_END,
+  V,
+  V_END,
+  ATTR, // the regex source of a name attribute and the tag's end
+  INV_END,
+  PARAM_END,
+  KB,
+  KA,
+  KE,
+  ESCAPES: PY_ESCAPES,
+  BLOCKS_MAX_DEPTH: MAX_DEPTH,
+} = __require("src/tables.js");
 const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
 
 function escapeClass(s) {
@@ -1110,11 +1127,6 @@ function jsonItem(item, out, raw) {
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
 
-const FN = '<function=';
-const FN_END = '</function>';
-const P = '<parameter=';
-const P_END = '</parameter>';
-
 function oneNewline(v) {
   if (v.startsWith('\r\n')) v = v.slice(2);
   else if (v.startsWith('\n')) v = v.slice(1);
@@ -1190,11 +1202,6 @@ function setKey(obj, key, value) {
 
 // ---- R17.3 GLM --------------------------------------------------------------------------------
 
-const K = '<arg_key>';
-const K_END = '</arg_key>';
-const V = '<arg_value>';
-const V_END = '</arg_value>';
-
 function argPairs(body, typer = null) {
   const out = new Body();
   const k = body.indexOf(K);
@@ -1233,11 +1240,8 @@ function glmValue(v) {
 
 // ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
 
-const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
 const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
-const INV_END = '</invoke>';
-const PARAM_END = '</parameter>';
 
 function matchAt(re, s, i) {
   re.lastIndex = i;
@@ -1293,10 +1297,6 @@ function namedParams(body, i, stop, f, name, typer) {
 
 // ---- R17.5 Kimi-K2 ----------------------------------------------------------------------------
 
-const KB = '<|tool_call_begin|>';
-const KA = '<|tool_call_argument_begin|>';
-const KE = '<|tool_call_end|>';
-
 function kimiCalls(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
@@ -1348,10 +1348,8 @@ function kimiName(id) {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
 // Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
 const NUM_ESCAPE = /x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}/y;
-const MAX_DEPTH = 100;
 const FAIL = [false, null];
 
 /** A cursor over a pythonic call list (Python's `_Py`). */
@@ -2912,14 +2910,8 @@ module.exports = {
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 
-const START = '<|start|>';
-const CHANNEL = '<|channel|>';
-const MESSAGE = '<|message|>';
-const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
-const OPENERS = [START, CHANNEL];
-const BODY_MARKERS = [...ENDS, ...OPENERS];
-const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
-const MAX_HEADER = 256;
+// The markers and the header's limit: generated from harmony.py (tables.js).
+const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
 const JS_SPACE = strings.JS_SPACE;
 
 const HEADER = 0;
@@ -3279,10 +3271,8 @@ const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 const { Body, jsonItem, nameOk } = __require("src/blocks.js");
 
-const MARKER = '[TOOL_CALLS]';
-const ARGS = '[ARGS]';
-const CALL_ID = '[CALL_ID]';
-const MAX_HEAD = 256;
+// The markers and the head's limit: generated from mistral.py (tables.js).
+const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
 const OUT = /["{}\[\]]/g;
 const IN = /["\\]/g;
 const HEAD = 0;
@@ -3543,8 +3533,10 @@ module.exports = { MARKER, Mistral, matchMarker, start, step };
 
 const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
 const { isObject } = __require("src/jsontext.js");
-const { JS_SPACE, asciiLower: lower } = __require("src/strings.js");
+const { asciiLower: lower } = __require("src/strings.js");
 const { toolNamesOf } = __require("src/schema.js");
+// The loose level's separators, as a character class: generated from names.py (tables.js).
+const { SEPARATORS } = __require("src/tables.js");
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
 
@@ -3556,12 +3548,6 @@ function checkPolicy(unknownTools) {
   }
   return unknownTools;
 }
-
-const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
-const SEPARATORS = new RegExp(
-  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
-    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
-);
 
 // Code points, as Python iterates a str (a lone surrogate is one).
 function fold(c) {
@@ -4641,45 +4627,13 @@ const { toolName, toolSchema } = __require("src/schema.js");
 const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = __require("src/shell.js");
 const { isBlank } = __require("src/strings.js");
 
-const HEADER = `# Tools
-
-You can call the tools listed below. To call tools, write one block in exactly this form,
-outside any code fence or inline code:
-
-<|DSML|tool_calls>
-<|DSML|invoke name="TOOL_NAME">
-<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>
-<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>
-</|DSML|invoke>
-</|DSML|tool_calls>
-
-Rules:
-- Use the tool names and parameter names exactly as listed below.
-- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
-- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
-- Give every required parameter; leave out optional parameters you do not need.
-- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
-  write holds its real value. The "..." in the examples below only marks where a value goes.
-- A shell command goes in the command parameter, whole, as one string.
-- To call several tools at once, put several invoke elements in one tool_calls block.
-- A block inside a code fence or inline code is shown as text and never runs.
-- After the block, stop: the results come in the next message.`;
-
-const MARKUP = new Map([
-  ['<', '‹'],
-  ['＜', '‹'],
-  ['\ufe64', '‹'],
-  ['\u2329', '‹'],
-  ['\u3008', '‹'],
-  ['《', '«'],
-  ['｜', '¦'],
-]);
-const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
+// The prompt's fixed text, the markup it neutralizes and a limit: generated from prompt.py (tables.js).
+const { HEADER, MARKUP, MAX_EXAMPLE_NAME } = __require("src/tables.js"); // MAX_EXAMPLE_NAME: code points
+const MARKUP_RE = new RegExp('[' + [...MARKUP.keys()].join('') + ']', 'g');
 const FENCE_RUN = /`{3,}|~{3,}/g;
 const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
 const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
 const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
-const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
 
 /** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
 function neutral(s) {
@@ -5601,9 +5555,8 @@ module.exports = { ANGLE, Prose, WS, proseEnd, search };
 
 const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
 
-const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
-const OPEN = '<think>';
-const CLOSE = '</think>';
+// The modes and the default markers: generated from reasoning.py (tables.js).
+const { REASONING_MODES, OPEN, CLOSE } = __require("src/tables.js");
 
 /** Where the gate is. */
 const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
@@ -7448,26 +7401,19 @@ const strings = __require("src/strings.js");
 const { isObject } = __require("src/jsontext.js");
 const { MORE, NO } = __require("src/shell.js");
 
-const SECTION_BEGIN = 'section_begin';
-const SECTION_END = 'section_end';
-const CALL_BEGIN = 'call_begin';
-const CALL_END = 'call_end';
-const SEP = 'sep';
-const EOS = 'eos';
-
-const MARKERS = [
-  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', SECTION_BEGIN],
-  ['<\uff5ctool\u2581calls\u2581end\uff5c>', SECTION_END],
-  ['<\uff5ctool\u2581call\u2581begin\uff5c>', CALL_BEGIN],
-  ['<\uff5ctool\u2581call\u2581end\uff5c>', CALL_END],
-  ['<\uff5ctool\u2581sep\uff5c>', SEP],
-  ['<\uff5cend\u2581of\u2581sentence\uff5c>', EOS],
-  // Seen in some runtimes' templates as the section opener (decision D26).
-  ['<\uff5ctool\u2581calls\uff5c>', SECTION_BEGIN],
-];
-const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
-const BARS = '\uff5c|';
-const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
+// The markers and their kinds, the bars, the limits: generated from sections.py (tables.js).
+const {
+  SECTION_BEGIN,
+  SECTION_END,
+  CALL_BEGIN,
+  CALL_END,
+  SEP,
+  EOS,
+  MARKERS,
+  SECTIONS_MAX_MARKER: MAX_MARKER,
+  BARS,
+  SECTIONS_MAX_HEAD: MAX_HEAD, // a call head (the name, or `function`) longer than this is not a call
+} = __require("src/tables.js");
 
 // One regex for all of them (either bar on either side); the word names the kind.
 const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));
@@ -8813,68 +8759,28 @@ module.exports = {
 const MORE = 'MORE';
 const NO = 'NO';
 
-const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
-const MAX_HEAD = 64; // prefix noise + local name
-const MAX_PREFIX = 32;
-const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+// The limits, the fold table (R2.4), the angles, the stop characters and the tag keywords are
+// generated from shell.py (tables.js).
+const {
+  MAX_TAG,
+  SHELL_MAX_HEAD: MAX_HEAD,
+  MAX_PREFIX,
+  MAX_LEAD,
+  FOLD, // code point -> replacement string, or null (deleted); absent: unchanged
+  OPEN_ANGLES,
+  CLOSE_ANGLES,
+  STOP_CHARS,
+  KEYWORD_RE,
+  KEYWORD_NATIVE_RE,
+  KEYWORD_ONLY_NATIVE_RE,
+  SPACE,
+  WRAPPER,
+  INVOKE,
+  PARAMETER,
+  NOT_CDATA_SEP,
+} = __require("src/tables.js");
 
-function buildFold() {
-  const t = new Map();
-  for (let c = 0x41; c <= 0x5a; c++) t.set(c, String.fromCharCode(c + 32));
-  for (let c = 0xff01; c < 0xff5f; c++) t.set(c, String.fromCharCode(c - 0xfee0).toLowerCase()); // fullwidth ASCII
-  const controls = [];
-  for (let c = 0x00; c < 0x09; c++) controls.push(c);
-  controls.push(0x0b, 0x0c);
-  for (let c = 0x0e; c < 0x20; c++) controls.push(c);
-  controls.push(0x7f);
-  for (const c of controls) t.set(c, null); // control characters (raw STX among them)
-  for (const c of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff, 0x00ad]) t.set(c, null); // zero-width, BOM, soft hyphen
-  const spaces = [0x0085, 0x00a0, 0x1680, 0x202f, 0x205f, 0x3000, 0x2581, 0x2402];
-  for (let c = 0x2000; c < 0x200b; c++) spaces.push(c);
-  for (const c of spaces) t.set(c, ' '); // Unicode spaces, '▁', '␂'
-  for (const c of '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63') t.set(c.codePointAt(0), '-'); // ‐‑‒–—―−﹣
-  for (const c of '\ufe4d\ufe4e\ufe4f') t.set(c.codePointAt(0), '_'); // ﹍﹎﹏
-  for (const c of '\u201c\u201d\u201e\u201f\u2033') t.set(c.codePointAt(0), '"'); // “”„‟″
-  for (const c of '\u2018\u2019\u201a\u201b\u2032') t.set(c.codePointAt(0), "'"); // ‘’‚‛′
-  t.set(0x3008, '<'); // 〈
-  t.set(0x3009, '>'); // 〉
-  t.set(0x300a, '<'); // 《
-  t.set(0x300b, '>'); // 》
-  const homoglyphs = {
-    a: 'аαА',
-    b: 'ВΒв',
-    c: 'сСϲ',
-    d: 'ԁ',
-    e: 'еЕεΕ',
-    h: 'һНΗ',
-    i: 'іІιΙ',
-    j: 'јЈ',
-    k: 'кКκΚ',
-    l: 'ӏ',
-    m: 'мМΜ',
-    n: 'ΝпП',
-    o: 'оОοΟ',
-    p: 'рРρΡ',
-    s: 'ѕЅ',
-    t: 'тТτΤ',
-    u: 'υ',
-    v: 'ν',
-    x: 'хХχΧ',
-    y: 'уУγΥ',
-    z: 'Ζ',
-  };
-  for (const [letter, variants] of Object.entries(homoglyphs)) {
-    for (const v of variants) t.set(v.codePointAt(0), letter);
-  }
-  return t;
-}
-
-/** Code point -> replacement string, or null (deleted). Absent: unchanged. */
-const FOLD = buildFold();
-
-const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
-const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
-const ANGLES_RUN = /[<\uff1c\u3008\u300a]+/y;
+const ANGLES_RUN = new RegExp('[' + escapeClass(OPEN_ANGLES) + ']+', 'y');
 
 /** End of the run of open angles at `s[i]`. */
 function anglesRunEnd(s, i) {
@@ -8894,20 +8800,9 @@ function escapeClass(s) {
   return s.replace(/[\\\]\[^-]/g, (c) => '\\' + c);
 }
 
-// Characters that end the head of a tag (prefix noise + local name + attribute names).
-const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
-const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
-const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
-// R14.1: the native DSML wrapper (`function_calls`) too.
-const KEYWORD_NATIVE_RE =
-  /(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
-const KEYWORD_ONLY_NATIVE_RE = /(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
+// STOP_CHARS end the head of a tag (prefix noise + local name + attribute names).
+const HEAD_RE = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
 const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
-const SPACE = ' \t\n\r\f\v';
-
-const WRAPPER = 'tool_calls';
-const INVOKE = 'invoke';
-const PARAMETER = 'parameter';
 
 /** The code point at `s[k]` as a string of 1 or 2 code units (a lone surrogate stays 1). */
 function charAt(s, k) {
@@ -9040,8 +8935,8 @@ const PLAIN_TAG = new RegExp(
   'y',
 );
 const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
-const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
-const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP_CHARS) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
 
 /** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
 function isKeyword(keywords, word) {
@@ -9276,7 +9171,6 @@ function skipSpace(s, k, start) {
   return k;
 }
 
-const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ \t\n<>="\'[]';
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
@@ -9361,7 +9255,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
-  STOP,
+  STOP: STOP_CHARS,
   WRAPPER,
   INVOKE,
   PARAMETER,
@@ -10164,10 +10058,9 @@ module.exports = {
  * Port of python/callsieve/strings.py.
  */
 
-// D10: the whitespace String.prototype.trim removes (Python strips exactly these).
-const JS_SPACE =
-  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
-  '\u2028\u2029\u202f\u205f\u3000\ufeff';
+// D10: the whitespace String.prototype.trim removes (Python strips exactly these); generated
+// from strings.py (tables.js).
+const { JS_SPACE } = __require("src/tables.js");
 
 function trim(s) {
   return s.trim();
@@ -10209,6 +10102,267 @@ function codePoints(s) {
 
 module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
   },
+  "src/tables.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The data the Python and Node sieves share: markers, keywords, limits, character and fold tables.
+ * GENERATED from the python/callsieve modules named below by scripts/build/gen_tables.py. Do not
+ * edit; edit the Python module and run the script. A name defined in two modules carries the
+ * module's name (SHELL_MAX_HEAD is shell.py's MAX_HEAD).
+ */
+
+// python/callsieve/strings.py
+// D10: the whitespace JavaScript's String.prototype.trim removes.
+const JS_SPACE = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+// python/callsieve/shell.py
+const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
+const SHELL_MAX_HEAD = 64; // shell.MAX_HEAD: prefix noise + local name
+const MAX_PREFIX = 32;
+const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+const FOLD = new Map(
+  [
+    ['a', 'A\u03b1\u0410\u0430\uff21\uff41'], // AαАаＡａ
+    ['b', 'B\u0392\u0412\u0432\uff22\uff42'], // BΒВвＢｂ
+    ['c', 'C\u03f2\u0421\u0441\uff23\uff43'], // CϲСсＣｃ
+    ['d', 'D\u0501\uff24\uff44'], // DԁＤｄ
+    ['e', 'E\u0395\u03b5\u0415\u0435\uff25\uff45'], // EΕεЕеＥｅ
+    ['f', 'F\uff26\uff46'], // FＦｆ
+    ['g', 'G\uff27\uff47'], // GＧｇ
+    ['h', 'H\u0397\u041d\u04bb\uff28\uff48'], // HΗНһＨｈ
+    ['i', 'I\u0399\u03b9\u0406\u0456\uff29\uff49'], // IΙιІіＩｉ
+    ['j', 'J\u0408\u0458\uff2a\uff4a'], // JЈјＪｊ
+    ['k', 'K\u039a\u03ba\u041a\u043a\uff2b\uff4b'], // KΚκКкＫｋ
+    ['l', 'L\u04cf\uff2c\uff4c'], // LӏＬｌ
+    ['m', 'M\u039c\u041c\u043c\uff2d\uff4d'], // MΜМмＭｍ
+    ['n', 'N\u039d\u041f\u043f\uff2e\uff4e'], // NΝПпＮｎ
+    ['o', 'O\u039f\u03bf\u041e\u043e\uff2f\uff4f'], // OΟοОоＯｏ
+    ['p', 'P\u03a1\u03c1\u0420\u0440\uff30\uff50'], // PΡρРрＰｐ
+    ['q', 'Q\uff31\uff51'], // QＱｑ
+    ['r', 'R\uff32\uff52'], // RＲｒ
+    ['s', 'S\u0405\u0455\uff33\uff53'], // SЅѕＳｓ
+    ['t', 'T\u03a4\u03c4\u0422\u0442\uff34\uff54'], // TΤτТтＴｔ
+    ['u', 'U\u03c5\uff35\uff55'], // UυＵｕ
+    ['v', 'V\u03bd\uff36\uff56'], // VνＶｖ
+    ['w', 'W\uff37\uff57'], // WＷｗ
+    ['x', 'X\u03a7\u03c7\u0425\u0445\uff38\uff58'], // XΧχХхＸｘ
+    ['y', 'Y\u03a5\u03b3\u0423\u0443\uff39\uff59'], // YΥγУуＹｙ
+    ['z', 'Z\u0396\uff3a\uff5a'], // ZΖＺｚ
+    ['!', '\uff01'], // ！
+    ['"', '\u201c\u201d\u201e\u201f\u2033\uff02'], // “”„‟″＂
+    ['#', '\uff03'], // ＃
+    ['$', '\uff04'], // ＄
+    ['%', '\uff05'], // ％
+    ['&', '\uff06'], // ＆
+    ['\'', '\u2018\u2019\u201a\u201b\u2032\uff07'], // ‘’‚‛′＇
+    ['(', '\uff08'], // （
+    [')', '\uff09'], // ）
+    ['*', '\uff0a'], // ＊
+    ['+', '\uff0b'], // ＋
+    [',', '\uff0c'], // ，
+    ['-', '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d'], // ‐‑‒–—―−﹣－
+    ['.', '\uff0e'], // ．
+    ['/', '\uff0f'], // ／
+    ['0', '\uff10'], // ０
+    ['1', '\uff11'], // １
+    ['2', '\uff12'], // ２
+    ['3', '\uff13'], // ３
+    ['4', '\uff14'], // ４
+    ['5', '\uff15'], // ５
+    ['6', '\uff16'], // ６
+    ['7', '\uff17'], // ７
+    ['8', '\uff18'], // ８
+    ['9', '\uff19'], // ９
+    [':', '\uff1a'], // ：
+    [';', '\uff1b'], // ；
+    ['<', '\u3008\u300a\uff1c'], // 〈《＜
+    ['=', '\uff1d'], // ＝
+    ['>', '\u3009\u300b\uff1e'], // 〉》＞
+    ['?', '\uff1f'], // ？
+    ['@', '\uff20'], // ＠
+    ['[', '\uff3b'], // ［
+    ['\\', '\uff3c'], // ＼
+    [']', '\uff3d'], // ］
+    ['^', '\uff3e'], // ＾
+    ['_', '\ufe4d\ufe4e\ufe4f\uff3f'], // ﹍﹎﹏＿
+    ['`', '\uff40'], // ｀
+    ['{', '\uff5b'], // ｛
+    ['|', '\uff5c'], // ｜
+    ['}', '\uff5d'], // ｝
+    ['~', '\uff5e'], // ～
+    [null, '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f\xad\u200b\u200c\u200d\u200e\u200f\u2060\ufeff'],
+    [' ', '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u2402\u2581\u3000'],
+  ].flatMap(([to, chars]) => Array.from(chars, (c) => [c.codePointAt(0), to])),
+);
+const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
+const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
+// Characters that end the head of a tag (prefix noise + local name + attribute names).
+const STOP_CHARS = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
+const KEYWORD_RE = new RegExp('(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])');
+// R14.1: the native DSML wrapper (`function_calls`) too.
+const KEYWORD_NATIVE_RE = new RegExp('(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])');
+const KEYWORD_ONLY_NATIVE_RE = new RegExp('(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])');
+const SPACE = '\t\n\x0b\x0c\r ';
+const WRAPPER = 'tool_calls';
+const INVOKE = 'invoke';
+const PARAMETER = 'parameter';
+const NOT_CDATA_SEP = '\t\n "\'/0123456789<=>ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz';
+
+// python/callsieve/sections.py
+const SECTION_BEGIN = 'section_begin';
+const SECTION_END = 'section_end';
+const CALL_BEGIN = 'call_begin';
+const CALL_END = 'call_end';
+const SEP = 'sep';
+const EOS = 'eos';
+const MARKERS = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', 'section_begin'],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', 'section_end'],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', 'call_begin'],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', 'call_end'],
+  ['<\uff5ctool\u2581sep\uff5c>', 'sep'],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', 'eos'],
+  ['<\uff5ctool\u2581calls\uff5c>', 'section_begin'],
+];
+const SECTIONS_MAX_MARKER = 20; // sections.MAX_MARKER
+const BARS = '\uff5c|'; // ｜|
+const SECTIONS_MAX_HEAD = 512; // sections.MAX_HEAD: a call head (the name, or `function`) longer than this is not a call
+
+// python/callsieve/harmony.py
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const OPENERS = ['<|start|>', '<|channel|>'];
+// What ends a body: an end token (consumed) or the next message's opener (left for TEXT).
+const BODY_MARKERS = ['<|end|>', '<|call|>', '<|return|>', '<|start|>', '<|channel|>'];
+const HARMONY_MAX_MARKER = 11; // harmony._MAX_MARKER
+const MAX_HEADER = 256;
+
+// python/callsieve/mistral.py
+const MARKER = '[TOOL_CALLS]';
+const ARGS = '[ARGS]';
+const CALL_ID = '[CALL_ID]';
+const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
+
+// python/callsieve/reasoning.py
+const REASONING_MODES = ['off', 'auto', 'open'];
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+// python/callsieve/values.py
+// R6.5: parameters whose value is raw text whatever it holds.
+const RAW_TEXT_NAMES = new Set([
+  'cmd',
+  'code',
+  'command',
+  'content',
+  'file_content',
+  'file_path',
+  'new_string',
+  'old_string',
+  'path',
+  'pattern',
+  'prompt',
+  'query',
+  'script',
+  'text',
+]);
+const ENTITY_RE = new RegExp('&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});', 'g');
+const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: '\'' };
+const VALUES_JSON_START = '"-0123456789[fnt{'; // values._JSON_START
+const VALUES_MAX_DEPTH = 200; // values.MAX_DEPTH: D21: JSON or XML values nested deeper stay strings
+
+// python/callsieve/arguments.py
+const ARGUMENTS_JSON_START = '"-0123456789[fnt{'; // arguments._JSON_START
+const NUMBER_CHARS = '+-.0123456789Ee';
+const LITERALS = ['true', 'false', 'null'];
+const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+
+// python/callsieve/names.py
+const SEPARATORS = new RegExp('[\\u0000-\\u002f\\u003a-\\u0040\\u005b-\\u0060\\u007b-\\u007f\\u00a0\\u00b7\\u1680\\u2000-\\u200a\\u2010-\\u2015\\u2028-\\u2029\\u202f\\u205f\\u3000-\\u3002\\u30fb\\ufeff\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65]');
+
+// python/callsieve/blocks.py
+// A tool name as the block formats write it: no blank, no markup, not prose (one class in every
+// runtime: JavaScript's blanks, not the regex engine's idea of a blank).
+const NOT_NAME = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff<>"\'`{}[],;';
+const FN = '<function=';
+const FN_END = '</function>';
+const P = '<parameter=';
+const P_END = '</parameter>';
+const K = '<arg_key>';
+const K_END = '</arg_key>';
+const V = '<arg_value>';
+const V_END = '</arg_value>';
+// `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
+const INV_END = '</invoke>';
+const PARAM_END = '</parameter>';
+const KB = '<|tool_call_begin|>';
+const KA = '<|tool_call_argument_begin|>';
+const KE = '<|tool_call_end|>';
+const ESCAPES = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  '\'': '\'',
+  '"': '"',
+  a: '\x07',
+  b: '\x08',
+  f: '\x0c',
+  v: '\x0b',
+};
+const BLOCKS_MAX_DEPTH = 100; // blocks.MAX_DEPTH
+
+// python/callsieve/prompt.py
+const MARKUP = new Map([
+  ['<', '\u2039'],
+  ['\uff1c', '\u2039'],
+  ['\ufe64', '\u2039'],
+  ['\u2329', '\u2039'],
+  ['\u3008', '\u2039'],
+  ['\u300a', '\xab'],
+  ['\uff5c', '\xa6'],
+]);
+const MAX_EXAMPLE_NAME = 200; // well inside a tag's length limit
+const HEADER =
+  '# Tools\n' +
+  '\n' +
+  'You can call the tools listed below. To call tools, write one block in exactly this form,\n' +
+  'outside any code fence or inline code:\n' +
+  '\n' +
+  '<|DSML|tool_calls>\n' +
+  '<|DSML|invoke name="TOOL_NAME">\n' +
+  '<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>\n' +
+  '<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>\n' +
+  '</|DSML|invoke>\n' +
+  '</|DSML|tool_calls>\n' +
+  '\n' +
+  'Rules:\n' +
+  '- Use the tool names and parameter names exactly as listed below.\n' +
+  '- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.\n' +
+  '- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.\n' +
+  '- Give every required parameter; leave out optional parameters you do not need.\n' +
+  '- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you\n' +
+  '  write holds its real value. The "..." in the examples below only marks where a value goes.\n' +
+  '- A shell command goes in the command parameter, whole, as one string.\n' +
+  '- To call several tools at once, put several invoke elements in one tool_calls block.\n' +
+  '- A block inside a code fence or inline code is shown as text and never runs.\n' +
+  '- After the block, stop: the results come in the next message.';
+
+module.exports = {
+  JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
+  STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
+  PARAMETER, NOT_CDATA_SEP, SECTION_BEGIN, SECTION_END, CALL_BEGIN, CALL_END, SEP, EOS, MARKERS,
+  SECTIONS_MAX_MARKER, BARS, SECTIONS_MAX_HEAD, START, CHANNEL, MESSAGE, ENDS, OPENERS,
+  BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
+  REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
+  VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
+  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
+  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+};
+  },
   "src/values.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -10223,14 +10377,9 @@ const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
 const { hasOwn, isObject, setKey } = __require("src/jsontext.js");
 const { JS_SPACE, asciiLower, isBlank, jsonTrim, trim } = __require("src/strings.js");
 
-// R6.5: parameters whose value is raw text whatever it holds.
-const RAW_TEXT_NAMES = new Set([
-  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
-  'old_string', 'new_string', 'pattern', 'path', 'file_path',
-]);
-
-const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
-const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+// R6.5's raw-text parameter names, the entities of D13 and the JSON limits: generated from
+// values.py (tables.js).
+const { RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START: JSON_START, VALUES_MAX_DEPTH: MAX_DEPTH } = __require("src/tables.js");
 
 function entity(m0, body) {
   if (body[0] !== '#') return NAMED[body];
@@ -10261,9 +10410,6 @@ function decodeEntities(s) {
 }
 
 const DECODE_BLOCK = 1 << 16;
-
-const JSON_START = '{["-0123456789tfn';
-const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).

@@ -19,10 +19,8 @@ const { jsonStringBody, jsonText, setKey } = require('./jsontext');
 const { JS_SPACE, asciiLower, isBlank, trim } = require('./strings');
 const { RAW_TEXT_NAMES, decodeEntities } = require('./values');
 
-const JSON_START = '{["-0123456789tfn';
-const NUMBER_CHARS = '0123456789.eE+-';
-const LITERALS = Object.freeze(['true', 'false', 'null']);
-const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+// Generated from arguments.py (tables.js); ENTITY_SPAN: the longest partial entity (D13).
+const { ARGUMENTS_JSON_START: JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN } = require('./tables');
 
 /** An array-index key, which JavaScript objects list first (so it cannot stream in order). */
 function isIndexKey(key) {
