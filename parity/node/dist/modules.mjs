@@ -1545,6 +1545,558 @@ function bodyKind(body) {
 
 module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };
   },
+  "src/chunks.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The streaming rewriter: a stream of OpenAI `chat.completion.chunk`s whose `delta.content` carries
+ * tool-call markup, rewritten chunk by chunk into native `delta.tool_calls`
+ * (`ChatCompletionStreamRewriter`, `rewriteChatCompletionStream`), and as WHATWG TransformStreams
+ * for chunk objects and for SSE bytes (Node only). Port of python/callsieve/chunks.py; the rules
+ * are in python/callsieve/openai.py's docstring.
+ */
+
+const { InputTypeError, OpenAIFormatError, CallsieveError, typeName } = __require("src/errors.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
+const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
+const { isInt, nextId, toOpenAIStreamDeltas } = __require("src/toolcalls.js");
+const { Options, REWRITER_OPTIONS, REWRITE_OPTIONS, appendRejected, get, indexOf, optionsOf, rewriterOptions } = __require("src/policy.js");
+
+/** A value that carries nothing: null, '', [] or {}. */
+function isEmpty(v) {
+  if (v === null || v === undefined || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
+}
+
+/** Whether an output choice carries something; a choice without a delta object passes as it is. */
+function carries(choice) {
+  if (!isObject(choice) || !isObject(get(choice, 'delta'))) return true;
+  for (const [k, v] of Object.entries(choice)) {
+    if (k === 'delta') {
+      if (Object.values(v).some((x) => !isEmpty(x))) return true;
+    } else if (k !== 'index' && !isEmpty(v)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
+function extend(deltas, more) {
+  for (const d of more) {
+    const last = deltas[deltas.length - 1];
+    if (last !== undefined && !hasOwn(d, 'id') && !hasOwn(last, 'id') && last.index === d.index) {
+      last.function.arguments += d.function.arguments;
+    } else {
+      deltas.push(d);
+    }
+  }
+}
+
+/** Every top-level field of a chunk but `choices`. */
+function envelopeOf(chunk) {
+  const envelope = { ...chunk };
+  delete envelope.choices;
+  return envelope;
+}
+
+function extra(envelope, index, delta, finish) {
+  return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
+}
+
+/**
+ * Upstream's own `tool_calls` deltas with indices that never collide: an index keeps its value
+ * unless another call already took it (then it moves to the next free one, for all of its
+ * deltas). Indices that are not integers in 0..2**53-1 pass as they are. The array itself when
+ * nothing changed. Port of `_Choice.map_native`.
+ */
+function mapNative(st, calls) {
+  let out = null;
+  calls.forEach((tc, k) => {
+    const i = isObject(tc) ? get(tc, 'index') : null;
+    if (!Number.isSafeInteger(i) || i < 0) return;
+    let j = st.native.get(i);
+    if (j === undefined) {
+      j = st.taken.has(i) ? st.nextIndex : i;
+      st.native.set(i, j);
+      st.taken.add(j);
+      st.nextIndex = Math.max(st.nextIndex, j + 1);
+    }
+    if (j !== i) {
+      if (out === null) out = calls.slice();
+      out[k] = { ...tc, index: j };
+    }
+  });
+  return out === null ? calls : out;
+}
+
+/**
+ * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
+ * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
+ */
+class ChatCompletionStreamRewriter {
+  constructor(opts) {
+    this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
+    this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
+    this._last = null; // the last chunk with choices: its envelope
+    this._fast = true; // feed's fast path (a test turns it off to compare)
+    this._count = 0;
+    this._finished = false;
+  }
+
+  /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order. */
+  get rejectedToolNames() {
+    return [...this._opts.rejected];
+  }
+
+  /**
+   * Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the
+   * capture limit, blocks the sieve had to repair (R3, D8, D26, D37).
+   */
+  get stats() {
+    return { ...this._opts.stats };
+  }
+
+  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
+  _pieces(st, events, endFrom) {
+    const out = [];
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k];
+      const last = out[out.length - 1];
+      if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
+        // (toolChoice 'none': a block is the model's text)
+        const text = e.type === 'text' ? e.text : e.raw;
+        if (e.note) this._opts.released(e);
+        if (!text) continue;
+        if (last !== undefined && hasOwn(last, 'content')) last.content += text;
+        else out.push({ content: text });
+        continue;
+      }
+      if (e.type === 'reasoning') {
+        if (last !== undefined && hasOwn(last, 'reasoning_content')) last.reasoning_content += e.text;
+        else out.push({ reasoning_content: e.text });
+        continue;
+      }
+      let deltas;
+      if (e.type !== 'tool_calls') {
+        const d = this._streamed(st, e);
+        if (d === null) continue;
+        deltas = [d];
+      } else if (this._opts.streamArguments) {
+        this._opts.announced(e, k >= endFrom, st.dropped);
+        st.dropped = 0;
+        continue;
+      } else {
+        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
+        if (!calls.length) continue;
+        deltas = toOpenAIStreamDeltas(calls, {
+          tools: this._opts.tools,
+          idFactory: this._opts.idFactory,
+          startIndex: st.nextIndex,
+        });
+        for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
+        st.nextIndex += deltas.length;
+      }
+      st.emitted = true;
+      if (last !== undefined && hasOwn(last, 'tool_calls')) extend(last.tool_calls, deltas);
+      else out.push({ tool_calls: deltas });
+    }
+    return out;
+  }
+
+  /**
+   * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
+   * fragments, as OpenAI's API streams them; null for a call toolChoice or parallelToolCalls
+   * leaves out (its index maps to -1).
+   */
+  _streamed(st, e) {
+    if (e.type === 'tool_call_arguments') {
+      const j = st.streamed.get(e.index);
+      return j < 0 ? null : { index: j, function: { arguments: e.delta } };
+    }
+    const name = this._opts.chosen(this._opts.resolve(e.name));
+    if (name === null || (this._opts.single && st.taken.size > 0)) {
+      st.streamed.set(e.index, -1);
+      st.dropped += 1;
+      return null;
+    }
+    const index = st.nextIndex;
+    st.streamed.set(e.index, index);
+    st.taken.add(index);
+    st.nextIndex = index + 1;
+    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
+  }
+
+  /** The output chunks for one input chunk, in order. */
+  feed(chunk) {
+    if (this._finished) throw new OpenAIFormatError('feed() after finish()');
+    this._count += 1;
+    // The common chunk, decided here: one choice whose delta carries content for a sieve already
+    // open, no upstream tool_calls, no finish, and what the sieve releases is at most one plain
+    // piece of text. It gives what _feed gives (fast-paths.test.js).
+    if (this._fast && isObject(chunk)) {
+      const choices = get(chunk, 'choices');
+      if (Array.isArray(choices) && choices.length === 1) {
+        const choice = choices[0];
+        if (isObject(choice) && get(choice, 'finish_reason') === null) {
+          const idx = hasOwn(choice, 'index') ? choice.index : 0;
+          const delta = get(choice, 'delta');
+          if (isInt(idx) && isObject(delta)) {
+            const content = get(delta, 'content');
+            const st = this._choices.get(idx);
+            if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
+              const events = st.sieve.feed(content);
+              if (!events.length) {
+                // held by the sieve: a chunk of nothing is not written
+                if (Object.keys(delta).length === 1 && isEmpty(get(chunk, 'usage')) &&
+                    Object.entries(choice).every(([k, v]) => k === 'index' || k === 'delta' || isEmpty(v))) {
+                  this._last = chunk;
+                  return [];
+                }
+                return this._feed(chunk, events);
+              }
+              const e = events[0];
+              if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
+              const text = e.text;
+              this._last = chunk;
+              const newDelta = { ...delta };
+              newDelta.content = text;
+              const newChoice = { ...choice };
+              newChoice.delta = newDelta;
+              newChoice.finish_reason = null;
+              return [{ ...chunk, choices: [newChoice] }];
+            }
+          }
+        }
+      }
+    }
+    return this._feed(chunk, null);
+  }
+
+  /**
+   * feed() in general; `fed`: the events the sieve of the chunk's only choice already gave for
+   * its content (from feed's fast path).
+   */
+  _feed(chunk, fed) {
+    const where = `chunk ${this._count}`;
+    if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
+    if (!hasOwn(chunk, 'choices')) return [chunk];
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) {
+      throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
+    }
+    if (!choices.length) return [chunk];
+    this._last = chunk;
+    let envelope = null;
+    const outChoices = [];
+    const extras = [];
+    choices.forEach((choice, pos) => {
+      if (!isObject(choice)) {
+        throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
+      }
+      const idx = indexOf(choice, pos, where);
+      const delta = get(choice, 'delta');
+      if (delta !== null && !isObject(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
+      const content = delta !== null ? get(delta, 'content') : null;
+      if (content !== null && typeof content !== 'string') {
+        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
+      }
+      let st = this._choices.get(idx);
+      if (st === undefined) {
+        // streamed (R16.5): the sieve's call index -> output index
+        // (-1: a call toolChoice or parallelToolCalls dropped); dropped: such calls since the last block
+        st = { sieve: null, streamed: new Map(), dropped: 0, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
+        this._choices.set(idx, st);
+      }
+      const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
+      const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
+      let events = [];
+      if (fed !== null) {
+        events = fed;
+      } else if (content) {
+        if (st.sieve === null) {
+          st.sieve = this._opts.sieve();
+          st.streamed = new Map();
+        }
+        events = events.concat(st.sieve.feed(content));
+      }
+      const reason = get(choice, 'finish_reason');
+      let finish = reason;
+      const endFrom = events.length;
+      if (finish !== null && st.sieve !== null) {
+        events = events.concat(st.sieve.flush());
+        st.sieve = null;
+      }
+      const pieces = this._pieces(st, events, endFrom);
+      if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
+        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
+      }
+      if (finish === 'stop' && st.emitted) finish = 'tool_calls';
+      const remapped = native !== upstreamCalls;
+      if (!content && !pieces.length && !remapped && finish === reason) {
+        outChoices.push(choice);
+        return;
+      }
+      const newChoice = { ...choice };
+      if (content || pieces.length || remapped) {
+        const newDelta = delta !== null ? { ...delta } : {};
+        if (remapped) newDelta.tool_calls = native;
+        // held by the sieve, unless a piece says otherwise: "" only beside a role (the first chunk)
+        if (content) newDelta.content = isEmpty(get(newDelta, 'role')) ? null : '';
+        if (pieces.length) {
+          const first = pieces[0];
+          if (hasOwn(first, 'content')) {
+            newDelta.content = first.content;
+          } else if (hasOwn(first, 'reasoning_content')) {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const before = newDelta.reasoning_content;
+            newDelta.reasoning_content = typeof before === 'string' ? before + first.reasoning_content : first.reasoning_content;
+          } else {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const mine = first.tool_calls;
+            newDelta.tool_calls = native !== null ? [...native, ...mine] : mine;
+          }
+        }
+        newChoice.delta = newDelta;
+      }
+      const rest = pieces.slice(1);
+      newChoice.finish_reason = rest.length ? null : finish;
+      outChoices.push(newChoice);
+      if (rest.length && envelope === null) envelope = envelopeOf(chunk);
+      rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
+    });
+    // a chunk of nothing is not written (empty deltas, held content)
+    if (!extras.length && isEmpty(get(chunk, 'usage')) && !outChoices.some(carries)) return [];
+    if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
+    const main = { ...chunk, choices: outChoices };
+    if (!extras.length) return [main];
+    if (get(main, 'usage') !== null) {
+      extras[extras.length - 1].usage = main.usage;
+      main.usage = null;
+      for (const e of extras.slice(0, -1)) e.usage = null;
+    }
+    return [main, ...extras];
+  }
+
+  /**
+   * End of stream: flush the choices that never finished; their held text or calls come out in
+   * chunks with the envelope of the last chunk that had choices.
+   */
+  finish() {
+    if (this._finished) return [];
+    this._finished = true;
+    const out = [];
+    const envelope = this._last !== null ? envelopeOf(this._last) : {};
+    if (hasOwn(envelope, 'usage')) envelope.usage = null;
+    for (const [idx, st] of this._choices) {
+      if (st.sieve === null) continue;
+      const events = st.sieve.flush();
+      st.sieve = null;
+      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
+    }
+    return out;
+  }
+}
+
+/**
+ * Rewrite a stream (sync or async iterable) of OpenAI `chat.completion.chunk` objects: DSML markup
+ * in `delta.content` becomes `delta.tool_calls`. Names rejected by `unknownTools: 'reject'` are
+ * appended to the `rejectedToolNames` array option when given.
+ */
+async function* rewriteChatCompletionStream(chunks, opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  try {
+    if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
+      // (for … yield, not yield*: an async generator's yield* of an array goes through an
+      // async-from-sync iterator, a promise more per chunk)
+      for await (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
+    } else {
+      if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
+        throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
+      }
+      for (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
+    }
+    for (const c of rw.finish()) yield c;
+  } finally {
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  }
+}
+
+function transformStream(spec) {
+  const TS = globalThis.TransformStream;
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
+  return new TS(spec);
+}
+
+/**
+ * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
+ * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
+ * they appear.
+ */
+function createChatCompletionRewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const emit = (controller, out) => {
+    for (const c of out) controller.enqueue(c);
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      emit(controller, rw.feed(chunk));
+    },
+    flush(controller) {
+      emit(controller, rw.finish());
+    },
+  });
+}
+
+/**
+ * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
+ * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
+ * stream must not look finished). On a format error, the output
+ * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
+ * consumer has not read yet; the async generators yield it all, as Python does).
+ */
+function createSSERewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const reader = new ChatChunkParser();
+  const pump = (controller, read, last) => {
+    const values = [];
+    let err = null;
+    try {
+      read(values);
+    } catch (e) {
+      err = e;
+    }
+    try {
+      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
+      if (err) throw err;
+      if (last) {
+        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
+        // Mirror upstream: a cut-off stream must not look finished.
+        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+      }
+    } finally {
+      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+    }
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      pump(controller, (out) => reader._feed(chunk, out), false);
+    },
+    flush(controller) {
+      pump(controller, (out) => reader._finish(out), true);
+    },
+  });
+}
+
+module.exports = {
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+};
+  },
+  "src/completion.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The non-streaming rewriter: a whole OpenAI `chat.completion` whose `message.content` carries
+ * tool-call markup, rewritten into native `message.tool_calls` (`rewriteChatCompletion`). Port of
+ * python/callsieve/completion.py; the rules are in python/callsieve/openai.py's docstring.
+ */
+
+const { OpenAIFormatError, typeName } = __require("src/errors.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
+const { toOpenAIToolCalls } = __require("src/toolcalls.js");
+const { Options, REWRITE_OPTIONS, appendRejected, get, indexOf, optionsOf } = __require("src/policy.js");
+
+/**
+ * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
+ * becomes `message.tool_calls` (`toolChoice` and `parallelToolCalls` as the request gave them).
+ * The input is not modified; a response without `choices` is returned as it is.
+ */
+function rewriteChatCompletion(response, opts) {
+  // streamArguments is for streams only: a whole response has nothing to stream
+  const o = optionsOf(opts, [...REWRITE_OPTIONS.filter((k) => k !== 'streamArguments'), 'stats']);
+  const { stats, ...rest } = o;
+  const options = new Options(rest);
+  try {
+    return rewriteResponse(response, options);
+  } finally {
+    appendRejected(o.rejectedToolNames, options.rejected);
+    if (isObject(stats)) Object.assign(stats, options.stats);
+  }
+}
+
+function rewriteResponse(response, opts) {
+  if (!isObject(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
+  if (!hasOwn(response, 'choices')) return response;
+  const choices = response.choices;
+  if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
+  const outChoices = [];
+  choices.forEach((choice, pos) => {
+    if (!isObject(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
+    indexOf(choice, pos, 'response');
+    const message = get(choice, 'message');
+    if (message === null) {
+      outChoices.push(choice);
+      return;
+    }
+    if (!isObject(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
+    const content = get(message, 'content');
+    if (content === null) {
+      outChoices.push(choice);
+      return;
+    }
+    if (typeof content !== 'string') {
+      throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
+    }
+    const sieve = opts.sieve();
+    const fed = sieve.feed(content);
+    const events = fed.concat(sieve.flush());
+    let text = '';
+    let thought = '';
+    const calls = [];
+    const upstream = get(message, 'tool_calls');
+    const already = Array.isArray(upstream) ? upstream.length : 0;
+    events.forEach((e, k) => {
+      if (e.type === 'text') {
+        text += e.text;
+        if (e.note) opts.released(e);
+      } else if (e.type === 'reasoning') thought += e.text;
+      else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
+      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
+    });
+    if (!calls.length && text === content) {
+      outChoices.push(choice);
+      return;
+    }
+    const newMessage = { ...message };
+    newMessage.content = text || !calls.length ? text : null;
+    if (thought) {
+      const before = get(message, 'reasoning_content');
+      newMessage.reasoning_content = typeof before === 'string' ? before + thought : thought;
+    }
+    if (calls.length) {
+      const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
+      if (upstream !== null && !Array.isArray(upstream)) {
+        throw new OpenAIFormatError(`choices[${pos}].message.tool_calls must be a list to add calls to`);
+      }
+      newMessage.tool_calls = upstream !== null ? [...upstream, ...newCalls] : newCalls;
+    }
+    const newChoice = { ...choice, message: newMessage };
+    if (calls.length && get(choice, 'finish_reason') === 'stop') newChoice.finish_reason = 'tool_calls';
+    outChoices.push(newChoice);
+  });
+  return { ...response, choices: outChoices };
+}
+
+module.exports = {
+  rewriteChatCompletion,
+};
+  },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -2900,119 +3452,61 @@ module.exports = {
  *
  * Node extras over the same core: async iterables, and WHATWG TransformStreams for chunk objects
  * and for SSE bytes (see ./sse.js).
+ *
+ * The layer's modules, each named after what it does (as in Python): ./toolcalls.js (calls as
+ * OpenAI `tool_calls`, ids), ./policy.js (the rewriters' options and the policy calls go through),
+ * ./chunks.js (the streaming rewriter and the TransformStreams), ./completion.js (the
+ * non-streaming one). This module is their public face.
  */
 
-const { InputTypeError, OpenAIFormatError, OptionsError, CallsieveError, checkOptions, typeName } = __require("src/errors.js");
+const { OpenAIFormatError } = __require("src/errors.js");
+const { newCallId, toOpenAIToolCalls, toOpenAIStreamDeltas } = __require("src/toolcalls.js");
+const { checkToolChoice, checkParallelToolCalls } = __require("src/policy.js");
+const {
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+} = __require("src/chunks.js");
+const { rewriteChatCompletion } = __require("src/completion.js");
+
+module.exports = {
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+  checkToolChoice,
+  checkParallelToolCalls,
+};
+  },
+  "src/policy.js": function (module, exports, __require) {
+'use strict';
+/**
+ * What the two OpenAI rewriters (./chunks.js, ./completion.js) share: their options, checked, and
+ * the policy each block's calls go through before they are written: the declared names and
+ * `unknownTools` (R10), the request's `toolChoice` and `parallelToolCalls`, the malformed calls
+ * that still go out (D54), and the counts (`stats`). Port of python/callsieve/policy.py; the rules
+ * are in python/callsieve/openai.py's docstring.
+ */
+
+const { InputTypeError, OpenAIFormatError, OptionsError, checkOptions, typeName } = __require("src/errors.js");
 const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/names.js");
-const { checkTools, normalizeInput } = __require("src/schema.js");
-const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
+const { checkTools } = __require("src/schema.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
 const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
 const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
 const { SECTION_END, matchMarker } = __require("src/sections.js");
 const { checkReasoning } = __require("src/reasoning.js");
-const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
-
+const { RAW_ARGUMENTS, checkIdFactory, isInt, unparsedCall } = __require("src/toolcalls.js");
 
 /** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
 function get(o, k) {
   return hasOwn(o, k) && o[k] !== undefined ? o[k] : null;
-}
-
-function isInt(v) {
-  return typeof v === 'number' && Number.isInteger(v);
-}
-
-function randomHex(n) {
-  const bytes = new Uint8Array(n);
-  const c = globalThis.crypto;
-  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
-  else bytes.set(__require("crypto").randomBytes(n));
-  let s = '';
-  for (const b of bytes) s += b.toString(16).padStart(2, '0');
-  return s;
-}
-
-/** A fresh tool-call id: `call_` and 24 random hex digits. */
-function newCallId() {
-  return 'call_' + randomHex(12);
-}
-
-function checkIdFactory(idFactory) {
-  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
-    throw new InputTypeError('idFactory must be a function');
-  }
-  return idFactory === undefined ? null : idFactory;
-}
-
-function nextId(idFactory) {
-  if (idFactory === undefined || idFactory === null) return newCallId();
-  const v = idFactory();
-  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
-  return v;
-}
-
-function checkCalls(calls) {
-  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
-    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
-  }
-  const out = Array.from(calls);
-  for (const c of out) {
-    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
-      throw new InputTypeError('calls must hold {name: string, input: object} objects');
-    }
-  }
-  return out;
-}
-
-// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
-// `arguments` (not a JSON object), so the client's own validation tells the model.
-const RAW_ARGUMENTS = Symbol('rawArguments');
-
-function args(call, tools) {
-  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
-  return jsonText(normalizeInput(call.name, call.input, tools));
-}
-
-function unparsedCall(name, raw) {
-  const c = { name, input: {} };
-  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
-  return c;
-}
-
-function renamed(c, name) {
-  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
-  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
-}
-
-/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
-function callId(call, idFactory) {
-  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
-}
-
-/** Calls as an OpenAI `message.tool_calls` list (R13). */
-function toOpenAIToolCalls(calls, opts) {
-  const { tools: t = null, idFactory: f = null } = optionsOf(opts, ['tools', 'idFactory']);
-  const tools = checkTools(t);
-  const idFactory = checkIdFactory(f);
-  return checkCalls(calls).map((c) => ({
-    id: callId(c, idFactory),
-    type: 'function',
-    function: { name: c.name, arguments: args(c, tools) },
-  }));
-}
-
-/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
-function toOpenAIStreamDeltas(calls, opts) {
-  const { tools: t = null, idFactory: f = null, startIndex = 0 } = optionsOf(opts, ['tools', 'idFactory', 'startIndex']);
-  const tools = checkTools(t);
-  const idFactory = checkIdFactory(f);
-  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
-  return checkCalls(calls).map((c, i) => ({
-    index: startIndex + i,
-    id: callId(c, idFactory),
-    type: 'function',
-    function: { name: c.name, arguments: args(c, tools) },
-  }));
 }
 
 const TOOL_CHOICES = ['none', 'auto', 'required'];
@@ -3044,24 +3538,9 @@ function checkParallelToolCalls(v) {
   return v;
 }
 
-/** A value that carries nothing: null, '', [] or {}. */
-function isEmpty(v) {
-  if (v === null || v === undefined || v === '') return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return isObject(v) && Object.keys(v).length === 0;
-}
-
-/** Whether an output choice carries something; a choice without a delta object passes as it is. */
-function carries(choice) {
-  if (!isObject(choice) || !isObject(get(choice, 'delta'))) return true;
-  for (const [k, v] of Object.entries(choice)) {
-    if (k === 'delta') {
-      if (Object.values(v).some((x) => !isEmpty(x))) return true;
-    } else if (k !== 'index' && !isEmpty(v)) {
-      return true;
-    }
-  }
-  return false;
+function renamed(c, name) {
+  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
+  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
 }
 
 class Options {
@@ -3224,6 +3703,7 @@ const REWRITER_OPTIONS = [
   'parallelToolCalls',
   'preset',
 ];
+
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -3258,510 +3738,19 @@ function indexOf(choice, pos, where) {
   return idx;
 }
 
-/** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
-function extend(deltas, more) {
-  for (const d of more) {
-    const last = deltas[deltas.length - 1];
-    if (last !== undefined && !hasOwn(d, 'id') && !hasOwn(last, 'id') && last.index === d.index) {
-      last.function.arguments += d.function.arguments;
-    } else {
-      deltas.push(d);
-    }
-  }
-}
-
-/** Every top-level field of a chunk but `choices`. */
-function envelopeOf(chunk) {
-  const envelope = { ...chunk };
-  delete envelope.choices;
-  return envelope;
-}
-
-function extra(envelope, index, delta, finish) {
-  return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
-}
-
-/**
- * Upstream's own `tool_calls` deltas with indices that never collide: an index keeps its value
- * unless another call already took it (then it moves to the next free one, for all of its
- * deltas). Indices that are not integers in 0..2**53-1 pass as they are. The array itself when
- * nothing changed. Port of `_Choice.map_native`.
- */
-function mapNative(st, calls) {
-  let out = null;
-  calls.forEach((tc, k) => {
-    const i = isObject(tc) ? get(tc, 'index') : null;
-    if (!Number.isSafeInteger(i) || i < 0) return;
-    let j = st.native.get(i);
-    if (j === undefined) {
-      j = st.taken.has(i) ? st.nextIndex : i;
-      st.native.set(i, j);
-      st.taken.add(j);
-      st.nextIndex = Math.max(st.nextIndex, j + 1);
-    }
-    if (j !== i) {
-      if (out === null) out = calls.slice();
-      out[k] = { ...tc, index: j };
-    }
-  });
-  return out === null ? calls : out;
-}
-
-/**
- * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
- * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
- */
-class ChatCompletionStreamRewriter {
-  constructor(opts) {
-    this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
-    this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
-    this._last = null; // the last chunk with choices: its envelope
-    this._fast = true; // feed's fast path (a test turns it off to compare)
-    this._count = 0;
-    this._finished = false;
-  }
-
-  /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order. */
-  get rejectedToolNames() {
-    return [...this._opts.rejected];
-  }
-
-  /**
-   * Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the
-   * capture limit, blocks the sieve had to repair (R3, D8, D26, D37).
-   */
-  get stats() {
-    return { ...this._opts.stats };
-  }
-
-  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
-  _pieces(st, events, endFrom) {
-    const out = [];
-    for (let k = 0; k < events.length; k++) {
-      const e = events[k];
-      const last = out[out.length - 1];
-      if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
-        // (toolChoice 'none': a block is the model's text)
-        const text = e.type === 'text' ? e.text : e.raw;
-        if (e.note) this._opts.released(e);
-        if (!text) continue;
-        if (last !== undefined && hasOwn(last, 'content')) last.content += text;
-        else out.push({ content: text });
-        continue;
-      }
-      if (e.type === 'reasoning') {
-        if (last !== undefined && hasOwn(last, 'reasoning_content')) last.reasoning_content += e.text;
-        else out.push({ reasoning_content: e.text });
-        continue;
-      }
-      let deltas;
-      if (e.type !== 'tool_calls') {
-        const d = this._streamed(st, e);
-        if (d === null) continue;
-        deltas = [d];
-      } else if (this._opts.streamArguments) {
-        this._opts.announced(e, k >= endFrom, st.dropped);
-        st.dropped = 0;
-        continue;
-      } else {
-        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
-        if (!calls.length) continue;
-        deltas = toOpenAIStreamDeltas(calls, {
-          tools: this._opts.tools,
-          idFactory: this._opts.idFactory,
-          startIndex: st.nextIndex,
-        });
-        for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
-        st.nextIndex += deltas.length;
-      }
-      st.emitted = true;
-      if (last !== undefined && hasOwn(last, 'tool_calls')) extend(last.tool_calls, deltas);
-      else out.push({ tool_calls: deltas });
-    }
-    return out;
-  }
-
-  /**
-   * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
-   * fragments, as OpenAI's API streams them; null for a call toolChoice or parallelToolCalls
-   * leaves out (its index maps to -1).
-   */
-  _streamed(st, e) {
-    if (e.type === 'tool_call_arguments') {
-      const j = st.streamed.get(e.index);
-      return j < 0 ? null : { index: j, function: { arguments: e.delta } };
-    }
-    const name = this._opts.chosen(this._opts.resolve(e.name));
-    if (name === null || (this._opts.single && st.taken.size > 0)) {
-      st.streamed.set(e.index, -1);
-      st.dropped += 1;
-      return null;
-    }
-    const index = st.nextIndex;
-    st.streamed.set(e.index, index);
-    st.taken.add(index);
-    st.nextIndex = index + 1;
-    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
-  }
-
-  /** The output chunks for one input chunk, in order. */
-  feed(chunk) {
-    if (this._finished) throw new OpenAIFormatError('feed() after finish()');
-    this._count += 1;
-    // The common chunk, decided here: one choice whose delta carries content for a sieve already
-    // open, no upstream tool_calls, no finish, and what the sieve releases is at most one plain
-    // piece of text. It gives what _feed gives (fast-paths.test.js).
-    if (this._fast && isObject(chunk)) {
-      const choices = get(chunk, 'choices');
-      if (Array.isArray(choices) && choices.length === 1) {
-        const choice = choices[0];
-        if (isObject(choice) && get(choice, 'finish_reason') === null) {
-          const idx = hasOwn(choice, 'index') ? choice.index : 0;
-          const delta = get(choice, 'delta');
-          if (isInt(idx) && isObject(delta)) {
-            const content = get(delta, 'content');
-            const st = this._choices.get(idx);
-            if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
-              const events = st.sieve.feed(content);
-              if (!events.length) {
-                // held by the sieve: a chunk of nothing is not written
-                if (Object.keys(delta).length === 1 && isEmpty(get(chunk, 'usage')) &&
-                    Object.entries(choice).every(([k, v]) => k === 'index' || k === 'delta' || isEmpty(v))) {
-                  this._last = chunk;
-                  return [];
-                }
-                return this._feed(chunk, events);
-              }
-              const e = events[0];
-              if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
-              const text = e.text;
-              this._last = chunk;
-              const newDelta = { ...delta };
-              newDelta.content = text;
-              const newChoice = { ...choice };
-              newChoice.delta = newDelta;
-              newChoice.finish_reason = null;
-              return [{ ...chunk, choices: [newChoice] }];
-            }
-          }
-        }
-      }
-    }
-    return this._feed(chunk, null);
-  }
-
-  /**
-   * feed() in general; `fed`: the events the sieve of the chunk's only choice already gave for
-   * its content (from feed's fast path).
-   */
-  _feed(chunk, fed) {
-    const where = `chunk ${this._count}`;
-    if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
-    if (!hasOwn(chunk, 'choices')) return [chunk];
-    const choices = chunk.choices;
-    if (!Array.isArray(choices)) {
-      throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
-    }
-    if (!choices.length) return [chunk];
-    this._last = chunk;
-    let envelope = null;
-    const outChoices = [];
-    const extras = [];
-    choices.forEach((choice, pos) => {
-      if (!isObject(choice)) {
-        throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
-      }
-      const idx = indexOf(choice, pos, where);
-      const delta = get(choice, 'delta');
-      if (delta !== null && !isObject(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
-      const content = delta !== null ? get(delta, 'content') : null;
-      if (content !== null && typeof content !== 'string') {
-        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
-      }
-      let st = this._choices.get(idx);
-      if (st === undefined) {
-        // streamed (R16.5): the sieve's call index -> output index
-        // (-1: a call toolChoice or parallelToolCalls dropped); dropped: such calls since the last block
-        st = { sieve: null, streamed: new Map(), dropped: 0, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
-        this._choices.set(idx, st);
-      }
-      const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
-      const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
-      let events = [];
-      if (fed !== null) {
-        events = fed;
-      } else if (content) {
-        if (st.sieve === null) {
-          st.sieve = this._opts.sieve();
-          st.streamed = new Map();
-        }
-        events = events.concat(st.sieve.feed(content));
-      }
-      const reason = get(choice, 'finish_reason');
-      let finish = reason;
-      const endFrom = events.length;
-      if (finish !== null && st.sieve !== null) {
-        events = events.concat(st.sieve.flush());
-        st.sieve = null;
-      }
-      const pieces = this._pieces(st, events, endFrom);
-      if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
-        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
-      }
-      if (finish === 'stop' && st.emitted) finish = 'tool_calls';
-      const remapped = native !== upstreamCalls;
-      if (!content && !pieces.length && !remapped && finish === reason) {
-        outChoices.push(choice);
-        return;
-      }
-      const newChoice = { ...choice };
-      if (content || pieces.length || remapped) {
-        const newDelta = delta !== null ? { ...delta } : {};
-        if (remapped) newDelta.tool_calls = native;
-        // held by the sieve, unless a piece says otherwise: "" only beside a role (the first chunk)
-        if (content) newDelta.content = isEmpty(get(newDelta, 'role')) ? null : '';
-        if (pieces.length) {
-          const first = pieces[0];
-          if (hasOwn(first, 'content')) {
-            newDelta.content = first.content;
-          } else if (hasOwn(first, 'reasoning_content')) {
-            if (hasOwn(newDelta, 'content')) newDelta.content = null;
-            const before = newDelta.reasoning_content;
-            newDelta.reasoning_content = typeof before === 'string' ? before + first.reasoning_content : first.reasoning_content;
-          } else {
-            if (hasOwn(newDelta, 'content')) newDelta.content = null;
-            const mine = first.tool_calls;
-            newDelta.tool_calls = native !== null ? [...native, ...mine] : mine;
-          }
-        }
-        newChoice.delta = newDelta;
-      }
-      const rest = pieces.slice(1);
-      newChoice.finish_reason = rest.length ? null : finish;
-      outChoices.push(newChoice);
-      if (rest.length && envelope === null) envelope = envelopeOf(chunk);
-      rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
-    });
-    // a chunk of nothing is not written (empty deltas, held content)
-    if (!extras.length && isEmpty(get(chunk, 'usage')) && !outChoices.some(carries)) return [];
-    if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
-    const main = { ...chunk, choices: outChoices };
-    if (!extras.length) return [main];
-    if (get(main, 'usage') !== null) {
-      extras[extras.length - 1].usage = main.usage;
-      main.usage = null;
-      for (const e of extras.slice(0, -1)) e.usage = null;
-    }
-    return [main, ...extras];
-  }
-
-  /**
-   * End of stream: flush the choices that never finished; their held text or calls come out in
-   * chunks with the envelope of the last chunk that had choices.
-   */
-  finish() {
-    if (this._finished) return [];
-    this._finished = true;
-    const out = [];
-    const envelope = this._last !== null ? envelopeOf(this._last) : {};
-    if (hasOwn(envelope, 'usage')) envelope.usage = null;
-    for (const [idx, st] of this._choices) {
-      if (st.sieve === null) continue;
-      const events = st.sieve.flush();
-      st.sieve = null;
-      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
-    }
-    return out;
-  }
-}
-
-/**
- * Rewrite a stream (sync or async iterable) of OpenAI `chat.completion.chunk` objects: DSML markup
- * in `delta.content` becomes `delta.tool_calls`. Names rejected by `unknownTools: 'reject'` are
- * appended to the `rejectedToolNames` array option when given.
- */
-async function* rewriteChatCompletionStream(chunks, opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  try {
-    if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
-      // (for … yield, not yield*: an async generator's yield* of an array goes through an
-      // async-from-sync iterator, a promise more per chunk)
-      for await (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
-    } else {
-      if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
-        throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
-      }
-      for (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
-    }
-    for (const c of rw.finish()) yield c;
-  } finally {
-    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-  }
-}
-
-/**
- * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
- * becomes `message.tool_calls` (`toolChoice` and `parallelToolCalls` as the request gave them).
- * The input is not modified; a response without `choices` is returned as it is.
- */
-function rewriteChatCompletion(response, opts) {
-  // streamArguments is for streams only: a whole response has nothing to stream
-  const o = optionsOf(opts, [...REWRITE_OPTIONS.filter((k) => k !== 'streamArguments'), 'stats']);
-  const { stats, ...rest } = o;
-  const options = new Options(rest);
-  try {
-    return rewriteResponse(response, options);
-  } finally {
-    appendRejected(o.rejectedToolNames, options.rejected);
-    if (isObject(stats)) Object.assign(stats, options.stats);
-  }
-}
-
-function rewriteResponse(response, opts) {
-  if (!isObject(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
-  if (!hasOwn(response, 'choices')) return response;
-  const choices = response.choices;
-  if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
-  const outChoices = [];
-  choices.forEach((choice, pos) => {
-    if (!isObject(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
-    indexOf(choice, pos, 'response');
-    const message = get(choice, 'message');
-    if (message === null) {
-      outChoices.push(choice);
-      return;
-    }
-    if (!isObject(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
-    const content = get(message, 'content');
-    if (content === null) {
-      outChoices.push(choice);
-      return;
-    }
-    if (typeof content !== 'string') {
-      throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
-    }
-    const sieve = opts.sieve();
-    const fed = sieve.feed(content);
-    const events = fed.concat(sieve.flush());
-    let text = '';
-    let thought = '';
-    const calls = [];
-    const upstream = get(message, 'tool_calls');
-    const already = Array.isArray(upstream) ? upstream.length : 0;
-    events.forEach((e, k) => {
-      if (e.type === 'text') {
-        text += e.text;
-        if (e.note) opts.released(e);
-      } else if (e.type === 'reasoning') thought += e.text;
-      else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
-      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
-    });
-    if (!calls.length && text === content) {
-      outChoices.push(choice);
-      return;
-    }
-    const newMessage = { ...message };
-    newMessage.content = text || !calls.length ? text : null;
-    if (thought) {
-      const before = get(message, 'reasoning_content');
-      newMessage.reasoning_content = typeof before === 'string' ? before + thought : thought;
-    }
-    if (calls.length) {
-      const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
-      if (upstream !== null && !Array.isArray(upstream)) {
-        throw new OpenAIFormatError(`choices[${pos}].message.tool_calls must be a list to add calls to`);
-      }
-      newMessage.tool_calls = upstream !== null ? [...upstream, ...newCalls] : newCalls;
-    }
-    const newChoice = { ...choice, message: newMessage };
-    if (calls.length && get(choice, 'finish_reason') === 'stop') newChoice.finish_reason = 'tool_calls';
-    outChoices.push(newChoice);
-  });
-  return { ...response, choices: outChoices };
-}
-
-function transformStream(spec) {
-  const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
-  return new TS(spec);
-}
-
-/**
- * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
- * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
- * they appear.
- */
-function createChatCompletionRewriteStream(opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  const emit = (controller, out) => {
-    for (const c of out) controller.enqueue(c);
-    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-  };
-  return transformStream({
-    transform(chunk, controller) {
-      emit(controller, rw.feed(chunk));
-    },
-    flush(controller) {
-      emit(controller, rw.finish());
-    },
-  });
-}
-
-/**
- * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
- * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
- * stream must not look finished). On a format error, the output
- * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
- * consumer has not read yet; the async generators yield it all, as Python does).
- */
-function createSSERewriteStream(opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  const reader = new ChatChunkParser();
-  const pump = (controller, read, last) => {
-    const values = [];
-    let err = null;
-    try {
-      read(values);
-    } catch (e) {
-      err = e;
-    }
-    try {
-      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
-      if (err) throw err;
-      if (last) {
-        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
-        // Mirror upstream: a cut-off stream must not look finished.
-        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
-      }
-    } finally {
-      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-    }
-  };
-  return transformStream({
-    transform(chunk, controller) {
-      pump(controller, (out) => reader._feed(chunk, out), false);
-    },
-    flush(controller) {
-      pump(controller, (out) => reader._finish(out), true);
-    },
-  });
-}
-
 module.exports = {
-  OpenAIFormatError,
-  newCallId,
-  toOpenAIToolCalls,
-  toOpenAIStreamDeltas,
-  ChatCompletionStreamRewriter,
-  rewriteChatCompletionStream,
-  rewriteChatCompletion,
-  createChatCompletionRewriteStream,
-  createSSERewriteStream,
+  TOOL_CHOICES,
+  chosenFunction,
   checkToolChoice,
   checkParallelToolCalls,
+  Options,
+  REWRITER_OPTIONS,
+  REWRITE_OPTIONS,
+  optionsOf,
+  rewriterOptions,
+  appendRejected,
+  indexOf,
+  get,
 };
   },
   "src/prompt.js": function (module, exports, __require) {
@@ -10085,6 +10074,122 @@ function codePoints(s) {
 }
 
 module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
+  },
+  "src/toolcalls.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Tool calls as OpenAI writes them (R13): `message.tool_calls` entries and streaming
+ * `delta.tool_calls` deltas, with their ids. Port of python/callsieve/toolcalls.py; the rules are
+ * in python/callsieve/openai.py's docstring. The rewriters of ./chunks.js and ./completion.js write
+ * their calls with these.
+ */
+
+const { InputTypeError, checkOptions, typeName } = __require("src/errors.js");
+const { normalizeInput, checkTools } = __require("src/schema.js");
+const { isObject, jsonText } = __require("src/jsontext.js");
+
+function isInt(v) {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+function randomHex(n) {
+  const bytes = new Uint8Array(n);
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
+  else bytes.set(__require("crypto").randomBytes(n));
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+/** A fresh tool-call id: `call_` and 24 random hex digits. */
+function newCallId() {
+  return 'call_' + randomHex(12);
+}
+
+function checkIdFactory(idFactory) {
+  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
+    throw new InputTypeError('idFactory must be a function');
+  }
+  return idFactory === undefined ? null : idFactory;
+}
+
+function nextId(idFactory) {
+  if (idFactory === undefined || idFactory === null) return newCallId();
+  const v = idFactory();
+  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
+  return v;
+}
+
+function checkCalls(calls) {
+  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
+  }
+  const out = Array.from(calls);
+  for (const c of out) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
+      throw new InputTypeError('calls must hold {name: string, input: object} objects');
+    }
+  }
+  return out;
+}
+
+// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
+// `arguments` (not a JSON object), so the client's own validation tells the model.
+const RAW_ARGUMENTS = Symbol('rawArguments');
+
+function args(call, tools) {
+  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
+  return jsonText(normalizeInput(call.name, call.input, tools));
+}
+
+function unparsedCall(name, raw) {
+  const c = { name, input: {} };
+  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
+  return c;
+}
+
+/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
+function callId(call, idFactory) {
+  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
+}
+
+/** Calls as an OpenAI `message.tool_calls` list (R13). */
+function toOpenAIToolCalls(calls, opts) {
+  const { tools: t = null, idFactory: f = null } = checkOptions(opts, ['tools', 'idFactory']);
+  const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
+  return checkCalls(calls).map((c) => ({
+    id: callId(c, idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
+function toOpenAIStreamDeltas(calls, opts) {
+  const { tools: t = null, idFactory: f = null, startIndex = 0 } = checkOptions(opts, ['tools', 'idFactory', 'startIndex']);
+  const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
+  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
+  return checkCalls(calls).map((c, i) => ({
+    index: startIndex + i,
+    id: callId(c, idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+module.exports = {
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  checkIdFactory,
+  nextId,
+  unparsedCall,
+  isInt,
+  RAW_ARGUMENTS,
+};
   },
   "src/values.js": function (module, exports, __require) {
 'use strict';
