@@ -300,7 +300,7 @@ const NO_TAG_HEAD =
   escapeClass(
     [
       ...new Set([
-        ...STOP,
+        ...STOP_CHARS,
         '!',
         '\x7f',
         ...Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== '\t'),
@@ -329,7 +329,7 @@ const NO_TAG_ANGLES =
   '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
-  '[' + escapeClass(STOP) + '])';
+  '[' + escapeClass(STOP_CHARS) + '])';
 const NO_TAG_SO_FAR =
   '<(?![Pp][Rr][Ee][ \\t])(?:' + ANGLE_CLASS + '{0,' + (MAX_LEAD - 1) + '}|[/\uff0f]' + ANGLE_CLASS +
   '{1,' + MAX_LEAD + '})' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}$';
