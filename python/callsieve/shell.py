@@ -286,7 +286,7 @@ NO_TAG_HEAD: Final = (
 )
 _ANGLE_CLASS: Final = "[" + OPEN_ANGLES + "]"
 # A keyword of any format (KEYWORDS_ALL) in ASCII of either case, where it ends (R2.2).
-_KEYWORD_WORDS: Final = (
+_TAG_KEYWORDS: Final = (
     "tool_calls",
     "toolcalls",
     "tool-calls",
@@ -298,7 +298,7 @@ _KEYWORD_WORDS: Final = (
 )
 _KEYWORD_ANY_CASE: Final = (
     "(?:"
-    + "|".join("".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in w) for w in _KEYWORD_WORDS)
+    + "|".join("".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in w) for w in _TAG_KEYWORDS)
     + ")(?![A-Za-z0-9_-])"
 )
 _NO_KEYWORD_HEAD: Final = (

@@ -315,9 +315,19 @@ const NO_TAG_HEAD =
   ']';
 const ANGLE_CLASS = '[' + OPEN_ANGLES + ']';
 // A keyword of any format (KEYWORDS_ALL) in ASCII of either case, where it ends (R2.2).
+const TAG_KEYWORDS = [
+  'tool_calls',
+  'toolcalls',
+  'tool-calls',
+  'function_calls',
+  'functioncalls',
+  'function-calls',
+  'invoke',
+  'parameter',
+];
 const KEYWORD_ANY_CASE =
   '(?:' +
-  ['tool_calls', 'toolcalls', 'tool-calls', 'function_calls', 'functioncalls', 'function-calls', 'invoke', 'parameter']
+  TAG_KEYWORDS
     .map((w) => Array.from(w, (c) => (/[a-z]/.test(c) ? '[' + c + c.toUpperCase() + ']' : c)).join(''))
     .join('|') +
   ')(?![A-Za-z0-9_-])';
