@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import keys  # scripts/mutation/keys.py
 
 CONTEXT = (4, 8, 16, 32)  # lines around an entry's old line compared, widened to break a tie
+MIN_RUN = 3  # the shortest run of equal lines whose pairing a line diff is trusted with
 
 
 def git(*args: str) -> str | None:
@@ -77,7 +78,9 @@ class Sources:
                     None, [keys.norm(x) for x in old], [keys.norm(x) for x in now], False
                 )
                 for tag, i1, i2, j1, _ in sm.get_opcodes():
-                    if tag == "equal":
+                    # A short equal run between edits may pair a moved line with a like one
+                    # (`}`, `return false;`) that stayed: such lines are placed by context.
+                    if tag == "equal" and i2 - i1 >= MIN_RUN:
                         mapping.update({i + 1: j1 + (i - i1) + 1 for i in range(i1, i2)})
             self.maps[module] = mapping
         return self.maps[module]
@@ -193,7 +196,7 @@ def refresh(known: dict[str, Any], base: str | None, langs: tuple[str, ...]) -> 
                     entry["function"] = keys.enclosing_function(module, line)
                 moves.append(f"{lang} {old} -> {module}:{line} {entry.get('function', '')} {entry['change']}")
         after = Counter(keys.mutant_id(lang, e) for e in known.get(lang, []) if complete(lang, e))
-        for mid in after - before:  # two entries moved onto one mutant: one is wrong
+        for mid in [m for m, n in after.items() if n > max(1, before[m])]:  # moved onto one mutant
             unplaced.append(f"{lang} {mid}: {after[mid]} entries now name this mutant ({before[mid]} before)")
     return moves, unplaced
 
