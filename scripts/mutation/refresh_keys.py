@@ -28,7 +28,6 @@ import difflib
 import json
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -176,8 +175,10 @@ def refresh(known: dict[str, Any], base: str | None, langs: tuple[str, ...]) -> 
     for lang in langs:
         src = Sources(lang, base)
         at_base = {keys.mutant_id(lang, e) for e in base_known.get(lang, []) if complete(lang, e)}
-        before = Counter(keys.mutant_id(lang, e) for e in known.get(lang, []) if complete(lang, e))
+        came_from: dict[int, tuple[Any, ...]] = {}  # an entry (by id()) -> its mutant before moving
         for entry in known.get(lang, []):
+            if complete(lang, entry):
+                came_from[id(entry)] = keys.mutant_id(lang, entry)
             if not complete(lang, entry):
                 unplaced.append(f"{lang} {entry}: missing fields")
                 continue
@@ -195,9 +196,14 @@ def refresh(known: dict[str, Any], base: str | None, langs: tuple[str, ...]) -> 
                 if lang == "python":
                     entry["function"] = keys.enclosing_function(module, line)
                 moves.append(f"{lang} {old} -> {module}:{line} {entry.get('function', '')} {entry['change']}")
-        after = Counter(keys.mutant_id(lang, e) for e in known.get(lang, []) if complete(lang, e))
-        for mid in [m for m, n in after.items() if n > max(1, before[m])]:  # moved onto one mutant
-            unplaced.append(f"{lang} {mid}: {after[mid]} entries now name this mutant ({before[mid]} before)")
+        # Entries that named different mutants and now name one: one of them is wrong.
+        sources: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
+        for entry in known.get(lang, []):
+            if id(entry) in came_from:
+                sources.setdefault(keys.mutant_id(lang, entry), set()).add(came_from[id(entry)])
+        for mid, olds in sources.items():
+            if len(olds) > 1:
+                unplaced.append(f"{lang} {mid}: {len(olds)} entries of different mutants now name this one")
     return moves, unplaced
 
 
