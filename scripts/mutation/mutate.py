@@ -104,10 +104,10 @@ def refresh_tests() -> None:
             shutil.copy2(helper, top / "parity" / helper.name)
 
 
-def collect_python(env: dict[str, str]) -> list[dict[str, Any]]:
+def collect_python(env: dict[str, str], stage: Path = STAGE) -> list[dict[str, Any]]:
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--collect-mutmut"],
-        cwd=STAGE,
+        cwd=stage,
         env=env,
         check=True,
         capture_output=True,
@@ -135,7 +135,10 @@ def run_python(modules: list[str], jobs: int, resume: str | None) -> dict[str, M
         where = STAGE.relative_to(ROOT)
         print(f"==> mutmut ({', '.join(modules)}) in {where}: {' '.join(cmd[1:])}", flush=True)
         subprocess.run(cmd, cwd=STAGE, env=env, check=False)
-    rows = collect_python(env)
+    return score_python(collect_python(env), modules)
+
+
+def score_python(rows: list[dict[str, Any]], modules: list[str]) -> dict[str, ModuleScore]:
     scores = {m: ModuleScore() for m in modules}
     for row in rows:
         s = scores.get(row["module"])
@@ -373,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--score",
         metavar="REPORT",
-        help="Node: score a kept StrykerJS report (mutation.json) again, without running it",
+        help="score a kept run again without running it: Node, a StrykerJS report (mutation.json); "
+        "Python (with --python), a kept mutmut directory (a copy of build/mutmut/)",
     )
     ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"of: {' '.join(MODULES)} (default: all)")
@@ -397,8 +401,11 @@ def main(argv: list[str] | None = None) -> int:
         args.node = True
     both = not args.python and not args.node
     langs = tuple(lang for lang, on in (("python", args.python or both), ("node", args.node or both)) if on)
-    if refuse_stale(("node",) if args.score else langs):
+    if refuse_stale((("python",) if args.python else ("node",)) if args.score else langs):
         return 2
+    if args.score and args.python:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        return 0 if report("python", score_python(collect_python(env, Path(args.score)), modules)) else 1
     if args.score:
         report_json = json.loads(Path(args.score).read_text(encoding="utf-8"))
         return 0 if report("node", score_node(report_json, modules), lines) else 1
