@@ -102,3 +102,12 @@ test('schema: typed values in a call', () => {
   const [call] = parse(text, { tools, formats: ['qwen3_coder'] }).calls;
   assert.deepEqual(call.input, { n: null, s: '42', b: true });
 });
+
+test('shell: a cut drifted CDATA opener waits for more (R5.5)', () => {
+  const { matchCdataOpen, MORE, NO } = require('../src/shell.js');
+  assert.equal(matchCdataOpen('<！', 0, false), MORE);
+  assert.equal(matchCdataOpen('x<！', 1, false), MORE);
+  assert.equal(matchCdataOpen('<！', 0, true), NO);
+  assert.equal(matchCdataOpen('<！ no bracket in this window at all', 0, false), NO);
+  assert.equal(matchCdataOpen('<！[ＣＤＡＴＡ[x', 0, false), 9);
+});

@@ -11,6 +11,7 @@ import pytest
 from callsieve import ToolCall, parse
 from callsieve.names import DeclaredNames, apply_policy, resolve_name, resolve_tool_name
 from callsieve.schema import _schema_types, property_schema, typed_value
+from callsieve.shell import MORE, NO, match_cdata_open
 
 # ---- names (R10.1, R10.2) ----------------------------------------------------------------------
 
@@ -128,3 +129,16 @@ def test_typed_values_in_a_call() -> None:
     )
     [call] = parse(text, tools=tools, formats=["qwen3_coder"]).calls
     assert call.input == {"n": None, "s": "42", "b": True}
+
+
+# ---- shell: a drifted CDATA opener cut by the end of the input (R5.5) ----------------------------
+
+
+def test_a_cut_drifted_cdata_opener_waits_for_more() -> None:
+    # `<！` (a fullwidth `!`) at the very end may still become `<！[CDATA[`: MORE until the input
+    # ends (then NO); a window with no `[` that is not cut is NO at once.
+    assert match_cdata_open("<！", 0, False) == MORE
+    assert match_cdata_open("x<！", 1, False) == MORE
+    assert match_cdata_open("<！", 0, True) == NO
+    assert match_cdata_open("<！ no bracket in this window at all", 0, False) == NO
+    assert match_cdata_open("<！[ＣＤＡＴＡ[x", 0, False) == 9
