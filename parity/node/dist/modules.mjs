@@ -579,6 +579,152 @@ function toolCallsReason(reason) {
 
 module.exports = { callsieveMiddleware };
   },
+  "src/app.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway as a `node:http` request handler (`gatewayHandler`) and server
+ * (`createGatewayServer`): the edge every request goes through first (its id, CORS, the client's
+ * key), the routes, and OpenAI-shaped errors for what no route answers. Port of
+ * python/callsieve/app.py (create_app, _Edge).
+ */
+
+const http = __require("node:http");
+const crypto = __require("node:crypto");
+const { gatewayConfig } = __require("src/config.js");
+const { errorBody, gatewayRoutes, sendJSON } = __require("src/gateway.js");
+
+// the OpenAI API's paths: only these need a client key (health, readiness and metrics do not)
+const API_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/v1/models', '/models']);
+const ALLOW_HEADERS =
+  'authorization, content-type, x-request-id, openai-organization, openai-project, ' +
+  'x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, ' +
+  'x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout';
+
+/** The client's `X-Request-ID` when it is a short run of visible ASCII, else a new one. */
+function requestId(value) {
+  if (typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value)) return value;
+  return crypto.randomUUID().replace(/-/g, '');
+}
+
+function keyDigest(key) {
+  return crypto.createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** The request handler `(req, res)` of a gateway (see the module comment). */
+function gatewayHandler(config) {
+  const cfg = gatewayConfig(config);
+  const gw = gatewayRoutes(cfg);
+  const { metrics, emit } = gw;
+  const keys = (cfg.apiKeys || []).map(keyDigest);
+  const origins = new Set(cfg.corsOrigins || []);
+  const anyOrigin = origins.has('*');
+
+  const health = (req, res) => sendJSON(res, 200, '{"status":"ok"}');
+  const metricsText = (req, res) => {
+    const text = metrics.text();
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  // path -> [method, handler]; a GET route answers HEAD too (as Starlette's do)
+  const ROUTES = new Map([
+    ['/v1/chat/completions', ['POST', gw.chat]],
+    ['/chat/completions', ['POST', gw.chat]],
+    ['/v1/models', ['GET', gw.models]],
+    ['/models', ['GET', gw.models]],
+    ['/health', ['GET', health]],
+    ['/healthz', ['GET', health]],
+    ['/ready', ['GET', gw.ready]],
+    ['/metrics', ['GET', metricsText]],
+  ]);
+
+  const allowed = (origin) => anyOrigin || origins.has(origin.replace(/\/+$/, ''));
+  const authorized = (auth) => {
+    const m = /^\s*bearer\s+(.+?)\s*$/i.exec(auth || '');
+    if (!m) return false;
+    const digest = keyDigest(m[1]);
+    let ok = false;
+    for (const k of keys) ok = crypto.timingSafeEqual(digest, k) || ok; // every key compared
+    return ok;
+  };
+
+  /** Routes one request (the edge first: request id, CORS, client key), and logs what no route
+   * logged (401, 404, 405, 413 before a route, preflights and probes at debug). */
+  const handler = (req, res) => {
+    const t0 = performance.now();
+    const path = req.url.split('?')[0];
+    req.requestId = requestId(req.headers['x-request-id']);
+    res.setHeader('x-request-id', req.requestId);
+    const origin = req.headers.origin;
+    const cors = origins.size > 0;
+    if (cors && origin !== undefined && allowed(origin)) {
+      res.setHeader('access-control-allow-origin', anyOrigin ? '*' : origin);
+      res.setHeader('access-control-expose-headers', 'x-request-id');
+      if (!anyOrigin) res.setHeader('vary', 'origin');
+    }
+    res.on('finish', () => {
+      if (req.logged) return;
+      const dt = (performance.now() - t0) / 1000;
+      emit(res.statusCode >= 400 ? 'info' : 'debug', `${req.method} ${path} ${res.statusCode} ${dt.toFixed(3)}s request_id=${req.requestId}`, {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        duration: Math.round(dt * 1e6) / 1e6,
+        request_id: req.requestId,
+      });
+    });
+    if (req.method === 'OPTIONS' && cors && req.headers['access-control-request-method'] !== undefined) {
+      if (origin === undefined || !allowed(origin)) {
+        return sendJSON(res, 403, errorBody(`origin ${JSON.stringify(origin === undefined ? null : origin)} is not allowed`, 'invalid_request_error'));
+      }
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] || ALLOW_HEADERS,
+        'access-control-max-age': '600',
+      });
+      return void res.end();
+    }
+    if (keys.length && API_PATHS.has(path) && !authorized(req.headers.authorization)) {
+      const given = req.headers.authorization !== undefined;
+      return sendJSON(
+        res,
+        401,
+        errorBody(given ? 'Incorrect API key provided.' : "You didn't provide an API key.", 'invalid_request_error', 'invalid_api_key'),
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+    const route = ROUTES.get(path);
+    if (route === undefined) return sendJSON(res, 404, errorBody(`no route for ${req.method} ${path}`, 'invalid_request_error'));
+    const [method, fn] = route;
+    if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
+      return sendJSON(res, 405, errorBody(`${req.method} is not allowed on ${path}`, 'invalid_request_error'), {
+        allow: method === 'GET' ? 'GET, HEAD' : method,
+      });
+    }
+    const p = fn(req, res);
+    if (p && typeof p.catch === 'function') {
+      p.catch((e) => {
+        emit('error', `${req.method} ${path} failed: ${(e && e.stack) || e}`, { request_id: req.requestId });
+        if (!res.headersSent) sendJSON(res, 500, errorBody(`internal error: ${(e && e.name) || 'Error'}`, 'server_error'));
+        else res.destroy(e);
+      });
+    }
+    return undefined;
+  };
+  handler.metrics = metrics;
+  handler.config = cfg;
+  return handler;
+}
+
+/** An `http.Server` running the gateway (not yet listening). */
+function createGatewayServer(config) {
+  return http.createServer(gatewayHandler(config));
+}
+
+module.exports = {
+  gatewayHandler,
+  createGatewayServer,
+};
+  },
   "src/arguments.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -601,10 +747,8 @@ const { jsonStringBody, jsonText, setKey } = __require("src/jsontext.js");
 const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
 const { RAW_TEXT_NAMES, decodeEntities } = __require("src/values.js");
 
-const JSON_START = '{["-0123456789tfn';
-const NUMBER_CHARS = '0123456789.eE+-';
-const LITERALS = Object.freeze(['true', 'false', 'null']);
-const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+// Generated from arguments.py (tables.js); ENTITY_SPAN: the longest partial entity (D13).
+const { ARGUMENTS_JSON_START: JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN } = __require("src/tables.js");
 
 /** An array-index key, which JavaScript objects list first (so it cannot stream in order). */
 function isIndexKey(key) {
@@ -836,16 +980,19 @@ class Call {
 
 /**
  * Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
- * events. `resolve(name)` gives the declared spelling or null when the policy rejects the call;
+ * events. `events(events, resolve, normalize, apply)` takes the Sieve's treatment of calls:
+ * `resolve(name)` gives the declared spelling or null when the policy rejects the call;
  * `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
  * treatment of a block. Every fragment extends the call's arguments text, which ends as
- * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes.
+ * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes. As in Python, they
+ * are arguments of `events`, not kept (there, kept, they would make the Sieve a reference cycle).
  */
 class ArgumentsWriter {
-  constructor(resolve, normalize, apply, start, delta) {
-    this._resolve = resolve;
-    this._normalize = normalize;
-    this._apply = apply;
+  /**
+   * @param {(index: number, name: string) => object} start the `tool_call_start` event
+   * @param {(index: number, delta: string) => object} delta the `tool_call_arguments` event
+   */
+  constructor(start, delta) {
     this._start = start; // (index, name) -> event
     this._delta = delta; // (index, text) -> event
     this.nextIndex = 0;
@@ -853,7 +1000,14 @@ class ArgumentsWriter {
     this._begun = 0; // calls begun in the current block
   }
 
-  events(events) {
+  /**
+   * @param {object[]} events the scanner's events, internal and public
+   * @param {(name: string) => string | null} resolve
+   * @param {(name: string, input: object) => object} normalize
+   * @param {(event: object) => object} apply
+   * @returns {object[]} the public events
+   */
+  events(events, resolve, normalize, apply) {
     const out = [];
     for (const e of events) {
       switch (e.kind) {
@@ -861,25 +1015,25 @@ class ArgumentsWriter {
           this._chars(e, out);
           break;
         case 'param':
-          this._param(e, out);
+          this._param(e, out, normalize);
           break;
         case 'begun':
-          this._begin(e.name, out);
+          this._begin(e.name, out, resolve);
           break;
         case 'done':
-          this._done(e.input, out);
+          this._done(e.input, out, normalize);
           break;
         default:
-          if (e.type === 'tool_calls') this._block(e, out);
+          if (e.type === 'tool_calls') this._block(e, out, resolve, normalize, apply);
           else out.push(e);
       }
     }
     return out;
   }
 
-  _begin(name, out) {
+  _begin(name, out, resolve) {
     this._begun += 1;
-    const resolved = this._resolve(name);
+    const resolved = resolve(name);
     if (resolved === null) {
       this._call = new Call(-1, name);
       return;
@@ -922,23 +1076,23 @@ class ArgumentsWriter {
     }
   }
 
-  _param(e, out) {
+  _param(e, out, normalize) {
     const c = this._call;
     if (c === null || c.index < 0) return;
     const one = {};
     setKey(one, e.key, e.value);
-    const text = jsonText(this._normalize(c.name, one)[e.key]);
+    const text = jsonText(normalize(c.name, one)[e.key]);
     if (c.openKey === e.key) this._send(c, text.slice(c.openSent), out);
     else this._send(c, this._key(c, e.key) + text, out);
     c.openKey = null;
     c.high = '';
   }
 
-  _done(input, out) {
+  _done(input, out, normalize) {
     const c = this._call;
     this._call = null;
     if (c === null || c.index < 0) return;
-    const final = jsonText(this._normalize(c.name, input));
+    const final = jsonText(normalize(c.name, input));
     this._send(c, final.slice(c.sent), out);
   }
 
@@ -946,17 +1100,17 @@ class ArgumentsWriter {
    * A block's event: calls begun in it are complete; the others (token sections, JSON calls,
    * repaired blocks) are announced now, whole, before it (D38).
    */
-  _block(e, out) {
-    const applied = this._apply(e);
+  _block(e, out, resolve, normalize, apply) {
+    const applied = apply(e);
     const begun = this._begun;
     this._begun = 0;
     for (const call of e.calls.slice(begun)) {
-      const resolved = this._resolve(call.name);
+      const resolved = resolve(call.name);
       if (resolved === null) continue;
       const index = this.nextIndex;
       this.nextIndex += 1;
       out.push(this._start(index, resolved));
-      out.push(this._delta(index, jsonText(this._normalize(resolved, call.input))));
+      out.push(this._delta(index, jsonText(normalize(resolved, call.input))));
     }
     out.push(applied);
   }
@@ -988,7 +1142,26 @@ const values = __require("src/values.js");
 const { jsonText } = __require("src/jsontext.js");
 
 const JS_SPACE = strings.JS_SPACE;
-const NOT_NAME = JS_SPACE + '<>"\'`{}[],;';
+// The grammars' markers and limits: generated from blocks.py (tables.js).
+const {
+  NOT_NAME,
+  FN,
+  FN_END,
+  P,
+  P_END,
+  K,
+  K_END,
+  V,
+  V_END,
+  ATTR, // the regex source of a name attribute and the tag's end
+  INV_END,
+  PARAM_END,
+  KB,
+  KA,
+  KE,
+  ESCAPES: PY_ESCAPES,
+  BLOCKS_MAX_DEPTH: MAX_DEPTH,
+} = __require("src/tables.js");
 const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
 
 function escapeClass(s) {
@@ -1110,11 +1283,6 @@ function jsonItem(item, out, raw) {
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
 
-const FN = '<function=';
-const FN_END = '</function>';
-const P = '<parameter=';
-const P_END = '</parameter>';
-
 function oneNewline(v) {
   if (v.startsWith('\r\n')) v = v.slice(2);
   else if (v.startsWith('\n')) v = v.slice(1);
@@ -1190,11 +1358,6 @@ function setKey(obj, key, value) {
 
 // ---- R17.3 GLM --------------------------------------------------------------------------------
 
-const K = '<arg_key>';
-const K_END = '</arg_key>';
-const V = '<arg_value>';
-const V_END = '</arg_value>';
-
 function argPairs(body, typer = null) {
   const out = new Body();
   const k = body.indexOf(K);
@@ -1233,11 +1396,8 @@ function glmValue(v) {
 
 // ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
 
-const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
 const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
-const INV_END = '</invoke>';
-const PARAM_END = '</parameter>';
 
 function matchAt(re, s, i) {
   re.lastIndex = i;
@@ -1293,10 +1453,6 @@ function namedParams(body, i, stop, f, name, typer) {
 
 // ---- R17.5 Kimi-K2 ----------------------------------------------------------------------------
 
-const KB = '<|tool_call_begin|>';
-const KA = '<|tool_call_argument_begin|>';
-const KE = '<|tool_call_end|>';
-
 function kimiCalls(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
@@ -1348,10 +1504,8 @@ function kimiName(id) {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
 // Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
 const NUM_ESCAPE = /x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}/y;
-const MAX_DEPTH = 100;
 const FAIL = [false, null];
 
 /** A cursor over a pythonic call list (Python's `_Py`). */
@@ -3207,6 +3361,774 @@ function sameCalls(announced, read) {
 
 module.exports = { BlockTap, HEAD_LIMIT, ObjectTap, TAPS, Value, sameCalls };
   },
+  "src/chunks.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The streaming rewriter: a stream of OpenAI `chat.completion.chunk`s whose `delta.content` carries
+ * tool-call markup, rewritten chunk by chunk into native `delta.tool_calls`
+ * (`ChatCompletionStreamRewriter`, `rewriteChatCompletionStream`), and as WHATWG TransformStreams
+ * for chunk objects and for SSE bytes (Node only). Port of python/callsieve/chunks.py; the rules
+ * are in python/callsieve/openai.py's docstring.
+ */
+
+const { InputTypeError, OpenAIFormatError, CallsieveError, typeName } = __require("src/errors.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
+const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
+const { isInt, nextId, toOpenAIStreamDeltas } = __require("src/toolcalls.js");
+const { Options, REWRITER_OPTIONS, REWRITE_OPTIONS, appendRejected, get, indexOf, optionsOf, rewriterOptions } = __require("src/policy.js");
+
+/** A value that carries nothing: null, '', [] or {}. */
+function isEmpty(v) {
+  if (v === null || v === undefined || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
+}
+
+/** Whether an output choice carries something; a choice without a delta object passes as it is. */
+function carries(choice) {
+  if (!isObject(choice) || !isObject(get(choice, 'delta'))) return true;
+  for (const [k, v] of Object.entries(choice)) {
+    if (k === 'delta') {
+      if (Object.values(v).some((x) => !isEmpty(x))) return true;
+    } else if (k !== 'index' && !isEmpty(v)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
+function extend(deltas, more) {
+  for (const d of more) {
+    const last = deltas[deltas.length - 1];
+    if (last !== undefined && !hasOwn(d, 'id') && !hasOwn(last, 'id') && last.index === d.index) {
+      last.function.arguments += d.function.arguments;
+    } else {
+      deltas.push(d);
+    }
+  }
+}
+
+/** Every top-level field of a chunk but `choices`. */
+function envelopeOf(chunk) {
+  const envelope = { ...chunk };
+  delete envelope.choices;
+  return envelope;
+}
+
+function extra(envelope, index, delta, finish) {
+  return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
+}
+
+/**
+ * Upstream's own `tool_calls` deltas with indices that never collide: an index keeps its value
+ * unless another call already took it (then it moves to the next free one, for all of its
+ * deltas). Indices that are not integers in 0..2**53-1 pass as they are. The array itself when
+ * nothing changed. Port of `_Choice.map_native`.
+ */
+function mapNative(st, calls) {
+  let out = null;
+  calls.forEach((tc, k) => {
+    const i = isObject(tc) ? get(tc, 'index') : null;
+    if (!Number.isSafeInteger(i) || i < 0) return;
+    let j = st.native.get(i);
+    if (j === undefined) {
+      j = st.taken.has(i) ? st.nextIndex : i;
+      st.native.set(i, j);
+      st.taken.add(j);
+      st.nextIndex = Math.max(st.nextIndex, j + 1);
+    }
+    if (j !== i) {
+      if (out === null) out = calls.slice();
+      out[k] = { ...tc, index: j };
+    }
+  });
+  return out === null ? calls : out;
+}
+
+/**
+ * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
+ * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
+ */
+class ChatCompletionStreamRewriter {
+  constructor(opts) {
+    this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
+    this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
+    this._last = null; // the last chunk with choices: its envelope
+    this._fast = true; // feed's fast path (a test turns it off to compare)
+    this._count = 0;
+    this._finished = false;
+  }
+
+  /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order. */
+  get rejectedToolNames() {
+    return [...this._opts.rejected];
+  }
+
+  /**
+   * Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the
+   * capture limit, blocks the sieve had to repair (R3, D8, D26, D37).
+   */
+  get stats() {
+    return { ...this._opts.stats };
+  }
+
+  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
+  _pieces(st, events, endFrom) {
+    const out = [];
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k];
+      const last = out[out.length - 1];
+      if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
+        // (toolChoice 'none': a block is the model's text)
+        const text = e.type === 'text' ? e.text : e.raw;
+        if (e.note) this._opts.released(e);
+        if (!text) continue;
+        if (last !== undefined && hasOwn(last, 'content')) last.content += text;
+        else out.push({ content: text });
+        continue;
+      }
+      if (e.type === 'reasoning') {
+        if (last !== undefined && hasOwn(last, 'reasoning_content')) last.reasoning_content += e.text;
+        else out.push({ reasoning_content: e.text });
+        continue;
+      }
+      let deltas;
+      if (e.type !== 'tool_calls') {
+        const d = this._streamed(st, e);
+        if (d === null) continue;
+        deltas = [d];
+      } else if (this._opts.streamArguments) {
+        this._opts.announced(e, k >= endFrom, st.dropped);
+        st.dropped = 0;
+        continue;
+      } else {
+        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
+        if (!calls.length) continue;
+        deltas = toOpenAIStreamDeltas(calls, {
+          tools: this._opts.tools,
+          idFactory: this._opts.idFactory,
+          startIndex: st.nextIndex,
+        });
+        for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
+        st.nextIndex += deltas.length;
+      }
+      st.emitted = true;
+      if (last !== undefined && hasOwn(last, 'tool_calls')) extend(last.tool_calls, deltas);
+      else out.push({ tool_calls: deltas });
+    }
+    return out;
+  }
+
+  /**
+   * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
+   * fragments, as OpenAI's API streams them; null for a call toolChoice or parallelToolCalls
+   * leaves out (its index maps to -1).
+   */
+  _streamed(st, e) {
+    if (e.type === 'tool_call_arguments') {
+      const j = st.streamed.get(e.index);
+      return j < 0 ? null : { index: j, function: { arguments: e.delta } };
+    }
+    const name = this._opts.chosen(this._opts.resolve(e.name));
+    if (name === null || (this._opts.single && st.taken.size > 0)) {
+      st.streamed.set(e.index, -1);
+      st.dropped += 1;
+      return null;
+    }
+    const index = st.nextIndex;
+    st.streamed.set(e.index, index);
+    st.taken.add(index);
+    st.nextIndex = index + 1;
+    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
+  }
+
+  /** The output chunks for one input chunk, in order. */
+  feed(chunk) {
+    if (this._finished) throw new OpenAIFormatError('feed() after finish()');
+    this._count += 1;
+    // The common chunk, decided here: one choice whose delta carries content for a sieve already
+    // open, no upstream tool_calls, no finish, and what the sieve releases is at most one plain
+    // piece of text. It gives what _feed gives (fast-paths.test.js).
+    if (this._fast && isObject(chunk)) {
+      const choices = get(chunk, 'choices');
+      if (Array.isArray(choices) && choices.length === 1) {
+        const choice = choices[0];
+        if (isObject(choice) && get(choice, 'finish_reason') === null) {
+          const idx = hasOwn(choice, 'index') ? choice.index : 0;
+          const delta = get(choice, 'delta');
+          if (isInt(idx) && isObject(delta)) {
+            const content = get(delta, 'content');
+            const st = this._choices.get(idx);
+            if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
+              const events = st.sieve.feed(content);
+              if (!events.length) {
+                // held by the sieve: a chunk of nothing is not written
+                if (Object.keys(delta).length === 1 && isEmpty(get(chunk, 'usage')) &&
+                    Object.entries(choice).every(([k, v]) => k === 'index' || k === 'delta' || isEmpty(v))) {
+                  this._last = chunk;
+                  return [];
+                }
+                return this._feed(chunk, events);
+              }
+              const e = events[0];
+              if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
+              const text = e.text;
+              this._last = chunk;
+              const newDelta = { ...delta };
+              newDelta.content = text;
+              const newChoice = { ...choice };
+              newChoice.delta = newDelta;
+              newChoice.finish_reason = null;
+              return [{ ...chunk, choices: [newChoice] }];
+            }
+          }
+        }
+      }
+    }
+    return this._feed(chunk, null);
+  }
+
+  /**
+   * feed() in general; `fed`: the events the sieve of the chunk's only choice already gave for
+   * its content (from feed's fast path).
+   */
+  _feed(chunk, fed) {
+    const where = `chunk ${this._count}`;
+    if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
+    if (!hasOwn(chunk, 'choices')) return [chunk];
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) {
+      throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
+    }
+    if (!choices.length) return [chunk];
+    this._last = chunk;
+    let envelope = null;
+    const outChoices = [];
+    const extras = [];
+    choices.forEach((choice, pos) => {
+      if (!isObject(choice)) {
+        throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
+      }
+      const idx = indexOf(choice, pos, where);
+      const delta = get(choice, 'delta');
+      if (delta !== null && !isObject(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
+      const content = delta !== null ? get(delta, 'content') : null;
+      if (content !== null && typeof content !== 'string') {
+        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
+      }
+      let st = this._choices.get(idx);
+      if (st === undefined) {
+        // streamed (R16.5): the sieve's call index -> output index
+        // (-1: a call toolChoice or parallelToolCalls dropped); dropped: such calls since the last block
+        st = { sieve: null, streamed: new Map(), dropped: 0, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
+        this._choices.set(idx, st);
+      }
+      const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
+      const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
+      let events = [];
+      if (fed !== null) {
+        events = fed;
+      } else if (content) {
+        if (st.sieve === null) {
+          st.sieve = this._opts.sieve();
+          st.streamed = new Map();
+        }
+        events = events.concat(st.sieve.feed(content));
+      }
+      const reason = get(choice, 'finish_reason');
+      let finish = reason;
+      const endFrom = events.length;
+      if (finish !== null && st.sieve !== null) {
+        events = events.concat(st.sieve.flush());
+        st.sieve = null;
+      }
+      const pieces = this._pieces(st, events, endFrom);
+      if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
+        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
+      }
+      if (finish === 'stop' && st.emitted) finish = 'tool_calls';
+      const remapped = native !== upstreamCalls;
+      if (!content && !pieces.length && !remapped && finish === reason) {
+        outChoices.push(choice);
+        return;
+      }
+      const newChoice = { ...choice };
+      if (content || pieces.length || remapped) {
+        const newDelta = delta !== null ? { ...delta } : {};
+        if (remapped) newDelta.tool_calls = native;
+        // held by the sieve, unless a piece says otherwise: "" only beside a role (the first chunk)
+        if (content) newDelta.content = isEmpty(get(newDelta, 'role')) ? null : '';
+        if (pieces.length) {
+          const first = pieces[0];
+          if (hasOwn(first, 'content')) {
+            newDelta.content = first.content;
+          } else if (hasOwn(first, 'reasoning_content')) {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const before = newDelta.reasoning_content;
+            newDelta.reasoning_content = typeof before === 'string' ? before + first.reasoning_content : first.reasoning_content;
+          } else {
+            if (hasOwn(newDelta, 'content')) newDelta.content = null;
+            const mine = first.tool_calls;
+            newDelta.tool_calls = native !== null ? [...native, ...mine] : mine;
+          }
+        }
+        newChoice.delta = newDelta;
+      }
+      const rest = pieces.slice(1);
+      newChoice.finish_reason = rest.length ? null : finish;
+      outChoices.push(newChoice);
+      if (rest.length && envelope === null) envelope = envelopeOf(chunk);
+      rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
+    });
+    // a chunk of nothing is not written (empty deltas, held content)
+    if (!extras.length && isEmpty(get(chunk, 'usage')) && !outChoices.some(carries)) return [];
+    if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
+    const main = { ...chunk, choices: outChoices };
+    if (!extras.length) return [main];
+    if (get(main, 'usage') !== null) {
+      extras[extras.length - 1].usage = main.usage;
+      main.usage = null;
+      for (const e of extras.slice(0, -1)) e.usage = null;
+    }
+    return [main, ...extras];
+  }
+
+  /**
+   * End of stream: flush the choices that never finished; their held text or calls come out in
+   * chunks with the envelope of the last chunk that had choices.
+   */
+  finish() {
+    if (this._finished) return [];
+    this._finished = true;
+    const out = [];
+    const envelope = this._last !== null ? envelopeOf(this._last) : {};
+    if (hasOwn(envelope, 'usage')) envelope.usage = null;
+    for (const [idx, st] of this._choices) {
+      if (st.sieve === null) continue;
+      const events = st.sieve.flush();
+      st.sieve = null;
+      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
+    }
+    return out;
+  }
+}
+
+/**
+ * Rewrite a stream (sync or async iterable) of OpenAI `chat.completion.chunk` objects: DSML markup
+ * in `delta.content` becomes `delta.tool_calls`. Names rejected by `unknownTools: 'reject'` are
+ * appended to the `rejectedToolNames` array option when given.
+ */
+async function* rewriteChatCompletionStream(chunks, opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  try {
+    if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
+      // (for … yield, not yield*: an async generator's yield* of an array goes through an
+      // async-from-sync iterator, a promise more per chunk)
+      for await (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
+    } else {
+      if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
+        throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
+      }
+      for (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
+    }
+    for (const c of rw.finish()) yield c;
+  } finally {
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  }
+}
+
+function transformStream(spec) {
+  const TS = globalThis.TransformStream;
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
+  return new TS(spec);
+}
+
+/**
+ * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
+ * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
+ * they appear.
+ */
+function createChatCompletionRewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const emit = (controller, out) => {
+    for (const c of out) controller.enqueue(c);
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      emit(controller, rw.feed(chunk));
+    },
+    flush(controller) {
+      emit(controller, rw.finish());
+    },
+  });
+}
+
+/**
+ * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
+ * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
+ * stream must not look finished). On a format error, the output
+ * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
+ * consumer has not read yet; the async generators yield it all, as Python does).
+ */
+function createSSERewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const reader = new ChatChunkParser();
+  const pump = (controller, read, last) => {
+    const values = [];
+    let err = null;
+    try {
+      read(values);
+    } catch (e) {
+      err = e;
+    }
+    try {
+      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
+      if (err) throw err;
+      if (last) {
+        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
+        // Mirror upstream: a cut-off stream must not look finished.
+        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+      }
+    } finally {
+      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+    }
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      pump(controller, (out) => reader._feed(chunk, out), false);
+    },
+    flush(controller) {
+      pump(controller, (out) => reader._finish(out), true);
+    },
+  });
+}
+
+module.exports = {
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+};
+  },
+  "src/completion.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The non-streaming rewriter: a whole OpenAI `chat.completion` whose `message.content` carries
+ * tool-call markup, rewritten into native `message.tool_calls` (`rewriteChatCompletion`). Port of
+ * python/callsieve/completion.py; the rules are in python/callsieve/openai.py's docstring.
+ */
+
+const { OpenAIFormatError, typeName } = __require("src/errors.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
+const { toOpenAIToolCalls } = __require("src/toolcalls.js");
+const { Options, REWRITE_OPTIONS, appendRejected, get, indexOf, optionsOf } = __require("src/policy.js");
+
+/**
+ * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
+ * becomes `message.tool_calls` (`toolChoice` and `parallelToolCalls` as the request gave them).
+ * The input is not modified; a response without `choices` is returned as it is.
+ */
+function rewriteChatCompletion(response, opts) {
+  // streamArguments is for streams only: a whole response has nothing to stream
+  const o = optionsOf(opts, [...REWRITE_OPTIONS.filter((k) => k !== 'streamArguments'), 'stats']);
+  const { stats, ...rest } = o;
+  const options = new Options(rest);
+  try {
+    return rewriteResponse(response, options);
+  } finally {
+    appendRejected(o.rejectedToolNames, options.rejected);
+    if (isObject(stats)) Object.assign(stats, options.stats);
+  }
+}
+
+function rewriteResponse(response, opts) {
+  if (!isObject(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
+  if (!hasOwn(response, 'choices')) return response;
+  const choices = response.choices;
+  if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
+  const outChoices = [];
+  choices.forEach((choice, pos) => {
+    if (!isObject(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
+    indexOf(choice, pos, 'response');
+    const message = get(choice, 'message');
+    if (message === null) {
+      outChoices.push(choice);
+      return;
+    }
+    if (!isObject(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
+    const content = get(message, 'content');
+    if (content === null) {
+      outChoices.push(choice);
+      return;
+    }
+    if (typeof content !== 'string') {
+      throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
+    }
+    const sieve = opts.sieve();
+    const fed = sieve.feed(content);
+    const events = fed.concat(sieve.flush());
+    let text = '';
+    let thought = '';
+    const calls = [];
+    const upstream = get(message, 'tool_calls');
+    const already = Array.isArray(upstream) ? upstream.length : 0;
+    events.forEach((e, k) => {
+      if (e.type === 'text') {
+        text += e.text;
+        if (e.note) opts.released(e);
+      } else if (e.type === 'reasoning') thought += e.text;
+      else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
+      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
+    });
+    if (!calls.length && text === content) {
+      outChoices.push(choice);
+      return;
+    }
+    const newMessage = { ...message };
+    newMessage.content = text || !calls.length ? text : null;
+    if (thought) {
+      const before = get(message, 'reasoning_content');
+      newMessage.reasoning_content = typeof before === 'string' ? before + thought : thought;
+    }
+    if (calls.length) {
+      const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
+      if (upstream !== null && !Array.isArray(upstream)) {
+        throw new OpenAIFormatError(`choices[${pos}].message.tool_calls must be a list to add calls to`);
+      }
+      newMessage.tool_calls = upstream !== null ? [...upstream, ...newCalls] : newCalls;
+    }
+    const newChoice = { ...choice, message: newMessage };
+    if (calls.length && get(choice, 'finish_reason') === 'stop') newChoice.finish_reason = 'tool_calls';
+    outChoices.push(newChoice);
+  });
+  return { ...response, choices: outChoices };
+}
+
+module.exports = {
+  rewriteChatCompletion,
+};
+  },
+  "src/config.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway's settings (`gatewayConfig`: the options of `createGatewayServer` and the flags of
+ * `callsieve-gateway`, checked) and the preset a request gets from its `model` id (R19.2:
+ * `presetMap`'s shell-style patterns, matched in linear time). Port of python/callsieve/config.py.
+ */
+
+const { PRESETS } = __require("src/formats.js");
+const { UsageError } = __require("src/errors.js");
+const { checkFormats } = __require("src/sieve.js");
+const { checkReasoning } = __require("src/reasoning.js");
+
+const MODES = ['passthrough', 'prompt'];
+const POLICIES = ['keep', 'reject'];
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+const LOG_LEVELS = ['debug', 'info', 'warning', 'error'];
+const LOG_FORMATS = ['text', 'json'];
+
+/** Checked settings with defaults; throws UsageError for a bad value. */
+function gatewayConfig(c) {
+  const cfg = {
+    upstream: c.upstream,
+    apiKeys: c.apiKeys === undefined || c.apiKeys === null ? null : c.apiKeys,
+    upstreamApiKey: c.upstreamApiKey || null,
+    forwardClientKey: c.forwardClientKey === undefined ? false : c.forwardClientKey,
+    maxBodyBytes: c.maxBodyBytes === undefined ? DEFAULT_MAX_BODY_BYTES : c.maxBodyBytes,
+    corsOrigins: c.corsOrigins === undefined || c.corsOrigins === null ? null : c.corsOrigins,
+    logLevel: c.logLevel === undefined ? 'info' : c.logLevel,
+    logFormat: c.logFormat === undefined ? 'text' : c.logFormat,
+    mode: c.mode === undefined ? 'passthrough' : c.mode,
+    unknownTools: c.unknownTools === undefined ? 'keep' : c.unknownTools,
+    timeout: c.timeout === undefined ? 600 : c.timeout,
+    connectTimeout: c.connectTimeout === undefined ? 10 : c.connectTimeout,
+    keepalive: c.keepalive === undefined ? 15 : c.keepalive,
+    formats: c.formats === undefined ? null : c.formats,
+    reasoning: c.reasoning === undefined ? null : c.reasoning, // null: the preset's, else 'auto'
+    preset: c.preset === undefined ? null : c.preset, // R19: when presetMap chooses none
+    presetMap: c.presetMap === undefined || c.presetMap === null ? null : c.presetMap, // [pattern, preset]
+    streamArguments: c.streamArguments === undefined ? false : c.streamArguments,
+    log: c.log === undefined ? (line) => process.stderr.write(line + '\n') : c.log,
+  };
+  if (typeof cfg.upstream !== 'string' || !/^https?:\/\//.test(cfg.upstream)) {
+    throw new UsageError(`upstream must be an http(s) URL, got ${JSON.stringify(cfg.upstream)}`);
+  }
+  cfg.upstream = cfg.upstream.replace(/\/+$/, '');
+  if (!MODES.includes(cfg.mode)) throw new UsageError(`mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(cfg.mode)}`);
+  if (!POLICIES.includes(cfg.unknownTools)) {
+    throw new UsageError(`unknown-tools must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(cfg.unknownTools)}`);
+  }
+  try {
+    if (cfg.formats !== null) checkFormats(cfg.formats);
+    if (cfg.reasoning !== null) checkReasoning(cfg.reasoning);
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  if (cfg.preset !== null) presetName(cfg.preset, 'preset');
+  if (cfg.presetMap !== null) {
+    if (!Array.isArray(cfg.presetMap)) throw new UsageError(`presetMap must be an array of [pattern, preset] pairs, got ${JSON.stringify(cfg.presetMap)}`);
+    cfg.presetMap = cfg.presetMap.map(presetEntry);
+  }
+  if (cfg.apiKeys !== null) {
+    if (!Array.isArray(cfg.apiKeys) || !cfg.apiKeys.every((k) => typeof k === 'string' && k !== '' && k.trim() === k)) {
+      throw new UsageError('apiKeys must be an array of non-empty keys without surrounding blanks');
+    }
+    cfg.apiKeys = [...cfg.apiKeys];
+  }
+  if (cfg.upstreamApiKey !== null && typeof cfg.upstreamApiKey !== 'string') {
+    throw new UsageError(`upstreamApiKey must be a string, got ${JSON.stringify(cfg.upstreamApiKey)}`);
+  }
+  if (typeof cfg.forwardClientKey !== 'boolean') {
+    throw new UsageError(`forwardClientKey must be a boolean, got ${JSON.stringify(cfg.forwardClientKey)}`);
+  }
+  if (!Number.isSafeInteger(cfg.maxBodyBytes) || cfg.maxBodyBytes < 1) {
+    throw new UsageError(`maxBodyBytes must be a positive whole number, got ${JSON.stringify(cfg.maxBodyBytes)}`);
+  }
+  if (cfg.corsOrigins !== null) {
+    if (!Array.isArray(cfg.corsOrigins) || !cfg.corsOrigins.every((o) => typeof o === 'string' && o !== '')) {
+      throw new UsageError(`corsOrigins must be an array of origins, got ${JSON.stringify(cfg.corsOrigins)}`);
+    }
+    cfg.corsOrigins = cfg.corsOrigins.map((o) => o.replace(/\/+$/, ''));
+  }
+  if (!LOG_LEVELS.includes(cfg.logLevel)) throw new UsageError(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(cfg.logLevel)}`);
+  if (!LOG_FORMATS.includes(cfg.logFormat)) throw new UsageError(`logFormat must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(cfg.logFormat)}`);
+  if (typeof cfg.streamArguments !== 'boolean') {
+    throw new UsageError(`streamArguments must be a boolean, got ${JSON.stringify(cfg.streamArguments)}`);
+  }
+  for (const k of ['timeout', 'connectTimeout', 'keepalive']) {
+    if (typeof cfg[k] !== 'number' || !(cfg[k] > 0) || !Number.isFinite(cfg[k])) {
+      throw new UsageError(`${k} must be a positive number of seconds, got ${JSON.stringify(cfg[k])}`);
+    }
+  }
+  return cfg;
+}
+
+/** A preset's name, checked (UsageError listing the known ones). */
+function presetName(name, where) {
+  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) {
+    throw new UsageError(`${where}: unknown preset ${JSON.stringify(name)} (known: ${Object.keys(PRESETS).join(', ')})`);
+  }
+  return name;
+}
+
+/** One entry of `presetMap`: a [pattern, preset] pair, checked. */
+function presetEntry(entry) {
+  if (!Array.isArray(entry) || entry.length !== 2) {
+    throw new UsageError(`presetMap entries are [pattern, preset] pairs, got ${JSON.stringify(entry)}`);
+  }
+  const [pattern, name] = entry;
+  if (typeof pattern !== 'string' || !pattern) {
+    throw new UsageError(`a presetMap pattern must be a non-empty string, got ${JSON.stringify(pattern)}`);
+  }
+  return [pattern, presetName(name, 'presetMap')];
+}
+
+/**
+ * A `presetMap` pattern as Python's fnmatch reads it, without regard to case: `*` any run, `?` one
+ * character, `[seq]` / `[!seq]` one character in / not in the set (ranges `a-z`; a `]` first in
+ * the set and a `-` first or last are literal; a reversed range matches nothing; a `[` that is
+ * not closed is literal); anything else itself. Returns a function `(model) => boolean`.
+ * The pattern comes from the operator (a flag), the model id from the client: the pattern is
+ * compiled here into tokens, and matching them is a loop over the model id (globMatch), never a
+ * backtracking regex, so any model id takes at most len(pattern) * len(model) steps.
+ */
+function presetPattern(pattern) {
+  const p = Array.from(pattern.toLowerCase());
+  const tokens = [];
+  let i = 0;
+  while (i < p.length) {
+    const c = p[i++];
+    if (c === '*') {
+      if (!(tokens.length && tokens[tokens.length - 1].star)) tokens.push({ star: true });
+    } else if (c === '?') tokens.push({ any: true });
+    else if (c === '[') {
+      let j = i;
+      if (j < p.length && p[j] === '!') j++;
+      if (j < p.length && p[j] === ']') j++;
+      while (j < p.length && p[j] !== ']') j++;
+      if (j >= p.length) {
+        tokens.push({ ch: '[' });
+        continue;
+      }
+      let k = i;
+      const negate = p[k] === '!';
+      if (negate) k++;
+      const ranges = [];
+      while (k < j) {
+        if (k + 2 < j && p[k + 1] === '-') {
+          const lo = p[k].codePointAt(0);
+          const hi = p[k + 2].codePointAt(0);
+          if (lo <= hi) ranges.push([lo, hi]); // a reversed range matches nothing (as fnmatch)
+          k += 3;
+        } else {
+          const cp = p[k].codePointAt(0);
+          ranges.push([cp, cp]);
+          k += 1;
+        }
+      }
+      tokens.push({ ranges, negate });
+      i = j + 1;
+    } else tokens.push({ ch: c });
+  }
+  return (model) => globMatch(tokens, Array.from(model.toLowerCase()));
+}
+
+/** Whether the tokens of presetPattern match all of `s` (an array of characters): one pass that,
+ * on a mismatch, moves the last `*` one character on (O(tokens * characters), no recursion). */
+function globMatch(tokens, s) {
+  const one = (t, c) => {
+    if (t.any) return true;
+    if (t.ch !== undefined) return t.ch === c;
+    const cp = c.codePointAt(0);
+    return t.ranges.some(([lo, hi]) => lo <= cp && cp <= hi) !== t.negate;
+  };
+  let t = 0;
+  let i = 0;
+  let starT = -1;
+  let starI = 0;
+  while (i < s.length) {
+    if (t < tokens.length && tokens[t].star) {
+      starT = t++;
+      starI = i;
+    } else if (t < tokens.length && one(tokens[t], s[i])) {
+      t++;
+      i++;
+    } else if (starT >= 0) {
+      t = starT + 1;
+      i = ++starI;
+    } else return false;
+  }
+  while (t < tokens.length && tokens[t].star) t++;
+  return t === tokens.length;
+}
+
+/** The preset of a request (R19.2): that of the first pattern its `model` id matches, else
+ * `fallback` (a `model` that is not a string matches no pattern). */
+function choosePreset(model, patterns, fallback) {
+  if (typeof model === 'string') {
+    for (const [match, name] of patterns) if (match(model)) return name;
+  }
+  return fallback;
+}
+
+module.exports = {
+  MODES,
+  POLICIES,
+  DEFAULT_MAX_BODY_BYTES,
+  LOG_LEVELS,
+  LOG_FORMATS,
+  gatewayConfig,
+  presetName,
+  presetEntry,
+  presetPattern,
+  choosePreset,
+};
+  },
   "src/dsml.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -4563,6 +5485,325 @@ module.exports = {
   droppedMarkers,
 };
   },
+  "src/gateway.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway's routes (`gatewayRoutes`): chat completions (the request to upstream, in `prompt`
+ * mode prepared first, and the answer through the rewriters), models (proxied) and readiness, with
+ * the log line and counters of each request. Port of python/callsieve/gateway.py (its _Gateway).
+ */
+
+const { ChatCompletionStreamRewriter } = __require("src/chunks.js");
+const { rewriteChatCompletion } = __require("src/completion.js");
+const { preparePromptRequest, responseOptions } = __require("src/request.js");
+const { PRESETS } = __require("src/formats.js");
+const { jsonText } = __require("src/jsontext.js");
+const { LOG_LEVELS, choosePreset, presetPattern } = __require("src/config.js");
+const { Metrics } = __require("src/metrics.js");
+const { checkIndexes, relayStream } = __require("src/relay.js");
+const { passHeaders, upstreamHeaders, upstreamRequest } = __require("src/upstream.js");
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function errorBody(message, type, code = null) {
+  return JSON.stringify({ error: { message, type, param: null, code } });
+}
+
+function sendJSON(res, status, body, headers = {}) {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** `Text/Event-Stream; charset=UTF-8` -> `text/event-stream` (media types ignore case, RFC 9110). */
+function mediaType(value) {
+  return String(value || '').split(';', 1)[0].trim().toLowerCase();
+}
+
+function tooLarge(limit) {
+  return errorBody(`the request body is longer than ${limit} bytes`, 'invalid_request_error', 'request_too_large');
+}
+
+/** The request body, or null as soon as it is longer than `limit` (from its Content-Length, or
+ * while it streams in: what came is not kept past the limit; the rest is read and dropped). */
+function readBody(req, limit) {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    let n = 0;
+    let settled = false;
+    req.on('data', (p) => {
+      if (settled) return;
+      n += p.length;
+      if (n > limit) {
+        settled = true;
+        parts.length = 0;
+        resolve(null);
+      } else parts.push(p);
+    });
+    req.on('end', () => {
+      if (!settled) resolve(Buffer.concat(parts));
+      settled = true;
+    });
+    req.on('error', (e) => {
+      if (!settled) reject(e);
+      settled = true;
+    });
+  });
+}
+
+/** The routes of a gateway with the checked config `cfg`, and what they share: the metrics, the
+ * log (`emit`) and the end of a request (`finish`: its log line and counters). */
+function gatewayRoutes(cfg) {
+  const metrics = new Metrics();
+  const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
+  const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
+  const optionsByPreset = new Map();
+  /** The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config gives
+   * them (D52); without a preset, the config's or the library's defaults. */
+  const sieveOptions = (preset) => {
+    let got = optionsByPreset.get(preset);
+    if (got === undefined) {
+      const p = preset === null ? null : PRESETS[preset];
+      got = {
+        formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
+        reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
+        preset, // (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
+      };
+      optionsByPreset.set(preset, got);
+    }
+    return got;
+  };
+
+  /** One log line at `level` (debug, info, warning, error): text, or JSON with `fields`. */
+  function emit(level, message, fields = {}) {
+    if (!cfg.log || LOG_LEVELS.indexOf(level) < threshold) return;
+    const time = new Date().toISOString();
+    if (cfg.logFormat === 'json') {
+      cfg.log(JSON.stringify({ time, level, logger: 'callsieve.server', message, ...fields }));
+    } else cfg.log(`${time} callsieve.server ${level.toUpperCase()} ${message}`);
+  }
+
+  function finish(endpoint, req, status, t0, out) {
+    req.logged = true;
+    const dt = (performance.now() - t0) / 1000;
+    const key = `${endpoint} ${status}`;
+    metrics.requests.set(key, (metrics.requests.get(key) || 0) + 1);
+    const d = metrics.durationSum.get(endpoint) || [0, 0];
+    metrics.durationSum.set(endpoint, [d[0] + 1, d[1] + dt]);
+    if (endpoint === 'chat') metrics.presets.set(out.preset || '-', (metrics.presets.get(out.preset || '-') || 0) + 1);
+    const st = out.stats || {};
+    metrics.blocks += st.blocks || 0;
+    metrics.calls += st.calls || 0;
+    metrics.rejected += st.rejectedCalls || 0;
+    metrics.capture += st.captureLimitReleases || 0;
+    metrics.repaired += st.repairedBlocks || 0;
+    const path = req.url.split('?')[0];
+    emit(
+      'info',
+      `${req.method} ${path} ${status} ${dt.toFixed(3)}s ` +
+        `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
+        `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
+        `capture_limit=${st.captureLimitReleases || 0}` +
+        (out.end ? ` end=${out.end}` : '') +
+        ` preset=${out.preset || '-'} request_id=${req.requestId}`,
+      {
+        method: req.method,
+        path,
+        status,
+        duration: Math.round(dt * 1e6) / 1e6,
+        stream: Boolean(out.stream),
+        blocks: st.blocks || 0,
+        calls: st.calls || 0,
+        rejected: [...(out.rejected || [])],
+        repaired: st.repairedBlocks || 0,
+        capture_limit: st.captureLimitReleases || 0,
+        end: out.end || null,
+        preset: out.preset || null,
+        request_id: req.requestId,
+      },
+    );
+  }
+
+  function failed(e, res, endpoint, req, t0, out) {
+    const timeout = e.kind === 'timeout';
+    metrics.upstreamError(timeout ? 'timeout' : 'connect');
+    const status = timeout ? 504 : 502;
+    sendJSON(
+      res,
+      status,
+      timeout
+        ? errorBody(`upstream timed out: ${e.message}`, 'upstream_timeout')
+        : errorBody(`upstream unreachable: ${e.code || e.message}`, 'upstream_error'),
+    );
+    finish(endpoint, req, status, t0, out);
+  }
+
+  async function plain(upRes) {
+    const parts = [];
+    for await (const p of upRes) parts.push(p);
+    return Buffer.concat(parts);
+  }
+
+  async function models(req, res) {
+    const t0 = performance.now();
+    const upReq = upstreamRequest(cfg, 'GET', '/models', upstreamHeaders(cfg, req), null);
+    const promise = upReq.promise;
+    res.on('close', () => {
+      if (!res.writableFinished) upReq.destroy();
+    });
+    let up;
+    try {
+      up = await promise;
+    } catch (e) {
+      return failed(e, res, 'models', req, t0, {});
+    }
+    let body;
+    try {
+      body = await plain(up);
+    } catch (e) {
+      return failed(upReq.state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'models', req, t0, {});
+    }
+    res.writeHead(up.statusCode, passHeaders(up));
+    res.end(body);
+    finish('models', req, up.statusCode, t0, {});
+  }
+
+  /** 200 once the upstream answers `GET /models` (any status below 500), else 503. */
+  async function ready(req, res) {
+    const headers = { accept: 'application/json' };
+    if (cfg.upstreamApiKey) headers.authorization = `Bearer ${cfg.upstreamApiKey}`;
+    const probe = { ...cfg, timeout: Math.min(cfg.timeout, 5), connectTimeout: Math.min(cfg.connectTimeout, 5) };
+    const upReq = upstreamRequest(probe, 'GET', '/models', headers, null);
+    let status;
+    try {
+      const up = await upReq.promise;
+      await plain(up);
+      status = up.statusCode;
+    } catch {
+      upReq.destroy();
+      return sendJSON(res, 503, errorBody('the upstream does not answer', 'upstream_error', 'upstream_not_ready'));
+    }
+    if (status >= 500) {
+      return sendJSON(res, 503, errorBody(`the upstream answers /models with ${status}`, 'upstream_error', 'upstream_not_ready'));
+    }
+    return sendJSON(res, 200, '{"status":"ready"}');
+  }
+
+  async function chat(req, res) {
+    const t0 = performance.now();
+    const out = { stream: false, stats: null, rejected: [], end: '', preset: null };
+    let raw = await readBody(req, cfg.maxBodyBytes);
+    if (raw === null) {
+      sendJSON(res, 413, tooLarge(cfg.maxBodyBytes), { connection: 'close' });
+      return finish('chat', req, 413, t0, out);
+    }
+    let text;
+    try {
+      text = UTF8.decode(raw);
+    } catch {
+      sendJSON(res, 400, errorBody('the request body is not valid UTF-8', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      sendJSON(res, 400, errorBody('the request body is not JSON', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      sendJSON(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    const tools = Array.isArray(body.tools) ? body.tools : null;
+    out.preset = choosePreset(body.model, patterns, cfg.preset);
+    let options;
+    try {
+      // tool_choice and parallel_tool_calls, for the rewriters; tool_choice "none" goes through
+      // them too, in prompt mode as well: its markup stays the model's text (released verbatim),
+      // its reasoning comes out as in any other answer
+      options = { ...responseOptions(body), ...sieveOptions(out.preset) };
+      if (cfg.mode === 'prompt') raw = Buffer.from(jsonText(preparePromptRequest(body)));
+    } catch (e) {
+      sendJSON(res, 400, errorBody(String(e.message), 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    const headers = { ...upstreamHeaders(cfg, req), 'content-type': 'application/json' };
+    const upReq = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
+    const { promise, state } = upReq;
+    let clientGone = false;
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        clientGone = true;
+        upReq.destroy(); // the client left: cancel the upstream request now
+      }
+    });
+    let up;
+    try {
+      up = await promise;
+    } catch (e) {
+      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
+      return failed(e, res, 'chat', req, t0, out);
+    }
+    const ctype = mediaType(up.headers['content-type']);
+    if (up.statusCode < 400 && ctype === 'text/event-stream') {
+      out.stream = true;
+      return relayStream(gw, req, res, up, upReq, state, new ChatCompletionStreamRewriter({
+        tools,
+        unknownTools: cfg.unknownTools,
+        streamArguments: cfg.streamArguments,
+        ...options,
+      }), out, t0);
+    }
+    let data;
+    try {
+      data = await plain(up);
+    } catch (e) {
+      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
+      return failed(state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'chat', req, t0, out);
+    }
+    if (up.statusCode >= 400 || ctype !== 'application/json') {
+      res.writeHead(up.statusCode, passHeaders(up));
+      res.end(data);
+      return finish('chat', req, up.statusCode, t0, out);
+    }
+    try {
+      const stats = {};
+      const value = JSON.parse(data.toString('utf8'));
+      checkIndexes(value);
+      text = jsonText(rewriteChatCompletion(value, {
+        tools,
+        unknownTools: cfg.unknownTools,
+        rejectedToolNames: out.rejected,
+        stats,
+        ...options,
+      }));
+      out.stats = stats;
+    } catch (e) {
+      metrics.upstreamError('format');
+      sendJSON(res, 502, errorBody(`upstream answer cannot be read: ${e.message}`, 'upstream_error'));
+      return finish('chat', req, 502, t0, out);
+    }
+    const h = passHeaders(up);
+    h['content-length'] = Buffer.byteLength(text);
+    res.writeHead(up.statusCode, h);
+    res.end(text);
+    return finish('chat', req, up.statusCode, t0, out);
+  }
+
+  const gw = { cfg, metrics, emit, finish, chat, models, ready };
+  return gw;
+}
+
+module.exports = {
+  gatewayRoutes,
+  errorBody,
+  sendJSON,
+  UTF8,
+};
+  },
   "src/harmony.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -4575,14 +5816,8 @@ const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
-const START = '<|start|>';
-const CHANNEL = '<|channel|>';
-const MESSAGE = '<|message|>';
-const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
-const OPENERS = [START, CHANNEL];
-const BODY_MARKERS = [...ENDS, ...OPENERS];
-const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
-const MAX_HEADER = 256;
+// The markers and the header's limit: generated from harmony.py (tables.js).
+const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
 const JS_SPACE = strings.JS_SPACE;
 
 const HEADER = 0;
@@ -5002,6 +6237,67 @@ function jsonText(value) {
 
 module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonStringBody, jsonText };
   },
+  "src/metrics.js": function (module, exports, __require) {
+'use strict';
+/** What the gateway counts: the counters of /metrics, in the Prometheus text format. Port of
+ * python/callsieve/metrics.py (which uses prometheus_client). */
+
+/** The counters of /metrics, in the Prometheus text format. */
+class Metrics {
+  constructor() {
+    this.requests = new Map(); // "endpoint status" -> count
+    this.durationSum = new Map();
+    this.blocks = 0;
+    this.calls = 0;
+    this.rejected = 0;
+    this.capture = 0;
+    this.repaired = 0;
+    this.upstreamErrors = new Map();
+    this.disconnects = 0;
+    this.active = 0;
+    this.presets = new Map(); // preset ('-': none) -> chat requests
+  }
+
+  text() {
+    const lines = [];
+    const counter = (name, help, rows) => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
+      for (const [labels, v] of rows) lines.push(`${name}_total${labels} ${v}`);
+    };
+    const label = (obj) =>
+      '{' + Object.entries(obj).map(([k, v]) => `${k}="${String(v).replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : '\\' + c))}"`).join(',') + '}';
+    counter('callsieve_requests', 'Requests answered', [...this.requests].map(([k, v]) => {
+      const [endpoint, status] = k.split(' ');
+      return [label({ endpoint, status }), v];
+    }));
+    lines.push('# HELP callsieve_request_duration_seconds Time from request to the end of the answer');
+    lines.push('# TYPE callsieve_request_duration_seconds summary');
+    for (const [endpoint, [n, sum]] of this.durationSum) {
+      lines.push(`callsieve_request_duration_seconds_count${label({ endpoint })} ${n}`);
+      lines.push(`callsieve_request_duration_seconds_sum${label({ endpoint })} ${sum}`);
+    }
+    counter('callsieve_blocks', 'Tool-call blocks recognized', [['', this.blocks]]);
+    counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
+    counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
+    counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
+    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
+    counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
+    counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
+    counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
+    lines.push('# HELP callsieve_active_streams Streams in progress', '# TYPE callsieve_active_streams gauge');
+    lines.push(`callsieve_active_streams ${this.active}`);
+    return lines.join('\n') + '\n';
+  }
+
+  upstreamError(kind) {
+    this.upstreamErrors.set(kind, (this.upstreamErrors.get(kind) || 0) + 1);
+  }
+}
+
+module.exports = {
+  Metrics,
+};
+  },
   "src/mistral.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -5015,10 +6311,8 @@ const values = __require("src/values.js");
 const { Body, jsonItem, nameOk } = __require("src/blocks.js");
 const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
-const MARKER = '[TOOL_CALLS]';
-const ARGS = '[ARGS]';
-const CALL_ID = '[CALL_ID]';
-const MAX_HEAD = 256;
+// The markers and the head's limit: generated from mistral.py (tables.js).
+const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
 const OUT = /["{}\[\]]/g;
 const IN = /["\\]/g;
 const HEAD = 0;
@@ -5351,8 +6645,10 @@ module.exports = { MARKER, Mistral, matchMarker, start, step };
 
 const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
 const { isObject } = __require("src/jsontext.js");
-const { JS_SPACE, asciiLower: lower } = __require("src/strings.js");
+const { asciiLower: lower } = __require("src/strings.js");
 const { toolNamesOf } = __require("src/schema.js");
+// The loose level's separators, as a character class: generated from names.py (tables.js).
+const { SEPARATORS } = __require("src/tables.js");
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
 
@@ -5364,12 +6660,6 @@ function checkPolicy(unknownTools) {
   }
   return unknownTools;
 }
-
-const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
-const SEPARATORS = new RegExp(
-  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
-    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
-);
 
 // Code points, as Python iterates a str (a lone surrogate is one).
 function fold(c) {
@@ -5569,119 +6859,61 @@ module.exports = {
  *
  * Node extras over the same core: async iterables, and WHATWG TransformStreams for chunk objects
  * and for SSE bytes (see ./sse.js).
+ *
+ * The layer's modules, each named after what it does (as in Python): ./toolcalls.js (calls as
+ * OpenAI `tool_calls`, ids), ./policy.js (the rewriters' options and the policy calls go through),
+ * ./chunks.js (the streaming rewriter and the TransformStreams), ./completion.js (the
+ * non-streaming one). This module is their public face.
  */
 
-const { InputTypeError, OpenAIFormatError, OptionsError, CallsieveError, checkOptions, typeName } = __require("src/errors.js");
+const { OpenAIFormatError } = __require("src/errors.js");
+const { newCallId, toOpenAIToolCalls, toOpenAIStreamDeltas } = __require("src/toolcalls.js");
+const { checkToolChoice, checkParallelToolCalls } = __require("src/policy.js");
+const {
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+} = __require("src/chunks.js");
+const { rewriteChatCompletion } = __require("src/completion.js");
+
+module.exports = {
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+  checkToolChoice,
+  checkParallelToolCalls,
+};
+  },
+  "src/policy.js": function (module, exports, __require) {
+'use strict';
+/**
+ * What the two OpenAI rewriters (./chunks.js, ./completion.js) share: their options, checked, and
+ * the policy each block's calls go through before they are written: the declared names and
+ * `unknownTools` (R10), the request's `toolChoice` and `parallelToolCalls`, the malformed calls
+ * that still go out (D54), and the counts (`stats`). Port of python/callsieve/policy.py; the rules
+ * are in python/callsieve/openai.py's docstring.
+ */
+
+const { InputTypeError, OpenAIFormatError, OptionsError, checkOptions, typeName } = __require("src/errors.js");
 const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/names.js");
-const { checkTools, normalizeInput } = __require("src/schema.js");
-const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
+const { checkTools } = __require("src/schema.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
 const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
 const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
 const { SECTION_END, matchMarker } = __require("src/sections.js");
 const { checkReasoning } = __require("src/reasoning.js");
-const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
-
+const { RAW_ARGUMENTS, checkIdFactory, isInt, unparsedCall } = __require("src/toolcalls.js");
 
 /** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
 function get(o, k) {
   return hasOwn(o, k) && o[k] !== undefined ? o[k] : null;
-}
-
-function isInt(v) {
-  return typeof v === 'number' && Number.isInteger(v);
-}
-
-function randomHex(n) {
-  const bytes = new Uint8Array(n);
-  const c = globalThis.crypto;
-  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
-  else bytes.set(__require("crypto").randomBytes(n));
-  let s = '';
-  for (const b of bytes) s += b.toString(16).padStart(2, '0');
-  return s;
-}
-
-/** A fresh tool-call id: `call_` and 24 random hex digits. */
-function newCallId() {
-  return 'call_' + randomHex(12);
-}
-
-function checkIdFactory(idFactory) {
-  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
-    throw new InputTypeError('idFactory must be a function');
-  }
-  return idFactory === undefined ? null : idFactory;
-}
-
-function nextId(idFactory) {
-  if (idFactory === undefined || idFactory === null) return newCallId();
-  const v = idFactory();
-  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
-  return v;
-}
-
-function checkCalls(calls) {
-  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
-    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
-  }
-  const out = Array.from(calls);
-  for (const c of out) {
-    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
-      throw new InputTypeError('calls must hold {name: string, input: object} objects');
-    }
-  }
-  return out;
-}
-
-// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
-// `arguments` (not a JSON object), so the client's own validation tells the model.
-const RAW_ARGUMENTS = Symbol('rawArguments');
-
-function args(call, tools) {
-  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
-  return jsonText(normalizeInput(call.name, call.input, tools));
-}
-
-function unparsedCall(name, raw) {
-  const c = { name, input: {} };
-  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
-  return c;
-}
-
-function renamed(c, name) {
-  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
-  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
-}
-
-/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
-function callId(call, idFactory) {
-  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
-}
-
-/** Calls as an OpenAI `message.tool_calls` list (R13). */
-function toOpenAIToolCalls(calls, opts) {
-  const { tools: t = null, idFactory: f = null } = optionsOf(opts, ['tools', 'idFactory']);
-  const tools = checkTools(t);
-  const idFactory = checkIdFactory(f);
-  return checkCalls(calls).map((c) => ({
-    id: callId(c, idFactory),
-    type: 'function',
-    function: { name: c.name, arguments: args(c, tools) },
-  }));
-}
-
-/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
-function toOpenAIStreamDeltas(calls, opts) {
-  const { tools: t = null, idFactory: f = null, startIndex = 0 } = optionsOf(opts, ['tools', 'idFactory', 'startIndex']);
-  const tools = checkTools(t);
-  const idFactory = checkIdFactory(f);
-  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
-  return checkCalls(calls).map((c, i) => ({
-    index: startIndex + i,
-    id: callId(c, idFactory),
-    type: 'function',
-    function: { name: c.name, arguments: args(c, tools) },
-  }));
 }
 
 const TOOL_CHOICES = ['none', 'auto', 'required'];
@@ -5713,24 +6945,9 @@ function checkParallelToolCalls(v) {
   return v;
 }
 
-/** A value that carries nothing: null, '', [] or {}. */
-function isEmpty(v) {
-  if (v === null || v === undefined || v === '') return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return isObject(v) && Object.keys(v).length === 0;
-}
-
-/** Whether an output choice carries something; a choice without a delta object passes as it is. */
-function carries(choice) {
-  if (!isObject(choice) || !isObject(get(choice, 'delta'))) return true;
-  for (const [k, v] of Object.entries(choice)) {
-    if (k === 'delta') {
-      if (Object.values(v).some((x) => !isEmpty(x))) return true;
-    } else if (k !== 'index' && !isEmpty(v)) {
-      return true;
-    }
-  }
-  return false;
+function renamed(c, name) {
+  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
+  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
 }
 
 class Options {
@@ -5893,6 +7110,7 @@ const REWRITER_OPTIONS = [
   'parallelToolCalls',
   'preset',
 ];
+
 const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
 
 function optionsOf(opts, known) {
@@ -5927,510 +7145,19 @@ function indexOf(choice, pos, where) {
   return idx;
 }
 
-/** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
-function extend(deltas, more) {
-  for (const d of more) {
-    const last = deltas[deltas.length - 1];
-    if (last !== undefined && !hasOwn(d, 'id') && !hasOwn(last, 'id') && last.index === d.index) {
-      last.function.arguments += d.function.arguments;
-    } else {
-      deltas.push(d);
-    }
-  }
-}
-
-/** Every top-level field of a chunk but `choices`. */
-function envelopeOf(chunk) {
-  const envelope = { ...chunk };
-  delete envelope.choices;
-  return envelope;
-}
-
-function extra(envelope, index, delta, finish) {
-  return { ...envelope, choices: [{ index, delta, finish_reason: finish }] };
-}
-
-/**
- * Upstream's own `tool_calls` deltas with indices that never collide: an index keeps its value
- * unless another call already took it (then it moves to the next free one, for all of its
- * deltas). Indices that are not integers in 0..2**53-1 pass as they are. The array itself when
- * nothing changed. Port of `_Choice.map_native`.
- */
-function mapNative(st, calls) {
-  let out = null;
-  calls.forEach((tc, k) => {
-    const i = isObject(tc) ? get(tc, 'index') : null;
-    if (!Number.isSafeInteger(i) || i < 0) return;
-    let j = st.native.get(i);
-    if (j === undefined) {
-      j = st.taken.has(i) ? st.nextIndex : i;
-      st.native.set(i, j);
-      st.taken.add(j);
-      st.nextIndex = Math.max(st.nextIndex, j + 1);
-    }
-    if (j !== i) {
-      if (out === null) out = calls.slice();
-      out[k] = { ...tc, index: j };
-    }
-  });
-  return out === null ? calls : out;
-}
-
-/**
- * The streaming gateway as an object: `feed(chunk)` returns the output chunks for one input
- * `chat.completion.chunk` object, `finish()` the chunks still held at the end of the stream.
- */
-class ChatCompletionStreamRewriter {
-  constructor(opts) {
-    this._opts = new Options(optionsOf(opts, REWRITER_OPTIONS));
-    this._choices = new Map(); // insertion order, like Python's dict (an object would sort integer keys)
-    this._last = null; // the last chunk with choices: its envelope
-    this._fast = true; // feed's fast path (a test turns it off to compare)
-    this._count = 0;
-    this._finished = false;
-  }
-
-  /** Names of calls dropped by `unknownTools: 'reject'` so far, once each, in order. */
-  get rejectedToolNames() {
-    return [...this._opts.rejected];
-  }
-
-  /**
-   * Counts so far: blocks recognized, calls emitted, calls rejected, blocks released as text at the
-   * capture limit, blocks the sieve had to repair (R3, D8, D26, D37).
-   */
-  get stats() {
-    return { ...this._opts.stats };
-  }
-
-  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
-  _pieces(st, events, endFrom) {
-    const out = [];
-    for (let k = 0; k < events.length; k++) {
-      const e = events[k];
-      const last = out[out.length - 1];
-      if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
-        // (toolChoice 'none': a block is the model's text)
-        const text = e.type === 'text' ? e.text : e.raw;
-        if (e.note) this._opts.released(e);
-        if (!text) continue;
-        if (last !== undefined && hasOwn(last, 'content')) last.content += text;
-        else out.push({ content: text });
-        continue;
-      }
-      if (e.type === 'reasoning') {
-        if (last !== undefined && hasOwn(last, 'reasoning_content')) last.reasoning_content += e.text;
-        else out.push({ reasoning_content: e.text });
-        continue;
-      }
-      let deltas;
-      if (e.type !== 'tool_calls') {
-        const d = this._streamed(st, e);
-        if (d === null) continue;
-        deltas = [d];
-      } else if (this._opts.streamArguments) {
-        this._opts.announced(e, k >= endFrom, st.dropped);
-        st.dropped = 0;
-        continue;
-      } else {
-        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
-        if (!calls.length) continue;
-        deltas = toOpenAIStreamDeltas(calls, {
-          tools: this._opts.tools,
-          idFactory: this._opts.idFactory,
-          startIndex: st.nextIndex,
-        });
-        for (let k = st.nextIndex; k < st.nextIndex + deltas.length; k++) st.taken.add(k);
-        st.nextIndex += deltas.length;
-      }
-      st.emitted = true;
-      if (last !== undefined && hasOwn(last, 'tool_calls')) extend(last.tool_calls, deltas);
-      else out.push({ tool_calls: deltas });
-    }
-    return out;
-  }
-
-  /**
-   * R16.5: a call's first delta (index, id, type, name, empty arguments), then its argument
-   * fragments, as OpenAI's API streams them; null for a call toolChoice or parallelToolCalls
-   * leaves out (its index maps to -1).
-   */
-  _streamed(st, e) {
-    if (e.type === 'tool_call_arguments') {
-      const j = st.streamed.get(e.index);
-      return j < 0 ? null : { index: j, function: { arguments: e.delta } };
-    }
-    const name = this._opts.chosen(this._opts.resolve(e.name));
-    if (name === null || (this._opts.single && st.taken.size > 0)) {
-      st.streamed.set(e.index, -1);
-      st.dropped += 1;
-      return null;
-    }
-    const index = st.nextIndex;
-    st.streamed.set(e.index, index);
-    st.taken.add(index);
-    st.nextIndex = index + 1;
-    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
-  }
-
-  /** The output chunks for one input chunk, in order. */
-  feed(chunk) {
-    if (this._finished) throw new OpenAIFormatError('feed() after finish()');
-    this._count += 1;
-    // The common chunk, decided here: one choice whose delta carries content for a sieve already
-    // open, no upstream tool_calls, no finish, and what the sieve releases is at most one plain
-    // piece of text. It gives what _feed gives (fast-paths.test.js).
-    if (this._fast && isObject(chunk)) {
-      const choices = get(chunk, 'choices');
-      if (Array.isArray(choices) && choices.length === 1) {
-        const choice = choices[0];
-        if (isObject(choice) && get(choice, 'finish_reason') === null) {
-          const idx = hasOwn(choice, 'index') ? choice.index : 0;
-          const delta = get(choice, 'delta');
-          if (isInt(idx) && isObject(delta)) {
-            const content = get(delta, 'content');
-            const st = this._choices.get(idx);
-            if (typeof content === 'string' && content !== '' && st !== undefined && st.sieve !== null && get(delta, 'tool_calls') === null) {
-              const events = st.sieve.feed(content);
-              if (!events.length) {
-                // held by the sieve: a chunk of nothing is not written
-                if (Object.keys(delta).length === 1 && isEmpty(get(chunk, 'usage')) &&
-                    Object.entries(choice).every(([k, v]) => k === 'index' || k === 'delta' || isEmpty(v))) {
-                  this._last = chunk;
-                  return [];
-                }
-                return this._feed(chunk, events);
-              }
-              const e = events[0];
-              if (events.length !== 1 || e.type !== 'text' || e.note) return this._feed(chunk, events);
-              const text = e.text;
-              this._last = chunk;
-              const newDelta = { ...delta };
-              newDelta.content = text;
-              const newChoice = { ...choice };
-              newChoice.delta = newDelta;
-              newChoice.finish_reason = null;
-              return [{ ...chunk, choices: [newChoice] }];
-            }
-          }
-        }
-      }
-    }
-    return this._feed(chunk, null);
-  }
-
-  /**
-   * feed() in general; `fed`: the events the sieve of the chunk's only choice already gave for
-   * its content (from feed's fast path).
-   */
-  _feed(chunk, fed) {
-    const where = `chunk ${this._count}`;
-    if (!isObject(chunk)) throw new OpenAIFormatError(`${where} is a ${typeName(chunk)}, not a JSON object`);
-    if (!hasOwn(chunk, 'choices')) return [chunk];
-    const choices = chunk.choices;
-    if (!Array.isArray(choices)) {
-      throw new OpenAIFormatError(`${where}: choices must be a list, got ${typeName(choices)}`);
-    }
-    if (!choices.length) return [chunk];
-    this._last = chunk;
-    let envelope = null;
-    const outChoices = [];
-    const extras = [];
-    choices.forEach((choice, pos) => {
-      if (!isObject(choice)) {
-        throw new OpenAIFormatError(`${where}: choices[${pos}] is a ${typeName(choice)}, not an object`);
-      }
-      const idx = indexOf(choice, pos, where);
-      const delta = get(choice, 'delta');
-      if (delta !== null && !isObject(delta)) throw new OpenAIFormatError(`${where}: choices[${pos}].delta must be an object`);
-      const content = delta !== null ? get(delta, 'content') : null;
-      if (content !== null && typeof content !== 'string') {
-        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.content must be a string, got ${typeName(content)}`);
-      }
-      let st = this._choices.get(idx);
-      if (st === undefined) {
-        // streamed (R16.5): the sieve's call index -> output index
-        // (-1: a call toolChoice or parallelToolCalls dropped); dropped: such calls since the last block
-        st = { sieve: null, streamed: new Map(), dropped: 0, nextIndex: 0, emitted: false, native: new Map(), taken: new Set() };
-        this._choices.set(idx, st);
-      }
-      const upstreamCalls = delta !== null ? get(delta, 'tool_calls') : null;
-      const native = Array.isArray(upstreamCalls) ? mapNative(st, upstreamCalls) : upstreamCalls;
-      let events = [];
-      if (fed !== null) {
-        events = fed;
-      } else if (content) {
-        if (st.sieve === null) {
-          st.sieve = this._opts.sieve();
-          st.streamed = new Map();
-        }
-        events = events.concat(st.sieve.feed(content));
-      }
-      const reason = get(choice, 'finish_reason');
-      let finish = reason;
-      const endFrom = events.length;
-      if (finish !== null && st.sieve !== null) {
-        events = events.concat(st.sieve.flush());
-        st.sieve = null;
-      }
-      const pieces = this._pieces(st, events, endFrom);
-      if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
-        throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
-      }
-      if (finish === 'stop' && st.emitted) finish = 'tool_calls';
-      const remapped = native !== upstreamCalls;
-      if (!content && !pieces.length && !remapped && finish === reason) {
-        outChoices.push(choice);
-        return;
-      }
-      const newChoice = { ...choice };
-      if (content || pieces.length || remapped) {
-        const newDelta = delta !== null ? { ...delta } : {};
-        if (remapped) newDelta.tool_calls = native;
-        // held by the sieve, unless a piece says otherwise: "" only beside a role (the first chunk)
-        if (content) newDelta.content = isEmpty(get(newDelta, 'role')) ? null : '';
-        if (pieces.length) {
-          const first = pieces[0];
-          if (hasOwn(first, 'content')) {
-            newDelta.content = first.content;
-          } else if (hasOwn(first, 'reasoning_content')) {
-            if (hasOwn(newDelta, 'content')) newDelta.content = null;
-            const before = newDelta.reasoning_content;
-            newDelta.reasoning_content = typeof before === 'string' ? before + first.reasoning_content : first.reasoning_content;
-          } else {
-            if (hasOwn(newDelta, 'content')) newDelta.content = null;
-            const mine = first.tool_calls;
-            newDelta.tool_calls = native !== null ? [...native, ...mine] : mine;
-          }
-        }
-        newChoice.delta = newDelta;
-      }
-      const rest = pieces.slice(1);
-      newChoice.finish_reason = rest.length ? null : finish;
-      outChoices.push(newChoice);
-      if (rest.length && envelope === null) envelope = envelopeOf(chunk);
-      rest.forEach((piece, i) => extras.push(extra(envelope, idx, piece, i === rest.length - 1 ? finish : null)));
-    });
-    // a chunk of nothing is not written (empty deltas, held content)
-    if (!extras.length && isEmpty(get(chunk, 'usage')) && !outChoices.some(carries)) return [];
-    if (!extras.length && outChoices.every((c, i) => c === choices[i])) return [chunk];
-    const main = { ...chunk, choices: outChoices };
-    if (!extras.length) return [main];
-    if (get(main, 'usage') !== null) {
-      extras[extras.length - 1].usage = main.usage;
-      main.usage = null;
-      for (const e of extras.slice(0, -1)) e.usage = null;
-    }
-    return [main, ...extras];
-  }
-
-  /**
-   * End of stream: flush the choices that never finished; their held text or calls come out in
-   * chunks with the envelope of the last chunk that had choices.
-   */
-  finish() {
-    if (this._finished) return [];
-    this._finished = true;
-    const out = [];
-    const envelope = this._last !== null ? envelopeOf(this._last) : {};
-    if (hasOwn(envelope, 'usage')) envelope.usage = null;
-    for (const [idx, st] of this._choices) {
-      if (st.sieve === null) continue;
-      const events = st.sieve.flush();
-      st.sieve = null;
-      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
-    }
-    return out;
-  }
-}
-
-/**
- * Rewrite a stream (sync or async iterable) of OpenAI `chat.completion.chunk` objects: DSML markup
- * in `delta.content` becomes `delta.tool_calls`. Names rejected by `unknownTools: 'reject'` are
- * appended to the `rejectedToolNames` array option when given.
- */
-async function* rewriteChatCompletionStream(chunks, opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  try {
-    if (chunks !== null && chunks !== undefined && typeof chunks[Symbol.asyncIterator] === 'function') {
-      // (for … yield, not yield*: an async generator's yield* of an array goes through an
-      // async-from-sync iterator, a promise more per chunk)
-      for await (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
-    } else {
-      if (chunks === null || chunks === undefined || typeof chunks[Symbol.iterator] !== 'function') {
-        throw new InputTypeError(`chunks must be an iterable of chunk objects, got ${typeName(chunks)}`);
-      }
-      for (const chunk of chunks) for (const c of rw.feed(chunk)) yield c;
-    }
-    for (const c of rw.finish()) yield c;
-  } finally {
-    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-  }
-}
-
-/**
- * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
- * becomes `message.tool_calls` (`toolChoice` and `parallelToolCalls` as the request gave them).
- * The input is not modified; a response without `choices` is returned as it is.
- */
-function rewriteChatCompletion(response, opts) {
-  // streamArguments is for streams only: a whole response has nothing to stream
-  const o = optionsOf(opts, [...REWRITE_OPTIONS.filter((k) => k !== 'streamArguments'), 'stats']);
-  const { stats, ...rest } = o;
-  const options = new Options(rest);
-  try {
-    return rewriteResponse(response, options);
-  } finally {
-    appendRejected(o.rejectedToolNames, options.rejected);
-    if (isObject(stats)) Object.assign(stats, options.stats);
-  }
-}
-
-function rewriteResponse(response, opts) {
-  if (!isObject(response)) throw new OpenAIFormatError(`the response is a ${typeName(response)}, not a JSON object`);
-  if (!hasOwn(response, 'choices')) return response;
-  const choices = response.choices;
-  if (!Array.isArray(choices)) throw new OpenAIFormatError(`choices must be a list, got ${typeName(choices)}`);
-  const outChoices = [];
-  choices.forEach((choice, pos) => {
-    if (!isObject(choice)) throw new OpenAIFormatError(`choices[${pos}] is a ${typeName(choice)}, not an object`);
-    indexOf(choice, pos, 'response');
-    const message = get(choice, 'message');
-    if (message === null) {
-      outChoices.push(choice);
-      return;
-    }
-    if (!isObject(message)) throw new OpenAIFormatError(`choices[${pos}].message must be an object`);
-    const content = get(message, 'content');
-    if (content === null) {
-      outChoices.push(choice);
-      return;
-    }
-    if (typeof content !== 'string') {
-      throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
-    }
-    const sieve = opts.sieve();
-    const fed = sieve.feed(content);
-    const events = fed.concat(sieve.flush());
-    let text = '';
-    let thought = '';
-    const calls = [];
-    const upstream = get(message, 'tool_calls');
-    const already = Array.isArray(upstream) ? upstream.length : 0;
-    events.forEach((e, k) => {
-      if (e.type === 'text') {
-        text += e.text;
-        if (e.note) opts.released(e);
-      } else if (e.type === 'reasoning') thought += e.text;
-      else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
-      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
-    });
-    if (!calls.length && text === content) {
-      outChoices.push(choice);
-      return;
-    }
-    const newMessage = { ...message };
-    newMessage.content = text || !calls.length ? text : null;
-    if (thought) {
-      const before = get(message, 'reasoning_content');
-      newMessage.reasoning_content = typeof before === 'string' ? before + thought : thought;
-    }
-    if (calls.length) {
-      const newCalls = toOpenAIToolCalls(calls, { tools: opts.tools, idFactory: opts.idFactory });
-      if (upstream !== null && !Array.isArray(upstream)) {
-        throw new OpenAIFormatError(`choices[${pos}].message.tool_calls must be a list to add calls to`);
-      }
-      newMessage.tool_calls = upstream !== null ? [...upstream, ...newCalls] : newCalls;
-    }
-    const newChoice = { ...choice, message: newMessage };
-    if (calls.length && get(choice, 'finish_reason') === 'stop') newChoice.finish_reason = 'tool_calls';
-    outChoices.push(newChoice);
-  });
-  return { ...response, choices: outChoices };
-}
-
-function transformStream(spec) {
-  const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
-  return new TS(spec);
-}
-
-/**
- * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
- * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
- * they appear.
- */
-function createChatCompletionRewriteStream(opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  const emit = (controller, out) => {
-    for (const c of out) controller.enqueue(c);
-    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-  };
-  return transformStream({
-    transform(chunk, controller) {
-      emit(controller, rw.feed(chunk));
-    },
-    flush(controller) {
-      emit(controller, rw.finish());
-    },
-  });
-}
-
-/**
- * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
- * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
- * stream must not look finished). On a format error, the output
- * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
- * consumer has not read yet; the async generators yield it all, as Python does).
- */
-function createSSERewriteStream(opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  const reader = new ChatChunkParser();
-  const pump = (controller, read, last) => {
-    const values = [];
-    let err = null;
-    try {
-      read(values);
-    } catch (e) {
-      err = e;
-    }
-    try {
-      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
-      if (err) throw err;
-      if (last) {
-        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
-        // Mirror upstream: a cut-off stream must not look finished.
-        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
-      }
-    } finally {
-      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-    }
-  };
-  return transformStream({
-    transform(chunk, controller) {
-      pump(controller, (out) => reader._feed(chunk, out), false);
-    },
-    flush(controller) {
-      pump(controller, (out) => reader._finish(out), true);
-    },
-  });
-}
-
 module.exports = {
-  OpenAIFormatError,
-  newCallId,
-  toOpenAIToolCalls,
-  toOpenAIStreamDeltas,
-  ChatCompletionStreamRewriter,
-  rewriteChatCompletionStream,
-  rewriteChatCompletion,
-  createChatCompletionRewriteStream,
-  createSSERewriteStream,
+  TOOL_CHOICES,
+  chosenFunction,
   checkToolChoice,
   checkParallelToolCalls,
+  Options,
+  REWRITER_OPTIONS,
+  REWRITE_OPTIONS,
+  optionsOf,
+  rewriterOptions,
+  appendRejected,
+  indexOf,
+  get,
 };
   },
   "src/prompt.js": function (module, exports, __require) {
@@ -6449,45 +7176,13 @@ const { toolName, toolSchema } = __require("src/schema.js");
 const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = __require("src/shell.js");
 const { isBlank } = __require("src/strings.js");
 
-const HEADER = `# Tools
-
-You can call the tools listed below. To call tools, write one block in exactly this form,
-outside any code fence or inline code:
-
-<|DSML|tool_calls>
-<|DSML|invoke name="TOOL_NAME">
-<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>
-<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>
-</|DSML|invoke>
-</|DSML|tool_calls>
-
-Rules:
-- Use the tool names and parameter names exactly as listed below.
-- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
-- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
-- Give every required parameter; leave out optional parameters you do not need.
-- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
-  write holds its real value. The "..." in the examples below only marks where a value goes.
-- A shell command goes in the command parameter, whole, as one string.
-- To call several tools at once, put several invoke elements in one tool_calls block.
-- A block inside a code fence or inline code is shown as text and never runs.
-- After the block, stop: the results come in the next message.`;
-
-const MARKUP = new Map([
-  ['<', '‹'],
-  ['＜', '‹'],
-  ['\ufe64', '‹'],
-  ['\u2329', '‹'],
-  ['\u3008', '‹'],
-  ['《', '«'],
-  ['｜', '¦'],
-]);
-const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
+// The prompt's fixed text, the markup it neutralizes and a limit: generated from prompt.py (tables.js).
+const { HEADER, MARKUP, MAX_EXAMPLE_NAME } = __require("src/tables.js"); // MAX_EXAMPLE_NAME: code points
+const MARKUP_RE = new RegExp('[' + [...MARKUP.keys()].join('') + ']', 'g');
 const FENCE_RUN = /`{3,}|~{3,}/g;
 const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
 const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
 const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
-const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
 
 /** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
 function neutral(s) {
@@ -6719,7 +7414,18 @@ const strings = __require("src/strings.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
 const { matchMarker } = sections;
-const { INVOKE, MORE, NO, OPEN_ANGLES, STOP, WRAPPER, escapeClass, matchCdataOpen } = __require("src/shell.js");
+const {
+  INVOKE,
+  MORE,
+  NO,
+  NO_TAG_ANGLES,
+  NO_TAG_SO_FAR,
+  OPEN_ANGLES,
+  STOP,
+  WRAPPER,
+  escapeClass,
+  matchCdataOpen,
+} = __require("src/shell.js");
 const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("src/fences.js");
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
 
@@ -6744,7 +7450,8 @@ const REGIONS = {
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
  * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
  * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
- * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
+ * head that has ended (`a < b`); open angles that start no tag (shell.js NO_TAG_ANGLES: runs of
+ * prefixes like `<｜DSML｜<｜DSML｜`); a newline followed by a character that cannot start anything at
  * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
  * it does not depend on where a chunk ended; it stops at anything else, for the steps.
  *
@@ -6760,7 +7467,10 @@ function proseSkip(jsonCalls, brackets = false) {
   // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
   const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
   const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
-  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
+  return new RegExp(
+    '(?:' + plain + '+|' + tag + '|' + blank + '|' + NO_TAG_ANGLES + '|' + newline + '){0,' + PROSE_REPS + '}',
+    'y',
+  );
 }
 
 // The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
@@ -6770,12 +7480,9 @@ const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharC
   .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
   .join('');
 const PROSE_REPS = 4096;
-// A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
-// line start, which opens a region (D41) and is decided at its blank (Python's `_PLAIN_TAG_SO_FAR`).
-const PLAIN_TAG_SO_FAR = new RegExp(
-  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
-  'y',
-);
+// A tag head cut by the end of the input (shell.js NO_TAG_SO_FAR): prose waits there, as its steps
+// would (a `<pre ` at a line start opens a region, D41, and is decided at its blank).
+const PLAIN_TAG_SO_FAR = new RegExp(NO_TAG_SO_FAR, 'y');
 const PROSE = proseSkip(false);
 const PROSE_JSON = proseSkip(true);
 const PROSE_BR = proseSkip(false, true);
@@ -7393,7 +8100,7 @@ class Prose extends ScanBase {
   }
 }
 
-module.exports = { ANGLE, Prose, WS, proseEnd, search };
+module.exports = { ANGLE, Prose, WS, matchRegion, proseEnd, search };
   },
   "src/reasoning.js": function (module, exports, __require) {
 'use strict';
@@ -7409,9 +8116,8 @@ module.exports = { ANGLE, Prose, WS, proseEnd, search };
 
 const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
 
-const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
-const OPEN = '<think>';
-const CLOSE = '</think>';
+// The modes and the default markers: generated from reasoning.py (tables.js).
+const { REASONING_MODES, OPEN, CLOSE } = __require("src/tables.js");
 
 /** Where the gate is. */
 const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
@@ -7502,6 +8208,222 @@ class ReasoningGate {
 }
 
 module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
+  },
+  "src/relay.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The streamed answer of a chat completion (`relayStream`) and what reading an upstream answer
+ * checks. Port of python/callsieve/relay.py (see python/callsieve/server.py's docstring, Streams).
+ */
+
+const { finished } = __require("node:stream");
+const { SSEParser, chunkJSON } = __require("src/sse.js");
+const { jsonTrim } = __require("src/strings.js");
+
+const KEEPALIVE = ': keep-alive\n\n';
+const END = Buffer.from('\n\n');
+const DONE_TEXT = 'data: [DONE]\n\n';
+const MAX_INDEX = Number.MAX_SAFE_INTEGER;
+const SSE_TYPE = 'text/event-stream; charset=utf-8';
+
+/** Throws a format error when an upstream answer's `choices[i].index` is not a whole number from
+ * 0 to 2**53 - 1 (the same rule as the Python gateway's). */
+function checkIndexes(value) {
+  if (value === null || typeof value !== 'object' || !Array.isArray(value.choices)) return;
+  value.choices.forEach((c, i) => {
+    if (c === null || typeof c !== 'object' || !('index' in c)) return;
+    const x = c.index;
+    if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= 0)) {
+      throw Object.assign(new Error(`choices[${i}].index must be a whole number from 0 to ${MAX_INDEX}, got ${JSON.stringify(x)}`), { kind: 'format' });
+    }
+  });
+}
+
+function errorEvent(message, type) {
+  return Buffer.from(`data: ${JSON.stringify({ error: { message, type, param: null, code: null } })}\n\n`);
+}
+
+function chunkText(obj) {
+  return `data: ${chunkJSON(obj)}\n\n`;
+}
+
+/**
+ * The streamed answer: the upstream's SSE events rewritten by `rw` as they come and written at
+ * once, with the gateway's own keep-alives, backpressure, the upstream request destroyed when the
+ * client leaves, and a visible end for a stream that breaks. `gw`: what the routes share
+ * (gatewayRoutes: the config, the metrics, emit, finish). Port of python/callsieve/relay.py's
+ * _SSEResponse.
+ */
+async function relayStream(gw, req, res, up, upReq, state, rw, out, t0) {
+  const { cfg, metrics, emit, finish } = gw;
+  metrics.active += 1;
+  res.writeHead(up.statusCode, { 'content-type': SSE_TYPE, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  if (res.flushHeaders) res.flushHeaders();
+  let lastWrite = Date.now();
+  let left = false;
+  // Not async: a write the socket takes at once costs no promise (one per event adds up).
+  const write = (buf) => {
+    if (left) return null;
+    lastWrite = Date.now();
+    if (res.write(buf)) return null;
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
+  const ka = cfg.keepalive * 1000;
+  const timer = setInterval(() => {
+    if (!left && Date.now() - lastWrite >= ka) {
+      lastWrite = Date.now();
+      res.write(KEEPALIVE);
+    }
+  }, Math.max(10, Math.min(ka / 4, 1000)));
+  res.on('close', () => {
+    if (!res.writableFinished) left = true;
+  });
+  const parser = new SSEParser({ comments: true });
+  let sawDone = false;
+  const held = (batch) => {
+    for (const c of rw.finish()) batch.push(chunkText(c));
+    return batch;
+  };
+  // What one piece read from upstream completes goes out as one write: a fast upstream costs one
+  // write per read, not one per event. Backpressure: the next read waits for the client.
+  const send = (batch) => {
+    if (batch.length <= 1) return batch.length ? write(batch[0]) : null;
+    if (batch.every((b) => typeof b === 'string')) return write(batch.join(''));
+    return write(Buffer.concat(batch.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))));
+  };
+  const convert = (items, batch) => {
+    for (const item of items) {
+      if (item.comment) {
+        batch.push(Buffer.concat([item.comment, END])); // its bytes as they came
+        continue;
+      }
+      const d = jsonTrim(item.data);
+      if (!d) {
+        batch.push(KEEPALIVE);
+        continue;
+      }
+      if (sawDone) throw Object.assign(new Error('an event comes after data: [DONE]'), { kind: 'format' });
+      if (d === '[DONE]') {
+        sawDone = true;
+        held(batch);
+        batch.push(DONE_TEXT);
+        continue;
+      }
+      let value;
+      try {
+        value = JSON.parse(item.data);
+      } catch {
+        throw Object.assign(new Error('an upstream event is not JSON'), { kind: 'format' });
+      }
+      checkIndexes(value);
+      for (const c of rw.feed(value)) batch.push(chunkText(c));
+    }
+  };
+  const sendAll = async (batch) => {
+    const w = send(batch);
+    if (w) await w;
+  };
+  const flushHeld = () => sendAll(held([]));
+  // Reads the upstream body with 'data' events rather than `for await` (a promise per piece
+  // costs more than the rest of a small piece's work); pauses it while the client's socket is full.
+  const pump = () =>
+    new Promise((resolve, reject) => {
+      let settled = false;
+      const done = (err) => {
+        if (settled) return;
+        settled = true;
+        up.off('data', onData);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onData = (piece) => {
+        if (left) {
+          up.pause();
+          done();
+          return;
+        }
+        const batch = [];
+        try {
+          convert(parser.feed(piece), batch);
+        } catch (e) {
+          send(batch); // what was converted goes out even when the conversion failed part way
+          up.pause();
+          done(e);
+          return;
+        }
+        const w = send(batch);
+        if (w) {
+          up.pause();
+          w.then(() => {
+            if (!settled) up.resume();
+          });
+        }
+      };
+      up.on('data', onData);
+      finished(up, (err) => done(err));
+    });
+  try {
+    await pump();
+    if (state.timedOut) throw Object.assign(new Error('upstream silent'), { kind: 'timeout' });
+    if (!left) {
+      const batch = [];
+      try {
+        convert(parser.finish(), batch);
+        if (!sawDone) {
+          out.end = 'cut';
+          held(batch);
+        } else out.end = 'done';
+      } finally {
+        await sendAll(batch);
+      }
+    }
+  } catch (e) {
+    if (left) {
+      // the client left; the upstream request was destroyed
+    } else if (e.kind === 'timeout' || state.timedOut) {
+      out.end = 'timeout';
+      metrics.upstreamError('timeout');
+      await write(errorEvent(`upstream silent for more than ${cfg.timeout} s`, 'upstream_timeout'));
+    } else if (e.kind === 'format' || (e.name && /FormatError$/.test(e.name))) {
+      out.end = 'bad-upstream';
+      metrics.upstreamError('format');
+      await write(errorEvent(`upstream stream cannot be read: ${e.message}`, 'upstream_error'));
+    } else {
+      out.end = 'cut';
+      metrics.upstreamError('read');
+      emit('warning', `upstream stream broke: ${e.code || e.message}`, { request_id: req.requestId });
+      try {
+        await flushHeld();
+      } catch {
+        // nothing more to say
+      }
+    }
+  } finally {
+    clearInterval(timer);
+    if (!up.complete) upReq.destroy(); // a finished answer keeps its connection for the next request
+    metrics.active -= 1;
+    if (left) {
+      metrics.disconnects += 1;
+      out.end = 'client-left';
+    } else res.end();
+    out.stats = rw.stats;
+    out.rejected = rw.rejectedToolNames;
+    finish('chat', req, left ? 499 : up.statusCode, t0, out);
+  }
+}
+
+module.exports = {
+  relayStream,
+  checkIndexes,
+};
   },
   "src/request.js": function (module, exports, __require) {
 'use strict';
@@ -9370,26 +10292,19 @@ const strings = __require("src/strings.js");
 const { isObject } = __require("src/jsontext.js");
 const { MORE, NO } = __require("src/shell.js");
 
-const SECTION_BEGIN = 'section_begin';
-const SECTION_END = 'section_end';
-const CALL_BEGIN = 'call_begin';
-const CALL_END = 'call_end';
-const SEP = 'sep';
-const EOS = 'eos';
-
-const MARKERS = [
-  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', SECTION_BEGIN],
-  ['<\uff5ctool\u2581calls\u2581end\uff5c>', SECTION_END],
-  ['<\uff5ctool\u2581call\u2581begin\uff5c>', CALL_BEGIN],
-  ['<\uff5ctool\u2581call\u2581end\uff5c>', CALL_END],
-  ['<\uff5ctool\u2581sep\uff5c>', SEP],
-  ['<\uff5cend\u2581of\u2581sentence\uff5c>', EOS],
-  // Seen in some runtimes' templates as the section opener (decision D26).
-  ['<\uff5ctool\u2581calls\uff5c>', SECTION_BEGIN],
-];
-const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
-const BARS = '\uff5c|';
-const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
+// The markers and their kinds, the bars, the limits: generated from sections.py (tables.js).
+const {
+  SECTION_BEGIN,
+  SECTION_END,
+  CALL_BEGIN,
+  CALL_END,
+  SEP,
+  EOS,
+  MARKERS,
+  SECTIONS_MAX_MARKER: MAX_MARKER,
+  BARS,
+  SECTIONS_MAX_HEAD: MAX_HEAD, // a call head (the name, or `function`) longer than this is not a call
+} = __require("src/tables.js");
 
 // One regex for all of them (either bar on either side); the word names the kind.
 const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));
@@ -9502,962 +10417,24 @@ module.exports = {
   _fenced,
 };
   },
-  "src/server.js": function (module, exports, __require) {
+  "src/serve.js": function (module, exports, __require) {
 'use strict';
 /**
- * An OpenAI-compatible gateway server in front of an upstream that writes DSML tool-call markup
- * into `content`: the Node twin of python/callsieve/server.py (see its docstring for every
- * behavior), on `node:http` alone. `npx callsieve-gateway --upstream URL` (bin/callsieve-gateway.js)
- * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
- *
- * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
- * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
- * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
- * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
- * `logFormat`, the request's `tool_choice` / `parallel_tool_calls` (a bad value is a 400; `"none"`
- * goes through the rewriter in prompt mode too), `preset` / `presetMap` (R19.2: the preset of a
- * request by its `model` id, logged and counted): as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
- * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
- * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
- * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
- * `[DONE]`) after; a cut stream gets no `[DONE]`; a connection failure is a 502. Backpressure: the
- * upstream response is read only while the client's socket takes what is written.
+ * The `callsieve-gateway` command (bin/callsieve-gateway.js): its flags and environment variables
+ * (`parseGatewayArgs`), listening, and `--workers N` (node:cluster). Python's `callsieve serve`
+ * reads its flags in python/callsieve/cli.py; its processes are set up by python/callsieve/serve.py.
  */
 
-const http = __require("node:http");
-const https = __require("node:https");
 const cluster = __require("node:cluster");
-const crypto = __require("node:crypto");
 const fs = __require("node:fs");
-const { finished } = __require("node:stream");
 const { parseArgs } = __require("node:util");
-const { SSEParser, chunkJSON } = __require("src/sse.js");
-const { ChatCompletionStreamRewriter, rewriteChatCompletion } = __require("src/openai.js");
-const { preparePromptRequest, responseOptions } = __require("src/request.js");
 const { PRESETS } = __require("src/formats.js");
 const { UsageError } = __require("src/errors.js");
-const { jsonText } = __require("src/jsontext.js");
-const { jsonTrim } = __require("src/strings.js");
 const { checkFormats } = __require("src/sieve.js");
-const { REASONING_MODES, checkReasoning } = __require("src/reasoning.js");
-
-const MODES = ['passthrough', 'prompt'];
-const POLICIES = ['keep', 'reject'];
-const KEEPALIVE = ': keep-alive\n\n';
-const END = Buffer.from('\n\n');
-const DONE_TEXT = 'data: [DONE]\n\n';
-// not relayed from an upstream answer: hop-by-hop, or the gateway's own (server, date, request id)
-const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'server', 'date', 'x-request-id']);
-const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
-const LOG_LEVELS = ['debug', 'info', 'warning', 'error'];
-const LOG_FORMATS = ['text', 'json'];
-const MAX_INDEX = Number.MAX_SAFE_INTEGER;
-const SSE_TYPE = 'text/event-stream; charset=utf-8';
-// the OpenAI API's paths: only these need a client key (health, readiness and metrics do not)
-const API_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/v1/models', '/models']);
-const ALLOW_HEADERS =
-  'authorization, content-type, x-request-id, openai-organization, openai-project, ' +
-  'x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, ' +
-  'x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout';
-
-/** Checked settings with defaults; throws UsageError for a bad value. */
-function gatewayConfig(c) {
-  const cfg = {
-    upstream: c.upstream,
-    apiKeys: c.apiKeys === undefined || c.apiKeys === null ? null : c.apiKeys,
-    upstreamApiKey: c.upstreamApiKey || null,
-    forwardClientKey: c.forwardClientKey === undefined ? false : c.forwardClientKey,
-    maxBodyBytes: c.maxBodyBytes === undefined ? DEFAULT_MAX_BODY_BYTES : c.maxBodyBytes,
-    corsOrigins: c.corsOrigins === undefined || c.corsOrigins === null ? null : c.corsOrigins,
-    logLevel: c.logLevel === undefined ? 'info' : c.logLevel,
-    logFormat: c.logFormat === undefined ? 'text' : c.logFormat,
-    mode: c.mode === undefined ? 'passthrough' : c.mode,
-    unknownTools: c.unknownTools === undefined ? 'keep' : c.unknownTools,
-    timeout: c.timeout === undefined ? 600 : c.timeout,
-    connectTimeout: c.connectTimeout === undefined ? 10 : c.connectTimeout,
-    keepalive: c.keepalive === undefined ? 15 : c.keepalive,
-    formats: c.formats === undefined ? null : c.formats,
-    reasoning: c.reasoning === undefined ? null : c.reasoning, // null: the preset's, else 'auto'
-    preset: c.preset === undefined ? null : c.preset, // R19: when presetMap chooses none
-    presetMap: c.presetMap === undefined || c.presetMap === null ? null : c.presetMap, // [pattern, preset]
-    streamArguments: c.streamArguments === undefined ? false : c.streamArguments,
-    log: c.log === undefined ? (line) => process.stderr.write(line + '\n') : c.log,
-  };
-  if (typeof cfg.upstream !== 'string' || !/^https?:\/\//.test(cfg.upstream)) {
-    throw new UsageError(`upstream must be an http(s) URL, got ${JSON.stringify(cfg.upstream)}`);
-  }
-  cfg.upstream = cfg.upstream.replace(/\/+$/, '');
-  if (!MODES.includes(cfg.mode)) throw new UsageError(`mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(cfg.mode)}`);
-  if (!POLICIES.includes(cfg.unknownTools)) {
-    throw new UsageError(`unknown-tools must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(cfg.unknownTools)}`);
-  }
-  try {
-    if (cfg.formats !== null) checkFormats(cfg.formats);
-    if (cfg.reasoning !== null) checkReasoning(cfg.reasoning);
-  } catch (e) {
-    throw new UsageError(e.message);
-  }
-  if (cfg.preset !== null) presetName(cfg.preset, 'preset');
-  if (cfg.presetMap !== null) {
-    if (!Array.isArray(cfg.presetMap)) throw new UsageError(`presetMap must be an array of [pattern, preset] pairs, got ${JSON.stringify(cfg.presetMap)}`);
-    cfg.presetMap = cfg.presetMap.map(presetEntry);
-  }
-  if (cfg.apiKeys !== null) {
-    if (!Array.isArray(cfg.apiKeys) || !cfg.apiKeys.every((k) => typeof k === 'string' && k !== '' && k.trim() === k)) {
-      throw new UsageError('apiKeys must be an array of non-empty keys without surrounding blanks');
-    }
-    cfg.apiKeys = [...cfg.apiKeys];
-  }
-  if (cfg.upstreamApiKey !== null && typeof cfg.upstreamApiKey !== 'string') {
-    throw new UsageError(`upstreamApiKey must be a string, got ${JSON.stringify(cfg.upstreamApiKey)}`);
-  }
-  if (typeof cfg.forwardClientKey !== 'boolean') {
-    throw new UsageError(`forwardClientKey must be a boolean, got ${JSON.stringify(cfg.forwardClientKey)}`);
-  }
-  if (!Number.isSafeInteger(cfg.maxBodyBytes) || cfg.maxBodyBytes < 1) {
-    throw new UsageError(`maxBodyBytes must be a positive whole number, got ${JSON.stringify(cfg.maxBodyBytes)}`);
-  }
-  if (cfg.corsOrigins !== null) {
-    if (!Array.isArray(cfg.corsOrigins) || !cfg.corsOrigins.every((o) => typeof o === 'string' && o !== '')) {
-      throw new UsageError(`corsOrigins must be an array of origins, got ${JSON.stringify(cfg.corsOrigins)}`);
-    }
-    cfg.corsOrigins = cfg.corsOrigins.map((o) => o.replace(/\/+$/, ''));
-  }
-  if (!LOG_LEVELS.includes(cfg.logLevel)) throw new UsageError(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(cfg.logLevel)}`);
-  if (!LOG_FORMATS.includes(cfg.logFormat)) throw new UsageError(`logFormat must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(cfg.logFormat)}`);
-  if (typeof cfg.streamArguments !== 'boolean') {
-    throw new UsageError(`streamArguments must be a boolean, got ${JSON.stringify(cfg.streamArguments)}`);
-  }
-  for (const k of ['timeout', 'connectTimeout', 'keepalive']) {
-    if (typeof cfg[k] !== 'number' || !(cfg[k] > 0) || !Number.isFinite(cfg[k])) {
-      throw new UsageError(`${k} must be a positive number of seconds, got ${JSON.stringify(cfg[k])}`);
-    }
-  }
-  return cfg;
-}
-
-/** A preset's name, checked (UsageError listing the known ones). */
-function presetName(name, where) {
-  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) {
-    throw new UsageError(`${where}: unknown preset ${JSON.stringify(name)} (known: ${Object.keys(PRESETS).join(', ')})`);
-  }
-  return name;
-}
-
-/** One entry of `presetMap`: a [pattern, preset] pair, checked. */
-function presetEntry(entry) {
-  if (!Array.isArray(entry) || entry.length !== 2) {
-    throw new UsageError(`presetMap entries are [pattern, preset] pairs, got ${JSON.stringify(entry)}`);
-  }
-  const [pattern, name] = entry;
-  if (typeof pattern !== 'string' || !pattern) {
-    throw new UsageError(`a presetMap pattern must be a non-empty string, got ${JSON.stringify(pattern)}`);
-  }
-  return [pattern, presetName(name, 'presetMap')];
-}
-
-/**
- * A `presetMap` pattern as Python's fnmatch reads it, without regard to case: `*` any run, `?` one
- * character, `[seq]` / `[!seq]` one character in / not in the set (ranges `a-z`; a `]` first in
- * the set and a `-` first or last are literal; a reversed range matches nothing; a `[` that is
- * not closed is literal); anything else itself. Returns a function `(model) => boolean`.
- * The pattern comes from the operator (a flag), the model id from the client: the pattern is
- * compiled here into tokens, and matching them is a loop over the model id (globMatch), never a
- * backtracking regex, so any model id takes at most len(pattern) * len(model) steps.
- */
-function presetPattern(pattern) {
-  const p = Array.from(pattern.toLowerCase());
-  const tokens = [];
-  let i = 0;
-  while (i < p.length) {
-    const c = p[i++];
-    if (c === '*') {
-      if (!(tokens.length && tokens[tokens.length - 1].star)) tokens.push({ star: true });
-    } else if (c === '?') tokens.push({ any: true });
-    else if (c === '[') {
-      let j = i;
-      if (j < p.length && p[j] === '!') j++;
-      if (j < p.length && p[j] === ']') j++;
-      while (j < p.length && p[j] !== ']') j++;
-      if (j >= p.length) {
-        tokens.push({ ch: '[' });
-        continue;
-      }
-      let k = i;
-      const negate = p[k] === '!';
-      if (negate) k++;
-      const ranges = [];
-      while (k < j) {
-        if (k + 2 < j && p[k + 1] === '-') {
-          const lo = p[k].codePointAt(0);
-          const hi = p[k + 2].codePointAt(0);
-          if (lo <= hi) ranges.push([lo, hi]); // a reversed range matches nothing (as fnmatch)
-          k += 3;
-        } else {
-          const cp = p[k].codePointAt(0);
-          ranges.push([cp, cp]);
-          k += 1;
-        }
-      }
-      tokens.push({ ranges, negate });
-      i = j + 1;
-    } else tokens.push({ ch: c });
-  }
-  return (model) => globMatch(tokens, Array.from(model.toLowerCase()));
-}
-
-/** Whether the tokens of presetPattern match all of `s` (an array of characters): one pass that,
- * on a mismatch, moves the last `*` one character on (O(tokens * characters), no recursion). */
-function globMatch(tokens, s) {
-  const one = (t, c) => {
-    if (t.any) return true;
-    if (t.ch !== undefined) return t.ch === c;
-    const cp = c.codePointAt(0);
-    return t.ranges.some(([lo, hi]) => lo <= cp && cp <= hi) !== t.negate;
-  };
-  let t = 0;
-  let i = 0;
-  let starT = -1;
-  let starI = 0;
-  while (i < s.length) {
-    if (t < tokens.length && tokens[t].star) {
-      starT = t++;
-      starI = i;
-    } else if (t < tokens.length && one(tokens[t], s[i])) {
-      t++;
-      i++;
-    } else if (starT >= 0) {
-      t = starT + 1;
-      i = ++starI;
-    } else return false;
-  }
-  while (t < tokens.length && tokens[t].star) t++;
-  return t === tokens.length;
-}
-
-/** The preset of a request (R19.2): that of the first pattern its `model` id matches, else
- * `fallback` (a `model` that is not a string matches no pattern). */
-function choosePreset(model, patterns, fallback) {
-  if (typeof model === 'string') {
-    for (const [match, name] of patterns) if (match(model)) return name;
-  }
-  return fallback;
-}
-
-/** The counters of /metrics, in the Prometheus text format. */
-class Metrics {
-  constructor() {
-    this.requests = new Map(); // "endpoint status" -> count
-    this.durationSum = new Map();
-    this.blocks = 0;
-    this.calls = 0;
-    this.rejected = 0;
-    this.capture = 0;
-    this.repaired = 0;
-    this.upstreamErrors = new Map();
-    this.disconnects = 0;
-    this.active = 0;
-    this.presets = new Map(); // preset ('-': none) -> chat requests
-  }
-
-  text() {
-    const lines = [];
-    const counter = (name, help, rows) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-      for (const [labels, v] of rows) lines.push(`${name}_total${labels} ${v}`);
-    };
-    const label = (obj) =>
-      '{' + Object.entries(obj).map(([k, v]) => `${k}="${String(v).replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : '\\' + c))}"`).join(',') + '}';
-    counter('callsieve_requests', 'Requests answered', [...this.requests].map(([k, v]) => {
-      const [endpoint, status] = k.split(' ');
-      return [label({ endpoint, status }), v];
-    }));
-    lines.push('# HELP callsieve_request_duration_seconds Time from request to the end of the answer');
-    lines.push('# TYPE callsieve_request_duration_seconds summary');
-    for (const [endpoint, [n, sum]] of this.durationSum) {
-      lines.push(`callsieve_request_duration_seconds_count${label({ endpoint })} ${n}`);
-      lines.push(`callsieve_request_duration_seconds_sum${label({ endpoint })} ${sum}`);
-    }
-    counter('callsieve_blocks', 'Tool-call blocks recognized', [['', this.blocks]]);
-    counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
-    counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
-    counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
-    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
-    counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
-    counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
-    counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
-    lines.push('# HELP callsieve_active_streams Streams in progress', '# TYPE callsieve_active_streams gauge');
-    lines.push(`callsieve_active_streams ${this.active}`);
-    return lines.join('\n') + '\n';
-  }
-
-  upstreamError(kind) {
-    this.upstreamErrors.set(kind, (this.upstreamErrors.get(kind) || 0) + 1);
-  }
-}
-
-function errorBody(message, type, code = null) {
-  return JSON.stringify({ error: { message, type, param: null, code } });
-}
-
-function sendJSON(res, status, body, headers = {}) {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** `Text/Event-Stream; charset=UTF-8` -> `text/event-stream` (media types ignore case, RFC 9110). */
-function mediaType(value) {
-  return String(value || '').split(';', 1)[0].trim().toLowerCase();
-}
-
-/** The client's `X-Request-ID` when it is a short run of visible ASCII, else a new one. */
-function requestId(value) {
-  if (typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value)) return value;
-  return crypto.randomUUID().replace(/-/g, '');
-}
-
-function keyDigest(key) {
-  return crypto.createHash('sha256').update(key, 'utf8').digest();
-}
-
-/** Throws a format error when an upstream answer's `choices[i].index` is not a whole number from
- * 0 to 2**53 - 1 (the same rule as the Python gateway's). */
-function checkIndexes(value) {
-  if (value === null || typeof value !== 'object' || !Array.isArray(value.choices)) return;
-  value.choices.forEach((c, i) => {
-    if (c === null || typeof c !== 'object' || !('index' in c)) return;
-    const x = c.index;
-    if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= 0)) {
-      throw Object.assign(new Error(`choices[${i}].index must be a whole number from 0 to ${MAX_INDEX}, got ${JSON.stringify(x)}`), { kind: 'format' });
-    }
-  });
-}
-
-function tooLarge(limit) {
-  return errorBody(`the request body is longer than ${limit} bytes`, 'invalid_request_error', 'request_too_large');
-}
-
-function errorEvent(message, type) {
-  return Buffer.from(`data: ${errorBody(message, type)}\n\n`);
-}
-
-function chunkText(obj) {
-  return `data: ${chunkJSON(obj)}\n\n`;
-}
-
-/** The request body, or null as soon as it is longer than `limit` (from its Content-Length, or
- * while it streams in: what came is not kept past the limit; the rest is read and dropped). */
-function readBody(req, limit) {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const parts = [];
-    let n = 0;
-    let settled = false;
-    req.on('data', (p) => {
-      if (settled) return;
-      n += p.length;
-      if (n > limit) {
-        settled = true;
-        parts.length = 0;
-        resolve(null);
-      } else parts.push(p);
-    });
-    req.on('end', () => {
-      if (!settled) resolve(Buffer.concat(parts));
-      settled = true;
-    });
-    req.on('error', (e) => {
-      if (!settled) reject(e);
-      settled = true;
-    });
-  });
-}
-
-/**
- * One upstream request; resolves with the response (headers received) or rejects with `{kind}`.
- * `handle.destroy()` cancels it. A kept-alive connection that the upstream closed just before it
- * was reused (ECONNRESET before any answer) is retried once on a new connection.
- */
-function upstreamRequest(cfg, method, path, headers, body) {
-  const url = new URL(cfg.upstream + path);
-  const mod = url.protocol === 'https:' ? https : http;
-  const h = { ...headers };
-  if (body) h['content-length'] = body.length;
-  const handle = {
-    req: null,
-    state: { timedOut: false },
-    destroyed: false,
-    destroy() {
-      this.destroyed = true;
-      if (this.req) this.req.destroy();
-    },
-  };
-  const attempt = (retry) =>
-    new Promise((resolve, reject) => {
-      const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
-      handle.req = req;
-      req.setNoDelay(true); // small SSE requests and events: no Nagle delay
-      let connected = false;
-      const connectTimer = setTimeout(() => {
-        if (!connected) req.destroy(Object.assign(new Error('connect timeout'), { kind: 'timeout' }));
-      }, cfg.connectTimeout * 1000);
-      req.on('socket', (sock) => {
-        if (!sock.connecting) connected = true;
-        else sock.once('connect', () => (connected = true));
-      });
-      req.setTimeout(cfg.timeout * 1000, () => {
-        handle.state.timedOut = true;
-        req.destroy(Object.assign(new Error('upstream silent'), { kind: 'timeout' }));
-      });
-      req.on('response', (res) => {
-        clearTimeout(connectTimer);
-        resolve(res);
-      });
-      req.on('error', (e) => {
-        clearTimeout(connectTimer);
-        if (retry && req.reusedSocket && !handle.destroyed && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
-          resolve(attempt(false));
-          return;
-        }
-        reject(e.kind ? e : Object.assign(e, { kind: 'connect' }));
-      });
-      req.end(body || undefined);
-    });
-  handle.promise = attempt(true);
-  return handle;
-}
-
-const AGENT = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function upstreamHeaders(cfg, req) {
-  const h = { accept: req.headers.accept || 'application/json' };
-  if (cfg.upstreamApiKey) h.authorization = `Bearer ${cfg.upstreamApiKey}`;
-  else if (cfg.forwardClientKey && req.headers.authorization) h.authorization = req.headers.authorization;
-  for (const k of ['openai-organization', 'openai-project']) if (req.headers[k]) h[k] = req.headers[k];
-  if (req.requestId) h['x-request-id'] = req.requestId;
-  return h;
-}
-
-/** The upstream answer's headers a client gets: not the hop-by-hop ones, nor `server` and `date`
- * (the gateway writes its own); the upstream's `x-request-id` as `x-upstream-request-id`. */
-function passHeaders(up) {
-  const out = {};
-  for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
-  if (up.headers['x-request-id'] !== undefined) out['x-upstream-request-id'] = up.headers['x-request-id'];
-  return out;
-}
-
-/** The request handler `(req, res)` of a gateway (see the module comment). */
-function gatewayHandler(config) {
-  const cfg = gatewayConfig(config);
-  const metrics = new Metrics();
-  const keys = (cfg.apiKeys || []).map(keyDigest);
-  const origins = new Set(cfg.corsOrigins || []);
-  const anyOrigin = origins.has('*');
-  const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
-  const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
-  const optionsByPreset = new Map();
-  /** The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config gives
-   * them (D52); without a preset, the config's or the library's defaults. */
-  const sieveOptions = (preset) => {
-    let got = optionsByPreset.get(preset);
-    if (got === undefined) {
-      const p = preset === null ? null : PRESETS[preset];
-      got = {
-        formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
-        reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
-        preset, // (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
-      };
-      optionsByPreset.set(preset, got);
-    }
-    return got;
-  };
-
-  /** One log line at `level` (debug, info, warning, error): text, or JSON with `fields`. */
-  function emit(level, message, fields = {}) {
-    if (!cfg.log || LOG_LEVELS.indexOf(level) < threshold) return;
-    const time = new Date().toISOString();
-    if (cfg.logFormat === 'json') {
-      cfg.log(JSON.stringify({ time, level, logger: 'callsieve.server', message, ...fields }));
-    } else cfg.log(`${time} callsieve.server ${level.toUpperCase()} ${message}`);
-  }
-
-  function finish(endpoint, req, status, t0, out) {
-    req.logged = true;
-    const dt = (performance.now() - t0) / 1000;
-    const key = `${endpoint} ${status}`;
-    metrics.requests.set(key, (metrics.requests.get(key) || 0) + 1);
-    const d = metrics.durationSum.get(endpoint) || [0, 0];
-    metrics.durationSum.set(endpoint, [d[0] + 1, d[1] + dt]);
-    if (endpoint === 'chat') metrics.presets.set(out.preset || '-', (metrics.presets.get(out.preset || '-') || 0) + 1);
-    const st = out.stats || {};
-    metrics.blocks += st.blocks || 0;
-    metrics.calls += st.calls || 0;
-    metrics.rejected += st.rejectedCalls || 0;
-    metrics.capture += st.captureLimitReleases || 0;
-    metrics.repaired += st.repairedBlocks || 0;
-    const path = req.url.split('?')[0];
-    emit(
-      'info',
-      `${req.method} ${path} ${status} ${dt.toFixed(3)}s ` +
-        `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
-        `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
-        `capture_limit=${st.captureLimitReleases || 0}` +
-        (out.end ? ` end=${out.end}` : '') +
-        ` preset=${out.preset || '-'} request_id=${req.requestId}`,
-      {
-        method: req.method,
-        path,
-        status,
-        duration: Math.round(dt * 1e6) / 1e6,
-        stream: Boolean(out.stream),
-        blocks: st.blocks || 0,
-        calls: st.calls || 0,
-        rejected: [...(out.rejected || [])],
-        repaired: st.repairedBlocks || 0,
-        capture_limit: st.captureLimitReleases || 0,
-        end: out.end || null,
-        preset: out.preset || null,
-        request_id: req.requestId,
-      },
-    );
-  }
-
-  function failed(e, res, endpoint, req, t0, out) {
-    const timeout = e.kind === 'timeout';
-    metrics.upstreamError(timeout ? 'timeout' : 'connect');
-    const status = timeout ? 504 : 502;
-    sendJSON(
-      res,
-      status,
-      timeout
-        ? errorBody(`upstream timed out: ${e.message}`, 'upstream_timeout')
-        : errorBody(`upstream unreachable: ${e.code || e.message}`, 'upstream_error'),
-    );
-    finish(endpoint, req, status, t0, out);
-  }
-
-  async function plain(upRes) {
-    const parts = [];
-    for await (const p of upRes) parts.push(p);
-    return Buffer.concat(parts);
-  }
-
-  async function models(req, res) {
-    const t0 = performance.now();
-    const upReq = upstreamRequest(cfg, 'GET', '/models', upstreamHeaders(cfg, req), null);
-    const promise = upReq.promise;
-    res.on('close', () => {
-      if (!res.writableFinished) upReq.destroy();
-    });
-    let up;
-    try {
-      up = await promise;
-    } catch (e) {
-      return failed(e, res, 'models', req, t0, {});
-    }
-    let body;
-    try {
-      body = await plain(up);
-    } catch (e) {
-      return failed(upReq.state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'models', req, t0, {});
-    }
-    res.writeHead(up.statusCode, passHeaders(up));
-    res.end(body);
-    finish('models', req, up.statusCode, t0, {});
-  }
-
-  /** 200 once the upstream answers `GET /models` (any status below 500), else 503. */
-  async function ready(req, res) {
-    const headers = { accept: 'application/json' };
-    if (cfg.upstreamApiKey) headers.authorization = `Bearer ${cfg.upstreamApiKey}`;
-    const probe = { ...cfg, timeout: Math.min(cfg.timeout, 5), connectTimeout: Math.min(cfg.connectTimeout, 5) };
-    const upReq = upstreamRequest(probe, 'GET', '/models', headers, null);
-    let status;
-    try {
-      const up = await upReq.promise;
-      await plain(up);
-      status = up.statusCode;
-    } catch {
-      upReq.destroy();
-      return sendJSON(res, 503, errorBody('the upstream does not answer', 'upstream_error', 'upstream_not_ready'));
-    }
-    if (status >= 500) {
-      return sendJSON(res, 503, errorBody(`the upstream answers /models with ${status}`, 'upstream_error', 'upstream_not_ready'));
-    }
-    return sendJSON(res, 200, '{"status":"ready"}');
-  }
-
-  async function chat(req, res) {
-    const t0 = performance.now();
-    const out = { stream: false, stats: null, rejected: [], end: '', preset: null };
-    let raw = await readBody(req, cfg.maxBodyBytes);
-    if (raw === null) {
-      sendJSON(res, 413, tooLarge(cfg.maxBodyBytes), { connection: 'close' });
-      return finish('chat', req, 413, t0, out);
-    }
-    let text;
-    try {
-      text = UTF8.decode(raw);
-    } catch {
-      sendJSON(res, 400, errorBody('the request body is not valid UTF-8', 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    let body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      sendJSON(res, 400, errorBody('the request body is not JSON', 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      sendJSON(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    const tools = Array.isArray(body.tools) ? body.tools : null;
-    out.preset = choosePreset(body.model, patterns, cfg.preset);
-    let options;
-    try {
-      // tool_choice and parallel_tool_calls, for the rewriters; tool_choice "none" goes through
-      // them too, in prompt mode as well: its markup stays the model's text (released verbatim),
-      // its reasoning comes out as in any other answer
-      options = { ...responseOptions(body), ...sieveOptions(out.preset) };
-      if (cfg.mode === 'prompt') raw = Buffer.from(jsonText(preparePromptRequest(body)));
-    } catch (e) {
-      sendJSON(res, 400, errorBody(String(e.message), 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    const headers = { ...upstreamHeaders(cfg, req), 'content-type': 'application/json' };
-    const upReq = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
-    const { promise, state } = upReq;
-    let clientGone = false;
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        clientGone = true;
-        upReq.destroy(); // the client left: cancel the upstream request now
-      }
-    });
-    let up;
-    try {
-      up = await promise;
-    } catch (e) {
-      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
-      return failed(e, res, 'chat', req, t0, out);
-    }
-    const ctype = mediaType(up.headers['content-type']);
-    if (up.statusCode < 400 && ctype === 'text/event-stream') {
-      out.stream = true;
-      return stream(req, res, up, upReq, state, new ChatCompletionStreamRewriter({
-        tools,
-        unknownTools: cfg.unknownTools,
-        streamArguments: cfg.streamArguments,
-        ...options,
-      }), out, t0);
-    }
-    let data;
-    try {
-      data = await plain(up);
-    } catch (e) {
-      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
-      return failed(state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'chat', req, t0, out);
-    }
-    if (up.statusCode >= 400 || ctype !== 'application/json') {
-      res.writeHead(up.statusCode, passHeaders(up));
-      res.end(data);
-      return finish('chat', req, up.statusCode, t0, out);
-    }
-    try {
-      const stats = {};
-      const value = JSON.parse(data.toString('utf8'));
-      checkIndexes(value);
-      text = jsonText(rewriteChatCompletion(value, {
-        tools,
-        unknownTools: cfg.unknownTools,
-        rejectedToolNames: out.rejected,
-        stats,
-        ...options,
-      }));
-      out.stats = stats;
-    } catch (e) {
-      metrics.upstreamError('format');
-      sendJSON(res, 502, errorBody(`upstream answer cannot be read: ${e.message}`, 'upstream_error'));
-      return finish('chat', req, 502, t0, out);
-    }
-    const h = passHeaders(up);
-    h['content-length'] = Buffer.byteLength(text);
-    res.writeHead(up.statusCode, h);
-    res.end(text);
-    return finish('chat', req, up.statusCode, t0, out);
-  }
-
-  async function stream(req, res, up, upReq, state, rw, out, t0) {
-    metrics.active += 1;
-    res.writeHead(up.statusCode, { 'content-type': SSE_TYPE, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    if (res.flushHeaders) res.flushHeaders();
-    let lastWrite = Date.now();
-    let left = false;
-    // Not async: a write the socket takes at once costs no promise (one per event adds up).
-    const write = (buf) => {
-      if (left) return null;
-      lastWrite = Date.now();
-      if (res.write(buf)) return null;
-      return new Promise((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    };
-    const ka = cfg.keepalive * 1000;
-    const timer = setInterval(() => {
-      if (!left && Date.now() - lastWrite >= ka) {
-        lastWrite = Date.now();
-        res.write(KEEPALIVE);
-      }
-    }, Math.max(10, Math.min(ka / 4, 1000)));
-    res.on('close', () => {
-      if (!res.writableFinished) left = true;
-    });
-    const parser = new SSEParser({ comments: true });
-    let sawDone = false;
-    const held = (batch) => {
-      for (const c of rw.finish()) batch.push(chunkText(c));
-      return batch;
-    };
-    // What one piece read from upstream completes goes out as one write: a fast upstream costs one
-    // write per read, not one per event. Backpressure: the next read waits for the client.
-    const send = (batch) => {
-      if (batch.length <= 1) return batch.length ? write(batch[0]) : null;
-      if (batch.every((b) => typeof b === 'string')) return write(batch.join(''));
-      return write(Buffer.concat(batch.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))));
-    };
-    const convert = (items, batch) => {
-      for (const item of items) {
-        if (item.comment) {
-          batch.push(Buffer.concat([item.comment, END])); // its bytes as they came
-          continue;
-        }
-        const d = jsonTrim(item.data);
-        if (!d) {
-          batch.push(KEEPALIVE);
-          continue;
-        }
-        if (sawDone) throw Object.assign(new Error('an event comes after data: [DONE]'), { kind: 'format' });
-        if (d === '[DONE]') {
-          sawDone = true;
-          held(batch);
-          batch.push(DONE_TEXT);
-          continue;
-        }
-        let value;
-        try {
-          value = JSON.parse(item.data);
-        } catch {
-          throw Object.assign(new Error('an upstream event is not JSON'), { kind: 'format' });
-        }
-        checkIndexes(value);
-        for (const c of rw.feed(value)) batch.push(chunkText(c));
-      }
-    };
-    const sendAll = async (batch) => {
-      const w = send(batch);
-      if (w) await w;
-    };
-    const flushHeld = () => sendAll(held([]));
-    // Reads the upstream body with 'data' events rather than `for await` (a promise per piece
-    // costs more than the rest of a small piece's work); pauses it while the client's socket is full.
-    const pump = () =>
-      new Promise((resolve, reject) => {
-        let settled = false;
-        const done = (err) => {
-          if (settled) return;
-          settled = true;
-          up.off('data', onData);
-          if (err) reject(err);
-          else resolve();
-        };
-        const onData = (piece) => {
-          if (left) {
-            up.pause();
-            done();
-            return;
-          }
-          const batch = [];
-          try {
-            convert(parser.feed(piece), batch);
-          } catch (e) {
-            send(batch); // what was converted goes out even when the conversion failed part way
-            up.pause();
-            done(e);
-            return;
-          }
-          const w = send(batch);
-          if (w) {
-            up.pause();
-            w.then(() => {
-              if (!settled) up.resume();
-            });
-          }
-        };
-        up.on('data', onData);
-        finished(up, (err) => done(err));
-      });
-    try {
-      await pump();
-      if (state.timedOut) throw Object.assign(new Error('upstream silent'), { kind: 'timeout' });
-      if (!left) {
-        const batch = [];
-        try {
-          convert(parser.finish(), batch);
-          if (!sawDone) {
-            out.end = 'cut';
-            held(batch);
-          } else out.end = 'done';
-        } finally {
-          await sendAll(batch);
-        }
-      }
-    } catch (e) {
-      if (left) {
-        // the client left; the upstream request was destroyed
-      } else if (e.kind === 'timeout' || state.timedOut) {
-        out.end = 'timeout';
-        metrics.upstreamError('timeout');
-        await write(errorEvent(`upstream silent for more than ${cfg.timeout} s`, 'upstream_timeout'));
-      } else if (e.kind === 'format' || (e.name && /FormatError$/.test(e.name))) {
-        out.end = 'bad-upstream';
-        metrics.upstreamError('format');
-        await write(errorEvent(`upstream stream cannot be read: ${e.message}`, 'upstream_error'));
-      } else {
-        out.end = 'cut';
-        metrics.upstreamError('read');
-        emit('warning', `upstream stream broke: ${e.code || e.message}`, { request_id: req.requestId });
-        try {
-          await flushHeld();
-        } catch {
-          // nothing more to say
-        }
-      }
-    } finally {
-      clearInterval(timer);
-      if (!up.complete) upReq.destroy(); // a finished answer keeps its connection for the next request
-      metrics.active -= 1;
-      if (left) {
-        metrics.disconnects += 1;
-        out.end = 'client-left';
-      } else res.end();
-      out.stats = rw.stats;
-      out.rejected = rw.rejectedToolNames;
-      finish('chat', req, left ? 499 : up.statusCode, t0, out);
-    }
-  }
-
-  const health = (req, res) => sendJSON(res, 200, '{"status":"ok"}');
-  const metricsText = (req, res) => {
-    const text = metrics.text();
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
-  // path -> [method, handler]; a GET route answers HEAD too (as Starlette's do)
-  const ROUTES = new Map([
-    ['/v1/chat/completions', ['POST', chat]],
-    ['/chat/completions', ['POST', chat]],
-    ['/v1/models', ['GET', models]],
-    ['/models', ['GET', models]],
-    ['/health', ['GET', health]],
-    ['/healthz', ['GET', health]],
-    ['/ready', ['GET', ready]],
-    ['/metrics', ['GET', metricsText]],
-  ]);
-
-  const allowed = (origin) => anyOrigin || origins.has(origin.replace(/\/+$/, ''));
-  const authorized = (auth) => {
-    const m = /^\s*bearer\s+(.+?)\s*$/i.exec(auth || '');
-    if (!m) return false;
-    const digest = keyDigest(m[1]);
-    let ok = false;
-    for (const k of keys) ok = crypto.timingSafeEqual(digest, k) || ok; // every key compared
-    return ok;
-  };
-
-  /** Routes one request (the edge first: request id, CORS, client key), and logs what no route
-   * logged (401, 404, 405, 413 before a route, preflights and probes at debug). */
-  const handler = (req, res) => {
-    const t0 = performance.now();
-    const path = req.url.split('?')[0];
-    req.requestId = requestId(req.headers['x-request-id']);
-    res.setHeader('x-request-id', req.requestId);
-    const origin = req.headers.origin;
-    const cors = origins.size > 0;
-    if (cors && origin !== undefined && allowed(origin)) {
-      res.setHeader('access-control-allow-origin', anyOrigin ? '*' : origin);
-      res.setHeader('access-control-expose-headers', 'x-request-id');
-      if (!anyOrigin) res.setHeader('vary', 'origin');
-    }
-    res.on('finish', () => {
-      if (req.logged) return;
-      const dt = (performance.now() - t0) / 1000;
-      emit(res.statusCode >= 400 ? 'info' : 'debug', `${req.method} ${path} ${res.statusCode} ${dt.toFixed(3)}s request_id=${req.requestId}`, {
-        method: req.method,
-        path,
-        status: res.statusCode,
-        duration: Math.round(dt * 1e6) / 1e6,
-        request_id: req.requestId,
-      });
-    });
-    if (req.method === 'OPTIONS' && cors && req.headers['access-control-request-method'] !== undefined) {
-      if (origin === undefined || !allowed(origin)) {
-        return sendJSON(res, 403, errorBody(`origin ${JSON.stringify(origin === undefined ? null : origin)} is not allowed`, 'invalid_request_error'));
-      }
-      res.writeHead(204, {
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': req.headers['access-control-request-headers'] || ALLOW_HEADERS,
-        'access-control-max-age': '600',
-      });
-      return void res.end();
-    }
-    if (keys.length && API_PATHS.has(path) && !authorized(req.headers.authorization)) {
-      const given = req.headers.authorization !== undefined;
-      return sendJSON(
-        res,
-        401,
-        errorBody(given ? 'Incorrect API key provided.' : "You didn't provide an API key.", 'invalid_request_error', 'invalid_api_key'),
-        { 'www-authenticate': 'Bearer' },
-      );
-    }
-    const route = ROUTES.get(path);
-    if (route === undefined) return sendJSON(res, 404, errorBody(`no route for ${req.method} ${path}`, 'invalid_request_error'));
-    const [method, fn] = route;
-    if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
-      return sendJSON(res, 405, errorBody(`${req.method} is not allowed on ${path}`, 'invalid_request_error'), {
-        allow: method === 'GET' ? 'GET, HEAD' : method,
-      });
-    }
-    const p = fn(req, res);
-    if (p && typeof p.catch === 'function') {
-      p.catch((e) => {
-        emit('error', `${req.method} ${path} failed: ${(e && e.stack) || e}`, { request_id: req.requestId });
-        if (!res.headersSent) sendJSON(res, 500, errorBody(`internal error: ${(e && e.name) || 'Error'}`, 'server_error'));
-        else res.destroy(e);
-      });
-    }
-    return undefined;
-  };
-  handler.metrics = metrics;
-  handler.config = cfg;
-  return handler;
-}
-
-/** An `http.Server` running the gateway (not yet listening). */
-function createGatewayServer(config) {
-  return http.createServer(gatewayHandler(config));
-}
+const { REASONING_MODES } = __require("src/reasoning.js");
+const { DEFAULT_MAX_BODY_BYTES, LOG_FORMATS, LOG_LEVELS, MODES, POLICIES, gatewayConfig, presetName } = __require("src/config.js");
+const { createGatewayServer } = __require("src/app.js");
+const { UTF8 } = __require("src/gateway.js");
 
 const FLAGS = [
   // flag, environment variable, default, kind, help
@@ -10703,6 +10680,45 @@ function main(argv = process.argv.slice(2), env = process.env, version = '0.1.0'
 }
 
 module.exports = {
+  FLAGS,
+  parseGatewayArgs,
+  main,
+};
+  },
+  "src/server.js": function (module, exports, __require) {
+'use strict';
+/**
+ * An OpenAI-compatible gateway server in front of an upstream that writes DSML tool-call markup
+ * into `content`: the Node twin of python/callsieve/server.py (see its docstring for every
+ * behavior), on `node:http` alone. `npx callsieve-gateway --upstream URL` (bin/callsieve-gateway.js)
+ * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
+ *
+ * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
+ * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
+ * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
+ * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
+ * `logFormat`, the request's `tool_choice` / `parallel_tool_calls` (a bad value is a 400; `"none"`
+ * goes through the rewriter in prompt mode too), `preset` / `presetMap` (R19.2: the preset of a
+ * request by its `model` id, logged and counted): as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
+ * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
+ * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
+ * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
+ * `[DONE]`) after; a cut stream gets no `[DONE]`; a connection failure is a 502. Backpressure: the
+ * upstream response is read only while the client's socket takes what is written.
+ *
+ * The server's modules, each named after what it does (as in Python): ./config.js (gatewayConfig,
+ * presets by model id), ./app.js (gatewayHandler, createGatewayServer: the edge and the routes),
+ * ./gateway.js (the routes), ./relay.js (the streamed answer), ./upstream.js (the requests to the
+ * upstream), ./metrics.js (the counters), ./serve.js (the callsieve-gateway command). This module
+ * is their public face.
+ */
+
+const { UsageError } = __require("src/errors.js");
+const { MODES, POLICIES, LOG_LEVELS, LOG_FORMATS, DEFAULT_MAX_BODY_BYTES, gatewayConfig, presetPattern, choosePreset } = __require("src/config.js");
+const { createGatewayServer, gatewayHandler } = __require("src/app.js");
+const { parseGatewayArgs, main } = __require("src/serve.js");
+
+module.exports = {
   createGatewayServer,
   gatewayHandler,
   gatewayConfig,
@@ -10735,68 +10751,28 @@ module.exports = {
 const MORE = 'MORE';
 const NO = 'NO';
 
-const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
-const MAX_HEAD = 64; // prefix noise + local name
-const MAX_PREFIX = 32;
-const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+// The limits, the fold table (R2.4), the angles, the stop characters and the tag keywords are
+// generated from shell.py (tables.js).
+const {
+  MAX_TAG,
+  SHELL_MAX_HEAD: MAX_HEAD,
+  MAX_PREFIX,
+  MAX_LEAD,
+  FOLD, // code point -> replacement string, or null (deleted); absent: unchanged
+  OPEN_ANGLES,
+  CLOSE_ANGLES,
+  STOP_CHARS,
+  KEYWORD_RE,
+  KEYWORD_NATIVE_RE,
+  KEYWORD_ONLY_NATIVE_RE,
+  SPACE,
+  WRAPPER,
+  INVOKE,
+  PARAMETER,
+  NOT_CDATA_SEP,
+} = __require("src/tables.js");
 
-function buildFold() {
-  const t = new Map();
-  for (let c = 0x41; c <= 0x5a; c++) t.set(c, String.fromCharCode(c + 32));
-  for (let c = 0xff01; c < 0xff5f; c++) t.set(c, String.fromCharCode(c - 0xfee0).toLowerCase()); // fullwidth ASCII
-  const controls = [];
-  for (let c = 0x00; c < 0x09; c++) controls.push(c);
-  controls.push(0x0b, 0x0c);
-  for (let c = 0x0e; c < 0x20; c++) controls.push(c);
-  controls.push(0x7f);
-  for (const c of controls) t.set(c, null); // control characters (raw STX among them)
-  for (const c of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff, 0x00ad]) t.set(c, null); // zero-width, BOM, soft hyphen
-  const spaces = [0x0085, 0x00a0, 0x1680, 0x202f, 0x205f, 0x3000, 0x2581, 0x2402];
-  for (let c = 0x2000; c < 0x200b; c++) spaces.push(c);
-  for (const c of spaces) t.set(c, ' '); // Unicode spaces, '▁', '␂'
-  for (const c of '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63') t.set(c.codePointAt(0), '-'); // ‐‑‒–—―−﹣
-  for (const c of '\ufe4d\ufe4e\ufe4f') t.set(c.codePointAt(0), '_'); // ﹍﹎﹏
-  for (const c of '\u201c\u201d\u201e\u201f\u2033') t.set(c.codePointAt(0), '"'); // “”„‟″
-  for (const c of '\u2018\u2019\u201a\u201b\u2032') t.set(c.codePointAt(0), "'"); // ‘’‚‛′
-  t.set(0x3008, '<'); // 〈
-  t.set(0x3009, '>'); // 〉
-  t.set(0x300a, '<'); // 《
-  t.set(0x300b, '>'); // 》
-  const homoglyphs = {
-    a: 'аαА',
-    b: 'ВΒв',
-    c: 'сСϲ',
-    d: 'ԁ',
-    e: 'еЕεΕ',
-    h: 'һНΗ',
-    i: 'іІιΙ',
-    j: 'јЈ',
-    k: 'кКκΚ',
-    l: 'ӏ',
-    m: 'мМΜ',
-    n: 'ΝпП',
-    o: 'оОοΟ',
-    p: 'рРρΡ',
-    s: 'ѕЅ',
-    t: 'тТτΤ',
-    u: 'υ',
-    v: 'ν',
-    x: 'хХχΧ',
-    y: 'уУγΥ',
-    z: 'Ζ',
-  };
-  for (const [letter, variants] of Object.entries(homoglyphs)) {
-    for (const v of variants) t.set(v.codePointAt(0), letter);
-  }
-  return t;
-}
-
-/** Code point -> replacement string, or null (deleted). Absent: unchanged. */
-const FOLD = buildFold();
-
-const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
-const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
-const ANGLES_RUN = /[<\uff1c\u3008\u300a]+/y;
+const ANGLES_RUN = new RegExp('[' + escapeClass(OPEN_ANGLES) + ']+', 'y');
 
 /** End of the run of open angles at `s[i]`. */
 function anglesRunEnd(s, i) {
@@ -10816,20 +10792,9 @@ function escapeClass(s) {
   return s.replace(/[\\\]\[^-]/g, (c) => '\\' + c);
 }
 
-// Characters that end the head of a tag (prefix noise + local name + attribute names).
-const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
-const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
-const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
-// R14.1: the native DSML wrapper (`function_calls`) too.
-const KEYWORD_NATIVE_RE =
-  /(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
-const KEYWORD_ONLY_NATIVE_RE = /(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
+// STOP_CHARS end the head of a tag (prefix noise + local name + attribute names).
+const HEAD_RE = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
 const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
-const SPACE = ' \t\n\r\f\v';
-
-const WRAPPER = 'tool_calls';
-const INVOKE = 'invoke';
-const PARAMETER = 'parameter';
 
 /** The code point at `s[k]` as a string of 1 or 2 code units (a lone surrogate stays 1). */
 function charAt(s, k) {
@@ -10962,8 +10927,8 @@ const PLAIN_TAG = new RegExp(
   'y',
 );
 const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
-const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
-const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP_CHARS) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
 
 /** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
 function isKeyword(keywords, word) {
@@ -11062,6 +11027,59 @@ function matchHead(s, j, final, keywords) {
   const k = j + idx[km.index + km[0].length - 1] + 1;
   return matchAttrs(s, k, local, closing, final);
 }
+
+// ---- open angles that start no tag, decided by one regex (hostile prefixes) ------------------
+// Python's NO_TAG_HEAD / NO_TAG_ANGLES / NO_TAG_SO_FAR (shell.py says why each is decided).
+
+// Head characters that keyword search reads as written (code units: a surrogate folds to itself).
+const NO_TAG_HEAD =
+  '[^' +
+  escapeClass(
+    [
+      ...new Set([
+        ...STOP_CHARS,
+        '!',
+        '\x7f',
+        ...Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== '\t'),
+        ...[...FOLD]
+          .filter(([c, f]) => c >= 0x80 && (f === null || /^[a-z0-9_\-![]$/.test(f)))
+          .map(([c]) => String.fromCharCode(c)),
+      ]),
+    ]
+      .sort()
+      .join(''),
+  ) +
+  ']';
+const ANGLE_CLASS = '[' + OPEN_ANGLES + ']';
+// A keyword of any format (KEYWORDS_ALL) in ASCII of either case, where it ends (R2.2).
+const TAG_KEYWORDS = [
+  'tool_calls',
+  'toolcalls',
+  'tool-calls',
+  'function_calls',
+  'functioncalls',
+  'function-calls',
+  'invoke',
+  'parameter',
+];
+const KEYWORD_ANY_CASE =
+  '(?:' +
+  TAG_KEYWORDS
+    .map((w) => Array.from(w, (c) => (/[a-z]/.test(c) ? '[' + c + c.toUpperCase() + ']' : c)).join(''))
+    .join('|') +
+  ')(?![A-Za-z0-9_-])';
+const NO_KEYWORD_HEAD =
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + ')' + NO_TAG_HEAD + '{1,' + MAX_HEAD + '}';
+const NO_TAG_ANGLES =
+  '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
+  '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
+  NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
+  '[' + escapeClass(STOP_CHARS) + '])';
+const NO_TAG_SO_FAR =
+  '<(?![Pp][Rr][Ee][ \\t])(?:' + ANGLE_CLASS + '{0,' + (MAX_LEAD - 1) + '}|[/\uff0f]' + ANGLE_CLASS +
+  '{1,' + MAX_LEAD + '})' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}$';
 
 /**
  * Where to resume after `matchTag(s, i)` said NO: past the run of open angles, except the last
@@ -11198,7 +11216,6 @@ function skipSpace(s, k, start) {
   return k;
 }
 
-const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ \t\n<>="\'[]';
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
@@ -11283,13 +11300,16 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
-  STOP,
+  STOP: STOP_CHARS,
   WRAPPER,
   INVOKE,
   PARAMETER,
   KEYWORDS_SEED,
   KEYWORDS_ALL,
   KEYWORDS_NATIVE,
+  NO_TAG_HEAD,
+  NO_TAG_ANGLES,
+  NO_TAG_SO_FAR,
   fold,
   fold1,
   foldMap,
@@ -11367,9 +11387,6 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (name) => this._resolve(name),
-          (name, input) => this._normalizeInput(name, input),
-          (e) => this._apply(e),
           (index, name) => ({ type: 'tool_call_start', index, name }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
@@ -11408,7 +11425,15 @@ class Sieve {
   }
 
   _declared(events) {
-    if (this._writer !== null) return this._writer.events(events);
+    if (this._writer !== null) {
+      // the Sieve's treatment of calls, for this call (as Python passes its bound methods)
+      return this._writer.events(
+        events,
+        (name) => this._resolve(name),
+        (name, input) => this._normalizeInput(name, input),
+        (e) => this._apply(e),
+      );
+    }
     if (!this._acts()) return events; // R1-R8 behavior: nothing declared that acts on calls
     return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
   }
@@ -12099,10 +12124,9 @@ module.exports = {
  * Port of python/callsieve/strings.py.
  */
 
-// D10: the whitespace String.prototype.trim removes (Python strips exactly these).
-const JS_SPACE =
-  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
-  '\u2028\u2029\u202f\u205f\u3000\ufeff';
+// D10: the whitespace String.prototype.trim removes (Python strips exactly these); generated
+// from strings.py (tables.js).
+const { JS_SPACE } = __require("src/tables.js");
 
 function trim(s) {
   return s.trim();
@@ -12144,6 +12168,478 @@ function codePoints(s) {
 
 module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
   },
+  "src/tables.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The data the Python and Node sieves share: markers, keywords, limits, character and fold tables.
+ * GENERATED from the python/callsieve modules named below by scripts/build/gen_tables.py. Do not
+ * edit; edit the Python module and run the script. A name defined in two modules carries the
+ * module's name (SHELL_MAX_HEAD is shell.py's MAX_HEAD).
+ */
+
+// python/callsieve/strings.py
+// D10: the whitespace JavaScript's String.prototype.trim removes.
+const JS_SPACE = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+// python/callsieve/shell.py
+const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
+const SHELL_MAX_HEAD = 64; // shell.MAX_HEAD: prefix noise + local name
+const MAX_PREFIX = 32;
+const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+const FOLD = new Map(
+  [
+    ['a', 'A\u03b1\u0410\u0430\uff21\uff41'], // AαАаＡａ
+    ['b', 'B\u0392\u0412\u0432\uff22\uff42'], // BΒВвＢｂ
+    ['c', 'C\u03f2\u0421\u0441\uff23\uff43'], // CϲСсＣｃ
+    ['d', 'D\u0501\uff24\uff44'], // DԁＤｄ
+    ['e', 'E\u0395\u03b5\u0415\u0435\uff25\uff45'], // EΕεЕеＥｅ
+    ['f', 'F\uff26\uff46'], // FＦｆ
+    ['g', 'G\uff27\uff47'], // GＧｇ
+    ['h', 'H\u0397\u041d\u04bb\uff28\uff48'], // HΗНһＨｈ
+    ['i', 'I\u0399\u03b9\u0406\u0456\uff29\uff49'], // IΙιІіＩｉ
+    ['j', 'J\u0408\u0458\uff2a\uff4a'], // JЈјＪｊ
+    ['k', 'K\u039a\u03ba\u041a\u043a\uff2b\uff4b'], // KΚκКкＫｋ
+    ['l', 'L\u04cf\uff2c\uff4c'], // LӏＬｌ
+    ['m', 'M\u039c\u041c\u043c\uff2d\uff4d'], // MΜМмＭｍ
+    ['n', 'N\u039d\u041f\u043f\uff2e\uff4e'], // NΝПпＮｎ
+    ['o', 'O\u039f\u03bf\u041e\u043e\uff2f\uff4f'], // OΟοОоＯｏ
+    ['p', 'P\u03a1\u03c1\u0420\u0440\uff30\uff50'], // PΡρРрＰｐ
+    ['q', 'Q\uff31\uff51'], // QＱｑ
+    ['r', 'R\uff32\uff52'], // RＲｒ
+    ['s', 'S\u0405\u0455\uff33\uff53'], // SЅѕＳｓ
+    ['t', 'T\u03a4\u03c4\u0422\u0442\uff34\uff54'], // TΤτТтＴｔ
+    ['u', 'U\u03c5\uff35\uff55'], // UυＵｕ
+    ['v', 'V\u03bd\uff36\uff56'], // VνＶｖ
+    ['w', 'W\uff37\uff57'], // WＷｗ
+    ['x', 'X\u03a7\u03c7\u0425\u0445\uff38\uff58'], // XΧχХхＸｘ
+    ['y', 'Y\u03a5\u03b3\u0423\u0443\uff39\uff59'], // YΥγУуＹｙ
+    ['z', 'Z\u0396\uff3a\uff5a'], // ZΖＺｚ
+    ['!', '\uff01'], // ！
+    ['"', '\u201c\u201d\u201e\u201f\u2033\uff02'], // “”„‟″＂
+    ['#', '\uff03'], // ＃
+    ['$', '\uff04'], // ＄
+    ['%', '\uff05'], // ％
+    ['&', '\uff06'], // ＆
+    ['\'', '\u2018\u2019\u201a\u201b\u2032\uff07'], // ‘’‚‛′＇
+    ['(', '\uff08'], // （
+    [')', '\uff09'], // ）
+    ['*', '\uff0a'], // ＊
+    ['+', '\uff0b'], // ＋
+    [',', '\uff0c'], // ，
+    ['-', '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d'], // ‐‑‒–—―−﹣－
+    ['.', '\uff0e'], // ．
+    ['/', '\uff0f'], // ／
+    ['0', '\uff10'], // ０
+    ['1', '\uff11'], // １
+    ['2', '\uff12'], // ２
+    ['3', '\uff13'], // ３
+    ['4', '\uff14'], // ４
+    ['5', '\uff15'], // ５
+    ['6', '\uff16'], // ６
+    ['7', '\uff17'], // ７
+    ['8', '\uff18'], // ８
+    ['9', '\uff19'], // ９
+    [':', '\uff1a'], // ：
+    [';', '\uff1b'], // ；
+    ['<', '\u3008\u300a\uff1c'], // 〈《＜
+    ['=', '\uff1d'], // ＝
+    ['>', '\u3009\u300b\uff1e'], // 〉》＞
+    ['?', '\uff1f'], // ？
+    ['@', '\uff20'], // ＠
+    ['[', '\uff3b'], // ［
+    ['\\', '\uff3c'], // ＼
+    [']', '\uff3d'], // ］
+    ['^', '\uff3e'], // ＾
+    ['_', '\ufe4d\ufe4e\ufe4f\uff3f'], // ﹍﹎﹏＿
+    ['`', '\uff40'], // ｀
+    ['{', '\uff5b'], // ｛
+    ['|', '\uff5c'], // ｜
+    ['}', '\uff5d'], // ｝
+    ['~', '\uff5e'], // ～
+    [null, '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f\xad\u200b\u200c\u200d\u200e\u200f\u2060\ufeff'],
+    [' ', '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u2402\u2581\u3000'],
+  ].flatMap(([to, chars]) => Array.from(chars, (c) => [c.codePointAt(0), to])),
+);
+const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
+const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
+// Characters that end the head of a tag (prefix noise + local name + attribute names).
+const STOP_CHARS = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
+const KEYWORD_RE = new RegExp('(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])');
+// R14.1: the native DSML wrapper (`function_calls`) too.
+const KEYWORD_NATIVE_RE = new RegExp('(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])');
+const KEYWORD_ONLY_NATIVE_RE = new RegExp('(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])');
+const SPACE = '\t\n\x0b\x0c\r ';
+const WRAPPER = 'tool_calls';
+const INVOKE = 'invoke';
+const PARAMETER = 'parameter';
+const NOT_CDATA_SEP = '\t\n "\'/0123456789<=>ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz';
+
+// python/callsieve/sections.py
+const SECTION_BEGIN = 'section_begin';
+const SECTION_END = 'section_end';
+const CALL_BEGIN = 'call_begin';
+const CALL_END = 'call_end';
+const SEP = 'sep';
+const EOS = 'eos';
+const MARKERS = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', 'section_begin'],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', 'section_end'],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', 'call_begin'],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', 'call_end'],
+  ['<\uff5ctool\u2581sep\uff5c>', 'sep'],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', 'eos'],
+  ['<\uff5ctool\u2581calls\uff5c>', 'section_begin'],
+];
+const SECTIONS_MAX_MARKER = 20; // sections.MAX_MARKER
+const BARS = '\uff5c|'; // ｜|
+const SECTIONS_MAX_HEAD = 512; // sections.MAX_HEAD: a call head (the name, or `function`) longer than this is not a call
+
+// python/callsieve/harmony.py
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const OPENERS = ['<|start|>', '<|channel|>'];
+// What ends a body: an end token (consumed) or the next message's opener (left for TEXT).
+const BODY_MARKERS = ['<|end|>', '<|call|>', '<|return|>', '<|start|>', '<|channel|>'];
+const HARMONY_MAX_MARKER = 11; // harmony._MAX_MARKER
+const MAX_HEADER = 256;
+
+// python/callsieve/mistral.py
+const MARKER = '[TOOL_CALLS]';
+const ARGS = '[ARGS]';
+const CALL_ID = '[CALL_ID]';
+const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
+
+// python/callsieve/reasoning.py
+const REASONING_MODES = ['off', 'auto', 'open'];
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+// python/callsieve/values.py
+// R6.5: parameters whose value is raw text whatever it holds.
+const RAW_TEXT_NAMES = new Set([
+  'cmd',
+  'code',
+  'command',
+  'content',
+  'file_content',
+  'file_path',
+  'new_string',
+  'old_string',
+  'path',
+  'pattern',
+  'prompt',
+  'query',
+  'script',
+  'text',
+]);
+const ENTITY_RE = new RegExp('&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});', 'g');
+const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: '\'' };
+const VALUES_JSON_START = '"-0123456789[fnt{'; // values._JSON_START
+const VALUES_MAX_DEPTH = 200; // values.MAX_DEPTH: D21: JSON or XML values nested deeper stay strings
+
+// python/callsieve/arguments.py
+const ARGUMENTS_JSON_START = '"-0123456789[fnt{'; // arguments._JSON_START
+const NUMBER_CHARS = '+-.0123456789Ee';
+const LITERALS = ['true', 'false', 'null'];
+const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+
+// python/callsieve/names.py
+const SEPARATORS = new RegExp('[\\u0000-\\u002f\\u003a-\\u0040\\u005b-\\u0060\\u007b-\\u007f\\u00a0\\u00b7\\u1680\\u2000-\\u200a\\u2010-\\u2015\\u2028-\\u2029\\u202f\\u205f\\u3000-\\u3002\\u30fb\\ufeff\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65]');
+
+// python/callsieve/blocks.py
+// A tool name as the block formats write it: no blank, no markup, not prose (one class in every
+// runtime: JavaScript's blanks, not the regex engine's idea of a blank).
+const NOT_NAME = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff<>"\'`{}[],;';
+const FN = '<function=';
+const FN_END = '</function>';
+const P = '<parameter=';
+const P_END = '</parameter>';
+const K = '<arg_key>';
+const K_END = '</arg_key>';
+const V = '<arg_value>';
+const V_END = '</arg_value>';
+// `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
+const INV_END = '</invoke>';
+const PARAM_END = '</parameter>';
+const KB = '<|tool_call_begin|>';
+const KA = '<|tool_call_argument_begin|>';
+const KE = '<|tool_call_end|>';
+const ESCAPES = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  '\'': '\'',
+  '"': '"',
+  a: '\x07',
+  b: '\x08',
+  f: '\x0c',
+  v: '\x0b',
+};
+const BLOCKS_MAX_DEPTH = 100; // blocks.MAX_DEPTH
+
+// python/callsieve/prompt.py
+const MARKUP = new Map([
+  ['<', '\u2039'],
+  ['\uff1c', '\u2039'],
+  ['\ufe64', '\u2039'],
+  ['\u2329', '\u2039'],
+  ['\u3008', '\u2039'],
+  ['\u300a', '\xab'],
+  ['\uff5c', '\xa6'],
+]);
+const MAX_EXAMPLE_NAME = 200; // well inside a tag's length limit
+const HEADER =
+  '# Tools\n' +
+  '\n' +
+  'You can call the tools listed below. To call tools, write one block in exactly this form,\n' +
+  'outside any code fence or inline code:\n' +
+  '\n' +
+  '<|DSML|tool_calls>\n' +
+  '<|DSML|invoke name="TOOL_NAME">\n' +
+  '<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>\n' +
+  '<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>\n' +
+  '</|DSML|invoke>\n' +
+  '</|DSML|tool_calls>\n' +
+  '\n' +
+  'Rules:\n' +
+  '- Use the tool names and parameter names exactly as listed below.\n' +
+  '- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.\n' +
+  '- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.\n' +
+  '- Give every required parameter; leave out optional parameters you do not need.\n' +
+  '- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you\n' +
+  '  write holds its real value. The "..." in the examples below only marks where a value goes.\n' +
+  '- A shell command goes in the command parameter, whole, as one string.\n' +
+  '- To call several tools at once, put several invoke elements in one tool_calls block.\n' +
+  '- A block inside a code fence or inline code is shown as text and never runs.\n' +
+  '- After the block, stop: the results come in the next message.';
+
+module.exports = {
+  JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
+  STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
+  PARAMETER, NOT_CDATA_SEP, SECTION_BEGIN, SECTION_END, CALL_BEGIN, CALL_END, SEP, EOS, MARKERS,
+  SECTIONS_MAX_MARKER, BARS, SECTIONS_MAX_HEAD, START, CHANNEL, MESSAGE, ENDS, OPENERS,
+  BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
+  REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
+  VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
+  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
+  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+};
+  },
+  "src/toolcalls.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Tool calls as OpenAI writes them (R13): `message.tool_calls` entries and streaming
+ * `delta.tool_calls` deltas, with their ids. Port of python/callsieve/toolcalls.py; the rules are
+ * in python/callsieve/openai.py's docstring. The rewriters of ./chunks.js and ./completion.js write
+ * their calls with these.
+ */
+
+const { InputTypeError, checkOptions, typeName } = __require("src/errors.js");
+const { normalizeInput, checkTools } = __require("src/schema.js");
+const { isObject, jsonText } = __require("src/jsontext.js");
+
+function isInt(v) {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+function randomHex(n) {
+  const bytes = new Uint8Array(n);
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
+  else bytes.set(__require("crypto").randomBytes(n));
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+/** A fresh tool-call id: `call_` and 24 random hex digits. */
+function newCallId() {
+  return 'call_' + randomHex(12);
+}
+
+function checkIdFactory(idFactory) {
+  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
+    throw new InputTypeError('idFactory must be a function');
+  }
+  return idFactory === undefined ? null : idFactory;
+}
+
+function nextId(idFactory) {
+  if (idFactory === undefined || idFactory === null) return newCallId();
+  const v = idFactory();
+  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
+  return v;
+}
+
+function checkCalls(calls) {
+  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
+  }
+  const out = Array.from(calls);
+  for (const c of out) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
+      throw new InputTypeError('calls must hold {name: string, input: object} objects');
+    }
+  }
+  return out;
+}
+
+// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
+// `arguments` (not a JSON object), so the client's own validation tells the model.
+const RAW_ARGUMENTS = Symbol('rawArguments');
+
+function args(call, tools) {
+  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
+  return jsonText(normalizeInput(call.name, call.input, tools));
+}
+
+function unparsedCall(name, raw) {
+  const c = { name, input: {} };
+  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
+  return c;
+}
+
+/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
+function callId(call, idFactory) {
+  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
+}
+
+/** Calls as an OpenAI `message.tool_calls` list (R13). */
+function toOpenAIToolCalls(calls, opts) {
+  const { tools: t = null, idFactory: f = null } = checkOptions(opts, ['tools', 'idFactory']);
+  const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
+  return checkCalls(calls).map((c) => ({
+    id: callId(c, idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
+function toOpenAIStreamDeltas(calls, opts) {
+  const { tools: t = null, idFactory: f = null, startIndex = 0 } = checkOptions(opts, ['tools', 'idFactory', 'startIndex']);
+  const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
+  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
+  return checkCalls(calls).map((c, i) => ({
+    index: startIndex + i,
+    id: callId(c, idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+module.exports = {
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  checkIdFactory,
+  nextId,
+  unparsedCall,
+  isInt,
+  RAW_ARGUMENTS,
+};
+  },
+  "src/upstream.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway's requests to its upstream, on `node:http` / `node:https` (kept-alive connections,
+ * the connect and silence timeouts, one retry of a reused connection the upstream had closed), the
+ * headers they send and the headers of the answer a client gets. Python's gateway does the same
+ * on httpx and a transport of its own (python/callsieve/upstream.py).
+ */
+
+const http = __require("node:http");
+const https = __require("node:https");
+
+// not relayed from an upstream answer: hop-by-hop, or the gateway's own (server, date, request id)
+const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'server', 'date', 'x-request-id']);
+
+/**
+ * One upstream request; resolves with the response (headers received) or rejects with `{kind}`.
+ * `handle.destroy()` cancels it. A kept-alive connection that the upstream closed just before it
+ * was reused (ECONNRESET before any answer) is retried once on a new connection.
+ */
+function upstreamRequest(cfg, method, path, headers, body) {
+  const url = new URL(cfg.upstream + path);
+  const mod = url.protocol === 'https:' ? https : http;
+  const h = { ...headers };
+  if (body) h['content-length'] = body.length;
+  const handle = {
+    req: null,
+    state: { timedOut: false },
+    destroyed: false,
+    destroy() {
+      this.destroyed = true;
+      if (this.req) this.req.destroy();
+    },
+  };
+  const attempt = (retry) =>
+    new Promise((resolve, reject) => {
+      const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
+      handle.req = req;
+      req.setNoDelay(true); // small SSE requests and events: no Nagle delay
+      let connected = false;
+      const connectTimer = setTimeout(() => {
+        if (!connected) req.destroy(Object.assign(new Error('connect timeout'), { kind: 'timeout' }));
+      }, cfg.connectTimeout * 1000);
+      req.on('socket', (sock) => {
+        if (!sock.connecting) connected = true;
+        else sock.once('connect', () => (connected = true));
+      });
+      req.setTimeout(cfg.timeout * 1000, () => {
+        handle.state.timedOut = true;
+        req.destroy(Object.assign(new Error('upstream silent'), { kind: 'timeout' }));
+      });
+      req.on('response', (res) => {
+        clearTimeout(connectTimer);
+        resolve(res);
+      });
+      req.on('error', (e) => {
+        clearTimeout(connectTimer);
+        if (retry && req.reusedSocket && !handle.destroyed && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
+          resolve(attempt(false));
+          return;
+        }
+        reject(e.kind ? e : Object.assign(e, { kind: 'connect' }));
+      });
+      req.end(body || undefined);
+    });
+  handle.promise = attempt(true);
+  return handle;
+}
+
+const AGENT = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function upstreamHeaders(cfg, req) {
+  const h = { accept: req.headers.accept || 'application/json' };
+  if (cfg.upstreamApiKey) h.authorization = `Bearer ${cfg.upstreamApiKey}`;
+  else if (cfg.forwardClientKey && req.headers.authorization) h.authorization = req.headers.authorization;
+  for (const k of ['openai-organization', 'openai-project']) if (req.headers[k]) h[k] = req.headers[k];
+  if (req.requestId) h['x-request-id'] = req.requestId;
+  return h;
+}
+
+/** The upstream answer's headers a client gets: not the hop-by-hop ones, nor `server` and `date`
+ * (the gateway writes its own); the upstream's `x-request-id` as `x-upstream-request-id`. */
+function passHeaders(up) {
+  const out = {};
+  for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
+  if (up.headers['x-request-id'] !== undefined) out['x-upstream-request-id'] = up.headers['x-request-id'];
+  return out;
+}
+
+module.exports = {
+  upstreamRequest,
+  upstreamHeaders,
+  passHeaders,
+};
+  },
   "src/values.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -12158,14 +12654,9 @@ const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
 const { hasOwn, isObject, setKey } = __require("src/jsontext.js");
 const { JS_SPACE, asciiLower, isBlank, jsonTrim, trim } = __require("src/strings.js");
 
-// R6.5: parameters whose value is raw text whatever it holds.
-const RAW_TEXT_NAMES = new Set([
-  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
-  'old_string', 'new_string', 'pattern', 'path', 'file_path',
-]);
-
-const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
-const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+// R6.5's raw-text parameter names, the entities of D13 and the JSON limits: generated from
+// values.py (tables.js).
+const { RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START: JSON_START, VALUES_MAX_DEPTH: MAX_DEPTH } = __require("src/tables.js");
 
 function entity(m0, body) {
   if (body[0] !== '#') return NAMED[body];
@@ -12196,9 +12687,6 @@ function decodeEntities(s) {
 }
 
 const DECODE_BLOCK = 1 << 16;
-
-const JSON_START = '{["-0123456789tfn';
-const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).

@@ -9,14 +9,8 @@ const strings = require('./strings');
 const values = require('./values');
 const { ObjectTap, sameCalls } = require('./blocktap');
 
-const START = '<|start|>';
-const CHANNEL = '<|channel|>';
-const MESSAGE = '<|message|>';
-const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
-const OPENERS = [START, CHANNEL];
-const BODY_MARKERS = [...ENDS, ...OPENERS];
-const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
-const MAX_HEADER = 256;
+// The markers and the header's limit: generated from harmony.py (tables.js).
+const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = require('./tables');
 const JS_SPACE = strings.JS_SPACE;
 
 const HEADER = 0;
