@@ -186,7 +186,8 @@ class Scanner(DsmlCapture):
         elif self.mode == _M_TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
             self._sec_overflow()
         elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
-            self._blk_overflow()
+            if self.blk.tap is None or not self.blk.tap.started:  # (D37, as above)
+                self._blk_overflow()
         elif self.mode == _M_JSON and at - self.json.start >= self.max_capture:
             self._json_release()
             step = _STEPS

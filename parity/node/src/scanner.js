@@ -128,7 +128,7 @@ class Scanner extends DsmlCapture {
     } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
       this._secOverflow();
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
-      this._blkOverflow();
+      if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
     } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
       this._jsonRelease();
       this._run(false);

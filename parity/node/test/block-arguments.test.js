@@ -155,3 +155,21 @@ test('a name of 256 astral characters is announced, one of 257 is not', () => {
     assert.equal(got[0].some((e) => e[0] === 'start'), announced, String(n));
   }
 });
+
+test('the capture limit stops applying once a call is announced (D37, D58)', () => {
+  const x = 'x'.repeat(200);
+  const cases = [
+    [`<tool_call>\n<function=f>\n<parameter=p>\n${x}\n</parameter>\n</function>\n</tool_call>`, {}],
+    [`<|channel|>commentary to=functions.f<|message|>{"p": "${x}"}<|call|>`, { preset: 'gpt-oss' }],
+    [`[TOOL_CALLS]f[ARGS]{"p": "${x}"} `, { preset: 'mistral' }],
+  ];
+  for (const [text, options] of cases) {
+    const s = new Sieve({ streamArguments: true, maxCaptureChars: 50, ...options });
+    const events = [];
+    for (let i = 0; i < text.length; i += 16) events.push(...s.feed(text.slice(i, i + 16)));
+    events.push(...s.flush());
+    const calls = events.filter((e) => e.type === 'tool_calls').flatMap((e) => e.calls);
+    assert.deepEqual(calls.map((c) => c.input), [{ p: x }], text);
+    assert.ok(!events.some((e) => e.note === 'capture_limit'), text);
+  }
+});

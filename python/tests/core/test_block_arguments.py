@@ -229,3 +229,30 @@ def test_a_name_of_256_astral_characters_is_announced_one_of_257_is_not(n: int, 
         [f"<tool_call>\n<function={name}>\n<parameter=p>\nx\n</parameter>\n</function>\n</tool_call>"]
     )
     assert any(e[0] == "start" for e in got[0]) is announced
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        (
+            "<tool_call>\n<function=f>\n<parameter=p>\n"
+            + "x" * 200
+            + "\n</parameter>\n</function>\n</tool_call>",
+            {},
+        ),
+        (
+            '<|channel|>commentary to=functions.f<|message|>{"p": "' + "x" * 200 + '"}<|call|>',
+            {"preset": "gpt-oss"},
+        ),
+        ('[TOOL_CALLS]f[ARGS]{"p": "' + "x" * 200 + '"} ', {"preset": "mistral"}),
+    ],
+)
+def test_the_capture_limit_stops_applying_once_a_call_is_announced(
+    text: str, options: dict[str, Any]
+) -> None:
+    """D37, D58: an announced call streams past max_capture_chars instead of turning to text."""
+    s = Sieve(stream_arguments=True, max_capture_chars=50, **options)
+    events = [e for i in range(0, len(text), 16) for e in s.feed(text[i : i + 16])] + s.flush()
+    calls = [c for e in events if e.type == "tool_calls" for c in getattr(e, "calls", ())]
+    assert [c.input for c in calls] == [{"p": "x" * 200}]
+    assert not any(getattr(e, "note", None) == "capture_limit" for e in events)
