@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Sieve } = require('../index.js');
+const { Sieve, coalesce } = require('../index.js');
 const { HEAD_LIMIT, Value } = require('../src/blocktap');
 
 const TOOLS = [
@@ -171,5 +171,23 @@ test('the capture limit stops applying once a call is announced (D37, D58)', () 
     const calls = events.filter((e) => e.type === 'tool_calls').flatMap((e) => e.calls);
     assert.deepEqual(calls.map((c) => c.input), [{ p: x }], text);
     assert.ok(!events.some((e) => e.note === 'capture_limit'), text);
+  }
+});
+
+test('whether a call is announced before the limit does not depend on chunks (D43, D58)', () => {
+  const text =
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0' +
+    '<|tool_call_argument_begin|>{"a": "b"}<|tool_call_end|>\n<|tool_calls_section_end|>';
+  for (const limit of [40, 69, 70, 120]) {
+    const got = [];
+    for (const chunks of [[text], [...text]]) {
+      const s = new Sieve({ streamArguments: true, maxCaptureChars: limit });
+      const events = [];
+      for (const c of chunks) events.push(...s.feed(c));
+      events.push(...s.flush());
+      got.push(JSON.stringify(coalesce(events).map((e) => [e.type, e.text ?? e.name ?? e.delta ?? null])));
+    }
+    assert.equal(got[0], got[1], String(limit));
+    assert.equal(got[0].includes('tool_call_start'), limit >= 70, String(limit)); // (the body to the argument marker is 70 characters)
   }
 });

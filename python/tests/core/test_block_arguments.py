@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from callsieve import Sieve
+from callsieve import Sieve, coalesce
 from callsieve.blocktap import HEAD_LIMIT, _Value
 
 TOOLS = [
@@ -256,3 +256,22 @@ def test_the_capture_limit_stops_applying_once_a_call_is_announced(
     calls = [c for e in events if e.type == "tool_calls" for c in getattr(e, "calls", ())]
     assert [c.input for c in calls] == [{"p": "x" * 200}]
     assert not any(getattr(e, "note", None) == "capture_limit" for e in events)
+
+
+@pytest.mark.parametrize("limit", [40, 69, 70, 120])
+def test_whether_a_call_is_announced_before_the_limit_does_not_depend_on_chunks(limit: int) -> None:
+    """D43, D58: the tap reads to the limit before the block is released, so a call announced
+    past it never is, whole or character by character."""
+    text = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"a": "b"}<|tool_call_end|>\n<|tool_calls_section_end|>'
+    )
+    got = []
+    for chunks in ([text], list(text)):
+        s = Sieve(stream_arguments=True, max_capture_chars=limit)
+        events = [e for c in chunks for e in s.feed(c)] + s.flush()
+        got.append([e.to_dict() for e in coalesce(events)])
+    assert got[0] == got[1]
+    assert any(e["type"] == "tool_call_start" for e in got[0]) is (
+        limit >= 70
+    )  # (the body to the argument marker is 70 characters)
