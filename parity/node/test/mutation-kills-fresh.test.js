@@ -63,6 +63,13 @@ const TYPED = [
   [{ oneOf: [{ type: 'integer' }, { type: 'null' }] }, 'None', [true, null]],
   [{ anyOf: [{ type: 'integer' }, { type: ['integer', 'string'] }] }, '7', [true, '7']],
   [{ anyOf: [1, { type: 'number' }], oneOf: [{ type: 'boolean' }] }, 'true', [true, true]],
+  [{ anyOf: [null, { type: 'number' }] }, '1', [true, 1]],
+  [{ type: 'integer' }, 'true', [false, null]],
+  [{ type: 'boolean' }, '5', [false, null]],
+  [{ type: 'integer' }, '{"a": 1}', [false, null]],
+  [{ type: 'integer' }, '[1]', [false, null]],
+  [{ type: 'number' }, '"5"', [false, null]],
+  [{ type: 'number' }, 'true', [false, null]],
 ];
 
 test('schema: raw-text values typed by the schema (R17.9)', () => {
@@ -77,6 +84,7 @@ test('schema: a property schema falls back to additionalProperties', () => {
   assert.deepEqual(propertySchema({ additionalProperties: integer }, 'k'), integer);
   assert.equal(propertySchema({ additionalProperties: true }, 'k'), null);
   assert.equal(propertySchema(null, 'k'), null);
+  assert.equal(propertySchema(undefined, 'k'), null);
   assert.deepEqual(propertySchema({ properties: { k: { type: 'string' } }, additionalProperties: integer }, 'k'), {
     type: 'string',
   });

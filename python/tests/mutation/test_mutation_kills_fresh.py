@@ -76,6 +76,14 @@ TYPED = [
     ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "7", (True, 7)),
     ({"oneOf": [{"type": "integer"}, {"type": "null"}]}, "None", (True, None)),
     ({"anyOf": [{"type": "integer"}, {"type": ["integer", "string"]}]}, "7", (True, "7")),
+    ({"anyOf": [None, {"type": "number"}]}, "1", (True, 1)),  # a branch that is no schema: skipped
+    # A value of another JSON type than the schema's is no match (Node's mutants of 2026-12-06).
+    ({"type": "integer"}, "true", (False, None)),
+    ({"type": "boolean"}, "5", (False, None)),
+    ({"type": "integer"}, '{"a": 1}', (False, None)),
+    ({"type": "integer"}, "[1]", (False, None)),
+    ({"type": "number"}, '"5"', (False, None)),
+    ({"type": "number"}, "true", (False, None)),
 ]
 
 
