@@ -21,6 +21,10 @@ import callsieve_build  # the build backend, beside the package
 # types themselves (InputTypeError), which mypyc's own boundary checks would pre-empt.
 COMPILED = (
     "scanner",
+    "scanbase",
+    "fences",
+    "prose",
+    "dsml",
     "sections",
     "strings",
     "values",
@@ -28,6 +32,7 @@ COMPILED = (
     "arguments",
     "reasoning",
     "blocks",
+    "blocktap",
     "formats",
     "harmony",
     "mistral",

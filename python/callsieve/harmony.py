@@ -26,6 +26,7 @@ from . import strings, values
 from .events import Malformed, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 
 if TYPE_CHECKING:
+    from .scanbase import ScanBase
     from .scanner import Scanner
 
 START: Final = "<|start|>"
@@ -56,7 +57,7 @@ class Harmony:
         self.body: list[str] = []  # a call's body, held
 
 
-def start(sc: Scanner, opener: str, end: int) -> None:
+def start(sc: ScanBase, opener: str, end: int) -> None:
     hm = sc.hm
     hm.opener, hm.head, hm.size, hm.kind, hm.recipient, hm.body = opener, [], 0, HEADER, "", []
     sc.pos = end

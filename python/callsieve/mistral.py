@@ -23,6 +23,7 @@ from .blocks import Body, json_item, name_ok
 from .events import Malformed, TextEvent, ToolCall, ToolCallsEvent
 
 if TYPE_CHECKING:
+    from .scanbase import ScanBase
     from .scanner import Scanner
 
 MARKER: Final = "[TOOL_CALLS]"
@@ -61,7 +62,7 @@ def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str | None:
     return None
 
 
-def start(sc: Scanner, end: int) -> None:
+def start(sc: ScanBase, end: int) -> None:
     m = sc.mi
     m.stage, m.head, m.size, m.json = HEAD, [], 0, []
     m.depth, m.in_str, m.esc, m.over, m.blank = 0, False, False, False, True

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from callsieve import Sieve, coalesce, scanner
+from callsieve import Sieve, coalesce, prose, scanner
 from callsieve.shell import MORE, NO
 
 LONG = "b" * 61  # a prose tag head is at most 64 characters with its `<` and first letter
@@ -64,7 +64,13 @@ PROSE_ENDS = [
     ("<" + "b" * 64 + " tool>", 0, 0),
     ("< x>", 4, 4),
     ("<<<<<<<< x>", 11, 11),  # up to 8 angles before a blank head
-    ("<<<<<<<<< x>", 0, 0),
+    ("<<<<<<<<< x>", 12, 12),  # no tag starts at the first of 9 angles (shell.NO_TAG_ANGLES), then 8
+    ("<｜DSML｜<｜DSML｜x", 7, 7),  # a head that ends at an angle starts no tag; the last is cut
+    ("<invoke<invoke", 7, 7),  # a keyword right before the angle: no tag either
+    ("<invoke|<", 0, 0),  # (`invoke|` is a tag, R2.6)
+    ("</</x>", 6, 6),  # D15: `</<x>` is no tag, `</x>` is prose HTML
+    ("</</tool_calls>", 0, 0),
+    ("<pre<", 0, 0),
     ("<\tx>", 4, 4),
     ("< " + "x" * 63 + ">", 66, 66),  # a blank head ends within 64 characters
     ("< " + "x" * 64 + ">", 0, 0),
@@ -84,15 +90,15 @@ PROSE_ENDS = [
 
 @pytest.mark.parametrize(("text", "plain", "json"), PROSE_ENDS)
 def test_prose_skip_decides_exactly_this(text: str, plain: int, json: int) -> None:
-    m_plain = scanner._prose_skip(False).match(text)
-    m_json = scanner._prose_skip(True).match(text)
+    m_plain = prose._prose_skip(False).match(text)
+    m_json = prose._prose_skip(True).match(text)
     assert m_plain is not None and m_json is not None
     assert (m_plain.end(), m_json.end()) == (plain, json)
 
 
 def test_the_built_prose_regexes_are_the_builders() -> None:
-    assert scanner._PROSE.pattern == scanner._prose_skip(False).pattern
-    assert scanner._PROSE_JSON.pattern == scanner._prose_skip(True).pattern
+    assert prose._PROSE.pattern == prose._prose_skip(False).pattern
+    assert prose._PROSE_JSON.pattern == prose._prose_skip(True).pattern
 
 
 def _fed(chunks: list[str]) -> list[list[str]]:
