@@ -119,3 +119,17 @@ test('shell: a cut drifted CDATA opener waits for more (R5.5)', () => {
   assert.equal(matchCdataOpen('<！ no bracket in this window at all', 0, false), NO);
   assert.equal(matchCdataOpen('<！[ＣＤＡＴＡ[x', 0, false), 9);
 });
+
+test('names: what folds and what separates in loose keys (R10.1), as Python', () => {
+  const { nameTables, checkToolNames } = require('../src/names.js');
+  assert.equal(resolveToolName('Աx', ['աx']), null); // Armenian capitals are not folded
+  assert.equal(resolveToolName('İx', ['i\u0307x']), null); // a letter that lower-cases to two stays
+  assert.equal(resolveToolName('get·weather', ['get_weather']), 'get_weather');
+  assert.equal(resolveToolName('get、weather', ['get_weather']), 'get_weather');
+  assert.equal(resolveToolName('A.B', ['a.b', 'b']), 'a.b'); // found whole: the tail is not tried
+  // Tables of an array not checked here are not kept for it: checking it still copies and freezes.
+  const arr = ['a'];
+  nameTables(arr);
+  const checked = checkToolNames(arr);
+  assert.ok(Object.isFrozen(checked) && checked !== arr);
+});
