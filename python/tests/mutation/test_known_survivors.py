@@ -186,7 +186,7 @@ def test_refresh_leaves_two_entries_that_would_name_one_mutant(tmp_path: Path) -
     (src / "mod.js").write_text("// mod\n" + body)
     (src / "other.js").write_text("// other\n" + body)
     entry = {"line": 3, "text": "return r !== null;", "change": "ConditionalExpression: r !== null => true"}
-    known = {
+    known: dict[str, Any] = {
         "description": "test",
         "python": [],
         "node": [{"module": m, **entry, "reason": m} for m in ("mod", "other")],
@@ -195,6 +195,6 @@ def test_refresh_leaves_two_entries_that_would_name_one_mutant(tmp_path: Path) -
     _git(repo, "add", ".")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two isTag")
     (src / "mod.js").write_text("// mod, isTag gone\n")  # mod's line is gone; its text is other's
-    code, out, known = _refresh(repo, "--lang", "node")
+    code, out, after = _refresh(repo, "--lang", "node")
     assert code == 1 and "lands too" in out, out
-    assert sorted((e["module"], e["line"]) for e in known["node"]) == [("mod", 3), ("other", 3)]
+    assert sorted((e["module"], e["line"]) for e in after["node"]) == [("mod", 3), ("other", 3)]
