@@ -56,10 +56,13 @@ class DsmlCapture(Prose):
 
     # ---- CAPTURE ------------------------------------------------------------------------
 
-    def _start_capture(self, level: Level, end: int) -> None:
+    def _start_capture(self, level: Level, end: int, fmt: str) -> None:
+        """`fmt`: the format row of the opening wrapper ("" for a bare invoke, R3)."""
         self.mode = _M_CAPTURE
         cap = self.cap
         cap.level = level
+        cap.format = fmt
+        cap.fixed = []
         cap.raw, cap.tail = _Text(), ""
         cap.start = cap.mark = self._abs(self.pos)
         cap.over = False
@@ -120,12 +123,13 @@ class DsmlCapture(Prose):
             self.out.append(CallDone(inp))
         raw = self._consumed()
         self._flush_text()
-        self.out.append(ToolCallsEvent(cap.calls.take(), raw))
+        fixed = (*cap.fixed, "D37")
+        self.out.append(ToolCallsEvent(cap.calls.take(), raw, (), cap.format, (), fixed))
         cap.started = 0
         self._text_resumes(raw)
         return True
 
-    def _succeed(self, end: int) -> bool:
+    def _succeed(self, end: int, closer: Tag) -> bool:
         cap = self.cap
         self.pos = end
         if not cap.over and not cap.started and self.base + end - cap.start > self.max_capture:
@@ -135,7 +139,11 @@ class DsmlCapture(Prose):
         cap.started = 0
         self._flush_text()
         raw = self._source(cap)  # (first: the pieces go before the calls are made)
-        self.out.append(ToolCallsEvent(cap.calls.take(), raw))
+        if cap.wrapped:
+            fmt, fixed = cap.format, tuple(cap.fixed)
+        else:  # R3: the run of bare invokes takes its closing wrapper's row
+            fmt, fixed = closer.format, ("D6", *cap.fixed)
+        self.out.append(ToolCallsEvent(cap.calls.take(), raw, (), fmt, (), fixed))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
@@ -245,7 +253,7 @@ class DsmlCapture(Prose):
             return True
         if r.local == WRAPPER and r.closing and self.cap.calls:
             self.saw = True
-            return self._succeed(r.end)
+            return self._succeed(r.end, r)
         return self._fail()
 
     def _c_invoke(self, final: bool, c: str) -> bool:
@@ -648,6 +656,7 @@ class DsmlCapture(Prose):
             i = m.start() + 1
         if close < 0:
             return self._fail()
+        cap.fixed.append("D8")
         self._loose_value(content[:close])
         cd.parts, cd.after = [], []
         # The block's source now ends where the value does; reading goes on from there.

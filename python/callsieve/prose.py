@@ -287,11 +287,11 @@ class Prose(ScanBase):
             if r.local == WRAPPER:
                 self.saw = True
                 if not r.closing:
-                    self._start_capture(_L_TOP, r.end)
+                    self._start_capture(_L_TOP, r.end, r.format)
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
                 # R3 / D6: a bare named invoke may be a block missing its opening wrapper
-                self._start_capture(_L_INVOKE, r.end)
+                self._start_capture(_L_INVOKE, r.end, "")
                 self.inv.name = self._name(r.name)
                 return True
             self._emit(buf[pos : r.end])
@@ -617,7 +617,7 @@ class Prose(ScanBase):
     def _start_block(self, rows: tuple[Format, ...], opener: str, end: int) -> None:
         raise NotImplementedError  # scanner.py
 
-    def _start_capture(self, level: Level, end: int) -> None:
+    def _start_capture(self, level: Level, end: int, fmt: str) -> None:
         raise NotImplementedError  # dsml.py
 
     def _start_section(self, end: int) -> None:

@@ -265,11 +265,25 @@ class _Cdata:
 class _Capture:
     """CAPTURE: the block being parsed."""
 
-    __slots__ = ("calls", "level", "mark", "over", "raw", "start", "started", "tail", "wrapped")
+    __slots__ = (
+        "calls",
+        "fixed",
+        "format",
+        "level",
+        "mark",
+        "over",
+        "raw",
+        "start",
+        "started",
+        "tail",
+        "wrapped",
+    )
 
     def __init__(self) -> None:
         self.level = _L_TOP
         self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
+        self.format = ""  # the row of its opening wrapper, or of its closing one when repaired (D58)
+        self.fixed: list[str] = []  # the decisions of the repairs applied to it (D58)
         self.started = 0  # R16: calls announced in this block (stream_arguments)
         # The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it
         # is always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -492,7 +506,7 @@ class ScanBase:
             r = self._memo
             if isinstance(r, Tag):  # `end` was relative to the buffer of that time
                 end = r.end + self._memo_base - self.base
-                return Tag(r.local, r.closing, r.name, r.self_closing, end, r.string)
+                return Tag(r.local, r.closing, r.name, r.self_closing, end, r.string, r.format)
             return r
         if self._keywords is None:
             return NO

@@ -312,7 +312,7 @@ class Scanner(DsmlCapture):
         self._flush_text()
         raw = self._source(sec)
         fixed = ("D26",) if repaired else ()
-        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "", tuple(sec.bad), fixed))
+        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "tokens", tuple(sec.bad), fixed))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
