@@ -299,6 +299,7 @@ class Scanner(DsmlCapture):
         sec.bad = []
         sec.start = sec.mark = self._abs(self.pos)
         sec.over = False
+        sec.lead, sec.loose = True, False
         self.pos = end
 
     def _sec_succeed(self, end: int, repaired: bool = False) -> bool:
@@ -339,7 +340,7 @@ class Scanner(DsmlCapture):
         if sec.stage is _S_BODY:
             sec.body.append(buf)
             return True
-        if sec.head_len + len(buf) > sections.MAX_HEAD:
+        if sec.head_len + len(buf) > sections.MAX_HEAD or (sec.loose and "\n" in buf):
             return False
         sec.head.append(buf)
         sec.head_len += len(buf)
@@ -365,28 +366,38 @@ class Scanner(DsmlCapture):
                 return self._sec_succeed(pos, True)
             return self._fail()
         if sec.stage == _S_BETWEEN:
+            lead, sec.lead = sec.lead, False
             m = _WS.match(buf, pos)
             if m:
                 self.pos = m.end()
                 return True
             mk = match_marker(buf, pos, final) if buf[pos] == "<" else NO
             if mk is MORE:
+                sec.lead = lead
                 return False
             if not isinstance(mk, tuple):
+                if lead and buf[pos] != "<":
+                    # R18.3, D61: the section opener stood where the call opener belongs
+                    sec.stage, sec.loose = _S_HEAD, True
+                    sec.head, sec.head_len, sec.body = [], 0, []
+                    return True
                 return self._fail()  # D3: nothing else stands between calls
             kind, end = mk
             if kind == sections.CALL_BEGIN:
                 self.pos = end
-                sec.stage = _S_HEAD
+                sec.stage, sec.loose = _S_HEAD, False
                 sec.head, sec.head_len, sec.body = [], 0, []
                 return True
             if kind == sections.SECTION_BEGIN:  # R18.3: a repeated section opener is tolerated
                 self.pos = end
+                sec.lead = True
                 return True
             if kind == sections.SECTION_END and (sec.calls or sec.bad):
                 return self._sec_succeed(end)
             if kind == sections.EOS and (sec.calls or sec.bad):  # the output ended: as at end of input
                 return self._sec_succeed(pos, True)
+            if kind == sections.SECTION_END:
+                self.pos = end  # an empty section is text, its end with it (D46, D60)
             return self._fail()
         k = buf.find("<", pos)
         if k != pos:
@@ -394,6 +405,11 @@ class Scanner(DsmlCapture):
             piece = buf[pos:end]
             if sec.stage == _S_HEAD:
                 room = sections.MAX_HEAD - sec.head_len
+                nl = piece.find("\n") if sec.loose else -1
+                if 0 <= nl <= room:
+                    # D61: a head its section opener began ends on that line, else it is no call
+                    self.pos = pos + nl
+                    return self._fail()
                 if end - pos > room:
                     # D26: a head longer than MAX_HEAD is no call. Decided at its first character
                     # past the limit, so TEXT resumes there whatever the chunks were.
