@@ -614,7 +614,7 @@ export function createChatCompletionRewriteStream<Chunk = unknown>(
 export function createSSERewriteStream(options?: RewriteOptions | null): TransformStream<Uint8Array, EncodedBytes>;
 
 /** The package version. */
-/** The settings of a gateway (the flags of `callsieve-gateway`, camelCase); see src/server.js. */
+/** The settings of a gateway (the flags of `callsieve-gateway`, camelCase); checked by src/config.js (gatewayConfig). */
 export interface GatewayConfig {
   /** Base URL of the OpenAI-compatible upstream (`https://api.example.com/v1`). */
   upstream: string;

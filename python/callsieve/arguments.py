@@ -18,10 +18,12 @@ The scanner turns what it learns into small internal events (`CallBegun`, `Value
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Final
 
+from .events import ToolCallsEvent
 from .jsontext import INDEX_KEY, json_string_body, json_text
 from .strings import JS_SPACE, ascii_lower, trim
 from .values import RAW_TEXT_NAMES, decode_entities
@@ -291,29 +293,28 @@ class _Call:
 
 class ArgumentsWriter:
     """Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
-    events. `events(events, owner)` asks the owner (the Sieve): `owner._resolve(name)` gives the
-    declared spelling or None when the policy rejects the call; `owner._normalize_input(name,
-    input)` applies the tool's schema (R12); `owner._apply(event)` is the Sieve's treatment of a
-    block. Every fragment extends the call's arguments text, which ends as
-    `json_text(normalize(name, input))`: the same text the OpenAI layer writes. The owner is held
-    only during `events`: kept, it would make the Sieve a reference cycle (test_cycles.py)."""
+    events. `events(events, resolve, normalize, apply)` takes the Sieve's treatment of calls:
+    `resolve(name)` gives the declared spelling or None when the policy rejects the call;
+    `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
+    treatment of a block. Every fragment extends the call's arguments text, which ends as
+    `json_text(normalize(name, input))`: the same text the OpenAI layer writes. They are arguments
+    of `events`, not kept: the Sieve's bound methods, kept, would make the Sieve a reference cycle
+    (test_cycles.py)."""
 
-    def __init__(self, start: Any, delta: Any) -> None:
-        self._owner: Any = None  # the Sieve, during events()
+    def __init__(self, start: Callable[[int, str], Any], delta: Callable[[int, str], Any]) -> None:
         self._start = start  # (index, name) -> event
         self._delta = delta  # (index, text) -> event
         self.next_index = 0
         self._call: _Call | None = None
         self._begun = 0  # calls begun in the current block
 
-    def events(self, events: list[Any], owner: Any) -> list[Any]:
-        self._owner = owner
-        try:
-            return self._events(events)
-        finally:
-            self._owner = None
-
-    def _events(self, events: list[Any]) -> list[Any]:
+    def events(
+        self,
+        events: list[Any],
+        resolve: Callable[[str], str | None],
+        normalize: Callable[[str, dict[str, Any]], dict[str, Any]],
+        apply: Callable[[ToolCallsEvent], ToolCallsEvent],
+    ) -> list[Any]:
         out: list[Any] = []
         for e in events:
             t = type(e)
@@ -327,20 +328,20 @@ class ArgumentsWriter:
                 else:
                     self._chars(e, out)
             elif t is ParamDone:
-                self._param(e, out)
+                self._param(e, out, normalize)
             elif t is CallBegun:
-                self._begin(e.name, out)
+                self._begin(e.name, out, resolve)
             elif t is CallDone:
-                self._done(e.input, out)
+                self._done(e.input, out, normalize)
             elif getattr(e, "type", None) == "tool_calls":
-                self._block(e, out)
+                self._block(e, out, resolve, normalize, apply)
             else:
                 out.append(e)
         return out
 
-    def _begin(self, name: str, out: list[Any]) -> None:
+    def _begin(self, name: str, out: list[Any], resolve: Callable[[str], str | None]) -> None:
         self._begun += 1
-        resolved = self._owner._resolve(name)
+        resolved = resolve(name)
         if resolved is None:
             self._call = _Call(-1, name)
             return
@@ -370,11 +371,13 @@ class ArgumentsWriter:
             c.open_sent += len(body)
             self._send(c, body, out)
 
-    def _param(self, e: ParamDone, out: list[Any]) -> None:
+    def _param(
+        self, e: ParamDone, out: list[Any], normalize: Callable[[str, dict[str, Any]], dict[str, Any]]
+    ) -> None:
         c = self._call
         if c is None or c.index < 0:
             return
-        value = self._owner._normalize_input(c.name, {e.key: e.value})[e.key]
+        value = normalize(c.name, {e.key: e.value})[e.key]
         text = json_text(value)
         if c.open_key == e.key:
             self._send(c, text[c.open_sent :], out)
@@ -382,26 +385,35 @@ class ArgumentsWriter:
             self._send(c, self._key(c, e.key) + text, out)
         c.open_key = None
 
-    def _done(self, inp: dict[str, Any], out: list[Any]) -> None:
+    def _done(
+        self, inp: dict[str, Any], out: list[Any], normalize: Callable[[str, dict[str, Any]], dict[str, Any]]
+    ) -> None:
         c = self._call
         self._call = None
         if c is None or c.index < 0:
             return
-        final = json_text(self._owner._normalize_input(c.name, inp))
+        final = json_text(normalize(c.name, inp))
         self._send(c, final[c.sent :], out)
 
-    def _block(self, e: Any, out: list[Any]) -> None:
+    def _block(
+        self,
+        e: Any,
+        out: list[Any],
+        resolve: Callable[[str], str | None],
+        normalize: Callable[[str, dict[str, Any]], dict[str, Any]],
+        apply: Callable[[ToolCallsEvent], ToolCallsEvent],
+    ) -> None:
         """A block's event: calls begun in it are complete; the others (token sections, JSON
         calls, repaired blocks) are announced now, whole, before it (D38)."""
-        applied = self._owner._apply(e)
+        applied = apply(e)
         begun, self._begun = self._begun, 0
         for call in e.calls[begun:]:
-            resolved = self._owner._resolve(call.name)
+            resolved = resolve(call.name)
             if resolved is None:
                 continue
             index = self.next_index
             self.next_index += 1
             out.append(self._start(index, resolved))
-            text = json_text(self._owner._normalize_input(resolved, call.input))
+            text = json_text(normalize(resolved, call.input))
             out.append(self._delta(index, text))
         out.append(applied)

@@ -160,7 +160,9 @@ class Sieve:
 
     def _declared(self, events: list[Event]) -> list[Event]:
         if self._writer is not None:
-            out: list[Event] = self._writer.events(events, self)
+            # the Sieve's treatment of calls, as bound methods for this call only (kept by the
+            # writer they would make the Sieve a reference cycle)
+            out: list[Event] = self._writer.events(events, self._resolve, self._normalize_input, self._apply)
             return out
         if not self._acts():
             return events  # R1-R8 behavior: nothing declared that acts on calls

@@ -1,7 +1,7 @@
 """Mutation testing on demand: mutmut for the Python package, StrykerJS for the Node port.
 
     scripts/mutation/mutate [--python|--node] [--jobs N] [MODULE ...]
-        MODULE: scanner shell values names schema reasoning arguments
+        MODULE: scanbase fences prose dsml scanner shell values names schema reasoning arguments
     scripts/mutation/mutate --node --lines A-B MODULE     one Node module's lines A to B only
 
 Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
@@ -26,7 +26,19 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = ("scanner", "shell", "values", "names", "schema", "reasoning", "arguments")
+MODULES = (
+    "scanbase",
+    "fences",
+    "prose",
+    "dsml",
+    "scanner",
+    "shell",
+    "values",
+    "names",
+    "schema",
+    "reasoning",
+    "arguments",
+)
 KNOWN = ROOT / "parity" / "known-survivors.json"
 BUILD = ROOT / "build"
 STAGE = BUILD / "mutmut"

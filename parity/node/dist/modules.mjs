@@ -579,6 +579,152 @@ function toolCallsReason(reason) {
 
 module.exports = { callsieveMiddleware };
   },
+  "src/app.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway as a `node:http` request handler (`gatewayHandler`) and server
+ * (`createGatewayServer`): the edge every request goes through first (its id, CORS, the client's
+ * key), the routes, and OpenAI-shaped errors for what no route answers. Port of
+ * python/callsieve/app.py (create_app, _Edge).
+ */
+
+const http = __require("node:http");
+const crypto = __require("node:crypto");
+const { gatewayConfig } = __require("src/config.js");
+const { errorBody, gatewayRoutes, sendJSON } = __require("src/gateway.js");
+
+// the OpenAI API's paths: only these need a client key (health, readiness and metrics do not)
+const API_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/v1/models', '/models']);
+const ALLOW_HEADERS =
+  'authorization, content-type, x-request-id, openai-organization, openai-project, ' +
+  'x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, ' +
+  'x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout';
+
+/** The client's `X-Request-ID` when it is a short run of visible ASCII, else a new one. */
+function requestId(value) {
+  if (typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value)) return value;
+  return crypto.randomUUID().replace(/-/g, '');
+}
+
+function keyDigest(key) {
+  return crypto.createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** The request handler `(req, res)` of a gateway (see the module comment). */
+function gatewayHandler(config) {
+  const cfg = gatewayConfig(config);
+  const gw = gatewayRoutes(cfg);
+  const { metrics, emit } = gw;
+  const keys = (cfg.apiKeys || []).map(keyDigest);
+  const origins = new Set(cfg.corsOrigins || []);
+  const anyOrigin = origins.has('*');
+
+  const health = (req, res) => sendJSON(res, 200, '{"status":"ok"}');
+  const metricsText = (req, res) => {
+    const text = metrics.text();
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  // path -> [method, handler]; a GET route answers HEAD too (as Starlette's do)
+  const ROUTES = new Map([
+    ['/v1/chat/completions', ['POST', gw.chat]],
+    ['/chat/completions', ['POST', gw.chat]],
+    ['/v1/models', ['GET', gw.models]],
+    ['/models', ['GET', gw.models]],
+    ['/health', ['GET', health]],
+    ['/healthz', ['GET', health]],
+    ['/ready', ['GET', gw.ready]],
+    ['/metrics', ['GET', metricsText]],
+  ]);
+
+  const allowed = (origin) => anyOrigin || origins.has(origin.replace(/\/+$/, ''));
+  const authorized = (auth) => {
+    const m = /^\s*bearer\s+(.+?)\s*$/i.exec(auth || '');
+    if (!m) return false;
+    const digest = keyDigest(m[1]);
+    let ok = false;
+    for (const k of keys) ok = crypto.timingSafeEqual(digest, k) || ok; // every key compared
+    return ok;
+  };
+
+  /** Routes one request (the edge first: request id, CORS, client key), and logs what no route
+   * logged (401, 404, 405, 413 before a route, preflights and probes at debug). */
+  const handler = (req, res) => {
+    const t0 = performance.now();
+    const path = req.url.split('?')[0];
+    req.requestId = requestId(req.headers['x-request-id']);
+    res.setHeader('x-request-id', req.requestId);
+    const origin = req.headers.origin;
+    const cors = origins.size > 0;
+    if (cors && origin !== undefined && allowed(origin)) {
+      res.setHeader('access-control-allow-origin', anyOrigin ? '*' : origin);
+      res.setHeader('access-control-expose-headers', 'x-request-id');
+      if (!anyOrigin) res.setHeader('vary', 'origin');
+    }
+    res.on('finish', () => {
+      if (req.logged) return;
+      const dt = (performance.now() - t0) / 1000;
+      emit(res.statusCode >= 400 ? 'info' : 'debug', `${req.method} ${path} ${res.statusCode} ${dt.toFixed(3)}s request_id=${req.requestId}`, {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        duration: Math.round(dt * 1e6) / 1e6,
+        request_id: req.requestId,
+      });
+    });
+    if (req.method === 'OPTIONS' && cors && req.headers['access-control-request-method'] !== undefined) {
+      if (origin === undefined || !allowed(origin)) {
+        return sendJSON(res, 403, errorBody(`origin ${JSON.stringify(origin === undefined ? null : origin)} is not allowed`, 'invalid_request_error'));
+      }
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] || ALLOW_HEADERS,
+        'access-control-max-age': '600',
+      });
+      return void res.end();
+    }
+    if (keys.length && API_PATHS.has(path) && !authorized(req.headers.authorization)) {
+      const given = req.headers.authorization !== undefined;
+      return sendJSON(
+        res,
+        401,
+        errorBody(given ? 'Incorrect API key provided.' : "You didn't provide an API key.", 'invalid_request_error', 'invalid_api_key'),
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+    const route = ROUTES.get(path);
+    if (route === undefined) return sendJSON(res, 404, errorBody(`no route for ${req.method} ${path}`, 'invalid_request_error'));
+    const [method, fn] = route;
+    if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
+      return sendJSON(res, 405, errorBody(`${req.method} is not allowed on ${path}`, 'invalid_request_error'), {
+        allow: method === 'GET' ? 'GET, HEAD' : method,
+      });
+    }
+    const p = fn(req, res);
+    if (p && typeof p.catch === 'function') {
+      p.catch((e) => {
+        emit('error', `${req.method} ${path} failed: ${(e && e.stack) || e}`, { request_id: req.requestId });
+        if (!res.headersSent) sendJSON(res, 500, errorBody(`internal error: ${(e && e.name) || 'Error'}`, 'server_error'));
+        else res.destroy(e);
+      });
+    }
+    return undefined;
+  };
+  handler.metrics = metrics;
+  handler.config = cfg;
+  return handler;
+}
+
+/** An `http.Server` running the gateway (not yet listening). */
+function createGatewayServer(config) {
+  return http.createServer(gatewayHandler(config));
+}
+
+module.exports = {
+  gatewayHandler,
+  createGatewayServer,
+};
+  },
   "src/arguments.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -601,10 +747,8 @@ const { jsonStringBody, jsonText, setKey } = __require("src/jsontext.js");
 const { JS_SPACE, asciiLower, isBlank, trim } = __require("src/strings.js");
 const { RAW_TEXT_NAMES, decodeEntities } = __require("src/values.js");
 
-const JSON_START = '{["-0123456789tfn';
-const NUMBER_CHARS = '0123456789.eE+-';
-const LITERALS = Object.freeze(['true', 'false', 'null']);
-const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+// Generated from arguments.py (tables.js); ENTITY_SPAN: the longest partial entity (D13).
+const { ARGUMENTS_JSON_START: JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN } = __require("src/tables.js");
 
 /** An array-index key, which JavaScript objects list first (so it cannot stream in order). */
 function isIndexKey(key) {
@@ -836,16 +980,19 @@ class Call {
 
 /**
  * Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
- * events. `resolve(name)` gives the declared spelling or null when the policy rejects the call;
+ * events. `events(events, resolve, normalize, apply)` takes the Sieve's treatment of calls:
+ * `resolve(name)` gives the declared spelling or null when the policy rejects the call;
  * `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
  * treatment of a block. Every fragment extends the call's arguments text, which ends as
- * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes.
+ * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes. As in Python, they
+ * are arguments of `events`, not kept (there, kept, they would make the Sieve a reference cycle).
  */
 class ArgumentsWriter {
-  constructor(resolve, normalize, apply, start, delta) {
-    this._resolve = resolve;
-    this._normalize = normalize;
-    this._apply = apply;
+  /**
+   * @param {(index: number, name: string) => object} start the `tool_call_start` event
+   * @param {(index: number, delta: string) => object} delta the `tool_call_arguments` event
+   */
+  constructor(start, delta) {
     this._start = start; // (index, name) -> event
     this._delta = delta; // (index, text) -> event
     this.nextIndex = 0;
@@ -853,7 +1000,14 @@ class ArgumentsWriter {
     this._begun = 0; // calls begun in the current block
   }
 
-  events(events) {
+  /**
+   * @param {object[]} events the scanner's events, internal and public
+   * @param {(name: string) => string | null} resolve
+   * @param {(name: string, input: object) => object} normalize
+   * @param {(event: object) => object} apply
+   * @returns {object[]} the public events
+   */
+  events(events, resolve, normalize, apply) {
     const out = [];
     for (const e of events) {
       switch (e.kind) {
@@ -861,25 +1015,25 @@ class ArgumentsWriter {
           this._chars(e, out);
           break;
         case 'param':
-          this._param(e, out);
+          this._param(e, out, normalize);
           break;
         case 'begun':
-          this._begin(e.name, out);
+          this._begin(e.name, out, resolve);
           break;
         case 'done':
-          this._done(e.input, out);
+          this._done(e.input, out, normalize);
           break;
         default:
-          if (e.type === 'tool_calls') this._block(e, out);
+          if (e.type === 'tool_calls') this._block(e, out, resolve, normalize, apply);
           else out.push(e);
       }
     }
     return out;
   }
 
-  _begin(name, out) {
+  _begin(name, out, resolve) {
     this._begun += 1;
-    const resolved = this._resolve(name);
+    const resolved = resolve(name);
     if (resolved === null) {
       this._call = new Call(-1, name);
       return;
@@ -922,23 +1076,23 @@ class ArgumentsWriter {
     }
   }
 
-  _param(e, out) {
+  _param(e, out, normalize) {
     const c = this._call;
     if (c === null || c.index < 0) return;
     const one = {};
     setKey(one, e.key, e.value);
-    const text = jsonText(this._normalize(c.name, one)[e.key]);
+    const text = jsonText(normalize(c.name, one)[e.key]);
     if (c.openKey === e.key) this._send(c, text.slice(c.openSent), out);
     else this._send(c, this._key(c, e.key) + text, out);
     c.openKey = null;
     c.high = '';
   }
 
-  _done(input, out) {
+  _done(input, out, normalize) {
     const c = this._call;
     this._call = null;
     if (c === null || c.index < 0) return;
-    const final = jsonText(this._normalize(c.name, input));
+    const final = jsonText(normalize(c.name, input));
     this._send(c, final.slice(c.sent), out);
   }
 
@@ -946,17 +1100,17 @@ class ArgumentsWriter {
    * A block's event: calls begun in it are complete; the others (token sections, JSON calls,
    * repaired blocks) are announced now, whole, before it (D38).
    */
-  _block(e, out) {
-    const applied = this._apply(e);
+  _block(e, out, resolve, normalize, apply) {
+    const applied = apply(e);
     const begun = this._begun;
     this._begun = 0;
     for (const call of e.calls.slice(begun)) {
-      const resolved = this._resolve(call.name);
+      const resolved = resolve(call.name);
       if (resolved === null) continue;
       const index = this.nextIndex;
       this.nextIndex += 1;
       out.push(this._start(index, resolved));
-      out.push(this._delta(index, jsonText(this._normalize(resolved, call.input))));
+      out.push(this._delta(index, jsonText(normalize(resolved, call.input))));
     }
     out.push(applied);
   }
@@ -988,7 +1142,26 @@ const values = __require("src/values.js");
 const { jsonText } = __require("src/jsontext.js");
 
 const JS_SPACE = strings.JS_SPACE;
-const NOT_NAME = JS_SPACE + '<>"\'`{}[],;';
+// The grammars' markers and limits: generated from blocks.py (tables.js).
+const {
+  NOT_NAME,
+  FN,
+  FN_END,
+  P,
+  P_END,
+  K,
+  K_END,
+  V,
+  V_END,
+  ATTR, // the regex source of a name attribute and the tag's end
+  INV_END,
+  PARAM_END,
+  KB,
+  KA,
+  KE,
+  ESCAPES: PY_ESCAPES,
+  BLOCKS_MAX_DEPTH: MAX_DEPTH,
+} = __require("src/tables.js");
 const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
 
 function escapeClass(s) {
@@ -1110,11 +1283,6 @@ function jsonItem(item, out, raw) {
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
 
-const FN = '<function=';
-const FN_END = '</function>';
-const P = '<parameter=';
-const P_END = '</parameter>';
-
 function oneNewline(v) {
   if (v.startsWith('\r\n')) v = v.slice(2);
   else if (v.startsWith('\n')) v = v.slice(1);
@@ -1190,11 +1358,6 @@ function setKey(obj, key, value) {
 
 // ---- R17.3 GLM --------------------------------------------------------------------------------
 
-const K = '<arg_key>';
-const K_END = '</arg_key>';
-const V = '<arg_value>';
-const V_END = '</arg_value>';
-
 function argPairs(body, typer = null) {
   const out = new Body();
   const k = body.indexOf(K);
@@ -1233,11 +1396,8 @@ function glmValue(v) {
 
 // ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
 
-const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
 const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
-const INV_END = '</invoke>';
-const PARAM_END = '</parameter>';
 
 function matchAt(re, s, i) {
   re.lastIndex = i;
@@ -1293,10 +1453,6 @@ function namedParams(body, i, stop, f, name, typer) {
 
 // ---- R17.5 Kimi-K2 ----------------------------------------------------------------------------
 
-const KB = '<|tool_call_begin|>';
-const KA = '<|tool_call_argument_begin|>';
-const KE = '<|tool_call_end|>';
-
 function kimiCalls(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
@@ -1348,10 +1504,8 @@ function kimiName(id) {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
 // Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
 const NUM_ESCAPE = /x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}/y;
-const MAX_DEPTH = 100;
 const FAIL = [false, null];
 
 /** A cursor over a pythonic call list (Python's `_Py`). */
@@ -1545,1504 +1699,21 @@ function bodyKind(body) {
 
 module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };
   },
-  "src/errors.js": function (module, exports, __require) {
+  "src/chunks.js": function (module, exports, __require) {
 'use strict';
 /**
- * Every error class of callsieve. Misuse of the API throws; malformed *content* never throws (R4):
- * it becomes text. Port of python/callsieve/errors.py.
+ * The streaming rewriter: a stream of OpenAI `chat.completion.chunk`s whose `delta.content` carries
+ * tool-call markup, rewritten chunk by chunk into native `delta.tool_calls`
+ * (`ChatCompletionStreamRewriter`, `rewriteChatCompletionStream`), and as WHATWG TransformStreams
+ * for chunk objects and for SSE bytes (Node only). Port of python/callsieve/chunks.py; the rules
+ * are in python/callsieve/openai.py's docstring.
  */
 
-/** Base class of every error callsieve throws. */
-class CallsieveError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
-
-/** A chunk, text or option had the wrong type (e.g. a Buffer instead of a string). */
-class InputTypeError extends CallsieveError {}
-
-/** `feed()` or `flush()` was called on a sieve that was already flushed. */
-class SieveClosedError extends CallsieveError {}
-
-/** An option was unknown or had an invalid value. */
-class OptionsError extends CallsieveError {}
-
-/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
-class SSEFormatError extends CallsieveError {}
-
-/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
-class OpenAIFormatError extends CallsieveError {}
-
-/** A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error. */
-class BadRequest extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'BadRequest';
-  }
-}
-
-/** A bad gateway setting (command line or environment): the server bin exits 2. */
-class UsageError extends Error {}
-
-/** The type of a value, for error messages. */
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
-  return typeof v;
-}
-
-/** An options object with only `known` keys (null or undefined: none); returns it or `{}`. */
-function checkOptions(opts, known) {
-  if (opts === undefined || opts === null) return {};
-  if (typeof opts !== 'object' || Array.isArray(opts)) {
-    throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
-  }
-  const unknown = Object.keys(opts).filter((k) => !known.includes(k)).sort();
-  if (unknown.length) throw new OptionsError(`unknown option(s): ${unknown.join(', ')}`);
-  return opts;
-}
-
-module.exports = {
-  CallsieveError,
-  InputTypeError,
-  SieveClosedError,
-  OptionsError,
-  SSEFormatError,
-  OpenAIFormatError,
-  BadRequest,
-  UsageError,
-  typeName,
-  checkOptions,
-};
-  },
-  "src/formats.js": function (module, exports, __require) {
-'use strict';
-/**
- * The format table and the presets (R14.9, R17, R19): GENERATED from python/callsieve/formats.py by
- * scripts/build/gen_formats.py. Do not edit; edit the Python table and run the script.
- */
-
-const TABLE = {
-  "formats": [
-    {
-      "name": "dsml",
-      "rule": "R1-R3",
-      "summary": "<|DSML|tool_calls> and <tool_calls> blocks (the seed's dialect)",
-      "engine": "shell",
-      "default": true,
-      "opener": "",
-      "closer": "",
-      "grammar": "",
-      "body": "",
-      "eofRepair": false,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "function_calls",
-      "rule": "R14.1-R14.3",
-      "summary": "DeepSeek-V3.2 <｜DSML｜function_calls> blocks",
-      "engine": "shell",
-      "default": true,
-      "opener": "",
-      "closer": "",
-      "grammar": "",
-      "body": "",
-      "eofRepair": false,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "tokens",
-      "rule": "R14.4-R14.5",
-      "summary": "DeepSeek V3 / R1 / V3.1 <｜tool▁calls▁begin｜> sections",
-      "engine": "tokens",
-      "default": true,
-      "opener": "",
-      "closer": "",
-      "grammar": "",
-      "body": "",
-      "eofRepair": false,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "hermes",
-      "rule": "R17.1",
-      "summary": "Hermes / Qwen2.5 / Qwen3: <tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>",
-      "engine": "block",
-      "default": true,
-      "opener": "<tool_call>",
-      "closer": "</tool_call>",
-      "grammar": "json_call",
-      "body": "json",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "qwen3_coder",
-      "rule": "R17.2",
-      "summary": "Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>",
-      "engine": "block",
-      "default": true,
-      "opener": "<tool_call>",
-      "closer": "</tool_call>",
-      "grammar": "function_tags",
-      "body": "function",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "seed_oss",
-      "rule": "R17.2",
-      "summary": "Seed-OSS: the Qwen3-Coder body inside <seed:tool_call> … </seed:tool_call>",
-      "engine": "block",
-      "default": true,
-      "opener": "<seed:tool_call>",
-      "closer": "</seed:tool_call>",
-      "grammar": "function_tags",
-      "body": "function",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "glm",
-      "rule": "R17.3",
-      "summary": "GLM-4.5 to 5.x: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>",
-      "engine": "block",
-      "default": true,
-      "opener": "<tool_call>",
-      "closer": "</tool_call>",
-      "grammar": "arg_pairs",
-      "body": "name",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "minimax",
-      "rule": "R17.4",
-      "summary": "<minimax:tool_call><invoke name=\"N\"><parameter name=\"K\">V</parameter></invoke>…",
-      "engine": "block",
-      "default": true,
-      "opener": "<minimax:tool_call>",
-      "closer": "</minimax:tool_call>",
-      "grammar": "invoke_tags",
-      "body": "",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "kimi_k2",
-      "rule": "R17.5",
-      "summary": "Kimi-K2: <|tool_calls_section_begin|> <|tool_call_begin|>functions.NAME:0 … sections",
-      "engine": "block",
-      "default": true,
-      "opener": "<|tool_calls_section_begin|>",
-      "closer": "<|tool_calls_section_end|>",
-      "grammar": "kimi_calls",
-      "body": "",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "mistral",
-      "rule": "R17.7",
-      "summary": "Mistral: [TOOL_CALLS]NAME[ARGS]{…} (v11+) or [TOOL_CALLS][{\"name\": …, \"arguments\": {…}}]",
-      "engine": "mistral",
-      "default": true,
-      "opener": "[TOOL_CALLS]",
-      "closer": "",
-      "grammar": "",
-      "body": "",
-      "eofRepair": false,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "llama_json",
-      "rule": "R17.8",
-      "summary": "Llama 3.x: [<|python_tag|>]{\"name\": …, \"parameters\": {…}} (JSON calls in prose; off by default)",
-      "engine": "json",
-      "default": false,
-      "opener": "",
-      "closer": "",
-      "grammar": "",
-      "body": "",
-      "eofRepair": false,
-      "alsoOpens": [],
-      "strays": [
-        "<|python_tag|>",
-        "<|eom_id|>",
-        "<|eot_id|>"
-      ]
-    },
-    {
-      "name": "pythonic",
-      "rule": "R17.8",
-      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
-      "engine": "block",
-      "default": false,
-      "opener": "<|python_start|>",
-      "closer": "<|python_end|>",
-      "grammar": "pythonic_calls",
-      "body": "",
-      "eofRepair": true,
-      "alsoOpens": [],
-      "strays": []
-    },
-    {
-      "name": "harmony",
-      "rule": "R17.6",
-      "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
-      "engine": "harmony",
-      "default": true,
-      "opener": "<|start|>",
-      "closer": "<|end|>",
-      "grammar": "",
-      "body": "",
-      "eofRepair": false,
-      "alsoOpens": [
-        "<|channel|>"
-      ],
-      "strays": [
-        "<|call|>",
-        "<|return|>"
-      ]
-    }
-  ],
-  "presets": [
-    {
-      "name": "deepseek-v3",
-      "models": "DeepSeek-V3 (0324)",
-      "formats": [
-        "tokens"
-      ],
-      "reasoning": "off",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "deepseek-r1",
-      "models": "DeepSeek-R1 (the prompt opens <think>)",
-      "formats": [
-        "tokens"
-      ],
-      "reasoning": "open",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "deepseek-v3.1",
-      "models": "DeepSeek-V3.1 / V3.1-Terminus",
-      "formats": [
-        "tokens"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "deepseek-v3.2",
-      "models": "DeepSeek-V3.2 (DSML function_calls)",
-      "formats": [
-        "function_calls",
-        "tokens"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "deepseek-v4",
-      "models": "DeepSeek-V4 (DSML tool_calls)",
-      "formats": [
-        "dsml",
-        "function_calls"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "qwen3",
-      "models": "Qwen2.5 / Qwen3 / QwQ (Hermes JSON)",
-      "formats": [
-        "hermes"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "qwen3-coder",
-      "models": "Qwen3-Coder, Qwen3.5+ (XML parameters)",
-      "formats": [
-        "qwen3_coder",
-        "hermes"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "seed-oss",
-      "models": "ByteDance Seed-OSS",
-      "formats": [
-        "seed_oss"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<seed:think>",
-        "</seed:think>"
-      ]
-    },
-    {
-      "name": "glm-4.5",
-      "models": "GLM-4.5 / 4.6",
-      "formats": [
-        "glm"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "glm-4.7",
-      "models": "GLM-4.7 / 5.x",
-      "formats": [
-        "glm"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "minimax-m2",
-      "models": "MiniMax-M2",
-      "formats": [
-        "minimax"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "kimi-k2",
-      "models": "Kimi-K2 / K2-Thinking",
-      "formats": [
-        "kimi_k2"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "mistral",
-      "models": "Mistral / Magistral / Devstral",
-      "formats": [
-        "mistral"
-      ],
-      "reasoning": "auto",
-      "think": [
-        "[THINK]",
-        "[/THINK]"
-      ]
-    },
-    {
-      "name": "llama3",
-      "models": "Llama 3.1 / 3.2 / 3.3 (JSON calls)",
-      "formats": [
-        "llama_json"
-      ],
-      "reasoning": "off",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "llama4",
-      "models": "Llama 4 (pythonic calls, JSON too)",
-      "formats": [
-        "pythonic",
-        "llama_json"
-      ],
-      "reasoning": "off",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    },
-    {
-      "name": "gpt-oss",
-      "models": "gpt-oss (Harmony channels; analysis is reasoning)",
-      "formats": [
-        "harmony"
-      ],
-      "reasoning": "off",
-      "think": [
-        "<think>",
-        "</think>"
-      ]
-    }
-  ]
-};
-
-const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
-const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
-const ALL_FORMATS = new Set(Object.keys(FORMATS));
-const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
-// the rows whose special tokens the scanner matches at an open angle (Python's BLOCK_FORMATS)
-const SPECIAL_ENGINES = ['block', 'harmony', 'json'];
-const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => SPECIAL_ENGINES.includes(f.engine)));
-const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
-const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
-
-/** Python's dropped_markers(): what a row or preset drops where it stands alone (D47, R15, R17.10). */
-function droppedMarkers() {
-  const rows = FORMAT_TABLE.flatMap((f) => [f.closer, ...f.strays]);
-  return [...new Set([...rows, ...PRESET_TABLE.flatMap((p) => p.think)].filter((m) => m))];
-}
-
-module.exports = {
-  ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE,
-  droppedMarkers,
-};
-  },
-  "src/harmony.js": function (module, exports, __require) {
-'use strict';
-/**
- * gpt-oss Harmony messages (R17.6): the scanner's HARMONY mode, one message at a time.
- * Port of python/callsieve/harmony.py, function for function; read the module docstring there.
- * Lengths (MAX_HEADER, the capture limit of a held call) count code points, as Python does.
- */
-
-const strings = __require("src/strings.js");
-const values = __require("src/values.js");
-
-const START = '<|start|>';
-const CHANNEL = '<|channel|>';
-const MESSAGE = '<|message|>';
-const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
-const OPENERS = [START, CHANNEL];
-const BODY_MARKERS = [...ENDS, ...OPENERS];
-const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
-const MAX_HEADER = 256;
-const JS_SPACE = strings.JS_SPACE;
-
-const HEADER = 0;
-const CALL = 1;
-const REASONING = 2;
-const CONTENT = 3;
-const TEXT_MODE = 0; // scanner's Mode.TEXT (scanner.js requires this module, not the reverse)
-
-class Harmony {
-  constructor() {
-    this.opener = '';
-    this.head = [];
-    this.size = 0; // code points of head, or of a held call body
-    this.kind = HEADER;
-    this.recipient = '';
-    this.body = [];
-  }
-}
-
-/** The index `room` code points after `pos` (or buf.length). */
-function advance(buf, pos, room) {
-  let i = pos;
-  const n = buf.length;
-  while (room > 0 && i < n) {
-    const c = buf.charCodeAt(i);
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (buf.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
-    room--;
-  }
-  return room > 0 ? -1 : i;
-}
-
-function start(sc, opener, end) {
-  const hm = sc.hm;
-  hm.opener = opener;
-  hm.head = [];
-  hm.size = 0;
-  hm.kind = HEADER;
-  hm.recipient = '';
-  hm.body = [];
-  sc.pos = end;
-}
-
-function step(sc, final) {
-  return sc.hm.kind === HEADER ? header(sc, final) : body(sc, final);
-}
-
-function header(sc, final) {
-  const hm = sc.hm;
-  const buf = sc.buf;
-  const pos = sc.pos;
-  const n = buf.length;
-  const room = MAX_HEADER - hm.size;
-  const limit = advance(buf, pos, room); // where the room ends (-1: past the buffer)
-  const lim = limit < 0 ? n : limit;
-  let i = buf.indexOf(MESSAGE, pos);
-  if (i > lim) i = -1;
-  let nl = buf.indexOf('\n', pos);
-  if (nl >= lim) nl = -1;
-  if (nl >= 0 && (i < 0 || nl < i)) return headerFails(sc, nl);
-  if (i >= 0) {
-    hm.head.push(buf.slice(pos, i));
-    sc.pos = i + MESSAGE.length;
-    readHeader(sc);
-    return true;
-  }
-  if ((limit >= 0 && n - limit > MESSAGE.length - 1) || final) return headerFails(sc, lim);
-  const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
-  const piece = buf.slice(pos, keep);
-  hm.head.push(piece);
-  hm.size += strings.codePoints(piece);
-  sc.pos = keep;
-  return false;
-}
-
-function headerFails(sc, at) {
-  const hm = sc.hm;
-  const text = hm.opener + hm.head.join('') + sc.buf.slice(sc.pos, at);
-  sc.pos = at;
-  sc._emit(text);
-  sc._textResumes(text);
-  return true;
-}
-
-function readHeader(sc) {
-  const hm = sc.hm;
-  const head = hm.head.join('');
-  let channel = '';
-  const c = head.indexOf(CHANNEL);
-  if (hm.opener === CHANNEL) channel = firstWord(head);
-  else if (c >= 0) channel = firstWord(head.slice(c + CHANNEL.length));
-  hm.recipient = recipient(head);
-  hm.head = [hm.opener + head + MESSAGE];
-  hm.size = 0;
-  if (hm.recipient) hm.kind = CALL;
-  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
-}
-
-function firstWord(s) {
-  let i = 0;
-  const n = s.length;
-  while (i < n && JS_SPACE.includes(s[i])) i++;
-  let j = i;
-  while (j < n && !JS_SPACE.includes(s[j]) && s[j] !== '<') j++;
-  return s.slice(i, j);
-}
-
-function recipient(head) {
-  let k = head.indexOf('to=');
-  while (k > 0 && !JS_SPACE.includes(head[k - 1]) && head[k - 1] !== '>') k = head.indexOf('to=', k + 1);
-  if (k < 0) return '';
-  return firstWord(head.slice(k + 3));
-}
-
-/** Where a suffix of `buf` that may begin one of `markers` starts (buf.length: none). */
-function partialAt(buf, pos, markers) {
-  const n = buf.length;
-  let j = buf.indexOf('<', Math.max(pos, n - MAX_MARKER + 1));
-  while (j >= 0) {
-    const tail = buf.slice(j);
-    for (const m of markers) if (m.startsWith(tail)) return j;
-    j = buf.indexOf('<', j + 1);
-  }
-  return n;
-}
-
-function markerAt(buf, j) {
-  for (const m of BODY_MARKERS) if (buf.startsWith(m, j)) return m;
-  return null;
-}
-
-function body(sc, final) {
-  const buf = sc.buf;
-  const pos = sc.pos;
-  const n = buf.length;
-  let j = buf.indexOf('<|', pos);
-  while (j >= 0) {
-    const m = markerAt(buf, j);
-    if (m !== null) {
-      take(sc, buf.slice(pos, j));
-      const isEnd = ENDS.includes(m);
-      sc.pos = isEnd ? j + m.length : j;
-      return end(sc, isEnd ? m : '');
-    }
-    if (n - j < MAX_MARKER && !final) {
-      const tail = buf.slice(j);
-      if (BODY_MARKERS.some((x) => x.startsWith(tail))) break;
-    }
-    j = buf.indexOf('<|', j + 2);
-  }
-  if (final) {
-    take(sc, buf.slice(pos));
-    sc.pos = n;
-    return end(sc, '');
-  }
-  const keep = partialAt(buf, pos, BODY_MARKERS);
-  if (keep > pos) {
-    take(sc, buf.slice(pos, keep));
-    sc.pos = keep;
-  }
-  return false;
-}
-
-function take(sc, s) {
-  if (!s) return;
-  const hm = sc.hm;
-  if (hm.kind === REASONING) {
-    sc._flushText();
-    sc.out.push({ type: 'reasoning', text: s });
-  } else if (hm.kind === CONTENT) {
-    sc._emit(s);
-  } else {
-    hm.body.push(s);
-    hm.size += strings.codePoints(s);
-    if (hm.size > sc.maxCapture) {
-      sc._flushText();
-      sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
-      hm.head = [];
-      hm.body = [];
-      hm.kind = CONTENT;
-    }
-  }
-}
-
-function end(sc, endToken) {
-  const hm = sc.hm;
-  if (hm.kind === CALL) {
-    const text = hm.body.join('');
-    const raw = hm.head.join('') + text + endToken;
-    sc.work += text.length;
-    const fn = hm.recipient.startsWith('functions.');
-    const name = strings.trim(fn ? hm.recipient.slice('functions.'.length) : hm.recipient);
-    let ok = true;
-    let args = {};
-    if (strings.trim(text)) [ok, args] = values.jsonValue(text);
-    sc.saw = true;
-    sc._flushText();
-    const e = { type: 'tool_calls', calls: [], raw, format: 'harmony' };
-    let bad = null;
-    if (!fn) bad = { raw: strings.trim(text), reason: 'built-in tool recipient', name: hm.recipient };
-    else if (!name) bad = { raw: strings.trim(text), reason: 'no name' };
-    else if (!ok || args === null || typeof args !== 'object' || Array.isArray(args)) {
-      bad = { raw: strings.trim(text), reason: 'arguments are not a JSON object', name };
-    }
-    if (bad === null) e.calls.push({ name: sc._name(name), input: args });
-    else e.malformed = [bad];
-    sc.out.push(e);
-  }
-  hm.head = [];
-  hm.body = [];
-  sc.mode = TEXT_MODE;
-  sc.line.midLine();
-  return true;
-}
-
-module.exports = { Harmony, MAX_HEADER, start, step };
-  },
-  "src/jsontext.js": function (module, exports, __require) {
-'use strict';
-/**
- * JSON as JavaScript writes it, and the plain-object helpers JSON values need.
- * Port of python/callsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
- *
- * A Python dict is a plain object here (prototype Object.prototype or null); other objects
- * (Map, Date, class instances) are "other types", as non-dict objects are in Python.
- */
-
-const { InputTypeError, typeName } = __require("src/errors.js");
-
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-
-/** o[k] when it is an own property (Python's dict.get), else undefined. */
-function get(o, k) {
-  return hasOwn(o, k) ? o[k] : undefined;
-}
-
-/** Any non-null, non-array object (a looser dict test, for arguments and chunks). */
-function isObject(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** Is `v` what Python's schema code takes as a dict: a plain object? */
-function isDict(v) {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  const p = Object.getPrototypeOf(v);
-  return p === null || p === Object.prototype || Object.getPrototypeOf(p) === null; // any realm
-}
-
-/** obj[k] = v as an own data property (also for `__proto__`). */
-function setKey(obj, k, v) {
-  if (k === '__proto__') {
-    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[k] = v;
-  }
-}
-
-/**
- * `s` as inside a JSON string literal written by JSON.stringify (no quotes): a string value
- * streamed in pieces (R16) escapes to the same text as whole, piece by piece, as long as no piece
- * ends between the two halves of a surrogate pair (ArgumentsWriter holds those back).
- */
-function jsonStringBody(s) {
-  const q = JSON.stringify(s);
-  return q.slice(1, q.length - 1);
-}
-
-/** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
-function jsNumber(x) {
-  if (typeof x === 'bigint') return String(x); // Python int: all its digits
-  if (typeof x !== 'number') throw new InputTypeError(`not a number: ${typeName(x)}`);
-  return Number.isFinite(x) ? String(x) : 'null'; // String(-0) is "0", as in Python
-}
-
-/** The [key, value] pairs of a plain object in JavaScript property order (its own order here). */
-function jsKeys(obj) {
-  if (!isDict(obj)) throw new InputTypeError(`not an object: ${typeName(obj)}`);
-  return Object.keys(obj).map((k) => [k, obj[k]]);
-}
-
-// JSON.stringify leaves these out of objects and writes them as null in arrays.
-function isSkipped(v) {
-  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
-}
-
-class Lit {
-  constructor(s, done = null) {
-    this.s = s;
-    this.done = done; // the container this piece closes
-  }
-}
-
-/**
- * Compact JSON text, as JSON.stringify writes it for JSON-like values: plain objects, arrays,
- * strings, numbers, booleans, null. Iterative, so any depth works (JSON.stringify has a stack
- * limit). Throws InputTypeError for other types, a cyclic value, or a value JSON.stringify
- * would not write (undefined, a function, a symbol).
- */
-function jsonText(value) {
-  if (isSkipped(value)) throw new InputTypeError(`not a JSON value: ${typeName(value)}`);
-  const out = [];
-  const stack = [value];
-  const open = new Set(); // containers being written: meeting one again is a cycle
-  while (stack.length) {
-    const v = stack.pop();
-    if (v instanceof Lit) {
-      out.push(v.s);
-      if (v.done !== null) open.delete(v.done);
-    } else if (typeof v === 'string') {
-      out.push(JSON.stringify(v)); // the same escapes as Python's _quote
-    } else if (v === null) {
-      out.push('null');
-    } else if (typeof v === 'boolean') {
-      out.push(v ? 'true' : 'false');
-    } else if (typeof v === 'number') {
-      out.push(jsNumber(v));
-    } else if (Array.isArray(v) || isDict(v)) {
-      if (open.has(v)) throw new InputTypeError('not a JSON value: cyclic structure');
-      open.add(v);
-      const items = [];
-      if (Array.isArray(v)) {
-        items.push(new Lit('['));
-        for (let i = 0; i < v.length; i++) {
-          if (i) items.push(new Lit(','));
-          items.push(isSkipped(v[i]) ? null : v[i]);
-        }
-        items.push(new Lit(']', v));
-      } else {
-        items.push(new Lit('{'));
-        let first = true;
-        for (const k of Object.keys(v)) {
-          if (isSkipped(v[k])) continue;
-          items.push(new Lit((first ? '' : ',') + JSON.stringify(k) + ':'));
-          items.push(v[k]);
-          first = false;
-        }
-        items.push(new Lit('}', v));
-      }
-      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
-    } else {
-      throw new InputTypeError(`not a JSON value: ${typeName(v)}`);
-    }
-  }
-  return out.join('');
-}
-
-module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonStringBody, jsonText };
-  },
-  "src/mistral.js": function (module, exports, __require) {
-'use strict';
-/**
- * Mistral tool calls (R17.7): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to the end of its JSON.
- * Port of python/callsieve/mistral.py, function for function; read the module docstring there.
- * MAX_HEAD and the capture limit count code points, as Python does.
- */
-
-const strings = __require("src/strings.js");
-const values = __require("src/values.js");
-const { Body, jsonItem, nameOk } = __require("src/blocks.js");
-
-const MARKER = '[TOOL_CALLS]';
-const ARGS = '[ARGS]';
-const CALL_ID = '[CALL_ID]';
-const MAX_HEAD = 256;
-const OUT = /["{}\[\]]/g;
-const IN = /["\\]/g;
-const HEAD = 0;
-const JSON_STAGE = 1;
-
-class Mistral {
-  constructor() {
-    this.stage = HEAD;
-    this.head = [];
-    this.size = 0;
-    this.json = [];
-    this.depth = 0;
-    this.inStr = false;
-    this.esc = false;
-    this.over = false;
-    this.blank = true;
-  }
-}
-
-function isLow(c) {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
-
-/** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
-function matchMarker(s, i, final) {
-  if (s.startsWith(MARKER, i)) return [MARKER, i + MARKER.length];
-  if (!final && s.length - i < MARKER.length && MARKER.startsWith(s.slice(i))) return 'more';
-  return null;
-}
-
-function start(sc, end) {
-  const m = sc.mi;
-  m.stage = HEAD;
-  m.head = [];
-  m.size = 0;
-  m.json = [];
-  m.depth = 0;
-  m.inStr = false;
-  m.esc = false;
-  m.over = false;
-  m.blank = true;
-  sc.pos = end;
-}
-
-function step(sc, final) {
-  return sc.mi.stage === HEAD ? head(sc, final) : json(sc, final);
-}
-
-function tagAt(buf, i, final) {
-  for (const tag of [ARGS, CALL_ID]) if (buf.startsWith(tag, i)) return tag;
-  const rest = buf.slice(i, i + CALL_ID.length);
-  if (!final && [ARGS, CALL_ID].some((t) => rest.length < t.length && buf.length - i < t.length && t.startsWith(rest))) return 'more';
-  return null;
-}
-
-function head(sc, final) {
-  const m = sc.mi;
-  const buf = sc.buf;
-  const pos = sc.pos;
-  const n = buf.length;
-  let i = pos;
-  while (i < n) {
-    const c = buf[i];
-    if (c === '\n' || (m.size >= MAX_HEAD && !isLow(buf.charCodeAt(i)))) return fails(sc, i);
-    if (c === '[') {
-      const tag = tagAt(buf, i, final);
-      if (tag === 'more') break;
-      if (tag === ARGS) {
-        let k = i + ARGS.length;
-        const room = MAX_HEAD - m.size - ARGS.length;
-        while (k < n && (buf[k] === ' ' || buf[k] === '\t') && k - i - ARGS.length < room) k++;
-        if (k === n && !final) break;
-        if (k < n && buf[k] === '{') {
-          m.head.push(buf.slice(pos, k));
-          sc.pos = k;
-          m.stage = JSON_STAGE;
-          m.size = 0;
-          return true;
-        }
-        return fails(sc, k);
-      }
-      if (tag === null && m.blank) return jsonStarts(sc, i);
-    } else if (c === '{' && m.blank) {
-      return jsonStarts(sc, i);
-    }
-    if (c !== ' ' && c !== '\t') m.blank = false;
-    if (!isLow(buf.charCodeAt(i))) m.size++;
-    i++;
-  }
-  if (final) return fails(sc, n);
-  m.head.push(buf.slice(pos, i));
-  sc.pos = i;
-  return false;
-}
-
-function fails(sc, at) {
-  const m = sc.mi;
-  const text = MARKER + m.head.join('') + sc.buf.slice(sc.pos, at);
-  sc.pos = at;
-  sc._emit(text);
-  sc._textResumes(text);
-  return true;
-}
-
-function jsonStarts(sc, i) {
-  const m = sc.mi;
-  m.head.push(sc.buf.slice(sc.pos, i));
-  sc.pos = i;
-  m.stage = JSON_STAGE;
-  m.size = 0;
-  return true;
-}
-
-function json(sc, final) {
-  const m = sc.mi;
-  const buf = sc.buf;
-  const pos = sc.pos;
-  const n = buf.length;
-  let i = pos;
-  while (i < n) {
-    if (m.inStr) {
-      if (m.esc) {
-        m.esc = false;
-        i++;
-        continue;
-      }
-      IN.lastIndex = i;
-      const hit = IN.exec(buf);
-      if (hit === null) {
-        i = n;
-        break;
-      }
-      i = hit.index + 1;
-      if (hit[0] === '\\') m.esc = true;
-      else m.inStr = false;
-      continue;
-    }
-    OUT.lastIndex = i;
-    const hit = OUT.exec(buf);
-    if (hit === null) {
-      i = n;
-      break;
-    }
-    const c = hit[0];
-    i = hit.index + 1;
-    if (c === '"') m.inStr = true;
-    else if (c === '{' || c === '[') m.depth++;
-    else {
-      m.depth--;
-      if (m.depth <= 0) {
-        take(sc, buf.slice(pos, i));
-        sc.pos = i;
-        return end(sc, true);
-      }
-    }
-  }
-  take(sc, buf.slice(pos, i));
-  sc.pos = i;
-  if (final) return end(sc, false);
-  return false;
-}
-
-function take(sc, s) {
-  const m = sc.mi;
-  if (m.over) {
-    sc._emit(s);
-    return;
-  }
-  m.json.push(s);
-  m.size += strings.codePoints(s);
-  if (m.size > sc.maxCapture) {
-    sc._flushText();
-    sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
-    m.json = [];
-    m.over = true;
-  }
-}
-
-function end(sc, complete) {
-  const m = sc.mi;
-  if (m.over) {
-    sc._resumeText();
-    return true;
-  }
-  const h = m.head.join('');
-  const text = m.json.join('');
-  const raw = MARKER + h + text;
-  sc.work += text.length;
-  const got = complete ? calls(h, text) : null;
-  if (got === null || !(got[0].length || got[1].length)) {
-    // (an empty list holds no call the model meant: D46)
-    sc._emit(raw);
-    sc._textResumes(raw);
-    return true;
-  }
-  const [found, bad] = got;
-  sc.saw = true;
-  sc._flushText();
-  const e = {
-    type: 'tool_calls',
-    calls: found.map((c) => (c.id === undefined ? { name: sc._name(c.name), input: c.input } : { name: sc._name(c.name), input: c.input, id: c.id })),
-    raw,
-    format: 'mistral',
-  };
-  if (bad.length) e.malformed = bad;
-  sc.out.push(e);
-  sc._resumeText();
-  return true;
-}
-
-function isDict(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function bad(raw, reason, name = null) {
-  return name === null ? { raw, reason } : { raw, reason, name };
-}
-
-function calls(head, text) {
-  const found = [];
-  const wrong = [];
-  const [ok, v] = values.jsonValue(text);
-  const h = strings.trim(head);
-  if (!h) {
-    if (!ok) {
-      wrong.push(bad(strings.trim(text), 'not JSON'));
-      return [found, wrong];
-    }
-    const out = new Body();
-    for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
-    return [out.calls, out.malformed];
-  }
-  let name = h;
-  let id = null;
-  const k = h.indexOf(ARGS);
-  if (k >= 0) name = h.slice(0, k);
-  const c = name.indexOf(CALL_ID);
-  if (c >= 0) {
-    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
-    name = name.slice(0, c);
-  }
-  name = strings.trim(name);
-  if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
-  else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
-  else found.push(id === null ? { name, input: v } : { name, input: v, id });
-  return [found, wrong];
-}
-
-module.exports = { MARKER, Mistral, matchMarker, start, step };
-  },
-  "src/names.js": function (module, exports, __require) {
-'use strict';
-/**
- * Tool-name resolution and the unknown-tool policy (docs/SPEC.md R10).
- * Port of python/callsieve/names.py: see its docstring for the funnel and the decisions
- * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
- */
-
-const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
-const { isObject } = __require("src/jsontext.js");
-const { JS_SPACE, asciiLower: lower } = __require("src/strings.js");
-const { toolNamesOf } = __require("src/schema.js");
-
-const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
-
-/** `unknownTools` when it is a policy of UNKNOWN_TOOLS_POLICIES, else an OptionsError. */
-function checkPolicy(unknownTools) {
-  if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
-    const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
-    throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
-  }
-  return unknownTools;
-}
-
-const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
-const SEPARATORS = new RegExp(
-  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
-    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
-);
-
-// Code points, as Python iterates a str (a lone surrogate is one).
-function fold(c) {
-  const o = c.codePointAt(0);
-  if (o < 0x80) return c.toLowerCase();
-  if ((o >= 0xc0 && o <= 0x52f) || (o >= 0x1e00 && o <= 0x1fff) || (o >= 0xff21 && o <= 0xff3a)) {
-    const low = c.toLowerCase();
-    return low.length === 1 ? low : c; // 'İ' -> 'i̇' would add a character
-  }
-  return c;
-}
-
-function loose(s) {
-  let out = '';
-  for (const c of s) if (!SEPARATORS.test(c)) out += fold(c);
-  return out;
-}
-
-const TIE = Symbol('tie');
-
-/** Each key to the one declared name that has it, or TIE when different names have it. */
-function table(names, key) {
-  const t = new Map();
-  for (const d of names) {
-    const k = key(d);
-    const found = t.get(k);
-    if (found === undefined) t.set(k, d);
-    else if (found !== d) t.set(k, TIE);
-  }
-  return t;
-}
-
-/**
- * The lookup tables of one set of declared names (python/callsieve/names.py's DeclaredNames):
- * built once, so a name costs the characters of its own pieces, whatever the number and length
- * of the declared names (issue 41 F1). `work` is a debug counter, as Sieve#work: characters
- * (UTF-16 code units) normalized so far, each declared name three times (one key per table),
- * then the pieces of each resolved name that a level normalizes.
- */
-class NameTables {
-  constructor(names) {
-    this.exact = new Set(names);
-    this.trimmed = table(names, (d) => d.trim()); // the namespace level, exactly
-    this.folded = table(names, (d) => lower(d.trim())); // the case-insensitive levels
-    this.loose = table(names, loose); // the loose levels
-    this.work = 3 * names.reduce((sum, d) => sum + d.length, 0);
-  }
-
-  /** The declared name that `name` resolves to, or null (see `resolveToolName`). */
-  resolve(name) {
-    if (this.exact.has(name)) return name;
-    const t = name.trim();
-    this.work += name.length + t.length;
-    let found = this.folded.get(lower(t));
-    const tail = namespaceTail(t);
-    if (found === undefined && tail !== null) {
-      this.work += tail.length;
-      found = this.trimmed.get(tail);
-      if (found === undefined) found = this.folded.get(lower(tail));
-    }
-    for (const part of [t, tail]) {
-      // the loose levels: the whole name, then its last namespace part
-      if (found !== undefined || part === null) break;
-      this.work += part.length;
-      const key = loose(part);
-      if (key) found = this.loose.get(key);
-    }
-    return found === undefined || found === TIE ? null : found; // a tie is no match, and looser levels are not tried
-  }
-}
-
-// Declared-name arrays checked here (frozen) -> their NameTables, built when a first name is
-// resolved (undefined until then): a Sieve or a rewriter, and the sieves it makes, share them.
-const TABLES = new WeakMap();
-
-function checked(names) {
-  Object.freeze(names);
-  TABLES.set(names, undefined);
-  return names;
-}
-
-/** The NameTables of declared names (of an array checked here: built once and kept). */
-function nameTables(names) {
-  let t = TABLES.get(names);
-  if (t === undefined) {
-    t = new NameTables(names);
-    if (TABLES.has(names)) TABLES.set(names, t);
-  }
-  return t;
-}
-
-/** The declared names (R10): `toolNames` when given, else the names of `tools`. */
-function declaredNames(toolNames, tools) {
-  return toolNames === undefined || toolNames === null ? checked(toolNamesOf(tools)) : checkToolNames(toolNames);
-}
-
-/**
- * Declared tool names as a frozen array (itself when it was checked here already); a single
- * string or a non-string name is an InputTypeError.
- */
-function checkToolNames(toolNames) {
-  if (TABLES.has(toolNames)) return toolNames;
-  if (toolNames === undefined || toolNames === null) return checked([]);
-  if (typeof toolNames === 'string' || toolNames instanceof String) {
-    throw new InputTypeError('toolNames must be a list of strings, not a single string');
-  }
-  if (typeof toolNames !== 'object' || typeof toolNames[Symbol.iterator] !== 'function') {
-    throw new InputTypeError(`toolNames must be a list of strings, got ${typeName(toolNames)}`);
-  }
-  const names = Array.from(toolNames);
-  for (const n of names) {
-    if (typeof n !== 'string') throw new InputTypeError(`toolNames must hold strings, got ${typeName(n)}`);
-  }
-  return checked(names);
-}
-
-function namespaceTail(name) {
-  const dot = name.lastIndexOf('.');
-  if (dot < 0 || dot === name.length - 1) return null;
-  return name.slice(dot + 1);
-}
-
-/** The R10.1 funnel over already-checked declared names (see `resolveToolName` and nameTables). */
-function resolveName(name, names) {
-  return nameTables(names).resolve(name);
-}
-
-/**
- * The declared name that `name` resolves to through the R10 funnel, or null (also when `name`
- * is not a string). Throws InputTypeError when `toolNames` is a single string or holds a non-string.
- */
-function resolveToolName(name, toolNames) {
-  const names = checkToolNames(toolNames);
-  if (typeof name !== 'string') return null;
-  return resolveName(name, names);
-}
-
-/**
- * Resolve call names against the declared names and apply the unknown-tool policy (R10.2).
- * Calls are `{name, input}`; returns `{calls, rejectedToolNames, rejectedByPolicy}`. Throws
- * OptionsError for another policy, InputTypeError for bad `toolNames` or calls.
- */
-function applyPolicy(calls, toolNames, unknownTools = 'keep') {
-  checkPolicy(unknownTools);
-  const names = checkToolNames(toolNames);
-  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
-    throw new InputTypeError(`calls must be a list of calls, got ${typeName(calls)}`);
-  }
-  const list = Array.from(calls);
-  for (const c of list) {
-    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
-      throw new InputTypeError('calls must be {name: string, input: object} objects');
-    }
-  }
-  if (!names.length) return { calls: list, rejectedToolNames: [], rejectedByPolicy: false };
-  const tables = nameTables(names);
-  const kept = [];
-  const rejected = new Set();
-  for (const c of list) {
-    const resolved = tables.resolve(c.name);
-    if (resolved === null) {
-      if (unknownTools === 'reject') {
-        rejected.add(c.name);
-        continue;
-      }
-      kept.push(c);
-    } else if (resolved === c.name) {
-      kept.push(c);
-    } else {
-      kept.push(c.id === undefined ? { name: resolved, input: c.input } : { name: resolved, input: c.input, id: c.id });
-    }
-  }
-  return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
-}
-
-module.exports = {
-  UNKNOWN_TOOLS_POLICIES,
-  checkPolicy,
-  checkToolNames,
-  declaredNames,
-  NameTables,
-  nameTables,
-  resolveName,
-  resolveToolName,
-  applyPolicy,
-};
-  },
-  "src/openai.js": function (module, exports, __require) {
-'use strict';
-/**
- * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
- * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
- * Port of python/callsieve/openai.py (camelCase); its docstring lists every gateway decision
- * (one sieve per choice, chunks that carry nothing not written, extra chunks, usage moving, finish
- * reasons, tool_choice and parallel_tool_calls, which malformed input passes through and which
- * raises OpenAIFormatError).
- *
- * Node extras over the same core: async iterables, and WHATWG TransformStreams for chunk objects
- * and for SSE bytes (see ./sse.js).
- */
-
-const { InputTypeError, OpenAIFormatError, OptionsError, CallsieveError, checkOptions, typeName } = __require("src/errors.js");
-const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/names.js");
-const { checkTools, normalizeInput } = __require("src/schema.js");
-const { hasOwn, isObject, jsonText } = __require("src/jsontext.js");
-const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
-const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
-const { SECTION_END, matchMarker } = __require("src/sections.js");
-const { checkReasoning } = __require("src/reasoning.js");
+const { InputTypeError, OpenAIFormatError, CallsieveError, typeName } = __require("src/errors.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
 const { ChatChunkParser, encodeEvent } = __require("src/sse.js");
-
-
-/** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
-function get(o, k) {
-  return hasOwn(o, k) && o[k] !== undefined ? o[k] : null;
-}
-
-function isInt(v) {
-  return typeof v === 'number' && Number.isInteger(v);
-}
-
-function randomHex(n) {
-  const bytes = new Uint8Array(n);
-  const c = globalThis.crypto;
-  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
-  else bytes.set(__require("crypto").randomBytes(n));
-  let s = '';
-  for (const b of bytes) s += b.toString(16).padStart(2, '0');
-  return s;
-}
-
-/** A fresh tool-call id: `call_` and 24 random hex digits. */
-function newCallId() {
-  return 'call_' + randomHex(12);
-}
-
-function checkIdFactory(idFactory) {
-  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
-    throw new InputTypeError('idFactory must be a function');
-  }
-  return idFactory === undefined ? null : idFactory;
-}
-
-function nextId(idFactory) {
-  if (idFactory === undefined || idFactory === null) return newCallId();
-  const v = idFactory();
-  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
-  return v;
-}
-
-function checkCalls(calls) {
-  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
-    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
-  }
-  const out = Array.from(calls);
-  for (const c of out) {
-    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
-      throw new InputTypeError('calls must hold {name: string, input: object} objects');
-    }
-  }
-  return out;
-}
-
-// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
-// `arguments` (not a JSON object), so the client's own validation tells the model.
-const RAW_ARGUMENTS = Symbol('rawArguments');
-
-function args(call, tools) {
-  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
-  return jsonText(normalizeInput(call.name, call.input, tools));
-}
-
-function unparsedCall(name, raw) {
-  const c = { name, input: {} };
-  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
-  return c;
-}
-
-function renamed(c, name) {
-  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
-  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
-}
-
-/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
-function callId(call, idFactory) {
-  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
-}
-
-/** Calls as an OpenAI `message.tool_calls` list (R13). */
-function toOpenAIToolCalls(calls, opts) {
-  const { tools: t = null, idFactory: f = null } = optionsOf(opts, ['tools', 'idFactory']);
-  const tools = checkTools(t);
-  const idFactory = checkIdFactory(f);
-  return checkCalls(calls).map((c) => ({
-    id: callId(c, idFactory),
-    type: 'function',
-    function: { name: c.name, arguments: args(c, tools) },
-  }));
-}
-
-/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
-function toOpenAIStreamDeltas(calls, opts) {
-  const { tools: t = null, idFactory: f = null, startIndex = 0 } = optionsOf(opts, ['tools', 'idFactory', 'startIndex']);
-  const tools = checkTools(t);
-  const idFactory = checkIdFactory(f);
-  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
-  return checkCalls(calls).map((c, i) => ({
-    index: startIndex + i,
-    id: callId(c, idFactory),
-    type: 'function',
-    function: { name: c.name, arguments: args(c, tools) },
-  }));
-}
-
-const TOOL_CHOICES = ['none', 'auto', 'required'];
-
-/** The name of a named `toolChoice` (`{type: 'function', function: {name}}`), else null. */
-function chosenFunction(toolChoice) {
-  if (isObject(toolChoice) && get(toolChoice, 'type') === 'function') {
-    const fn = get(toolChoice, 'function');
-    if (isObject(fn) && typeof get(fn, 'name') === 'string' && fn.name) return fn.name;
-  }
-  return null;
-}
-
-/** `toolChoice` when it is null, 'none', 'auto', 'required' or a named function, else an OptionsError. */
-function checkToolChoice(toolChoice) {
-  if (toolChoice === null || toolChoice === undefined) return null;
-  if (TOOL_CHOICES.includes(toolChoice)) return toolChoice;
-  if (chosenFunction(toolChoice) === null) {
-    throw new OptionsError(
-      `toolChoice must be 'none', 'auto', 'required' or {"type": "function", "function": {"name": ...}}, got ${JSON.stringify(toolChoice)}`,
-    );
-  }
-  return toolChoice;
-}
-
-function checkParallelToolCalls(v) {
-  if (v === null || v === undefined) return null;
-  if (typeof v !== 'boolean') throw new OptionsError(`parallelToolCalls must be a boolean or null, got ${JSON.stringify(v)}`);
-  return v;
-}
+const { isInt, nextId, toOpenAIStreamDeltas } = __require("src/toolcalls.js");
+const { Options, REWRITER_OPTIONS, REWRITE_OPTIONS, appendRejected, get, indexOf, optionsOf, rewriterOptions } = __require("src/policy.js");
 
 /** A value that carries nothing: null, '', [] or {}. */
 function isEmpty(v) {
@@ -3062,200 +1733,6 @@ function carries(choice) {
     }
   }
   return false;
-}
-
-class Options {
-  constructor({
-    tools = null,
-    toolNames = null,
-    unknownTools = 'keep',
-    idFactory = null,
-    jsonToolCalls = false,
-    formats = null,
-    reasoning = null,
-    streamArguments = false,
-    toolChoice = null,
-    parallelToolCalls = null,
-    preset = null,
-  } = {}) {
-    this.preset = checkPreset(preset); // R19: formats and reasoning unless given
-    if (formats === null && this.preset) formats = this.preset.formats;
-    if (reasoning === null) reasoning = this.preset ? this.preset.reasoning : 'auto';
-    this.tools = checkTools(tools);
-    if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
-    const choice = checkToolChoice(toolChoice);
-    this.callsOff = choice === 'none'; // markup stays content
-    this.only = chosenFunction(choice); // a named toolChoice: only calls to it
-    this.single = checkParallelToolCalls(parallelToolCalls) === false; // one call per choice
-    this.streamArguments = streamArguments && !this.callsOff;
-    this.formats = checkFormats(formats);
-    this.reasoning = checkReasoning(reasoning);
-    if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
-    this.jsonToolCalls = jsonToolCalls;
-    this.toolNames = declaredNames(toolNames, this.tools);
-    this.unknownTools = checkPolicy(unknownTools);
-    this.idFactory = checkIdFactory(idFactory);
-    this.rejected = new Set();
-    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0, repairedBlocks: 0, malformedCalls: 0 };
-  }
-
-  released(e) {
-    if (e.note === 'capture_limit') this.stats.captureLimitReleases += 1;
-  }
-
-  sieve() {
-    if (this.streamArguments) {
-      // the sieve resolves, rejects and normalizes as it announces
-      return new Sieve({
-        toolNames: this.toolNames,
-        tools: this.tools,
-        unknownTools: this.unknownTools,
-        jsonToolCalls: this.jsonToolCalls,
-        formats: this.formats,
-        reasoning: this.reasoning,
-        streamArguments: true,
-        preset: this.preset ? this.preset.name : null,
-      });
-    }
-    return new Sieve({
-      toolNames: this.toolNames,
-      jsonToolCalls: this.jsonToolCalls,
-      formats: this.formats,
-      reasoning: this.reasoning,
-      preset: this.preset ? this.preset.name : null,
-    });
-  }
-
-  /**
-   * R16.5: a block whose calls went out as they were announced: only counted here (`dropped`: its
-   * calls that toolChoice or parallelToolCalls left out).
-   */
-  announced(e, atEnd, dropped = 0) {
-    const rejected = e.rejectedToolNames || [];
-    for (const n of rejected) this.rejected.add(n);
-    this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
-    this.stats.calls += Math.max(0, e.calls.length - dropped);
-    this.stats.rejectedCalls += rejected.length;
-  }
-
-  /**
-   * The block's calls under the reject policy (R10.2) and the request's toolChoice and
-   * parallelToolCalls (`already`: the calls the choice has so far); counts the block.
-   */
-  policy(e, atEnd, already = 0) {
-    const calls = e.calls;
-    const r = applyPolicy(calls, this.toolNames, this.unknownTools);
-    for (const n of r.rejectedToolNames) this.rejected.add(n);
-    let kept = [...r.calls, ...this.unparsed(e)];
-    if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
-    if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
-    this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
-    this.stats.calls += kept.length;
-    this.stats.rejectedCalls += calls.length - r.calls.length;
-    return kept;
-  }
-
-  /**
-   * D54: the block's malformed calls that have a name, as calls with their raw text for arguments
-   * (under the reject policy like any call); the nameless ones are only counted.
-   */
-  unparsed(e) {
-    const malformed = e.malformed || [];
-    this.stats.malformedCalls += malformed.length;
-    const named = malformed.filter((m) => m.name);
-    if (!named.length) return [];
-    const r = applyPolicy(named.map((m) => ({ name: m.name, input: {} })), this.toolNames, this.unknownTools);
-    for (const n of r.rejectedToolNames) this.rejected.add(n);
-    const kept = new Set(r.calls.map((c) => c.name));
-    const out = [];
-    for (const m of named) {
-      const name = this.resolve(m.name);
-      if (kept.has(name)) out.push(unparsedCall(name, m.raw));
-    }
-    return out;
-  }
-
-  /** The name a call to `name` goes out with under a named toolChoice (null: dropped). */
-  chosen(name) {
-    if (this.only === null) return name;
-    if (name === this.only) return this.only;
-    return resolveName(name, [this.only]) !== null ? this.only : null;
-  }
-
-  /**
-   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
-   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
-   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
-   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
-   * call was announced, D37).
-   */
-  repaired(raw, atEnd) {
-    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
-    if (Array.isArray(matchMarker(raw, 0, true))) {
-      // a token section (R14.4, R14.5): it ends at its end marker
-      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
-      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
-    }
-    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
-    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
-    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
-    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
-    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
-  }
-
-  /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
-  resolve(name) {
-    return applyPolicy([{ name, input: {} }], this.toolNames, 'keep').calls[0].name;
-  }
-}
-
-const REWRITER_OPTIONS = [
-  'tools',
-  'toolNames',
-  'unknownTools',
-  'idFactory',
-  'jsonToolCalls',
-  'formats',
-  'reasoning',
-  'streamArguments',
-  'toolChoice',
-  'parallelToolCalls',
-  'preset',
-];
-const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
-
-function optionsOf(opts, known) {
-  if (opts !== undefined && opts !== null && !isObject(opts)) {
-    throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
-  }
-  checkOptions(opts, known);
-  if (opts === undefined || opts === null) return {};
-  const list = opts.rejectedToolNames;
-  if (list !== undefined && list !== null && !Array.isArray(list)) {
-    throw new InputTypeError(`rejectedToolNames must be an array, got ${typeName(list)}`);
-  }
-  return opts;
-}
-
-function rewriterOptions(o) {
-  const { rejectedToolNames, ...rest } = o;
-  return rest;
-}
-
-function appendRejected(list, names) {
-  if (!Array.isArray(list)) return;
-  for (const n of names) if (!list.includes(n)) list.push(n);
-}
-
-function indexOf(choice, pos, where) {
-  if (!hasOwn(choice, 'index')) return pos;
-  const idx = choice.index;
-  if (!isInt(idx)) {
-    throw new OpenAIFormatError(`${where}: choices[${pos}].index must be an integer, got ${JSON.stringify(idx)}`);
-  }
-  return idx;
 }
 
 /** Add tool_calls deltas; argument fragments of one call in a row become one fragment. */
@@ -3600,6 +2077,95 @@ async function* rewriteChatCompletionStream(chunks, opts) {
   }
 }
 
+function transformStream(spec) {
+  const TS = globalThis.TransformStream;
+  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
+  return new TS(spec);
+}
+
+/**
+ * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
+ * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
+ * they appear.
+ */
+function createChatCompletionRewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const emit = (controller, out) => {
+    for (const c of out) controller.enqueue(c);
+    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      emit(controller, rw.feed(chunk));
+    },
+    flush(controller) {
+      emit(controller, rw.finish());
+    },
+  });
+}
+
+/**
+ * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
+ * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
+ * stream must not look finished). On a format error, the output
+ * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
+ * consumer has not read yet; the async generators yield it all, as Python does).
+ */
+function createSSERewriteStream(opts) {
+  const o = optionsOf(opts, REWRITE_OPTIONS);
+  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
+  const reader = new ChatChunkParser();
+  const pump = (controller, read, last) => {
+    const values = [];
+    let err = null;
+    try {
+      read(values);
+    } catch (e) {
+      err = e;
+    }
+    try {
+      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
+      if (err) throw err;
+      if (last) {
+        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
+        // Mirror upstream: a cut-off stream must not look finished.
+        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+      }
+    } finally {
+      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+    }
+  };
+  return transformStream({
+    transform(chunk, controller) {
+      pump(controller, (out) => reader._feed(chunk, out), false);
+    },
+    flush(controller) {
+      pump(controller, (out) => reader._finish(out), true);
+    },
+  });
+}
+
+module.exports = {
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+};
+  },
+  "src/completion.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The non-streaming rewriter: a whole OpenAI `chat.completion` whose `message.content` carries
+ * tool-call markup, rewritten into native `message.tool_calls` (`rewriteChatCompletion`). Port of
+ * python/callsieve/completion.py; the rules are in python/callsieve/openai.py's docstring.
+ */
+
+const { OpenAIFormatError, typeName } = __require("src/errors.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
+const { toOpenAIToolCalls } = __require("src/toolcalls.js");
+const { Options, REWRITE_OPTIONS, appendRejected, get, indexOf, optionsOf } = __require("src/policy.js");
+
 /**
  * Rewrite a non-streaming OpenAI `chat.completion` object: DSML markup in `message.content`
  * becomes `message.tool_calls` (`toolChoice` and `parallelToolCalls` as the request gave them).
@@ -3681,873 +2247,258 @@ function rewriteResponse(response, opts) {
   return { ...response, choices: outChoices };
 }
 
-function transformStream(spec) {
-  const TS = globalThis.TransformStream;
-  if (typeof TS !== 'function') throw new CallsieveError('TransformStream is not available in this runtime');
-  return new TS(spec);
-}
-
+module.exports = {
+  rewriteChatCompletion,
+};
+  },
+  "src/config.js": function (module, exports, __require) {
+'use strict';
 /**
- * TransformStream<chunk object, chunk object>: the streaming gateway for runtimes with WHATWG
- * streams. Names rejected by the policy are appended to the `rejectedToolNames` array option as
- * they appear.
+ * The gateway's settings (`gatewayConfig`: the options of `createGatewayServer` and the flags of
+ * `callsieve-gateway`, checked) and the preset a request gets from its `model` id (R19.2:
+ * `presetMap`'s shell-style patterns, matched in linear time). Port of python/callsieve/config.py.
  */
-function createChatCompletionRewriteStream(opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  const emit = (controller, out) => {
-    for (const c of out) controller.enqueue(c);
-    appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
+
+const { PRESETS } = __require("src/formats.js");
+const { UsageError } = __require("src/errors.js");
+const { checkFormats } = __require("src/sieve.js");
+const { checkReasoning } = __require("src/reasoning.js");
+
+const MODES = ['passthrough', 'prompt'];
+const POLICIES = ['keep', 'reject'];
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+const LOG_LEVELS = ['debug', 'info', 'warning', 'error'];
+const LOG_FORMATS = ['text', 'json'];
+
+/** Checked settings with defaults; throws UsageError for a bad value. */
+function gatewayConfig(c) {
+  const cfg = {
+    upstream: c.upstream,
+    apiKeys: c.apiKeys === undefined || c.apiKeys === null ? null : c.apiKeys,
+    upstreamApiKey: c.upstreamApiKey || null,
+    forwardClientKey: c.forwardClientKey === undefined ? false : c.forwardClientKey,
+    maxBodyBytes: c.maxBodyBytes === undefined ? DEFAULT_MAX_BODY_BYTES : c.maxBodyBytes,
+    corsOrigins: c.corsOrigins === undefined || c.corsOrigins === null ? null : c.corsOrigins,
+    logLevel: c.logLevel === undefined ? 'info' : c.logLevel,
+    logFormat: c.logFormat === undefined ? 'text' : c.logFormat,
+    mode: c.mode === undefined ? 'passthrough' : c.mode,
+    unknownTools: c.unknownTools === undefined ? 'keep' : c.unknownTools,
+    timeout: c.timeout === undefined ? 600 : c.timeout,
+    connectTimeout: c.connectTimeout === undefined ? 10 : c.connectTimeout,
+    keepalive: c.keepalive === undefined ? 15 : c.keepalive,
+    formats: c.formats === undefined ? null : c.formats,
+    reasoning: c.reasoning === undefined ? null : c.reasoning, // null: the preset's, else 'auto'
+    preset: c.preset === undefined ? null : c.preset, // R19: when presetMap chooses none
+    presetMap: c.presetMap === undefined || c.presetMap === null ? null : c.presetMap, // [pattern, preset]
+    streamArguments: c.streamArguments === undefined ? false : c.streamArguments,
+    log: c.log === undefined ? (line) => process.stderr.write(line + '\n') : c.log,
   };
-  return transformStream({
-    transform(chunk, controller) {
-      emit(controller, rw.feed(chunk));
-    },
-    flush(controller) {
-      emit(controller, rw.finish());
-    },
-  });
+  if (typeof cfg.upstream !== 'string' || !/^https?:\/\//.test(cfg.upstream)) {
+    throw new UsageError(`upstream must be an http(s) URL, got ${JSON.stringify(cfg.upstream)}`);
+  }
+  cfg.upstream = cfg.upstream.replace(/\/+$/, '');
+  if (!MODES.includes(cfg.mode)) throw new UsageError(`mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(cfg.mode)}`);
+  if (!POLICIES.includes(cfg.unknownTools)) {
+    throw new UsageError(`unknown-tools must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(cfg.unknownTools)}`);
+  }
+  try {
+    if (cfg.formats !== null) checkFormats(cfg.formats);
+    if (cfg.reasoning !== null) checkReasoning(cfg.reasoning);
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+  if (cfg.preset !== null) presetName(cfg.preset, 'preset');
+  if (cfg.presetMap !== null) {
+    if (!Array.isArray(cfg.presetMap)) throw new UsageError(`presetMap must be an array of [pattern, preset] pairs, got ${JSON.stringify(cfg.presetMap)}`);
+    cfg.presetMap = cfg.presetMap.map(presetEntry);
+  }
+  if (cfg.apiKeys !== null) {
+    if (!Array.isArray(cfg.apiKeys) || !cfg.apiKeys.every((k) => typeof k === 'string' && k !== '' && k.trim() === k)) {
+      throw new UsageError('apiKeys must be an array of non-empty keys without surrounding blanks');
+    }
+    cfg.apiKeys = [...cfg.apiKeys];
+  }
+  if (cfg.upstreamApiKey !== null && typeof cfg.upstreamApiKey !== 'string') {
+    throw new UsageError(`upstreamApiKey must be a string, got ${JSON.stringify(cfg.upstreamApiKey)}`);
+  }
+  if (typeof cfg.forwardClientKey !== 'boolean') {
+    throw new UsageError(`forwardClientKey must be a boolean, got ${JSON.stringify(cfg.forwardClientKey)}`);
+  }
+  if (!Number.isSafeInteger(cfg.maxBodyBytes) || cfg.maxBodyBytes < 1) {
+    throw new UsageError(`maxBodyBytes must be a positive whole number, got ${JSON.stringify(cfg.maxBodyBytes)}`);
+  }
+  if (cfg.corsOrigins !== null) {
+    if (!Array.isArray(cfg.corsOrigins) || !cfg.corsOrigins.every((o) => typeof o === 'string' && o !== '')) {
+      throw new UsageError(`corsOrigins must be an array of origins, got ${JSON.stringify(cfg.corsOrigins)}`);
+    }
+    cfg.corsOrigins = cfg.corsOrigins.map((o) => o.replace(/\/+$/, ''));
+  }
+  if (!LOG_LEVELS.includes(cfg.logLevel)) throw new UsageError(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(cfg.logLevel)}`);
+  if (!LOG_FORMATS.includes(cfg.logFormat)) throw new UsageError(`logFormat must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(cfg.logFormat)}`);
+  if (typeof cfg.streamArguments !== 'boolean') {
+    throw new UsageError(`streamArguments must be a boolean, got ${JSON.stringify(cfg.streamArguments)}`);
+  }
+  for (const k of ['timeout', 'connectTimeout', 'keepalive']) {
+    if (typeof cfg[k] !== 'number' || !(cfg[k] > 0) || !Number.isFinite(cfg[k])) {
+      throw new UsageError(`${k} must be a positive number of seconds, got ${JSON.stringify(cfg[k])}`);
+    }
+  }
+  return cfg;
+}
+
+/** A preset's name, checked (UsageError listing the known ones). */
+function presetName(name, where) {
+  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) {
+    throw new UsageError(`${where}: unknown preset ${JSON.stringify(name)} (known: ${Object.keys(PRESETS).join(', ')})`);
+  }
+  return name;
+}
+
+/** One entry of `presetMap`: a [pattern, preset] pair, checked. */
+function presetEntry(entry) {
+  if (!Array.isArray(entry) || entry.length !== 2) {
+    throw new UsageError(`presetMap entries are [pattern, preset] pairs, got ${JSON.stringify(entry)}`);
+  }
+  const [pattern, name] = entry;
+  if (typeof pattern !== 'string' || !pattern) {
+    throw new UsageError(`a presetMap pattern must be a non-empty string, got ${JSON.stringify(pattern)}`);
+  }
+  return [pattern, presetName(name, 'presetMap')];
 }
 
 /**
- * TransformStream<Uint8Array, Uint8Array>: an OpenAI SSE stream in, the rewritten SSE stream out
- * (`data: <JSON>\n\n` per chunk, ending with `data: [DONE]\n\n` when upstream's did: a cut-off
- * stream must not look finished). On a format error, the output
- * of the input before it is enqueued, then the stream errors (WHATWG streams discard what the
- * consumer has not read yet; the async generators yield it all, as Python does).
+ * A `presetMap` pattern as Python's fnmatch reads it, without regard to case: `*` any run, `?` one
+ * character, `[seq]` / `[!seq]` one character in / not in the set (ranges `a-z`; a `]` first in
+ * the set and a `-` first or last are literal; a reversed range matches nothing; a `[` that is
+ * not closed is literal); anything else itself. Returns a function `(model) => boolean`.
+ * The pattern comes from the operator (a flag), the model id from the client: the pattern is
+ * compiled here into tokens, and matching them is a loop over the model id (globMatch), never a
+ * backtracking regex, so any model id takes at most len(pattern) * len(model) steps.
  */
-function createSSERewriteStream(opts) {
-  const o = optionsOf(opts, REWRITE_OPTIONS);
-  const rw = new ChatCompletionStreamRewriter(rewriterOptions(o));
-  const reader = new ChatChunkParser();
-  const pump = (controller, read, last) => {
-    const values = [];
-    let err = null;
-    try {
-      read(values);
-    } catch (e) {
-      err = e;
-    }
-    try {
-      for (const v of values) for (const c of rw.feed(v)) controller.enqueue(encodeEvent(c));
-      if (err) throw err;
-      if (last) {
-        for (const c of rw.finish()) controller.enqueue(encodeEvent(c));
-        // Mirror upstream: a cut-off stream must not look finished.
-        if (reader.sawDone) controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+function presetPattern(pattern) {
+  const p = Array.from(pattern.toLowerCase());
+  const tokens = [];
+  let i = 0;
+  while (i < p.length) {
+    const c = p[i++];
+    if (c === '*') {
+      if (!(tokens.length && tokens[tokens.length - 1].star)) tokens.push({ star: true });
+    } else if (c === '?') tokens.push({ any: true });
+    else if (c === '[') {
+      let j = i;
+      if (j < p.length && p[j] === '!') j++;
+      if (j < p.length && p[j] === ']') j++;
+      while (j < p.length && p[j] !== ']') j++;
+      if (j >= p.length) {
+        tokens.push({ ch: '[' });
+        continue;
       }
-    } finally {
-      appendRejected(o.rejectedToolNames, rw.rejectedToolNames);
-    }
+      let k = i;
+      const negate = p[k] === '!';
+      if (negate) k++;
+      const ranges = [];
+      while (k < j) {
+        if (k + 2 < j && p[k + 1] === '-') {
+          const lo = p[k].codePointAt(0);
+          const hi = p[k + 2].codePointAt(0);
+          if (lo <= hi) ranges.push([lo, hi]); // a reversed range matches nothing (as fnmatch)
+          k += 3;
+        } else {
+          const cp = p[k].codePointAt(0);
+          ranges.push([cp, cp]);
+          k += 1;
+        }
+      }
+      tokens.push({ ranges, negate });
+      i = j + 1;
+    } else tokens.push({ ch: c });
+  }
+  return (model) => globMatch(tokens, Array.from(model.toLowerCase()));
+}
+
+/** Whether the tokens of presetPattern match all of `s` (an array of characters): one pass that,
+ * on a mismatch, moves the last `*` one character on (O(tokens * characters), no recursion). */
+function globMatch(tokens, s) {
+  const one = (t, c) => {
+    if (t.any) return true;
+    if (t.ch !== undefined) return t.ch === c;
+    const cp = c.codePointAt(0);
+    return t.ranges.some(([lo, hi]) => lo <= cp && cp <= hi) !== t.negate;
   };
-  return transformStream({
-    transform(chunk, controller) {
-      pump(controller, (out) => reader._feed(chunk, out), false);
-    },
-    flush(controller) {
-      pump(controller, (out) => reader._finish(out), true);
-    },
-  });
+  let t = 0;
+  let i = 0;
+  let starT = -1;
+  let starI = 0;
+  while (i < s.length) {
+    if (t < tokens.length && tokens[t].star) {
+      starT = t++;
+      starI = i;
+    } else if (t < tokens.length && one(tokens[t], s[i])) {
+      t++;
+      i++;
+    } else if (starT >= 0) {
+      t = starT + 1;
+      i = ++starI;
+    } else return false;
+  }
+  while (t < tokens.length && tokens[t].star) t++;
+  return t === tokens.length;
+}
+
+/** The preset of a request (R19.2): that of the first pattern its `model` id matches, else
+ * `fallback` (a `model` that is not a string matches no pattern). */
+function choosePreset(model, patterns, fallback) {
+  if (typeof model === 'string') {
+    for (const [match, name] of patterns) if (match(model)) return name;
+  }
+  return fallback;
 }
 
 module.exports = {
-  OpenAIFormatError,
-  newCallId,
-  toOpenAIToolCalls,
-  toOpenAIStreamDeltas,
-  ChatCompletionStreamRewriter,
-  rewriteChatCompletionStream,
-  rewriteChatCompletion,
-  createChatCompletionRewriteStream,
-  createSSERewriteStream,
-  checkToolChoice,
-  checkParallelToolCalls,
+  MODES,
+  POLICIES,
+  DEFAULT_MAX_BODY_BYTES,
+  LOG_LEVELS,
+  LOG_FORMATS,
+  gatewayConfig,
+  presetName,
+  presetEntry,
+  presetPattern,
+  choosePreset,
 };
   },
-  "src/prompt.js": function (module, exports, __require) {
+  "src/dsml.js": function (module, exports, __require) {
 'use strict';
 /**
- * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
- * Port of python/callsieve/prompt.py: see its docstring for the decisions (which tools, the
- * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
- * The output is byte-identical to Python's;
- * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
- */
-
-const { InputTypeError } = __require("src/errors.js");
-const { get, hasOwn, isDict, jsKeys, jsonText } = __require("src/jsontext.js");
-const { toolName, toolSchema } = __require("src/schema.js");
-const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = __require("src/shell.js");
-const { isBlank } = __require("src/strings.js");
-
-const HEADER = `# Tools
-
-You can call the tools listed below. To call tools, write one block in exactly this form,
-outside any code fence or inline code:
-
-<|DSML|tool_calls>
-<|DSML|invoke name="TOOL_NAME">
-<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>
-<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>
-</|DSML|invoke>
-</|DSML|tool_calls>
-
-Rules:
-- Use the tool names and parameter names exactly as listed below.
-- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
-- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
-- Give every required parameter; leave out optional parameters you do not need.
-- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
-  write holds its real value. The "..." in the examples below only marks where a value goes.
-- A shell command goes in the command parameter, whole, as one string.
-- To call several tools at once, put several invoke elements in one tool_calls block.
-- A block inside a code fence or inline code is shown as text and never runs.
-- After the block, stop: the results come in the next message.`;
-
-const MARKUP = new Map([
-  ['<', '‹'],
-  ['＜', '‹'],
-  ['\ufe64', '‹'],
-  ['\u2329', '‹'],
-  ['\u3008', '‹'],
-  ['《', '«'],
-  ['｜', '¦'],
-]);
-const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
-const FENCE_RUN = /`{3,}|~{3,}/g;
-const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
-const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
-const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
-const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
-
-/** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
-function neutral(s) {
-  return s
-    .replace(MARKUP_RE, (c) => MARKUP.get(c))
-    .replace(FENCE_RUN, (m) => (m[0] === '`' ? 'ˋ' : '˜').repeat(m.length))
-    .replace(JSON_OPEN, '｛');
-}
-
-// A loop, not Array#every: every() skips the holes of a sparse array.
-function allStrings(a) {
-  for (let i = 0; i < a.length; i++) if (typeof a[i] !== 'string') return false;
-  return true;
-}
-
-// D10 whitespace runs; JavaScript's \s is exactly the set String#trim removes.
-function oneLine(s) {
-  return typeof s === 'string' ? s.trim().replace(/\s+/g, ' ') : '';
-}
-
-function description(tool) {
-  const fn = get(tool, 'function');
-  if (isDict(fn) && typeof get(fn, 'description') === 'string') return fn.description.trim();
-  const d = get(tool, 'description');
-  return typeof d === 'string' ? d.trim() : '';
-}
-
-/** [name, schema] of the top-level properties, in property order; a non-object schema as {}. */
-function properties(schema) {
-  const props = schema === null ? undefined : get(schema, 'properties');
-  if (!isDict(props)) return [];
-  return jsKeys(props).map(([k, v]) => [k, isDict(v) ? v : {}]);
-}
-
-function required(schema) {
-  const req = schema === null ? undefined : get(schema, 'required');
-  return Array.isArray(req) ? req.filter((r) => typeof r === 'string') : [];
-}
-
-function typeText(p) {
-  const t = get(p, 'type');
-  if (typeof t === 'string') {
-    const items = get(p, 'items');
-    if (t === 'array' && isDict(items) && typeof get(items, 'type') === 'string') return `array of ${items.type}`;
-    return t;
-  }
-  if (Array.isArray(t) && t.length > 0 && allStrings(t)) return t.join(' | ');
-  const e = get(p, 'enum');
-  if (!hasOwn(p, 'type') && ((Array.isArray(e) && e.length > 0 && allStrings(e)) || typeof get(p, 'const') === 'string')) {
-    return 'string';
-  }
-  return 'any';
-}
-
-function paramLine(name, p, isRequired) {
-  const parts = [typeText(p), isRequired ? 'required' : 'optional'];
-  const e = get(p, 'enum');
-  if (Array.isArray(e) && e.length > 0) {
-    const texts = [];
-    for (let i = 0; i < e.length; i++) texts.push(jsonText(e[i]));
-    parts.push('one of ' + texts.join(', '));
-  }
-  const line = `- ${name} (${parts.join(', ')})`;
-  const desc = oneLine(get(p, 'description'));
-  return desc ? `${line}: ${desc}` : line;
-}
-
-const BY_TYPE = new Map([
-  ['string', '...'],
-  ['integer', 1],
-  ['number', 1],
-  ['boolean', true],
-  ['array', []],
-  ['object', {}],
-  ['null', null],
-]);
-
-function exampleValue(p) {
-  const e = get(p, 'enum');
-  if (Array.isArray(e) && e.length > 0) return e[0];
-  for (const k of ['const', 'default']) if (hasOwn(p, k)) return p[k];
-  const ex = get(p, 'examples');
-  if (Array.isArray(ex) && ex.length > 0) return ex[0];
-  let t = get(p, 'type');
-  if (Array.isArray(t)) {
-    const first = t.find((x) => typeof x === 'string' && x !== 'null');
-    t = first !== undefined ? first : t.length > 0 ? t[0] : null;
-  }
-  return typeof t === 'string' && BY_TYPE.has(t) ? BY_TYPE.get(t) : '...';
-}
-
-/**
- * Can `v` be an example CDATA? Not when "]]" and a close angle would end it early (R5.5), nor
- * with a fence run or a CDATA opener, which the scanner reads as a fence or an unclosed CDATA in
- * the block (the calls after it are lost).
- */
-function cdataSafe(v) {
-  if (CDATA_END.test(v) || /`{3,}|~{3,}/.test(v)) return false;
-  for (let k = 0; k < v.length; k++) {
-    if (OPEN_ANGLES.includes(v[k]) && typeof matchCdataOpen(v, k, true) === 'number') return false;
-  }
-  return true;
-}
-
-function valueText(v) {
-  if (typeof v === 'string') return `<![CDATA[${cdataSafe(v) ? v : '...'}]]>`;
-  let text;
-  try {
-    text = jsonText(v);
-  } catch (err) {
-    if (!(err instanceof InputTypeError)) throw err;
-    return '<![CDATA[...]]>';
-  }
-  if (!/[<＜\ufe64\u2329\u3008《｜]/.test(text) && !text.includes('&')) return text;
-  // JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
-  // CDATA the text stays the value (R6.3).
-  return `<![CDATA[${cdataSafe(text) ? text : '...'}]]>`;
-}
-
-/** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
-function attr(v) {
-  return v.includes('"') ? `'${v}'` : `"${v}"`;
-}
-
-/**
- * A name an example can write: not blank, not holding both kinds of quote, on one line, without
- * markup, a close angle or `&`, not too long.
- */
-function writable(name) {
-  return (
-    !isBlank(name) &&
-    !(name.includes('"') && name.includes("'")) &&
-    [...name].length <= MAX_EXAMPLE_NAME &&
-    neutral(name) === name &&
-    !UNWRITABLE.test(name)
-  );
-}
-
-function invoke(name, schema) {
-  const props = properties(schema).filter(([k]) => writable(k));
-  const req = new Set(required(schema));
-  let chosen = props.filter(([k]) => req.has(k));
-  if (!chosen.length) chosen = props.slice(0, 1);
-  const lines = [`<|DSML|invoke name=${attr(name)}>`];
-  for (const [k, p] of chosen) {
-    lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(exampleValue(p))}</|DSML|parameter>`);
-  }
-  lines.push('</|DSML|invoke>');
-  return lines;
-}
-
-function block(invokes) {
-  const lines = ['<|DSML|tool_calls>'];
-  for (const inv of invokes) lines.push(...inv);
-  lines.push('</|DSML|tool_calls>');
-  return lines.join('\n');
-}
-
-/** [name, tool] of the tools to describe: named ones, the first definition of each name. */
-function entries(tools) {
-  const out = [];
-  const seen = new Set();
-  for (const tool of Array.isArray(tools) ? tools : []) {
-    const n = toolName(tool);
-    if (n && !seen.has(n)) {
-      seen.add(n);
-      out.push([n, tool]);
-    }
-  }
-  return out;
-}
-
-/** The one-call and the two-call example blocks (none when no name can be written). */
-function exampleBlocks(list) {
-  const examples = list.filter(([n]) => writable(n));
-  if (!examples.length) return [];
-  const first = examples[0];
-  const second = examples.length > 1 ? examples[1] : examples[0];
-  return [
-    block([invoke(first[0], toolSchema(first[1]))]),
-    block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))),
-  ];
-}
-
-/**
- * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
- * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
- */
-function buildToolInstructions(tools) {
-  const list = entries(tools);
-  if (!list.length) return '';
-  const out = [HEADER, '', '## Available tools'];
-  for (const [name, tool] of list) {
-    const schema = toolSchema(tool);
-    out.push('', `### ${neutral(name)}`);
-    const desc = description(tool);
-    if (desc) out.push(neutral(desc));
-    const props = properties(schema);
-    if (!props.length) {
-      out.push('Parameters: none.');
-      continue;
-    }
-    const req = new Set(required(schema));
-    out.push('Parameters:');
-    for (const [k, p] of props) out.push(neutral(paramLine(k, p, req.has(k))));
-  }
-  const blocks = exampleBlocks(list);
-  if (blocks.length) {
-    out.push('', '## Example: one call', '', blocks[0]);
-    out.push('', '## Example: two calls in one block', '', blocks[1]);
-  }
-  return out.join('\n');
-}
-
-module.exports = { buildToolInstructions };
-  },
-  "src/reasoning.js": function (module, exports, __require) {
-'use strict';
-/**
- * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
- * Port of python/callsieve/reasoning.py; see it for the theory. The gate sits in front of the
- * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
- * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
- * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an
- * unclosed region stays reasoning (D33); later markers are content (D34). Holds at most a
- * partial marker.
- */
-
-const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
-
-const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
-const OPEN = '<think>';
-const CLOSE = '</think>';
-
-/** Where the gate is. */
-const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
-
-/** The `reasoning` option: one of REASONING_MODES. */
-function checkReasoning(mode) {
-  if (typeof mode !== 'string') throw new InputTypeError(`reasoning must be a string, got ${typeName(mode)}`);
-  if (mode === 'off' || mode === 'auto' || mode === 'open') return mode;
-  throw new OptionsError(`unknown reasoning mode ${JSON.stringify(mode)}; known: ${REASONING_MODES.join(', ')}`);
-}
-
-function isBlank(c) {
-  return c === ' ' || c === '\t' || c === '\r' || c === '\n';
-}
-
-/** Length of the longest proper prefix of the closing marker that `s` ends with. */
-function partialClose(s, close) {
-  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(close.slice(0, k))) return k;
-  }
-  return 0;
-}
-
-/** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
-class ReasoningGate {
-  constructor(mode, markers = [OPEN, CLOSE]) {
-    this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
-    [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
-    this.held = '';
-    this.work = 0;
-  }
-
-  feed(chunk) {
-    if (this.phase === Phase.DONE) return [[false, chunk]];
-    let s = this.held + chunk;
-    this.held = '';
-    this.work += s.length;
-    const out = [];
-    if (this.phase !== Phase.INSIDE) s = this._start(s, out);
-    if (this.phase === Phase.INSIDE && s) this._inside(s, out);
-    else if (this.phase === Phase.DONE && s) out.push([false, s]);
-    return out;
-  }
-
-  /** End of output: a held partial marker is what it was read in (content or reasoning). */
-  finish() {
-    const held = this.held;
-    this.held = '';
-    if (!held) return [];
-    const inside = this.phase === Phase.INSIDE || this.phase === Phase.START_INSIDE;
-    this.phase = Phase.DONE;
-    return [[inside, held]];
-  }
-
-  _start(s, out) {
-    const inside = this.phase === Phase.START_INSIDE;
-    let i = 0;
-    while (i < s.length && isBlank(s[i])) i++;
-    if (i) out.push([inside, s.slice(0, i)]);
-    const rest = s.slice(i);
-    if (!rest) return '';
-    const opener = this.open;
-    if (rest.startsWith(opener)) {
-      this.phase = Phase.INSIDE;
-      return rest.slice(opener.length);
-    }
-    if (rest.length < opener.length && opener.startsWith(rest)) {
-      this.held = rest;
-      return '';
-    }
-    this.phase = inside ? Phase.INSIDE : Phase.DONE;
-    return rest;
-  }
-
-  _inside(s, out) {
-    const close = this.close;
-    const j = s.indexOf(close);
-    if (j >= 0) {
-      if (j) out.push([true, s.slice(0, j)]);
-      this.phase = Phase.DONE;
-      if (j + close.length < s.length) out.push([false, s.slice(j + close.length)]);
-      return;
-    }
-    const k = partialClose(s, close);
-    if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
-    this.held = s.slice(s.length - k);
-  }
-}
-
-module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
-  },
-  "src/request.js": function (module, exports, __require) {
-'use strict';
-/**
- * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
- * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
- * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
- * messages as user text, `responseOptions`). The input is not modified.
- */
-
-const { buildToolInstructions } = __require("src/prompt.js");
-const { normalizeRole } = __require("src/roles.js");
-const { isDict, jsKeys, jsonText } = __require("src/jsontext.js");
-const { toolName } = __require("src/schema.js");
-const { jsonValue } = __require("src/values.js");
-const { jsonTrim } = __require("src/strings.js");
-const { OpenAIFormatError, OptionsError } = __require("src/errors.js");
-const { typeName } = __require("src/errors.js");
-const { checkToolChoice, checkParallelToolCalls } = __require("src/openai.js");
-
-const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
-const REQUIRED_LINE = 'You must call at least one tool in your reply.';
-const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-const get = (o, k) => (isDict(o) && hasOwn(o, k) ? o[k] : undefined);
-
-function namedChoice(choice) {
-  if (isDict(choice) && get(choice, 'type') === 'function') {
-    const name = get(get(choice, 'function'), 'name');
-    if (typeof name === 'string' && name) return name;
-  }
-  return null;
-}
-
-function choiceLine(choice) {
-  if (choice === 'required') return REQUIRED_LINE;
-  const name = namedChoice(choice);
-  return name !== null ? `You must call the tool ${name} in your reply.` : '';
-}
-
-/** Whether the response to `body` goes through the rewriters: not for `tool_choice: "none"`. */
-function rewritesResponse(body) {
-  return !(isDict(body) && get(body, 'tool_choice') === 'none');
-}
-
-/**
- * The options of the response rewriters that the request decides: `{toolChoice,
- * parallelToolCalls}` (null when the request leaves them out), so that the answer honors them as
- * OpenAI defines them. Throws OpenAIFormatError for a body that is not an object or for values
- * OpenAI does not accept (a gateway answers 400).
- */
-function responseOptions(body) {
-  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
-  const toolChoice = get(body, 'tool_choice') ?? null;
-  const parallelToolCalls = get(body, 'parallel_tool_calls') ?? null;
-  try {
-    checkToolChoice(toolChoice);
-    checkParallelToolCalls(parallelToolCalls);
-  } catch (e) {
-    if (e instanceof OptionsError) throw new OpenAIFormatError(e.message.replace('toolChoice', 'tool_choice').replace('parallelToolCalls', 'parallel_tool_calls'));
-    throw e;
-  }
-  return { toolChoice, parallelToolCalls };
-}
-
-function textOf(content) {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    let s = '';
-    for (const p of content) if (isDict(p) && typeof get(p, 'text') === 'string') s += p.text;
-    return s;
-  }
-  return '';
-}
-
-const attr = (v) => (v.includes('"') ? `'${v}'` : `"${v}"`);
-const cdata = (s) => '<![CDATA[' + s.split(']]>').join(']]]]><![CDATA[>') + ']]>';
-
-function valueText(v) {
-  if (typeof v === 'string') return cdata(v);
-  const text = jsonText(v);
-  return text.includes('<') || text.includes('&') ? cdata(text) : text;
-}
-
-function invoke(call) {
-  let fn = get(call, 'function');
-  if (!isDict(fn)) fn = {};
-  const name = typeof get(fn, 'name') === 'string' ? fn.name : '';
-  const args = get(fn, 'arguments');
-  const lines = [`<|DSML|invoke name=${attr(name)}>`];
-  let ok;
-  let obj;
-  if (typeof args === 'string') [ok, obj] = jsonValue(args);
-  else [ok, obj] = [true, isDict(args) ? args : {}];
-  if (ok && isDict(obj)) {
-    for (const [k, v] of jsKeys(obj)) lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(v)}</|DSML|parameter>`);
-  } else if (typeof args === 'string' && jsonTrim(args)) {
-    lines.push(cdata(args));
-  }
-  lines.push('</|DSML|invoke>');
-  return lines;
-}
-
-function block(calls) {
-  const lines = ['<|DSML|tool_calls>'];
-  for (const c of calls) lines.push(...invoke(c));
-  lines.push('</|DSML|tool_calls>');
-  return lines.join('\n');
-}
-
-const join = (a, b) => (a ? `${a}\n\n${b}` : b);
-
-function assistant(msg) {
-  const tc = get(msg, 'tool_calls');
-  const calls = Array.isArray(tc) ? [...tc] : [];
-  const legacy = get(msg, 'function_call');
-  if (isDict(legacy)) calls.push({ type: 'function', function: legacy });
-  const out = {};
-  for (const k of Object.keys(msg)) if (k !== 'tool_calls' && k !== 'function_call') out[k] = msg[k];
-  out.role = 'assistant';
-  if (calls.length) out.content = join(textOf(get(msg, 'content')), block(calls));
-  return out;
-}
-
-function callNames(messages) {
-  const names = new Map();
-  for (const m of messages) {
-    const tc = get(m, 'tool_calls');
-    if (!Array.isArray(tc)) continue;
-    for (const c of tc) {
-      const id = get(c, 'id');
-      const name = get(get(c, 'function'), 'name');
-      if (typeof id === 'string' && typeof name === 'string' && !names.has(id)) names.set(id, name);
-    }
-  }
-  return names;
-}
-
-function toolText(msg, names) {
-  let cid = get(msg, 'tool_call_id');
-  cid = typeof cid === 'string' && cid ? cid : null;
-  let name = cid !== null && names.has(cid) ? names.get(cid) : null;
-  if (name === null) {
-    const n = get(msg, 'name');
-    name = typeof n === 'string' && n ? n : 'a tool';
-  }
-  return `Result of ${name}${cid !== null ? ` (id ${cid})` : ''}:\n${textOf(get(msg, 'content'))}`;
-}
-
-function withInstructions(messages, text) {
-  const first = messages.length ? messages[0] : null;
-  if (isDict(first) && first.role === 'system') {
-    const content = get(first, 'content');
-    const next = Array.isArray(content)
-      ? { ...first, content: [...content, { type: 'text', text }] }
-      : { ...first, content: join(textOf(content), text) };
-    return [next, ...messages.slice(1)];
-  }
-  return [{ role: 'system', content: text }, ...messages];
-}
-
-/** The request to send to an upstream without native tools (see python/callsieve/request.py). */
-function preparePromptRequest(body) {
-  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
-  const messages = hasOwn(body, 'messages') ? body.messages : [];
-  if (!Array.isArray(messages)) throw new OpenAIFormatError(`messages must be a list, got ${typeName(messages)}`);
-  const tools = get(body, 'tools');
-  if (tools !== undefined && tools !== null && !Array.isArray(tools)) {
-    throw new OpenAIFormatError(`tools must be a list, got ${typeName(tools)}`);
-  }
-  const names = callNames(messages);
-  let out = [];
-  let results = null;
-  messages.forEach((msg, pos) => {
-    if (!isDict(msg)) throw new OpenAIFormatError(`messages[${pos}] is a ${typeName(msg)}, not an object`);
-    const role = normalizeRole(get(msg, 'role'));
-    if (role === 'tool') {
-      const text = toolText(msg, names);
-      if (results === null) {
-        results = [text];
-        out.push({ role: 'user', content: '' });
-      } else results.push(text);
-      out[out.length - 1].content = results.join('\n\n');
-      return;
-    }
-    results = null;
-    out.push(role === 'assistant' ? assistant(msg) : { ...msg, role });
-  });
-  const choice = get(body, 'tool_choice');
-  if (choice !== 'none' && Array.isArray(tools) && tools.some((t) => toolName(t))) {
-    let text = buildToolInstructions(tools);
-    const line = choiceLine(choice);
-    if (line) text = `${text}\n\n${line}`;
-    out = withInstructions(out, text);
-  }
-  const result = {};
-  for (const k of Object.keys(body)) if (!DROPPED.has(k)) result[k] = body[k];
-  if (hasOwn(body, 'messages') || out.length) result.messages = out;
-  return result;
-}
-
-module.exports = { preparePromptRequest, responseOptions, rewritesResponse, REQUIRED_LINE };
-  },
-  "src/roles.js": function (module, exports, __require) {
-'use strict';
-/**
- * Role normalization for prompts (docs/SPEC.md R11).
- * Port of python/callsieve/roles.py: see its docstring for every mapping and why the unknown
- * becomes `user`.
- */
-
-const ROLES = Object.freeze(['system', 'user', 'assistant', 'tool']);
-const DEFAULT_ROLE = 'user';
-const ALIASES = new Map([
-  ['developer', 'system'],
-  ['function', 'tool'],
-]);
-
-/** The controlled role for `role`: one of ROLES, never throws. */
-function normalizeRole(role) {
-  if (typeof role !== 'string') return DEFAULT_ROLE;
-  const r = role.trim();
-  // Non-ASCII letters never match: no Unicode folding ('ſystem', 'K' Kelvin sign).
-  if (!/^[\x00-\x7f]*$/.test(r)) return DEFAULT_ROLE;
-  const low = r.toLowerCase();
-  if (ROLES.includes(low)) return low;
-  return ALIASES.get(low) || DEFAULT_ROLE;
-}
-
-module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
-  },
-  "src/scanner.js": function (module, exports, __require) {
-'use strict';
-/**
- * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
- * Port of python/callsieve/scanner.py, file for file, mode by mode and step by step; read the
- * "theory of operation" there. The same shape: named modes and levels (`Mode`, `Level`), one
- * method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`, `_Pending`,
- * `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line recognizer
- * written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices and
- * compares, and counts code points (as Python does) only where maxCapture and the length of a
- * token call head are checked.
- *
- * The format layer (R14.9), as in Python: a format is the shape of one family of tool-call markup.
- * Each format adds a recognizer of its opener, tried at an open angle in TEXT (and in PENDING,
- * where an opener makes the span's meaning matter), and a capture that parses its block. The
- * formats are listed once, in `FORMATS`: `dsml` (matchTag with the seed keywords, CAPTURE),
- * `function_calls` (matchTag with the native keywords and the `string` attribute, CAPTURE) and
- * `tokens` (sections.matchMarker, then TOKENS with its `_Section` at a `Stage`). The
- * end-of-sentence token (R14.6) is dropped in TEXT and ends a block, when a native format is in use.
+ * The scanner's DSML / XML-wrapper capture (Python's dsml.py): CAPTURE, a block parsed at a `Level`
+ * (wrapper, invoke, parameter body, CDATA), released as text when it turns out not to be a block
+ * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. Of the layer
+ * above (scanner.js) it calls `_secOverflow` (a token section that fails). See scanner.js.
  */
 
 const sections = __require("src/sections.js");
 const values = __require("src/values.js");
 const strings = __require("src/strings.js");
 const { ValueTap, isIndexKey } = __require("src/arguments.js");
-const { GRAMMARS, bodyKind } = __require("src/blocks.js");
-const harmony = __require("src/harmony.js");
-const mistral = __require("src/mistral.js");
-const { ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = __require("src/formats.js");
-const { BARS, matchMarker } = sections;
 const {
   INVOKE,
-  KEYWORDS_ALL,
-  KEYWORDS_NATIVE,
-  KEYWORDS_SEED,
   MORE,
   NO,
   OPEN_ANGLES,
   PARAMETER,
-  STOP,
   WRAPPER,
   cdataCloseAt,
-  escapeClass,
   matchCdataOpen,
   matchCloseStart,
   matchTag,
-  skipNoTag,
 } = __require("src/shell.js");
+const { RUN_END, TAIL_END, WAIT } = __require("src/fences.js");
+const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = __require("src/scanbase.js");
+const { ANGLE, Prose, WS, search } = __require("src/prose.js");
 
-// The format layer (R14.9, R17): the rows of formats.js (generated from formats.py). The shell and
-// token engines live here; the block engine's grammars in blocks.js, its holding mode (BLOCK) below.
-
-/** What the scanner is doing at `pos`. */
-const Mode = Object.freeze({
-  TEXT: 0,
-  RUN: 1,
-  FENCE: 2,
-  PENDING: 3,
-  CAPTURE: 4,
-  JSON: 5,
-  TOKENS: 6,
-  REGION: 7,
-  BLOCK: 8,
-  HARMONY: 9,
-  MISTRAL: 10,
-});
-
-/** Where a CAPTURE is inside its block. */
-const Level = Object.freeze({
-  TOP: 0, // directly inside the wrapper
-  INVOKE: 1,
-  PARAM: 2, // a parameter body
-  CDATA: 3, // a CDATA section inside a parameter body
-  AFTER_CDATA: 4, // after a `]]>`: closes the CDATA only if a closing tag follows (D7)
-});
-
-// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
-const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
-const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
-const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
-const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
-const ANGLE = /[<\uff1c\u3008\u300a]/g;
-const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-const RUNS = { '`': /`+/y, '~': /~+/y };
-const BLANKS = /[ \t\r]*/y;
 const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
-// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
-const REGIONS = {
-  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
-  comment: [/-->/g, /--?$/g],
-  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
-};
-
-/**
- * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
- * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
- * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
- * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
- * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
- * it does not depend on where a chunk ended; it stops at anything else, for the steps.
- *
- * Python's `*+` never backtracks; a JS `*` keeps a backtrack entry per repetition (a long input
- * overflows the stack), so one match takes at most PROSE_REPS and proseEnd goes on from there.
- */
-function proseSkip(jsonCalls, brackets = false) {
-  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + (brackets ? '\\[' : '') + ']';
-  const head = '[' + escapeClass(PLAIN_HEAD_CHARS) + ']';
-  const stop = '[' + escapeClass(STOP) + ']';
-  const keyword = '(?:[Tt][Oo][Oo][Ll]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]|[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])';
-  const tag = '<(?!\\/?[Pp][Rr][Ee])(?!' + head + '{0,64}?' + keyword + ')\\/?[A-Za-z0-9]' + head + '{0,62}(?=' + stop + ')';
-  // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
-  const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
-  const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
-  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
-}
-
-// The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
-// one, as matchTag's), no `|` or `!` (markers, comments, CDATA drift forms), no control character.
-const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharCode(0x20 + k))
-  .concat(['\t'])
-  .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
-  .join('');
-const PROSE_REPS = 4096;
-// A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
-// line start, which opens a region (D41) and is decided at its blank (Python's `_PLAIN_TAG_SO_FAR`).
-const PLAIN_TAG_SO_FAR = new RegExp(
-  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
-  'y',
-);
-const PROSE = proseSkip(false);
-const PROSE_JSON = proseSkip(true);
-const PROSE_BR = proseSkip(false, true);
-const PROSE_JSON_BR = proseSkip(true, true);
-
-/** Where decided prose from `buf[pos]` ends (see proseSkip). */
-function proseEnd(re, buf, pos) {
-  const n = buf.length;
-  for (;;) {
-    re.lastIndex = pos;
-    re.test(buf);
-    const end = re.lastIndex;
-    if (end === pos || end === n) return end;
-    pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
-  }
-}
-const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
-const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
-const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
-
-// Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
-const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-// FenceLine.step results
-const WAIT = 0; // consumed to the end of the buffer; still deciding
-const PLAIN = 1; // not (or no longer) a fence line start: the rest of the line is the mode's
-const RUN_END = 2; // a run ended: `char` and `run` say which and how long
-const TAIL_END = 3; // the blanks after a closing run ended (at a newline: the line closes)
-
-function search(re, s, pos) {
-  re.lastIndex = pos;
-  return re.exec(s);
-}
-
-function matchAt(re, s, pos) {
-  re.lastIndex = pos;
-  return re.exec(s);
-}
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
@@ -4555,1503 +2506,12 @@ function skipAt(re, s, pos) {
   return re.test(s) ? re.lastIndex : pos;
 }
 
-function isTag(r) {
-  return r !== null && typeof r === 'object';
-}
-
-/**
- * An ignored region opening at `s[i]` (an open angle): [kind, end of the opener], MORE or NO. A
- * CDATA section (drift forms, R5.5) or an HTML comment anywhere; a `<pre>` block only at a line
- * start (`bol`), as CommonMark's HTML blocks. A comment's closer may overlap its opener (`<!-->`),
- * so its opener ends after `<!`.
- */
-function matchRegion(s, i, final, bol) {
-  if (s.startsWith('<!--', i)) return ['comment', i + 2];
-  if (!final && matchAt(COMMENT_PREFIX, s, i)) return MORE;
-  const cd = matchCdataOpen(s, i, final);
-  if (typeof cd === 'number') return ['cdata', cd];
-  if (cd === MORE) return MORE;
-  if (bol) {
-    if (matchAt(PRE_OPEN, s, i) || (final && s.slice(i, i + 4).toLowerCase() === '<pre' && i + 4 === s.length)) {
-      return ['pre', i + 4];
-    }
-    if (!final && matchAt(PRE_PREFIX, s, i)) return MORE;
-  }
-  return NO;
-}
-
-function named(tag) {
-  return tag.name !== null && !strings.isBlank(tag.name);
-}
-
-function bisectRight(a, x) {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (x < a[mid]) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-function textEvent(text, note) {
-  return note ? { type: 'text', text, note } : { type: 'text', text };
-}
-
 function toolCallsEvent(calls, raw) {
   return { type: 'tool_calls', calls, raw };
 }
 
-/**
- * The fence-line recognizer (D2), written once: at a line start up to 3 spaces of indent, then a
- * run of backticks or tildes; after a closing run only blanks to the end of the line. It consumes
- * incrementally (a run or a tail of any length, across chunks) and reports what it found; the
- * calling mode owns the consumed characters and decides what a run means.
- */
-class FenceLine {
-  constructor() {
-    this.indent = 0; // spaces seen at this line start; -1: past the line start
-    this.char = ''; // the character of the run being counted
-    this.run = 0; // length of that run (0: none)
-    this.tail = false; // after a closing run: only blanks may follow
-    this.end = 0; // where the last `step` stopped (Python returns it with the result)
-  }
-
-  lineStart() {
-    this.indent = 0;
-    this.run = 0;
-    this.tail = false;
-  }
-
-  midLine() {
-    this.indent = -1;
-    this.run = 0;
-    this.tail = false;
-  }
-
-  /** Count a run that starts at `buf[pos]` (not at a line start); returns its end so far. */
-  startRun(buf, pos) {
-    this.char = buf[pos];
-    const end = pos + matchAt(RUNS[this.char], buf, pos)[0].length;
-    this.run = end - pos;
-    return end;
-  }
-
-  /**
-   * Consume line-start characters of `buf[pos:]`; `chars` are the run characters this mode
-   * accepts. Returns the result; `buf[pos:this.end]` was consumed.
-   */
-  step(buf, pos, chars) {
-    const n = buf.length;
-    if (this.tail) {
-      const k = pos + matchAt(BLANKS, buf, pos)[0].length;
-      this.end = k;
-      if (k >= n) return WAIT;
-      this.tail = false;
-      this.indent = -1;
-      return TAIL_END;
-    }
-    if (!this.run) {
-      if (this.indent < 0) {
-        this.end = pos;
-        return PLAIN;
-      }
-      while (pos < n && buf[pos] === ' ' && this.indent < 3) {
-        this.indent += 1;
-        pos += 1;
-      }
-      this.end = pos;
-      if (pos >= n) return WAIT;
-      const c = buf[pos];
-      if (!chars.includes(c)) {
-        this.indent = -1;
-        return PLAIN;
-      }
-      this.char = c;
-    } else if (pos >= n) {
-      this.end = pos;
-      return WAIT;
-    }
-    const m = matchAt(RUNS[this.char], buf, pos);
-    if (m) {
-      this.run += m[0].length;
-      pos += m[0].length;
-      if (pos >= n) {
-        this.end = pos;
-        return WAIT;
-      }
-    }
-    this.end = pos;
-    this.indent = -1;
-    return RUN_END;
-  }
-
-  /** Does a fence run (3 of the same backtick or tilde) start at `buf[pos]`? null: wait. */
-  static opensAt(buf, pos, final) {
-    const c = buf[pos];
-    let k = pos;
-    const n = buf.length;
-    while (k < n && k < pos + 3 && buf[k] === c) k++;
-    if (k - pos < 3 && k === n && !final) return null;
-    return k - pos >= 3;
-  }
-}
-
-/**
- * Text kept in pieces, so a long text costs about what the input does whatever the size of its
- * pieces (issue 14, item 5).
- *
- * A held block's source is copied as it arrives into byte blocks outside the JS heap, one byte per
- * character: a string kept for as long as the block stays open survives V8's young-generation
- * collections, and what survives them grows the young generation (by tens of MB) whatever the
- * string costs itself. A piece whose buffer is held anyway (`shared`: a parameter body keeps
- * slices of the same buffer) stays a string, so it is not kept twice; so do the first
- * TEXT_BLOCK characters (most blocks are short) and the text from the first character above
- * U+00FF on (a two-byte string costs what a copy would).
- */
-class _Text {
-  constructor() {
-    this.parts = []; // strings, and [bytes, all ASCII] views of `block`
-    this.small = []; // small strings not in `parts` yet (joined in batches)
-    this.size = 0; // code units in `small`
-    this.block = null; // a Uint8Array of TEXT_BLOCK bytes, or null
-    this.start = 0; // `block[start:used]` is not in `parts` yet
-    this.used = 0;
-    this.ascii = true; // `block[start:used]` is all ASCII
-    this.wide = false; // a character above U+00FF came: pieces are kept as strings from here on
-    this.length = 0; // code units so far
-  }
-
-  add(s, shared = false) {
-    // (the first TEXT_BLOCK code units stay strings: most blocks are short)
-    const copy = !shared && !this.wide && this.length >= TEXT_BLOCK;
-    this.length += s.length;
-    if (!copy) {
-      this._seal();
-      this._string(s);
-      return;
-    }
-    this._flush();
-    const n = s.length;
-    let i = 0;
-    while (i < n) {
-      let block = this.block;
-      if (block === null || this.used === TEXT_BLOCK) {
-        this._seal();
-        block = this.block = new Uint8Array(TEXT_BLOCK);
-        this.start = this.used = 0;
-      }
-      let u = this.used;
-      let ascii = this.ascii;
-      const end = Math.min(n, i + TEXT_BLOCK - u);
-      for (; i < end; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) {
-          if (c > 255) break;
-          ascii = false;
-        }
-        block[u++] = c;
-      }
-      this.used = u;
-      this.ascii = ascii;
-      if (i < end) {
-        this.wide = true;
-        this._seal();
-        this.block = null;
-        this._string(s.slice(i));
-        return;
-      }
-    }
-  }
-
-  _string(s) {
-    if (s.length >= 4096) {
-      this._flush();
-      this.parts.push(s); // (a slice of the input's buffer, kept without a copy)
-      return;
-    }
-    this.small.push(s);
-    this.size += s.length;
-    if (this.size >= 4096 || this.small.length >= 64) this._flush();
-  }
-
-  _flush() {
-    if (this.small.length) {
-      this.parts.push(this.small.join(''));
-      this.small = [];
-      this.size = 0;
-    }
-  }
-
-  _seal() {
-    if (this.used > this.start) {
-      this.parts.push([this.block.subarray(this.start, this.used), this.ascii]);
-      this.start = this.used;
-    }
-    this.ascii = true;
-  }
-
-  /**
-   * The text, then `tail`. The pieces are concatenated, not joined: the result becomes one flat
-   * string only once it is read, so the pieces and a copy of them are not all held at once.
-   */
-  text(tail = '') {
-    this._seal();
-    this._flush();
-    let out = '';
-    for (const p of this.parts) out += typeof p === 'string' ? p : latin1(p[0], p[1]);
-    return out + tail;
-  }
-}
-
-const TEXT_BLOCK = 1 << 16;
-let ASCII = null;
-
-/** The string of one byte per character (`ascii`: all below 128). */
-function latin1(bytes, ascii) {
-  if (ascii) {
-    if (ASCII === null) ASCII = new TextDecoder('utf-8', { ignoreBOM: true });
-    return ASCII.decode(bytes);
-  }
-  let out = '';
-  for (let k = 0; k < bytes.length; k += 8192) out += String.fromCharCode.apply(null, bytes.subarray(k, k + 8192));
-  return out;
-}
-
-/** RUN: a backtick or tilde run being counted (its characters are text either way). */
-class _Run {
-  constructor() {
-    this.start = 0; // absolute offset of the run
-    this.line = false; // it started at a line start (a fence may open)
-  }
-}
-
-/** FENCE: the open fence and the recognizer of its closing line. */
-class _Fence {
-  constructor() {
-    this.char = '';
-    this.length = 0;
-    this.line = new FenceLine();
-  }
-}
-
-/** PENDING: an open inline code span of `n` backticks (D1). */
-class _Pending {
-  constructor() {
-    this.n = 0;
-    this.hold = null; // held text, from the first span-dependent thing
-    this.holdStart = 0; // absolute offset where the hold began
-    this.runs = new Map(); // backtick runs seen while holding: length -> offsets
-    this.blank = false; // at a line start that may still be blank
-    this.indent = 0; // indent of that line (tab = 4)
-    this.lineStart = 0; // absolute offset of that line
-    this.runLen = 0; // a backtick run being counted
-    this.runStart = 0;
-  }
-}
-
-/**
- * The calls of a block so far, flat: a call is its name, then the number of its parameters and
- * their (name, value) pairs, or -1 and its input object when that was built already (a JSON body,
- * a streamed call). The objects are made in `take()`, once the block ends: a block of many calls
- * holds a few slots per call instead of two objects (issue 14; V8's young generation grows with
- * what survives it). Python builds the dicts as it goes (port-map: scanner:_Calls).
- */
-class _Calls {
-  constructor() {
-    this.flat = [];
-    this.length = 0;
-    this.firstEnd = 0; // where the first call's entries end
-  }
-
-  addPairs(name, pairs) {
-    const flat = this.flat;
-    flat.push(name, pairs.length >> 1);
-    for (let i = 0; i < pairs.length; i++) flat.push(pairs[i]);
-    this._added();
-  }
-
-  addInput(name, input) {
-    this.flat.push(name, -1, input);
-    this._added();
-  }
-
-  _added() {
-    if (++this.length === 1) this.firstEnd = this.flat.length;
-  }
-
-  /** Keep only "there was one" (a block past the limit: its calls are never taken, D43). */
-  keepOne() {
-    if (this.length > 1) {
-      this.flat.length = this.firstEnd;
-      this.length = 1;
-    }
-  }
-
-  take() {
-    const flat = this.flat;
-    const out = [];
-    for (let i = 0; i < flat.length; ) {
-      const name = flat[i];
-      const k = flat[i + 1];
-      if (k < 0) {
-        out.push({ name, input: flat[i + 2] });
-        i += 3;
-      } else {
-        out.push({ name, input: inputOf(flat, i + 2, k) });
-        i += 2 + 2 * k;
-      }
-    }
-    return out;
-  }
-}
-
-const NO_NAMES = new Set();
-const PAIRS_MAX = 16;
-
-/** The input object of `k` (name, value) pairs of `flat` from `i` (R6.6: a repeat is an array). */
-function inputOf(flat, i, k) {
-  const out = {};
-  let multi = NO_NAMES; // the names already arrays: a Set only once a name repeats
-  for (const end = i + 2 * k; i < end; i += 2) {
-    const name = flat[i];
-    if (multi === NO_NAMES && Object.prototype.hasOwnProperty.call(out, name)) multi = new Set();
-    values.addParam(out, multi, name, flat[i + 1]);
-  }
-  return out;
-}
-
-/** The invoke being captured. */
-class _Invoke {
-  constructor() {
-    this.name = '';
-    // The parameters so far as flat (name, value) pairs: the input object is built when the
-    // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
-    // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
-    // already arrays, R6.6), so a long invoke keeps its values once, not also as pairs.
-    this.pairs = [];
-    this.params = null;
-    this.multi = NO_NAMES;
-    this.count = 0; // parameters so far (Python: the dict's length)
-    this.text = []; // body text that is not a parameter (a JSON body, D5)
-    this.keys = new Set(); // R16: parameter names so far
-    this.top = -1; // R16: the largest array-index name so far
-    this.other = false; // R16: a name that is not an array index came
-  }
-}
-
-/** The parameter body being captured: segments of text and CDATA. */
-class _Param {
-  constructor() {
-    this.name = '';
-    this.string = null; // the `string` attribute (R14.2), when honored
-    this.segs = [];
-    this.text = [];
-    this.start = 0; // absolute offset of the body (JS only: see _keepRaw)
-  }
-}
-
-/** A CDATA section inside a parameter body, with the fences inside it (R5.3, D7). */
-class _Cdata {
-  constructor() {
-    this.parts = [];
-    this.after = []; // `]]>` and blanks that may close it (AFTER_CDATA)
-    // spaces since the last newline in those blanks; -1: no newline yet (or not only spaces)
-    this.afterTail = -1;
-    this.start = 0; // absolute offset of the content
-    this.depth = 1; // nested CDATA openers
-    this.fence = ''; // the open fence character inside the CDATA, or ''
-    this.fenceLen = 0;
-    this.line = new FenceLine();
-  }
-}
-
-/** CAPTURE: the block being parsed. */
-class _Capture {
-  constructor() {
-    this.level = Level.TOP;
-    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.started = 0; // R16: calls announced in this block (streamArguments)
-    // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
-    // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
-    this.raw = new _Text();
-    this.mark = 0;
-    this.tail = ''; // the last characters released past the limit (for the line state)
-    this.calls = [];
-    this.start = 0; // absolute offset of the block
-    this.over = false; // grew past maxCapture: released as text as it goes
-  }
-}
-
-/** Where a TOKENS capture is inside its section. */
-const Stage = Object.freeze({
-  BETWEEN: 0, // between calls: whitespace, a call, or the section end
-  HEAD: 1, // after a call begin: the name (or `function`) up to the separator
-  BODY: 2, // after the separator: the arguments up to the call end
-});
-
-/** TOKENS: the token section being parsed (R14.4, R14.5). */
-class _Section {
-  constructor() {
-    this.stage = Stage.BETWEEN;
-    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
-    this.mark = 0;
-    this.tail = '';
-    this.calls = [];
-    this.bad = []; // R18.2: the section's calls that cannot be executed
-    this.head = [];
-    this.headLen = 0; // code units (Python: code points; see _mTokens)
-    this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
-    this.body = [];
-    this.start = 0;
-    this.over = false;
-  }
-}
-
-/** JSON: a JSON tool-call candidate in prose (R9). */
-/** BLOCK: a block of the block engine (R17), held from its opener to its closer. */
-class _Block {
-  constructor() {
-    this.rows = []; // the enabled rows sharing this opener
-    this.opener = '';
-    this.closer = '';
-    this.parts = [];
-    this.size = 0; // code points held (as Python counts)
-    this.start = 0;
-    this.over = false;
-  }
-}
-
-/** marker -> the enabled rows it opens (a closer maps to none: a stray closer, dropped, R18.3). */
-function blockMarkers(formats) {
-  const out = new Map();
-  for (const row of BLOCK_FORMATS) {
-    if (!formats.has(row.name)) continue;
-    if (row.opener) for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
-    for (const closer of [row.closer, ...row.strays]) if (closer && !out.has(closer)) out.set(closer, []);
-  }
-  return out;
-}
-
-// The second characters of every block-engine marker (`<t`, `<s`, `<m`, `<|`, `</`).
-const MARKER_SECONDS = new Set(
-  BLOCK_FORMATS.flatMap((r) => [r.opener, ...r.alsoOpens, r.closer, ...r.strays]).filter((m) => m.length > 1).map((m) => m[1]),
-);
-
-/** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
-function matchBlockMarker(markers, s, i, final) {
-  if (i + 1 < s.length && !MARKER_SECONDS.has(s[i + 1])) return NO; // (most angles end here)
-  let more = false;
-  for (const m of markers.keys()) {
-    if (s.startsWith(m, i)) return [m, i + m.length];
-    if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
-  }
-  return more ? MORE : NO;
-}
-
-function rowFor(rows, body) {
-  if (rows.length === 1 && !rows[0].body) return rows[0];
-  const kind = bodyKind(body);
-  for (const row of rows) if (row.body === kind) return row;
-  return null;
-}
-
-class _Json {
-  constructor() {
-    this.parts = [];
-    this.depth = 0;
-    this.inStr = false;
-    this.start = 0;
-  }
-}
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-class Scanner {
-  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = DEFAULT_FORMATS, streamArguments = false, typer = null) {
-    this.maxCapture = maxCapture;
-    this.typer = typer; // R17.9: raw-text values typed by the declared schemas
-    this.stream = streamArguments; // R16: announce calls, stream their string values
-    this.tap = null; // the open parameter's ValueTap, when streaming
-    this._tapText = 0; // par.text pieces the tap has seen
-    this._tapCdata = 0; // cd.parts pieces the tap has seen
-    // Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
-    this._jsonFormat = formats.has('llama_json') ? 'llama_json' : '';
-    jsonCalls = jsonCalls || formats.has('llama_json');
-    this.jsonCalls = jsonCalls;
-    this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
-    const dsml = formats.has('dsml');
-    const native = formats.has('function_calls');
-    this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
-    this.native = native; // the `string` attribute (R14.2)
-    this.tokens = formats.has('tokens');
-    this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
-    if (this._brackets) {
-      this._special = jsonCalls ? SPECIAL_JSON_BR : SPECIAL_BR;
-      this._prose = jsonCalls ? PROSE_JSON_BR : PROSE_BR;
-    } else {
-      this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
-      this._prose = jsonCalls ? PROSE_JSON : PROSE;
-    }
-    this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
-    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
-    this.work = 0; // code units exposed to the scanner (see Sieve.work)
-    this._memoAt = -1;
-    this._memo = NO;
-    this._memoBase = 0;
-    // Absolute offsets of the surrogate pairs of the input that a capture may still span, so that
-    // maxCapture counts code points as Python does (see _cpDist).
-    this._pairs = [];
-    this._pairsHead = 0;
-    this._inputLen = 0;
-    this._lastHigh = false;
-    this.buf = '';
-    this.pos = 0;
-    this.base = 0; // absolute offset of buf[0]
-    this.mode = Mode.TEXT;
-    this.saw = false;
-    this.out = []; // events, and R16's internal events for the Sieve
-    this._text = [];
-    this.line = new FenceLine(); // TEXT's line state
-    // rescan index after a failed inline span: run length -> absolute offsets
-    this.idx = new Map();
-    this.idxEnd = -1;
-    this.run = new _Run();
-    this.fence = new _Fence();
-    this.pend = new _Pending();
-    this.cap = new _Capture();
-    this.inv = new _Invoke();
-    this.par = new _Param();
-    this.cd = new _Cdata();
-    this.json = new _Json();
-    this.sec = new _Section();
-    this.blk = new _Block();
-    this.hm = new harmony.Harmony();
-    this.mi = new mistral.Mistral();
-    this._blocks = blockMarkers(formats);
-    this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
-    this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
-    this._names = new Map(); // see _name
-  }
-
-  // ---- driving ------------------------------------------------------------------------
-
-  feed(chunk) {
-    this._notePairs(chunk);
-    const pos = this.pos;
-    const mode = this.mode;
-    let buf;
-    if (pos) {
-      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
-      this.base += pos;
-      buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
-    } else {
-      buf = this.buf + chunk;
-    }
-    this.buf = buf;
-    this.pos = 0;
-    this.work += buf.length;
-    this._proseStop = -1;
-    if (mode === Mode.TEXT && buf && (this.line.indent < 0 || (buf[0] !== ' ' && buf[0] !== '~'))) {
-      // Fast path: decided prose from the start of what is new or held (see proseSkip). A line
-      // start's indent only matters before a space, a tilde or what prose stops at.
-      const end = proseEnd(this._prose, buf, 0);
-      if (end) {
-        this.line.indent = -1;
-        if (end === buf.length) {
-          this.pos = end;
-          this._prunePairs();
-          return [textEvent(buf)];
-        }
-        this._text.push(buf.slice(0, end));
-        this.pos = end;
-      }
-      this._proseStop = this.base + end; // _mText need not try there again in this feed
-    } else if (mode === Mode.TOKENS && !buf.includes('<') && this._secTakes(buf)) {
-      this.pos = buf.length;
-      this._prunePairs();
-      return [];
-    }
-    this._run(false);
-    const held = this.mode;
-    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
-    if (this.tap !== null) this._tapPull();
-    this._prunePairs();
-    return this._take();
-  }
-
-  /**
-   * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
-   * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
-   */
-  _releasePastLimit() {
-    const cap = this.cap;
-    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
-      this._overflow(); // (once a call is announced the limit stops applying, D37)
-    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
-      this._secOverflow();
-    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
-      this._blkOverflow();
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
-      this._jsonRelease();
-      this._run(false);
-    }
-  }
-
-  finish() {
-    this._proseStop = -1;
-    this._run(true);
-    return this._take();
-  }
-
-  _take() {
-    this._flushText();
-    const out = this.out;
-    this.out = [];
-    return out;
-  }
-
-  /** The mode's steps until one waits (Python: `while _STEPS[self.mode](self, final)`). */
-  _run(final) {
-    for (;;) {
-      let going;
-      switch (this.mode) {
-        case Mode.TEXT:
-          going = this._mText(final);
-          break;
-        case Mode.RUN:
-          going = this._mRun(final);
-          break;
-        case Mode.FENCE:
-          going = this._mFence(final);
-          break;
-        case Mode.PENDING:
-          going = this._mPending(final);
-          break;
-        case Mode.CAPTURE:
-          going = this._mCapture(final);
-          break;
-        case Mode.JSON:
-          going = this._mJson(final);
-          break;
-        case Mode.TOKENS:
-          going = this._mTokens(final);
-          break;
-        case Mode.BLOCK:
-          going = this._mBlock(final);
-          break;
-        case Mode.HARMONY:
-          going = harmony.step(this, final);
-          break;
-        case Mode.MISTRAL:
-          going = mistral.step(this, final);
-          break;
-        default:
-          going = this._mRegion(final);
-      }
-      if (!going) return;
-    }
-  }
-
-  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
-  _keepRaw() {
-    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
-    if (holder === null) return;
-    const at = this.base + this.pos;
-    if (at > holder.mark) {
-      // (an open parameter body that spans most of this piece holds slices of the same buffer:
-      // the source shares them)
-      const shared =
-        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
-      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
-      holder.mark = at;
-    }
-  }
-
-  /** The source of the open block or section, up to `pos`. */
-  _source(holder) {
-    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
-  }
-
-  // ---- code point distances (Python's string indices are code points) -------------------
-
-  _notePairs(chunk) {
-    const start = this._inputLen;
-    if (!chunk) return;
-    if (chunk.length <= 64 && !this._lastHigh) {
-      // a short chunk (the common case) is looked at without the regex
-      let k = 0;
-      while (k < chunk.length && (chunk.charCodeAt(k) & 0xf800) !== 0xd800) k++;
-      if (k === chunk.length) {
-        this._inputLen = start + chunk.length;
-        return;
-      }
-    }
-    const first = chunk.charCodeAt(0);
-    if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
-    PAIR.lastIndex = 0;
-    for (let m = PAIR.exec(chunk); m !== null; m = PAIR.exec(chunk)) this._pairs.push(start + m.index);
-    const last = chunk.charCodeAt(chunk.length - 1);
-    this._lastHigh = last >= 0xd800 && last <= 0xdbff;
-    this._inputLen = start + chunk.length;
-  }
-
-  /** Forget the pairs before the earliest position a capture may still start from. */
-  _prunePairs() {
-    let keep = this.base + this.pos;
-    // A block with a call announced has no capture limit (D37): no distance is measured in it.
-    if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
-    else if (this.mode === Mode.JSON) keep = this.json.start;
-    else if (this.mode === Mode.TOKENS) keep = this.sec.start;
-    else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
-    const pairs = this._pairs;
-    let h = this._pairsHead;
-    while (h < pairs.length && pairs[h] < keep) h++;
-    if (h > 4096 && h * 2 > pairs.length) {
-      this._pairs = pairs.slice(h);
-      h = 0;
-    }
-    this._pairsHead = h;
-  }
-
-  _pairsBefore(at) {
-    const pairs = this._pairs;
-    let lo = this._pairsHead;
-    let hi = pairs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (pairs[mid] < at) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** The number of code points in the input between absolute offsets a and b. */
-  _cpDist(a, b) {
-    return b - a - (this._pairsBefore(b - 1) - this._pairsBefore(a));
-  }
-
-  /** Python's `base + pos - start > max_capture`, in code points. */
-  _over(start) {
-    const at = this.base + this.pos;
-    return at - start > this.maxCapture && this._cpDist(start, at) > this.maxCapture;
-  }
-
-  /**
-   * The absolute offset `limit` (default `maxCapture`) code points after `start` (never inside a
-   * surrogate pair).
-   * Exact whenever it falls within the input so far, whose pairs are all known.
-   */
-  _cpAdvance(start, limit = this.maxCapture) {
-    const first = this._pairsBefore(start);
-    let s = start + limit;
-    for (;;) {
-      const t = start + limit + (this._pairsBefore(s - 1) - first); // pairs wholly inside [start, s)
-      if (t === s) break;
-      s = t;
-    }
-    return this._pairsBefore(s) > this._pairsBefore(s - 1) ? s + 1 : s;
-  }
-
-  // ---- output -------------------------------------------------------------------------
-
-  _emit(s) {
-    if (s) this._text.push(s);
-  }
-
-  _flushText() {
-    if (this._text.length) {
-      this.out.push(textEvent(this._text.join('')));
-      this._text = [];
-    }
-  }
-
-  _abs(i) {
-    return this.base + i;
-  }
-
-  /**
-   * matchTag, remembering the last decided answer: after a capture ends at a tag, TEXT looks at
-   * the same tag again. A decided answer (Tag or NO) never changes for a position.
-   */
-  _tag(buf, pos, final) {
-    const at = this.base + pos;
-    if (at === this._memoAt) {
-      const r = this._memo;
-      if (isTag(r)) {
-        // `end` was relative to the buffer of that time
-        const end = r.end + this._memoBase - this.base;
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
-      }
-      return r;
-    }
-    if (this._keywords === null) return NO;
-    const r = matchTag(buf, pos, final, this._keywords);
-    if (r !== MORE) {
-      this._memoAt = at;
-      this._memo = r;
-      this._memoBase = this.base;
-    }
-    return r;
-  }
-
-  /**
-   * A tool or parameter name, trimmed. The same name in many calls is one string: a block of
-   * many calls keeps one copy of each name (issue 14, memory per held character).
-   */
-  _name(name) {
-    const n = strings.trim(name || '');
-    const names = this._names;
-    let got = names.get(n);
-    if (got === undefined) {
-      if (names.size >= 1024) names.clear();
-      names.set(n, n);
-      got = n;
-    }
-    return got;
-  }
-
-  /**
-   * Where to resume after no tag started at `pos`: past the open angles, but not past the last
-   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`), nor, in text (`text`),
-   * when a region opener may (`<<!-- … -->`).
-   */
-  _skip(buf, pos, text = false) {
-    const end = skipNoTag(buf, pos);
-    if (
-      end - pos > 1 &&
-      (text || (this.eos && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<'))
-    ) {
-      return end - 1;
-    }
-    return end;
-  }
-
-  // ---- TEXT ---------------------------------------------------------------------------
-
-  _mText(final) {
-    const buf = this.buf;
-    let pos = this.pos;
-    const n = buf.length;
-    if (pos >= n) return false;
-    const line = this.line;
-    if (line.indent >= 0) {
-      const r = line.step(buf, pos, '`~');
-      const end = line.end;
-      this._emit(buf.slice(pos, end));
-      this.pos = end;
-      if (r === WAIT && line.run === 0) return false; // only line-start spaces so far: wait (at the end nothing follows)
-      if (r !== PLAIN) {
-        // a run at a line start
-        this._startRun(true, end - line.run);
-        return true;
-      }
-      pos = end;
-      this._bol = this._abs(pos); // at most 3 spaces in: an HTML block may start here
-    }
-    if (this.base + pos !== this._proseStop) {
-      const end = proseEnd(this._prose, buf, pos);
-      if (end > pos) {
-        // decided prose, in one step (see proseSkip)
-        this._text.push(buf.slice(pos, end));
-        line.indent = -1;
-        this.pos = end;
-        return true;
-      }
-    }
-    const c = buf[pos];
-    if (c === '\n') {
-      this._emit(c);
-      line.lineStart();
-      this.pos = pos + 1;
-      return true;
-    }
-    if (c === '`') {
-      line.midLine();
-      const end = line.startRun(buf, pos);
-      this._emit(buf.slice(pos, end));
-      this.pos = end;
-      this._startRun(false, pos);
-      return true;
-    }
-    if (OPEN_ANGLES.includes(c)) {
-      if (!final && c === '<' && matchAt(this._soFar, buf, pos)) {
-        return false; // a prose tag head cut by the end of the input so far: all say MORE
-      }
-      return this._textTag(final);
-    }
-    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
-    return this._textJson(final); // `{`: the only other character prose stops at
-  }
-
-  /**
-   * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
-   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
-   */
-  _marker(buf, pos, final) {
-    if (!this.eos || buf[pos] !== '<') return NO;
-    const r = matchMarker(buf, pos, final);
-    if (Array.isArray(r)) {
-      const kind = r[0];
-      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
-      return NO;
-    }
-    return r;
-  }
-
-  _textBracket(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const r = mistral.matchMarker(buf, pos, final);
-    if (r === 'more') return false;
-    this.line.indent = -1;
-    if (Array.isArray(r)) {
-      this.mode = Mode.MISTRAL;
-      mistral.start(this, r[1]);
-      return true;
-    }
-    this._emit('[');
-    this.pos = pos + 1;
-    return true;
-  }
-
-  _textTag(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    if (this._blocks.size && buf[pos] === '<') {
-      const bm = matchBlockMarker(this._blocks, buf, pos, final);
-      if (bm === MORE) return false;
-      if (Array.isArray(bm)) {
-        this.line.indent = -1;
-        const rows = this._blocks.get(bm[0]);
-        if (rows.length && rows[0].engine === 'harmony') {
-          this.mode = Mode.HARMONY;
-          harmony.start(this, bm[0], bm[1]);
-        } else if (rows.length) this._startBlock(rows, bm[0], bm[1]);
-        else this.pos = bm[1]; // R18.3: a stray closer is not content
-        return true;
-      }
-    }
-    const mk = this._marker(buf, pos, final);
-    if (mk === MORE) return false;
-    if (Array.isArray(mk)) {
-      this.line.indent = -1;
-      const [kind, end] = mk;
-      if (kind === sections.EOS) {
-        // R14.6: dropped
-        this.pos = end;
-        return true;
-      }
-      this.saw = true;
-      this._startSection(end);
-      return true;
-    }
-    const rg = matchRegion(buf, pos, final, this._abs(pos) === this._bol);
-    if (rg === MORE) return false;
-    if (Array.isArray(rg)) {
-      this.line.indent = -1;
-      const [kind, end] = rg;
-      this._emit(buf.slice(pos, end));
-      this.pos = end;
-      this.mode = Mode.REGION;
-      this.region = REGIONS[kind];
-      return true;
-    }
-    const r = this._tag(buf, pos, final);
-    if (r === MORE) return false;
-    this.line.indent = -1;
-    if (isTag(r)) {
-      if (r.local === WRAPPER) {
-        this.saw = true;
-        if (!r.closing) {
-          this._startCapture(Level.TOP, r.end);
-          return true;
-        }
-      } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-        this._startCapture(Level.INVOKE, r.end);
-        this.inv.name = this._name(r.name);
-        return true;
-      }
-      this._emit(buf.slice(pos, r.end));
-      this.pos = r.end;
-      return true;
-    }
-    const end = this._skip(buf, pos, true);
-    this._emit(buf.slice(pos, end));
-    this.pos = end;
-    return true;
-  }
-
-  // ---- RUN (backticks / tildes) -------------------------------------------------------
-
-  _startRun(line, at) {
-    this.mode = Mode.RUN;
-    this.run.start = this._abs(at);
-    this.run.line = line;
-  }
-
-  _mRun(final) {
-    const buf = this.buf;
-    let pos = this.pos;
-    const line = this.line;
-    const r = line.step(buf, pos, '');
-    const end = line.end;
-    this._emit(buf.slice(pos, end));
-    this.pos = pos = end;
-    if (r === WAIT && !final) return false;
-    line.indent = -1;
-    const char = line.char;
-    const length = line.run;
-    line.run = 0;
-    if (this.run.line && length >= 3) {
-      this.mode = Mode.FENCE;
-      const fence = this.fence;
-      fence.char = char;
-      fence.length = length;
-      fence.line.midLine();
-      return true;
-    }
-    this.mode = Mode.TEXT;
-    if (char === '`') {
-      const start = this.run.start;
-      if (start < this.idxEnd) {
-        const offs = this.idx.get(length) || [];
-        const k = bisectRight(offs, start);
-        if (k < offs.length) {
-          const to = offs[k] + length - this.base;
-          this._emit(buf.slice(pos, to));
-          this.pos = to;
-        }
-      } else {
-        this._startPending(length);
-      }
-    }
-    return true;
-  }
-
-  // ---- FENCE --------------------------------------------------------------------------
-
-  _mFence(final) {
-    const buf = this.buf;
-    let pos = this.pos;
-    const n = buf.length;
-    if (pos >= n) return false;
-    const fence = this.fence;
-    const line = fence.line;
-    const r = line.step(buf, pos, fence.char);
-    const end = line.end;
-    this._emit(buf.slice(pos, end));
-    this.pos = pos = end;
-    if (r === WAIT) return false;
-    if (r === RUN_END) {
-      line.tail = line.run >= fence.length;
-      line.run = 0;
-      return true;
-    }
-    if (r === TAIL_END && buf[pos] === '\n') {
-      // a closing fence line
-      this._emit('\n');
-      this.pos = pos + 1;
-      this.mode = Mode.TEXT;
-      this.line.lineStart();
-      return true;
-    }
-    const k = buf.indexOf('\n', pos);
-    if (k < 0) {
-      this._emit(buf.slice(pos));
-      this.pos = n;
-      return false;
-    }
-    this._emit(buf.slice(pos, k + 1));
-    this.pos = k + 1;
-    line.lineStart();
-    return true;
-  }
-
-  // ---- REGION (CDATA, HTML comment or <pre> block in prose) ---------------------------
-
-  /**
-   * An ignored region in prose (D40, D41): text up to its closer, or to the end of input; only a
-   * partial closer at the end of the buffer waits.
-   */
-  _mRegion(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const n = buf.length;
-    if (pos >= n) return false;
-    const [closer, partial] = this.region;
-    const m = search(closer, buf, pos);
-    if (m === null) {
-      let end = n;
-      if (!final) {
-        const t = search(partial, buf, Math.max(pos, n - 6));
-        if (t !== null) end = t.index;
-      }
-      this._emit(buf.slice(pos, end));
-      this.pos = end;
-      return false;
-    }
-    const end = m.index + m[0].length;
-    this._emit(buf.slice(pos, end));
-    this.pos = end;
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-    return true;
-  }
-
-  // ---- PENDING (inline code span) -----------------------------------------------------
-
-  _startPending(n) {
-    this.mode = Mode.PENDING;
-    const p = this.pend;
-    p.n = n;
-    p.hold = null;
-    p.runs = new Map();
-    p.blank = false;
-    p.indent = 0;
-    p.runLen = 0;
-  }
-
-  _pPut(s) {
-    const hold = this.pend.hold;
-    if (hold === null) this._emit(s);
-    else hold.push(s);
-  }
-
-  _pHoldHere(at) {
-    const p = this.pend;
-    if (p.hold === null) {
-      p.hold = [];
-      p.holdStart = at;
-    }
-  }
-
-  _mPending(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const n = buf.length;
-    const p = this.pend;
-    if (p.hold !== null && this._over(p.holdStart)) {
-      // R8.3: a code span that would hold more than a block may is not a code span. The
-      // length is content, so every chunking decides at the same place.
-      if (p.runLen) {
-        // a backtick run read to the end of the buffer is held text too
-        p.hold.push('`'.repeat(p.runLen));
-        p.runLen = 0;
-      }
-      this._pendingLiteral(this._abs(pos));
-      return true;
-    }
-    if (p.runLen) return this._pRun(final);
-    if (pos >= n) {
-      if (final) {
-        this._pendingLiteral(this._abs(pos));
-        return true;
-      }
-      return false;
-    }
-    const c = buf[pos];
-    if (p.blank) {
-      if (c === ' ' || c === '\t') {
-        this._pPut(c);
-        p.indent += c === ' ' ? 1 : 4;
-        this.pos = pos + 1;
-        return true;
-      }
-      if (c === '\n') {
-        // blank line: the paragraph ended
-        this._pendingLiteral(p.lineStart);
-        return true;
-      }
-      if ((c === '`' || c === '~') && p.indent <= 3) {
-        const opens = FenceLine.opensAt(buf, pos, final);
-        if (opens === null) return false;
-        if (opens) {
-          // a fence line ends the paragraph
-          this._pendingLiteral(p.lineStart);
-          return true;
-        }
-      } else if (OPEN_ANGLES.includes(c)) {
-        if (p.indent <= 3) {
-          // a `<pre>` block starts here and ends the paragraph (D41)
-          const rg = matchRegion(buf, pos, final, true);
-          if (rg === MORE) return false;
-          if (Array.isArray(rg) && rg[0] === 'pre') {
-            this._pendingLiteral(p.lineStart);
-            return true;
-          }
-        }
-        const mk = this._marker(buf, pos, final);
-        if (mk === MORE) return false;
-        if (Array.isArray(mk) && mk[0] === sections.SECTION_BEGIN) {
-          this._pendingLiteral(p.lineStart);
-          return true;
-        }
-        const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
-        if (bm === MORE) return false;
-        if (Array.isArray(bm) && this._blocks.get(bm[0]).length) {
-          this._pendingLiteral(p.lineStart);
-          return true;
-        }
-        const r = this._tag(buf, pos, final);
-        if (r === MORE) return false;
-        if (isTag(r) && r.local === WRAPPER && !r.closing) {
-          this._pendingLiteral(p.lineStart);
-          return true;
-        }
-      } else if (c === '[' && this._brackets) {
-        const mr = mistral.matchMarker(buf, pos, final);
-        if (mr === 'more') return false;
-        if (Array.isArray(mr)) {
-          // a block starts here and ends the paragraph
-          this._pendingLiteral(p.lineStart);
-          return true;
-        }
-      }
-      p.blank = false;
-    }
-    if (c === '\n') {
-      this._pPut(c);
-      this.pos = pos + 1;
-      p.blank = true;
-      p.indent = 0;
-      p.lineStart = this._abs(pos + 1);
-      return true;
-    }
-    if (c === '`') {
-      p.runStart = this._abs(pos);
-      const m = matchAt(RUNS['`'], buf, pos);
-      p.runLen = m[0].length;
-      this.pos = pos + m[0].length;
-      return true;
-    }
-    if (c === '{' && this.jsonCalls) {
-      this._pHoldHere(this._abs(pos));
-      this._pPut(c);
-      this.pos = pos + 1;
-      return true;
-    }
-    if (OPEN_ANGLES.includes(c)) {
-      const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
-      if (bm === MORE) return false;
-      if (Array.isArray(bm)) {
-        // a block or a stray closer: meaning depends on the span
-        this._pHoldHere(this._abs(pos));
-        this._pPut(buf.slice(pos, bm[1]));
-        this.pos = bm[1];
-        return true;
-      }
-      const mk = this._marker(buf, pos, final);
-      if (mk === MORE) return false;
-      if (Array.isArray(mk)) {
-        // a section or an end-of-sentence token: meaning depends
-        this._pHoldHere(this._abs(pos));
-        this._pPut(buf.slice(pos, mk[1]));
-        this.pos = mk[1];
-        return true;
-      }
-      const rg = matchRegion(buf, pos, final, false);
-      if (rg === MORE) return false;
-      if (Array.isArray(rg)) {
-        // a region hides what follows if the span is literal
-        this._pHoldHere(this._abs(pos));
-        this._pPut(buf.slice(pos, rg[1]));
-        this.pos = rg[1];
-        return true;
-      }
-      const r = this._tag(buf, pos, final);
-      if (r === MORE) return false;
-      if (isTag(r)) {
-        if (r.local === WRAPPER || (r.local === INVOKE && !r.closing && !r.selfClosing && named(r))) {
-          this._pHoldHere(this._abs(pos));
-        }
-        this._pPut(buf.slice(pos, r.end));
-        this.pos = r.end;
-        return true;
-      }
-      const end = this._skip(buf, pos, true);
-      this._pPut(buf.slice(pos, end));
-      this.pos = end;
-      return true;
-    }
-    if (c === '[' && this._brackets) {
-      const mr = mistral.matchMarker(buf, pos, final);
-      if (mr === 'more') return false;
-      if (Array.isArray(mr)) {
-        // a block: its meaning depends on the span
-        this._pHoldHere(this._abs(pos));
-        this._pPut(buf.slice(pos, mr[1]));
-        this.pos = mr[1];
-        return true;
-      }
-    }
-    const m = search(this._special, buf, pos + 1);
-    const end = m ? m.index : n;
-    this._pPut(buf.slice(pos, end));
-    this.pos = end;
-    return true;
-  }
-
-  /** A backtick run inside the span: the closing run, or one more run to remember. */
-  _pRun(final) {
-    const buf = this.buf;
-    let pos = this.pos;
-    const p = this.pend;
-    const m = matchAt(RUNS['`'], buf, pos);
-    if (m) {
-      p.runLen += m[0].length;
-      this.pos = pos = pos + m[0].length;
-    }
-    if (pos >= buf.length && !final) return false;
-    const length = p.runLen;
-    const start = p.runStart;
-    p.runLen = 0;
-    if (length === p.n) {
-      // the closing run: the whole span is text
-      this._pPut('`'.repeat(length));
-      if (p.hold !== null) this._emit(p.hold.join(''));
-      p.hold = null;
-      this.mode = Mode.TEXT;
-      this.line.indent = -1;
-      return true;
-    }
-    this._pHoldHere(start);
-    p.hold.push('`'.repeat(length));
-    let offs = p.runs.get(length);
-    if (offs === undefined) {
-      offs = [];
-      p.runs.set(length, offs);
-    }
-    offs.push(start);
-    return true;
-  }
-
-  /** The open inline span has no closer in its paragraph: its opener is literal. */
-  _pendingLiteral(regionEnd) {
-    this.mode = Mode.TEXT;
-    const p = this.pend;
-    if (p.hold === null) {
-      this.line.indent = p.blank && p.indent <= 3 ? p.indent : -1;
-      return;
-    }
-    const held = p.hold.join('');
-    this.work += held.length;
-    p.hold = null;
-    this.idx = p.runs;
-    this.idxEnd = regionEnd;
-    this.buf = held + this.buf.slice(this.pos);
-    this.base = p.holdStart;
-    this.pos = 0;
-    this.line.indent = -1;
-  }
-
-  // ---- JSON tool calls in prose (R9) -------------------------------------------------
-
-  _textJson(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const m = matchAt(JSON_START, buf, pos);
-    this.line.indent = -1;
-    if (m === null) {
-      if (!final && matchAt(JSON_START_PREFIX, buf, pos)) return false;
-      this._emit('{');
-      this.pos = pos + 1;
-      return true;
-    }
-    this.mode = Mode.JSON;
-    const j = this.json;
-    j.parts = [m[0]];
-    j.depth = 1;
-    j.inStr = false;
-    j.start = this._abs(pos);
-    this.pos = pos + m[0].length;
-    return true;
-  }
-
-  /**
-   * Read a JSON call candidate. One longer than the limit is text (D43), decided where it reaches
-   * the limit: no step reads past that point, so every chunking decides there.
-   */
-  _mJson(final) {
-    const buf = this.buf;
-    const pos = this.pos;
-    const j = this.json;
-    const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
-    if (pos >= stop) return this._jsonRelease();
-    const n = Math.min(buf.length, stop);
-    if (pos >= n) return final ? this._jsonRelease() : false;
-    // Searched up to n only: a cut copy when the limit falls inside the buffer.
-    const hay = n < buf.length ? buf.slice(0, n) : buf;
-    if (j.inStr) {
-      const m = search(JSON_IN, hay, pos);
-      if (m === null) {
-        j.parts.push(buf.slice(pos, n));
-        this.pos = n;
-        return true;
-      }
-      const k = m.index;
-      if (buf[k] === '\\') {
-        if (k + 1 >= n) {
-          if (!final && n < stop) {
-            j.parts.push(buf.slice(pos, k));
-            this.pos = k;
-            return false;
-          }
-          j.parts.push(buf.slice(pos, n));
-          this.pos = n;
-          return true;
-        }
-        j.parts.push(buf.slice(pos, k + 2));
-        this.pos = k + 2;
-        return true;
-      }
-      j.parts.push(buf.slice(pos, k + 1));
-      this.pos = k + 1;
-      j.inStr = false;
-      return true;
-    }
-    const m = search(JSON_OUT, hay, pos);
-    if (m === null) {
-      j.parts.push(buf.slice(pos, n));
-      this.pos = n;
-      return true;
-    }
-    const k = m.index;
-    j.parts.push(buf.slice(pos, k + 1));
-    this.pos = k + 1;
-    const ch = buf[k];
-    if (ch === '"') {
-      j.inStr = true;
-    } else if (ch === '{' || ch === '[') {
-      j.depth += 1;
-    } else {
-      j.depth -= 1;
-      if (j.depth === 0) {
-        const text = j.parts.join('');
-        this.work += text.length;
-        const calls = values.jsonCalls(text);
-        if (calls === null) return this._jsonRelease();
-        this.saw = true;
-        this._flushText();
-        const e = toolCallsEvent(calls, text);
-        if (this._jsonFormat) e.format = this._jsonFormat;
-        this.out.push(e);
-        this.mode = Mode.TEXT;
-      }
-    }
-    return true;
-  }
-
-  /** Not a JSON tool call: the candidate is text (R9.2). */
-  _jsonRelease() {
-    this._emit(this.json.parts.join(''));
-    this.json.parts = [];
-    this.mode = Mode.TEXT;
-    this.line.indent = -1;
-    return true;
-  }
-
+/** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
+class DsmlCapture extends Prose {
   // ---- CAPTURE ------------------------------------------------------------------------
 
   _startCapture(level, end) {
@@ -6091,12 +2551,6 @@ class Scanner {
   }
 
   /** TEXT resumes after `text`: the line state its last line leaves. */
-  /** A block or message ended where TEXT resumes, mid-line. */
-  _resumeText() {
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-  }
-
   _textResumes(text) {
     this.mode = Mode.TEXT;
     const nl = text.lastIndexOf('\n');
@@ -6752,6 +3206,4585 @@ class Scanner {
     this.pos = 0;
     return true;
   }
+}
+
+module.exports = { DsmlCapture, skipAt, toolCallsEvent };
+  },
+  "src/errors.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Every error class of callsieve. Misuse of the API throws; malformed *content* never throws (R4):
+ * it becomes text. Port of python/callsieve/errors.py.
+ */
+
+/** Base class of every error callsieve throws. */
+class CallsieveError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A chunk, text or option had the wrong type (e.g. a Buffer instead of a string). */
+class InputTypeError extends CallsieveError {}
+
+/** `feed()` or `flush()` was called on a sieve that was already flushed. */
+class SieveClosedError extends CallsieveError {}
+
+/** An option was unknown or had an invalid value. */
+class OptionsError extends CallsieveError {}
+
+/** The event stream cannot be read: invalid UTF-8, a `data:` that is not JSON, data after `[DONE]`. */
+class SSEFormatError extends CallsieveError {}
+
+/** An OpenAI chunk or response has a shape the rewriter cannot carry through unchanged. */
+class OpenAIFormatError extends CallsieveError {}
+
+/** A driver-protocol request that cannot be answered (docs/DRIVER.md); not a library error. */
+class BadRequest extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'BadRequest';
+  }
+}
+
+/** A bad gateway setting (command line or environment): the server bin exits 2. */
+class UsageError extends Error {}
+
+/** The type of a value, for error messages. */
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return (v.constructor && v.constructor.name) || 'object';
+  return typeof v;
+}
+
+/** An options object with only `known` keys (null or undefined: none); returns it or `{}`. */
+function checkOptions(opts, known) {
+  if (opts === undefined || opts === null) return {};
+  if (typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
+  }
+  const unknown = Object.keys(opts).filter((k) => !known.includes(k)).sort();
+  if (unknown.length) throw new OptionsError(`unknown option(s): ${unknown.join(', ')}`);
+  return opts;
+}
+
+module.exports = {
+  CallsieveError,
+  InputTypeError,
+  SieveClosedError,
+  OptionsError,
+  SSEFormatError,
+  OpenAIFormatError,
+  BadRequest,
+  UsageError,
+  typeName,
+  checkOptions,
+};
+  },
+  "src/fences.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The scanner's fence-line recognizer (Python's fences.py): `FenceLine` and its step results, shared
+ * by TEXT, FENCE and CDATA. See scanner.js for the layers of the scanner.
+ */
+
+const RUNS = { '`': /`+/y, '~': /~+/y };
+const BLANKS = /[ \t\r]*/y;
+
+// FenceLine.step results
+const WAIT = 0; // consumed to the end of the buffer; still deciding
+const PLAIN = 1; // not (or no longer) a fence line start: the rest of the line is the mode's
+const RUN_END = 2; // a run ended: `char` and `run` say which and how long
+const TAIL_END = 3; // the blanks after a closing run ended (at a newline: the line closes)
+
+function matchAt(re, s, pos) {
+  re.lastIndex = pos;
+  return re.exec(s);
+}
+
+/**
+ * The fence-line recognizer (D2), written once: at a line start up to 3 spaces of indent, then a
+ * run of backticks or tildes; after a closing run only blanks to the end of the line. It consumes
+ * incrementally (a run or a tail of any length, across chunks) and reports what it found; the
+ * calling mode owns the consumed characters and decides what a run means.
+ */
+class FenceLine {
+  constructor() {
+    this.indent = 0; // spaces seen at this line start; -1: past the line start
+    this.char = ''; // the character of the run being counted
+    this.run = 0; // length of that run (0: none)
+    this.tail = false; // after a closing run: only blanks may follow
+    this.end = 0; // where the last `step` stopped (Python returns it with the result)
+  }
+
+  lineStart() {
+    this.indent = 0;
+    this.run = 0;
+    this.tail = false;
+  }
+
+  midLine() {
+    this.indent = -1;
+    this.run = 0;
+    this.tail = false;
+  }
+
+  /** Count a run that starts at `buf[pos]` (not at a line start); returns its end so far. */
+  startRun(buf, pos) {
+    this.char = buf[pos];
+    const end = pos + matchAt(RUNS[this.char], buf, pos)[0].length;
+    this.run = end - pos;
+    return end;
+  }
+
+  /**
+   * Consume line-start characters of `buf[pos:]`; `chars` are the run characters this mode
+   * accepts. Returns the result; `buf[pos:this.end]` was consumed.
+   */
+  step(buf, pos, chars) {
+    const n = buf.length;
+    if (this.tail) {
+      const k = pos + matchAt(BLANKS, buf, pos)[0].length;
+      this.end = k;
+      if (k >= n) return WAIT;
+      this.tail = false;
+      this.indent = -1;
+      return TAIL_END;
+    }
+    if (!this.run) {
+      if (this.indent < 0) {
+        this.end = pos;
+        return PLAIN;
+      }
+      while (pos < n && buf[pos] === ' ' && this.indent < 3) {
+        this.indent += 1;
+        pos += 1;
+      }
+      this.end = pos;
+      if (pos >= n) return WAIT;
+      const c = buf[pos];
+      if (!chars.includes(c)) {
+        this.indent = -1;
+        return PLAIN;
+      }
+      this.char = c;
+    } else if (pos >= n) {
+      this.end = pos;
+      return WAIT;
+    }
+    const m = matchAt(RUNS[this.char], buf, pos);
+    if (m) {
+      this.run += m[0].length;
+      pos += m[0].length;
+      if (pos >= n) {
+        this.end = pos;
+        return WAIT;
+      }
+    }
+    this.end = pos;
+    this.indent = -1;
+    return RUN_END;
+  }
+
+  /** Does a fence run (3 of the same backtick or tilde) start at `buf[pos]`? null: wait. */
+  static opensAt(buf, pos, final) {
+    const c = buf[pos];
+    let k = pos;
+    const n = buf.length;
+    while (k < n && k < pos + 3 && buf[k] === c) k++;
+    if (k - pos < 3 && k === n && !final) return null;
+    return k - pos >= 3;
+  }
+}
+
+module.exports = { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt };
+  },
+  "src/formats.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The format table and the presets (R14.9, R17, R19): GENERATED from python/callsieve/formats.py by
+ * scripts/build/gen_formats.py. Do not edit; edit the Python table and run the script.
+ */
+
+const TABLE = {
+  "formats": [
+    {
+      "name": "dsml",
+      "rule": "R1-R3",
+      "summary": "<|DSML|tool_calls> and <tool_calls> blocks (the seed's dialect)",
+      "engine": "shell",
+      "default": true,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "function_calls",
+      "rule": "R14.1-R14.3",
+      "summary": "DeepSeek-V3.2 <｜DSML｜function_calls> blocks",
+      "engine": "shell",
+      "default": true,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "tokens",
+      "rule": "R14.4-R14.5",
+      "summary": "DeepSeek V3 / R1 / V3.1 <｜tool▁calls▁begin｜> sections",
+      "engine": "tokens",
+      "default": true,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "hermes",
+      "rule": "R17.1",
+      "summary": "Hermes / Qwen2.5 / Qwen3: <tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<tool_call>",
+      "closer": "</tool_call>",
+      "grammar": "json_call",
+      "body": "json",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "qwen3_coder",
+      "rule": "R17.2",
+      "summary": "Qwen3-Coder: <tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<tool_call>",
+      "closer": "</tool_call>",
+      "grammar": "function_tags",
+      "body": "function",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "seed_oss",
+      "rule": "R17.2",
+      "summary": "Seed-OSS: the Qwen3-Coder body inside <seed:tool_call> … </seed:tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<seed:tool_call>",
+      "closer": "</seed:tool_call>",
+      "grammar": "function_tags",
+      "body": "function",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "glm",
+      "rule": "R17.3",
+      "summary": "GLM-4.5 to 5.x: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>",
+      "engine": "block",
+      "default": true,
+      "opener": "<tool_call>",
+      "closer": "</tool_call>",
+      "grammar": "arg_pairs",
+      "body": "name",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "minimax",
+      "rule": "R17.4",
+      "summary": "<minimax:tool_call><invoke name=\"N\"><parameter name=\"K\">V</parameter></invoke>…",
+      "engine": "block",
+      "default": true,
+      "opener": "<minimax:tool_call>",
+      "closer": "</minimax:tool_call>",
+      "grammar": "invoke_tags",
+      "body": "",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "kimi_k2",
+      "rule": "R17.5",
+      "summary": "Kimi-K2: <|tool_calls_section_begin|> <|tool_call_begin|>functions.NAME:0 … sections",
+      "engine": "block",
+      "default": true,
+      "opener": "<|tool_calls_section_begin|>",
+      "closer": "<|tool_calls_section_end|>",
+      "grammar": "kimi_calls",
+      "body": "",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "mistral",
+      "rule": "R17.7",
+      "summary": "Mistral: [TOOL_CALLS]NAME[ARGS]{…} (v11+) or [TOOL_CALLS][{\"name\": …, \"arguments\": {…}}]",
+      "engine": "mistral",
+      "default": true,
+      "opener": "[TOOL_CALLS]",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "llama_json",
+      "rule": "R17.8",
+      "summary": "Llama 3.x: [<|python_tag|>]{\"name\": …, \"parameters\": {…}} (JSON calls in prose; off by default)",
+      "engine": "json",
+      "default": false,
+      "opener": "",
+      "closer": "",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [],
+      "strays": [
+        "<|python_tag|>",
+        "<|eom_id|>",
+        "<|eot_id|>"
+      ]
+    },
+    {
+      "name": "pythonic",
+      "rule": "R17.8",
+      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
+      "engine": "block",
+      "default": false,
+      "opener": "<|python_start|>",
+      "closer": "<|python_end|>",
+      "grammar": "pythonic_calls",
+      "body": "",
+      "eofRepair": true,
+      "alsoOpens": [],
+      "strays": []
+    },
+    {
+      "name": "harmony",
+      "rule": "R17.6",
+      "summary": "gpt-oss Harmony: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>",
+      "engine": "harmony",
+      "default": true,
+      "opener": "<|start|>",
+      "closer": "<|end|>",
+      "grammar": "",
+      "body": "",
+      "eofRepair": false,
+      "alsoOpens": [
+        "<|channel|>"
+      ],
+      "strays": [
+        "<|call|>",
+        "<|return|>"
+      ]
+    }
+  ],
+  "presets": [
+    {
+      "name": "deepseek-v3",
+      "models": "DeepSeek-V3 (0324)",
+      "formats": [
+        "tokens"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "deepseek-r1",
+      "models": "DeepSeek-R1 (the prompt opens <think>)",
+      "formats": [
+        "tokens"
+      ],
+      "reasoning": "open",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "deepseek-v3.1",
+      "models": "DeepSeek-V3.1 / V3.1-Terminus",
+      "formats": [
+        "tokens"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "deepseek-v3.2",
+      "models": "DeepSeek-V3.2 (DSML function_calls)",
+      "formats": [
+        "function_calls",
+        "tokens"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "deepseek-v4",
+      "models": "DeepSeek-V4 (DSML tool_calls)",
+      "formats": [
+        "dsml",
+        "function_calls"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "qwen3",
+      "models": "Qwen2.5 / Qwen3 / QwQ (Hermes JSON)",
+      "formats": [
+        "hermes"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "qwen3-coder",
+      "models": "Qwen3-Coder, Qwen3.5+ (XML parameters)",
+      "formats": [
+        "qwen3_coder",
+        "hermes"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "seed-oss",
+      "models": "ByteDance Seed-OSS",
+      "formats": [
+        "seed_oss"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<seed:think>",
+        "</seed:think>"
+      ]
+    },
+    {
+      "name": "glm-4.5",
+      "models": "GLM-4.5 / 4.6",
+      "formats": [
+        "glm"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "glm-4.7",
+      "models": "GLM-4.7 / 5.x",
+      "formats": [
+        "glm"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "minimax-m2",
+      "models": "MiniMax-M2",
+      "formats": [
+        "minimax"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "kimi-k2",
+      "models": "Kimi-K2 / K2-Thinking",
+      "formats": [
+        "kimi_k2"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "mistral",
+      "models": "Mistral / Magistral / Devstral",
+      "formats": [
+        "mistral"
+      ],
+      "reasoning": "auto",
+      "think": [
+        "[THINK]",
+        "[/THINK]"
+      ]
+    },
+    {
+      "name": "llama3",
+      "models": "Llama 3.1 / 3.2 / 3.3 (JSON calls)",
+      "formats": [
+        "llama_json"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "llama4",
+      "models": "Llama 4 (pythonic calls, JSON too)",
+      "formats": [
+        "pythonic",
+        "llama_json"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    },
+    {
+      "name": "gpt-oss",
+      "models": "gpt-oss (Harmony channels; analysis is reasoning)",
+      "formats": [
+        "harmony"
+      ],
+      "reasoning": "off",
+      "think": [
+        "<think>",
+        "</think>"
+      ]
+    }
+  ]
+};
+
+const FORMAT_TABLE = Object.freeze(TABLE.formats.map((f) => Object.freeze(f)));
+const FORMATS = Object.freeze(Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f])));
+const ALL_FORMATS = new Set(Object.keys(FORMATS));
+const DEFAULT_FORMATS = new Set(FORMAT_TABLE.filter((f) => f.default).map((f) => f.name));
+// the rows whose special tokens the scanner matches at an open angle (Python's BLOCK_FORMATS)
+const SPECIAL_ENGINES = ['block', 'harmony', 'json'];
+const BLOCK_FORMATS = Object.freeze(FORMAT_TABLE.filter((f) => SPECIAL_ENGINES.includes(f.engine)));
+const PRESET_TABLE = Object.freeze(TABLE.presets.map((p) => Object.freeze(p)));
+const PRESETS = Object.freeze(Object.fromEntries(PRESET_TABLE.map((p) => [p.name, p])));
+
+/** Python's dropped_markers(): what a row or preset drops where it stands alone (D47, R15, R17.10). */
+function droppedMarkers() {
+  const rows = FORMAT_TABLE.flatMap((f) => [f.closer, ...f.strays]);
+  return [...new Set([...rows, ...PRESET_TABLE.flatMap((p) => p.think)].filter((m) => m))];
+}
+
+module.exports = {
+  ALL_FORMATS, BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, FORMAT_TABLE, PRESETS, PRESET_TABLE, TABLE,
+  droppedMarkers,
+};
+  },
+  "src/gateway.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway's routes (`gatewayRoutes`): chat completions (the request to upstream, in `prompt`
+ * mode prepared first, and the answer through the rewriters), models (proxied) and readiness, with
+ * the log line and counters of each request. Port of python/callsieve/gateway.py (its _Gateway).
+ */
+
+const { ChatCompletionStreamRewriter } = __require("src/chunks.js");
+const { rewriteChatCompletion } = __require("src/completion.js");
+const { preparePromptRequest, responseOptions } = __require("src/request.js");
+const { PRESETS } = __require("src/formats.js");
+const { jsonText } = __require("src/jsontext.js");
+const { LOG_LEVELS, choosePreset, presetPattern } = __require("src/config.js");
+const { Metrics } = __require("src/metrics.js");
+const { checkIndexes, relayStream } = __require("src/relay.js");
+const { passHeaders, upstreamHeaders, upstreamRequest } = __require("src/upstream.js");
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function errorBody(message, type, code = null) {
+  return JSON.stringify({ error: { message, type, param: null, code } });
+}
+
+function sendJSON(res, status, body, headers = {}) {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** `Text/Event-Stream; charset=UTF-8` -> `text/event-stream` (media types ignore case, RFC 9110). */
+function mediaType(value) {
+  return String(value || '').split(';', 1)[0].trim().toLowerCase();
+}
+
+function tooLarge(limit) {
+  return errorBody(`the request body is longer than ${limit} bytes`, 'invalid_request_error', 'request_too_large');
+}
+
+/** The request body, or null as soon as it is longer than `limit` (from its Content-Length, or
+ * while it streams in: what came is not kept past the limit; the rest is read and dropped). */
+function readBody(req, limit) {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    let n = 0;
+    let settled = false;
+    req.on('data', (p) => {
+      if (settled) return;
+      n += p.length;
+      if (n > limit) {
+        settled = true;
+        parts.length = 0;
+        resolve(null);
+      } else parts.push(p);
+    });
+    req.on('end', () => {
+      if (!settled) resolve(Buffer.concat(parts));
+      settled = true;
+    });
+    req.on('error', (e) => {
+      if (!settled) reject(e);
+      settled = true;
+    });
+  });
+}
+
+/** The routes of a gateway with the checked config `cfg`, and what they share: the metrics, the
+ * log (`emit`) and the end of a request (`finish`: its log line and counters). */
+function gatewayRoutes(cfg) {
+  const metrics = new Metrics();
+  const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
+  const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
+  const optionsByPreset = new Map();
+  /** The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config gives
+   * them (D52); without a preset, the config's or the library's defaults. */
+  const sieveOptions = (preset) => {
+    let got = optionsByPreset.get(preset);
+    if (got === undefined) {
+      const p = preset === null ? null : PRESETS[preset];
+      got = {
+        formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
+        reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
+        preset, // (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
+      };
+      optionsByPreset.set(preset, got);
+    }
+    return got;
+  };
+
+  /** One log line at `level` (debug, info, warning, error): text, or JSON with `fields`. */
+  function emit(level, message, fields = {}) {
+    if (!cfg.log || LOG_LEVELS.indexOf(level) < threshold) return;
+    const time = new Date().toISOString();
+    if (cfg.logFormat === 'json') {
+      cfg.log(JSON.stringify({ time, level, logger: 'callsieve.server', message, ...fields }));
+    } else cfg.log(`${time} callsieve.server ${level.toUpperCase()} ${message}`);
+  }
+
+  function finish(endpoint, req, status, t0, out) {
+    req.logged = true;
+    const dt = (performance.now() - t0) / 1000;
+    const key = `${endpoint} ${status}`;
+    metrics.requests.set(key, (metrics.requests.get(key) || 0) + 1);
+    const d = metrics.durationSum.get(endpoint) || [0, 0];
+    metrics.durationSum.set(endpoint, [d[0] + 1, d[1] + dt]);
+    if (endpoint === 'chat') metrics.presets.set(out.preset || '-', (metrics.presets.get(out.preset || '-') || 0) + 1);
+    const st = out.stats || {};
+    metrics.blocks += st.blocks || 0;
+    metrics.calls += st.calls || 0;
+    metrics.rejected += st.rejectedCalls || 0;
+    metrics.capture += st.captureLimitReleases || 0;
+    metrics.repaired += st.repairedBlocks || 0;
+    const path = req.url.split('?')[0];
+    emit(
+      'info',
+      `${req.method} ${path} ${status} ${dt.toFixed(3)}s ` +
+        `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
+        `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
+        `capture_limit=${st.captureLimitReleases || 0}` +
+        (out.end ? ` end=${out.end}` : '') +
+        ` preset=${out.preset || '-'} request_id=${req.requestId}`,
+      {
+        method: req.method,
+        path,
+        status,
+        duration: Math.round(dt * 1e6) / 1e6,
+        stream: Boolean(out.stream),
+        blocks: st.blocks || 0,
+        calls: st.calls || 0,
+        rejected: [...(out.rejected || [])],
+        repaired: st.repairedBlocks || 0,
+        capture_limit: st.captureLimitReleases || 0,
+        end: out.end || null,
+        preset: out.preset || null,
+        request_id: req.requestId,
+      },
+    );
+  }
+
+  function failed(e, res, endpoint, req, t0, out) {
+    const timeout = e.kind === 'timeout';
+    metrics.upstreamError(timeout ? 'timeout' : 'connect');
+    const status = timeout ? 504 : 502;
+    sendJSON(
+      res,
+      status,
+      timeout
+        ? errorBody(`upstream timed out: ${e.message}`, 'upstream_timeout')
+        : errorBody(`upstream unreachable: ${e.code || e.message}`, 'upstream_error'),
+    );
+    finish(endpoint, req, status, t0, out);
+  }
+
+  async function plain(upRes) {
+    const parts = [];
+    for await (const p of upRes) parts.push(p);
+    return Buffer.concat(parts);
+  }
+
+  async function models(req, res) {
+    const t0 = performance.now();
+    const upReq = upstreamRequest(cfg, 'GET', '/models', upstreamHeaders(cfg, req), null);
+    const promise = upReq.promise;
+    res.on('close', () => {
+      if (!res.writableFinished) upReq.destroy();
+    });
+    let up;
+    try {
+      up = await promise;
+    } catch (e) {
+      return failed(e, res, 'models', req, t0, {});
+    }
+    let body;
+    try {
+      body = await plain(up);
+    } catch (e) {
+      return failed(upReq.state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'models', req, t0, {});
+    }
+    res.writeHead(up.statusCode, passHeaders(up));
+    res.end(body);
+    finish('models', req, up.statusCode, t0, {});
+  }
+
+  /** 200 once the upstream answers `GET /models` (any status below 500), else 503. */
+  async function ready(req, res) {
+    const headers = { accept: 'application/json' };
+    if (cfg.upstreamApiKey) headers.authorization = `Bearer ${cfg.upstreamApiKey}`;
+    const probe = { ...cfg, timeout: Math.min(cfg.timeout, 5), connectTimeout: Math.min(cfg.connectTimeout, 5) };
+    const upReq = upstreamRequest(probe, 'GET', '/models', headers, null);
+    let status;
+    try {
+      const up = await upReq.promise;
+      await plain(up);
+      status = up.statusCode;
+    } catch {
+      upReq.destroy();
+      return sendJSON(res, 503, errorBody('the upstream does not answer', 'upstream_error', 'upstream_not_ready'));
+    }
+    if (status >= 500) {
+      return sendJSON(res, 503, errorBody(`the upstream answers /models with ${status}`, 'upstream_error', 'upstream_not_ready'));
+    }
+    return sendJSON(res, 200, '{"status":"ready"}');
+  }
+
+  async function chat(req, res) {
+    const t0 = performance.now();
+    const out = { stream: false, stats: null, rejected: [], end: '', preset: null };
+    let raw = await readBody(req, cfg.maxBodyBytes);
+    if (raw === null) {
+      sendJSON(res, 413, tooLarge(cfg.maxBodyBytes), { connection: 'close' });
+      return finish('chat', req, 413, t0, out);
+    }
+    let text;
+    try {
+      text = UTF8.decode(raw);
+    } catch {
+      sendJSON(res, 400, errorBody('the request body is not valid UTF-8', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      sendJSON(res, 400, errorBody('the request body is not JSON', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      sendJSON(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    const tools = Array.isArray(body.tools) ? body.tools : null;
+    out.preset = choosePreset(body.model, patterns, cfg.preset);
+    let options;
+    try {
+      // tool_choice and parallel_tool_calls, for the rewriters; tool_choice "none" goes through
+      // them too, in prompt mode as well: its markup stays the model's text (released verbatim),
+      // its reasoning comes out as in any other answer
+      options = { ...responseOptions(body), ...sieveOptions(out.preset) };
+      if (cfg.mode === 'prompt') raw = Buffer.from(jsonText(preparePromptRequest(body)));
+    } catch (e) {
+      sendJSON(res, 400, errorBody(String(e.message), 'invalid_request_error'));
+      return finish('chat', req, 400, t0, out);
+    }
+    const headers = { ...upstreamHeaders(cfg, req), 'content-type': 'application/json' };
+    const upReq = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
+    const { promise, state } = upReq;
+    let clientGone = false;
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        clientGone = true;
+        upReq.destroy(); // the client left: cancel the upstream request now
+      }
+    });
+    let up;
+    try {
+      up = await promise;
+    } catch (e) {
+      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
+      return failed(e, res, 'chat', req, t0, out);
+    }
+    const ctype = mediaType(up.headers['content-type']);
+    if (up.statusCode < 400 && ctype === 'text/event-stream') {
+      out.stream = true;
+      return relayStream(gw, req, res, up, upReq, state, new ChatCompletionStreamRewriter({
+        tools,
+        unknownTools: cfg.unknownTools,
+        streamArguments: cfg.streamArguments,
+        ...options,
+      }), out, t0);
+    }
+    let data;
+    try {
+      data = await plain(up);
+    } catch (e) {
+      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
+      return failed(state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'chat', req, t0, out);
+    }
+    if (up.statusCode >= 400 || ctype !== 'application/json') {
+      res.writeHead(up.statusCode, passHeaders(up));
+      res.end(data);
+      return finish('chat', req, up.statusCode, t0, out);
+    }
+    try {
+      const stats = {};
+      const value = JSON.parse(data.toString('utf8'));
+      checkIndexes(value);
+      text = jsonText(rewriteChatCompletion(value, {
+        tools,
+        unknownTools: cfg.unknownTools,
+        rejectedToolNames: out.rejected,
+        stats,
+        ...options,
+      }));
+      out.stats = stats;
+    } catch (e) {
+      metrics.upstreamError('format');
+      sendJSON(res, 502, errorBody(`upstream answer cannot be read: ${e.message}`, 'upstream_error'));
+      return finish('chat', req, 502, t0, out);
+    }
+    const h = passHeaders(up);
+    h['content-length'] = Buffer.byteLength(text);
+    res.writeHead(up.statusCode, h);
+    res.end(text);
+    return finish('chat', req, up.statusCode, t0, out);
+  }
+
+  const gw = { cfg, metrics, emit, finish, chat, models, ready };
+  return gw;
+}
+
+module.exports = {
+  gatewayRoutes,
+  errorBody,
+  sendJSON,
+  UTF8,
+};
+  },
+  "src/harmony.js": function (module, exports, __require) {
+'use strict';
+/**
+ * gpt-oss Harmony messages (R17.6): the scanner's HARMONY mode, one message at a time.
+ * Port of python/callsieve/harmony.py, function for function; read the module docstring there.
+ * Lengths (MAX_HEADER, the capture limit of a held call) count code points, as Python does.
+ */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+
+// The markers and the header's limit: generated from harmony.py (tables.js).
+const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
+const JS_SPACE = strings.JS_SPACE;
+
+const HEADER = 0;
+const CALL = 1;
+const REASONING = 2;
+const CONTENT = 3;
+const TEXT_MODE = 0; // the scanner's Mode.TEXT (scanbase.js and scanner.js require this module, not the reverse)
+
+class Harmony {
+  constructor() {
+    this.opener = '';
+    this.head = [];
+    this.size = 0; // code points of head, or of a held call body
+    this.kind = HEADER;
+    this.recipient = '';
+    this.body = [];
+  }
+}
+
+/** The index `room` code points after `pos` (or buf.length). */
+function advance(buf, pos, room) {
+  let i = pos;
+  const n = buf.length;
+  while (room > 0 && i < n) {
+    const c = buf.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (buf.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+    room--;
+  }
+  return room > 0 ? -1 : i;
+}
+
+function start(sc, opener, end) {
+  const hm = sc.hm;
+  hm.opener = opener;
+  hm.head = [];
+  hm.size = 0;
+  hm.kind = HEADER;
+  hm.recipient = '';
+  hm.body = [];
+  sc.pos = end;
+}
+
+function step(sc, final) {
+  return sc.hm.kind === HEADER ? header(sc, final) : body(sc, final);
+}
+
+function header(sc, final) {
+  const hm = sc.hm;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  const room = MAX_HEADER - hm.size;
+  const limit = advance(buf, pos, room); // where the room ends (-1: past the buffer)
+  const lim = limit < 0 ? n : limit;
+  let i = buf.indexOf(MESSAGE, pos);
+  if (i > lim) i = -1;
+  let nl = buf.indexOf('\n', pos);
+  if (nl >= lim) nl = -1;
+  if (nl >= 0 && (i < 0 || nl < i)) return headerFails(sc, nl);
+  if (i >= 0) {
+    hm.head.push(buf.slice(pos, i));
+    sc.pos = i + MESSAGE.length;
+    readHeader(sc);
+    return true;
+  }
+  if ((limit >= 0 && n - limit > MESSAGE.length - 1) || final) return headerFails(sc, lim);
+  const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
+  const piece = buf.slice(pos, keep);
+  hm.head.push(piece);
+  hm.size += strings.codePoints(piece);
+  sc.pos = keep;
+  return false;
+}
+
+function headerFails(sc, at) {
+  const hm = sc.hm;
+  const text = hm.opener + hm.head.join('') + sc.buf.slice(sc.pos, at);
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function readHeader(sc) {
+  const hm = sc.hm;
+  const head = hm.head.join('');
+  let channel = '';
+  const c = head.indexOf(CHANNEL);
+  if (hm.opener === CHANNEL) channel = firstWord(head);
+  else if (c >= 0) channel = firstWord(head.slice(c + CHANNEL.length));
+  hm.recipient = recipient(head);
+  hm.head = [hm.opener + head + MESSAGE];
+  hm.size = 0;
+  if (hm.recipient) hm.kind = CALL;
+  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function firstWord(s) {
+  let i = 0;
+  const n = s.length;
+  while (i < n && JS_SPACE.includes(s[i])) i++;
+  let j = i;
+  while (j < n && !JS_SPACE.includes(s[j]) && s[j] !== '<') j++;
+  return s.slice(i, j);
+}
+
+function recipient(head) {
+  let k = head.indexOf('to=');
+  while (k > 0 && !JS_SPACE.includes(head[k - 1]) && head[k - 1] !== '>') k = head.indexOf('to=', k + 1);
+  if (k < 0) return '';
+  return firstWord(head.slice(k + 3));
+}
+
+/** Where a suffix of `buf` that may begin one of `markers` starts (buf.length: none). */
+function partialAt(buf, pos, markers) {
+  const n = buf.length;
+  let j = buf.indexOf('<', Math.max(pos, n - MAX_MARKER + 1));
+  while (j >= 0) {
+    const tail = buf.slice(j);
+    for (const m of markers) if (m.startsWith(tail)) return j;
+    j = buf.indexOf('<', j + 1);
+  }
+  return n;
+}
+
+function markerAt(buf, j) {
+  for (const m of BODY_MARKERS) if (buf.startsWith(m, j)) return m;
+  return null;
+}
+
+function body(sc, final) {
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let j = buf.indexOf('<|', pos);
+  while (j >= 0) {
+    const m = markerAt(buf, j);
+    if (m !== null) {
+      take(sc, buf.slice(pos, j));
+      const isEnd = ENDS.includes(m);
+      sc.pos = isEnd ? j + m.length : j;
+      return end(sc, isEnd ? m : '');
+    }
+    if (n - j < MAX_MARKER && !final) {
+      const tail = buf.slice(j);
+      if (BODY_MARKERS.some((x) => x.startsWith(tail))) break;
+    }
+    j = buf.indexOf('<|', j + 2);
+  }
+  if (final) {
+    take(sc, buf.slice(pos));
+    sc.pos = n;
+    return end(sc, '');
+  }
+  const keep = partialAt(buf, pos, BODY_MARKERS);
+  if (keep > pos) {
+    take(sc, buf.slice(pos, keep));
+    sc.pos = keep;
+  }
+  return false;
+}
+
+function take(sc, s) {
+  if (!s) return;
+  const hm = sc.hm;
+  if (hm.kind === REASONING) {
+    sc._flushText();
+    sc.out.push({ type: 'reasoning', text: s });
+  } else if (hm.kind === CONTENT) {
+    sc._emit(s);
+  } else {
+    hm.body.push(s);
+    hm.size += strings.codePoints(s);
+    if (hm.size > sc.maxCapture) {
+      sc._flushText();
+      sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
+      hm.head = [];
+      hm.body = [];
+      hm.kind = CONTENT;
+    }
+  }
+}
+
+function end(sc, endToken) {
+  const hm = sc.hm;
+  if (hm.kind === CALL) {
+    const text = hm.body.join('');
+    const raw = hm.head.join('') + text + endToken;
+    sc.work += text.length;
+    const fn = hm.recipient.startsWith('functions.');
+    const name = strings.trim(fn ? hm.recipient.slice('functions.'.length) : hm.recipient);
+    let ok = true;
+    let args = {};
+    if (strings.trim(text)) [ok, args] = values.jsonValue(text);
+    sc.saw = true;
+    sc._flushText();
+    const e = { type: 'tool_calls', calls: [], raw, format: 'harmony' };
+    let bad = null;
+    if (!fn) bad = { raw: strings.trim(text), reason: 'built-in tool recipient', name: hm.recipient };
+    else if (!name) bad = { raw: strings.trim(text), reason: 'no name' };
+    else if (!ok || args === null || typeof args !== 'object' || Array.isArray(args)) {
+      bad = { raw: strings.trim(text), reason: 'arguments are not a JSON object', name };
+    }
+    if (bad === null) e.calls.push({ name: sc._name(name), input: args });
+    else e.malformed = [bad];
+    sc.out.push(e);
+  }
+  hm.head = [];
+  hm.body = [];
+  sc.mode = TEXT_MODE;
+  sc.line.midLine();
+  return true;
+}
+
+module.exports = { Harmony, MAX_HEADER, start, step };
+  },
+  "src/jsontext.js": function (module, exports, __require) {
+'use strict';
+/**
+ * JSON as JavaScript writes it, and the plain-object helpers JSON values need.
+ * Port of python/callsieve/jsontext.py (`jsonText` is what Python's `json_text` reproduces).
+ *
+ * A Python dict is a plain object here (prototype Object.prototype or null); other objects
+ * (Map, Date, class instances) are "other types", as non-dict objects are in Python.
+ */
+
+const { InputTypeError, typeName } = __require("src/errors.js");
+
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** o[k] when it is an own property (Python's dict.get), else undefined. */
+function get(o, k) {
+  return hasOwn(o, k) ? o[k] : undefined;
+}
+
+/** Any non-null, non-array object (a looser dict test, for arguments and chunks). */
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Is `v` what Python's schema code takes as a dict: a plain object? */
+function isDict(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v);
+  return p === null || p === Object.prototype || Object.getPrototypeOf(p) === null; // any realm
+}
+
+/** obj[k] = v as an own data property (also for `__proto__`). */
+function setKey(obj, k, v) {
+  if (k === '__proto__') {
+    Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[k] = v;
+  }
+}
+
+/**
+ * `s` as inside a JSON string literal written by JSON.stringify (no quotes): a string value
+ * streamed in pieces (R16) escapes to the same text as whole, piece by piece, as long as no piece
+ * ends between the two halves of a surrogate pair (ArgumentsWriter holds those back).
+ */
+function jsonStringBody(s) {
+  const q = JSON.stringify(s);
+  return q.slice(1, q.length - 1);
+}
+
+/** A number as Number#toString (and JSON.stringify) writes it; NaN/±Infinity -> "null". */
+function jsNumber(x) {
+  if (typeof x === 'bigint') return String(x); // Python int: all its digits
+  if (typeof x !== 'number') throw new InputTypeError(`not a number: ${typeName(x)}`);
+  return Number.isFinite(x) ? String(x) : 'null'; // String(-0) is "0", as in Python
+}
+
+/** The [key, value] pairs of a plain object in JavaScript property order (its own order here). */
+function jsKeys(obj) {
+  if (!isDict(obj)) throw new InputTypeError(`not an object: ${typeName(obj)}`);
+  return Object.keys(obj).map((k) => [k, obj[k]]);
+}
+
+// JSON.stringify leaves these out of objects and writes them as null in arrays.
+function isSkipped(v) {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+class Lit {
+  constructor(s, done = null) {
+    this.s = s;
+    this.done = done; // the container this piece closes
+  }
+}
+
+/**
+ * Compact JSON text, as JSON.stringify writes it for JSON-like values: plain objects, arrays,
+ * strings, numbers, booleans, null. Iterative, so any depth works (JSON.stringify has a stack
+ * limit). Throws InputTypeError for other types, a cyclic value, or a value JSON.stringify
+ * would not write (undefined, a function, a symbol).
+ */
+function jsonText(value) {
+  if (isSkipped(value)) throw new InputTypeError(`not a JSON value: ${typeName(value)}`);
+  const out = [];
+  const stack = [value];
+  const open = new Set(); // containers being written: meeting one again is a cycle
+  while (stack.length) {
+    const v = stack.pop();
+    if (v instanceof Lit) {
+      out.push(v.s);
+      if (v.done !== null) open.delete(v.done);
+    } else if (typeof v === 'string') {
+      out.push(JSON.stringify(v)); // the same escapes as Python's _quote
+    } else if (v === null) {
+      out.push('null');
+    } else if (typeof v === 'boolean') {
+      out.push(v ? 'true' : 'false');
+    } else if (typeof v === 'number') {
+      out.push(jsNumber(v));
+    } else if (Array.isArray(v) || isDict(v)) {
+      if (open.has(v)) throw new InputTypeError('not a JSON value: cyclic structure');
+      open.add(v);
+      const items = [];
+      if (Array.isArray(v)) {
+        items.push(new Lit('['));
+        for (let i = 0; i < v.length; i++) {
+          if (i) items.push(new Lit(','));
+          items.push(isSkipped(v[i]) ? null : v[i]);
+        }
+        items.push(new Lit(']', v));
+      } else {
+        items.push(new Lit('{'));
+        let first = true;
+        for (const k of Object.keys(v)) {
+          if (isSkipped(v[k])) continue;
+          items.push(new Lit((first ? '' : ',') + JSON.stringify(k) + ':'));
+          items.push(v[k]);
+          first = false;
+        }
+        items.push(new Lit('}', v));
+      }
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+    } else {
+      throw new InputTypeError(`not a JSON value: ${typeName(v)}`);
+    }
+  }
+  return out.join('');
+}
+
+module.exports = { hasOwn, get, isDict, isObject, setKey, jsNumber, jsKeys, jsonStringBody, jsonText };
+  },
+  "src/metrics.js": function (module, exports, __require) {
+'use strict';
+/** What the gateway counts: the counters of /metrics, in the Prometheus text format. Port of
+ * python/callsieve/metrics.py (which uses prometheus_client). */
+
+/** The counters of /metrics, in the Prometheus text format. */
+class Metrics {
+  constructor() {
+    this.requests = new Map(); // "endpoint status" -> count
+    this.durationSum = new Map();
+    this.blocks = 0;
+    this.calls = 0;
+    this.rejected = 0;
+    this.capture = 0;
+    this.repaired = 0;
+    this.upstreamErrors = new Map();
+    this.disconnects = 0;
+    this.active = 0;
+    this.presets = new Map(); // preset ('-': none) -> chat requests
+  }
+
+  text() {
+    const lines = [];
+    const counter = (name, help, rows) => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
+      for (const [labels, v] of rows) lines.push(`${name}_total${labels} ${v}`);
+    };
+    const label = (obj) =>
+      '{' + Object.entries(obj).map(([k, v]) => `${k}="${String(v).replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : '\\' + c))}"`).join(',') + '}';
+    counter('callsieve_requests', 'Requests answered', [...this.requests].map(([k, v]) => {
+      const [endpoint, status] = k.split(' ');
+      return [label({ endpoint, status }), v];
+    }));
+    lines.push('# HELP callsieve_request_duration_seconds Time from request to the end of the answer');
+    lines.push('# TYPE callsieve_request_duration_seconds summary');
+    for (const [endpoint, [n, sum]] of this.durationSum) {
+      lines.push(`callsieve_request_duration_seconds_count${label({ endpoint })} ${n}`);
+      lines.push(`callsieve_request_duration_seconds_sum${label({ endpoint })} ${sum}`);
+    }
+    counter('callsieve_blocks', 'Tool-call blocks recognized', [['', this.blocks]]);
+    counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
+    counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
+    counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
+    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
+    counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
+    counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
+    counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
+    lines.push('# HELP callsieve_active_streams Streams in progress', '# TYPE callsieve_active_streams gauge');
+    lines.push(`callsieve_active_streams ${this.active}`);
+    return lines.join('\n') + '\n';
+  }
+
+  upstreamError(kind) {
+    this.upstreamErrors.set(kind, (this.upstreamErrors.get(kind) || 0) + 1);
+  }
+}
+
+module.exports = {
+  Metrics,
+};
+  },
+  "src/mistral.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Mistral tool calls (R17.7): the scanner's MISTRAL mode, from `[TOOL_CALLS]` to the end of its JSON.
+ * Port of python/callsieve/mistral.py, function for function; read the module docstring there.
+ * MAX_HEAD and the capture limit count code points, as Python does.
+ */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+const { Body, jsonItem, nameOk } = __require("src/blocks.js");
+
+// The markers and the head's limit: generated from mistral.py (tables.js).
+const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
+const OUT = /["{}\[\]]/g;
+const IN = /["\\]/g;
+const HEAD = 0;
+const JSON_STAGE = 1;
+
+class Mistral {
+  constructor() {
+    this.stage = HEAD;
+    this.head = [];
+    this.size = 0;
+    this.json = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.esc = false;
+    this.over = false;
+    this.blank = true;
+  }
+}
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
+function matchMarker(s, i, final) {
+  if (s.startsWith(MARKER, i)) return [MARKER, i + MARKER.length];
+  if (!final && s.length - i < MARKER.length && MARKER.startsWith(s.slice(i))) return 'more';
+  return null;
+}
+
+function start(sc, end) {
+  const m = sc.mi;
+  m.stage = HEAD;
+  m.head = [];
+  m.size = 0;
+  m.json = [];
+  m.depth = 0;
+  m.inStr = false;
+  m.esc = false;
+  m.over = false;
+  m.blank = true;
+  sc.pos = end;
+}
+
+function step(sc, final) {
+  return sc.mi.stage === HEAD ? head(sc, final) : json(sc, final);
+}
+
+function tagAt(buf, i, final) {
+  for (const tag of [ARGS, CALL_ID]) if (buf.startsWith(tag, i)) return tag;
+  const rest = buf.slice(i, i + CALL_ID.length);
+  if (!final && [ARGS, CALL_ID].some((t) => rest.length < t.length && buf.length - i < t.length && t.startsWith(rest))) return 'more';
+  return null;
+}
+
+function head(sc, final) {
+  const m = sc.mi;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  while (i < n) {
+    const c = buf[i];
+    if (c === '\n' || (m.size >= MAX_HEAD && !isLow(buf.charCodeAt(i)))) return fails(sc, i);
+    if (c === '[') {
+      const tag = tagAt(buf, i, final);
+      if (tag === 'more') break;
+      if (tag === ARGS) {
+        let k = i + ARGS.length;
+        const room = MAX_HEAD - m.size - ARGS.length;
+        while (k < n && (buf[k] === ' ' || buf[k] === '\t') && k - i - ARGS.length < room) k++;
+        if (k === n && !final) break;
+        if (k < n && buf[k] === '{') {
+          m.head.push(buf.slice(pos, k));
+          sc.pos = k;
+          m.stage = JSON_STAGE;
+          m.size = 0;
+          return true;
+        }
+        return fails(sc, k);
+      }
+      if (tag === null && m.blank) return jsonStarts(sc, i);
+    } else if (c === '{' && m.blank) {
+      return jsonStarts(sc, i);
+    }
+    if (c !== ' ' && c !== '\t') m.blank = false;
+    if (!isLow(buf.charCodeAt(i))) m.size++;
+    i++;
+  }
+  if (final) return fails(sc, n);
+  m.head.push(buf.slice(pos, i));
+  sc.pos = i;
+  return false;
+}
+
+function fails(sc, at) {
+  const m = sc.mi;
+  const text = MARKER + m.head.join('') + sc.buf.slice(sc.pos, at);
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function jsonStarts(sc, i) {
+  const m = sc.mi;
+  m.head.push(sc.buf.slice(sc.pos, i));
+  sc.pos = i;
+  m.stage = JSON_STAGE;
+  m.size = 0;
+  return true;
+}
+
+function json(sc, final) {
+  const m = sc.mi;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  while (i < n) {
+    if (m.inStr) {
+      if (m.esc) {
+        m.esc = false;
+        i++;
+        continue;
+      }
+      IN.lastIndex = i;
+      const hit = IN.exec(buf);
+      if (hit === null) {
+        i = n;
+        break;
+      }
+      i = hit.index + 1;
+      if (hit[0] === '\\') m.esc = true;
+      else m.inStr = false;
+      continue;
+    }
+    OUT.lastIndex = i;
+    const hit = OUT.exec(buf);
+    if (hit === null) {
+      i = n;
+      break;
+    }
+    const c = hit[0];
+    i = hit.index + 1;
+    if (c === '"') m.inStr = true;
+    else if (c === '{' || c === '[') m.depth++;
+    else {
+      m.depth--;
+      if (m.depth <= 0) {
+        take(sc, buf.slice(pos, i));
+        sc.pos = i;
+        return end(sc, true);
+      }
+    }
+  }
+  take(sc, buf.slice(pos, i));
+  sc.pos = i;
+  if (final) return end(sc, false);
+  return false;
+}
+
+function take(sc, s) {
+  const m = sc.mi;
+  if (m.over) {
+    sc._emit(s);
+    return;
+  }
+  m.json.push(s);
+  m.size += strings.codePoints(s);
+  if (m.size > sc.maxCapture) {
+    sc._flushText();
+    sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
+    m.json = [];
+    m.over = true;
+  }
+}
+
+function end(sc, complete) {
+  const m = sc.mi;
+  if (m.over) {
+    sc._resumeText();
+    return true;
+  }
+  const h = m.head.join('');
+  const text = m.json.join('');
+  const raw = MARKER + h + text;
+  sc.work += text.length;
+  const got = complete ? calls(h, text) : null;
+  if (got === null || !(got[0].length || got[1].length)) {
+    // (an empty list holds no call the model meant: D46)
+    sc._emit(raw);
+    sc._textResumes(raw);
+    return true;
+  }
+  const [found, bad] = got;
+  sc.saw = true;
+  sc._flushText();
+  const e = {
+    type: 'tool_calls',
+    calls: found.map((c) => (c.id === undefined ? { name: sc._name(c.name), input: c.input } : { name: sc._name(c.name), input: c.input, id: c.id })),
+    raw,
+    format: 'mistral',
+  };
+  if (bad.length) e.malformed = bad;
+  sc.out.push(e);
+  sc._resumeText();
+  return true;
+}
+
+function isDict(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function bad(raw, reason, name = null) {
+  return name === null ? { raw, reason } : { raw, reason, name };
+}
+
+function calls(head, text) {
+  const found = [];
+  const wrong = [];
+  const [ok, v] = values.jsonValue(text);
+  const h = strings.trim(head);
+  if (!h) {
+    if (!ok) {
+      wrong.push(bad(strings.trim(text), 'not JSON'));
+      return [found, wrong];
+    }
+    const out = new Body();
+    for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
+    return [out.calls, out.malformed];
+  }
+  let name = h;
+  let id = null;
+  const k = h.indexOf(ARGS);
+  if (k >= 0) name = h.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  name = strings.trim(name);
+  if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
+  else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
+  else found.push(id === null ? { name, input: v } : { name, input: v, id });
+  return [found, wrong];
+}
+
+module.exports = { MARKER, Mistral, matchMarker, start, step };
+  },
+  "src/names.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Tool-name resolution and the unknown-tool policy (docs/SPEC.md R10).
+ * Port of python/callsieve/names.py: see its docstring for the funnel and the decisions
+ * (a tie is no match, the loose key and its folding, only the parsed name loses its namespace).
+ */
+
+const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
+const { isObject } = __require("src/jsontext.js");
+const { asciiLower: lower } = __require("src/strings.js");
+const { toolNamesOf } = __require("src/schema.js");
+// The loose level's separators, as a character class: generated from names.py (tables.js).
+const { SEPARATORS } = __require("src/tables.js");
+
+const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
+
+/** `unknownTools` when it is a policy of UNKNOWN_TOOLS_POLICIES, else an OptionsError. */
+function checkPolicy(unknownTools) {
+  if (!UNKNOWN_TOOLS_POLICIES.includes(unknownTools)) {
+    const got = typeof unknownTools === 'string' ? JSON.stringify(unknownTools) : typeName(unknownTools);
+    throw new OptionsError(`unknownTools must be 'keep' or 'reject', got ${got}`);
+  }
+  return unknownTools;
+}
+
+// Code points, as Python iterates a str (a lone surrogate is one).
+function fold(c) {
+  const o = c.codePointAt(0);
+  if (o < 0x80) return c.toLowerCase();
+  if ((o >= 0xc0 && o <= 0x52f) || (o >= 0x1e00 && o <= 0x1fff) || (o >= 0xff21 && o <= 0xff3a)) {
+    const low = c.toLowerCase();
+    return low.length === 1 ? low : c; // 'İ' -> 'i̇' would add a character
+  }
+  return c;
+}
+
+function loose(s) {
+  let out = '';
+  for (const c of s) if (!SEPARATORS.test(c)) out += fold(c);
+  return out;
+}
+
+const TIE = Symbol('tie');
+
+/** Each key to the one declared name that has it, or TIE when different names have it. */
+function table(names, key) {
+  const t = new Map();
+  for (const d of names) {
+    const k = key(d);
+    const found = t.get(k);
+    if (found === undefined) t.set(k, d);
+    else if (found !== d) t.set(k, TIE);
+  }
+  return t;
+}
+
+/**
+ * The lookup tables of one set of declared names (python/callsieve/names.py's DeclaredNames):
+ * built once, so a name costs the characters of its own pieces, whatever the number and length
+ * of the declared names (issue 41 F1). `work` is a debug counter, as Sieve#work: characters
+ * (UTF-16 code units) normalized so far, each declared name three times (one key per table),
+ * then the pieces of each resolved name that a level normalizes.
+ */
+class NameTables {
+  constructor(names) {
+    this.exact = new Set(names);
+    this.trimmed = table(names, (d) => d.trim()); // the namespace level, exactly
+    this.folded = table(names, (d) => lower(d.trim())); // the case-insensitive levels
+    this.loose = table(names, loose); // the loose levels
+    this.work = 3 * names.reduce((sum, d) => sum + d.length, 0);
+  }
+
+  /** The declared name that `name` resolves to, or null (see `resolveToolName`). */
+  resolve(name) {
+    if (this.exact.has(name)) return name;
+    const t = name.trim();
+    this.work += name.length + t.length;
+    let found = this.folded.get(lower(t));
+    const tail = namespaceTail(t);
+    if (found === undefined && tail !== null) {
+      this.work += tail.length;
+      found = this.trimmed.get(tail);
+      if (found === undefined) found = this.folded.get(lower(tail));
+    }
+    for (const part of [t, tail]) {
+      // the loose levels: the whole name, then its last namespace part
+      if (found !== undefined || part === null) break;
+      this.work += part.length;
+      const key = loose(part);
+      if (key) found = this.loose.get(key);
+    }
+    return found === undefined || found === TIE ? null : found; // a tie is no match, and looser levels are not tried
+  }
+}
+
+// Declared-name arrays checked here (frozen) -> their NameTables, built when a first name is
+// resolved (undefined until then): a Sieve or a rewriter, and the sieves it makes, share them.
+const TABLES = new WeakMap();
+
+function checked(names) {
+  Object.freeze(names);
+  TABLES.set(names, undefined);
+  return names;
+}
+
+/** The NameTables of declared names (of an array checked here: built once and kept). */
+function nameTables(names) {
+  let t = TABLES.get(names);
+  if (t === undefined) {
+    t = new NameTables(names);
+    if (TABLES.has(names)) TABLES.set(names, t);
+  }
+  return t;
+}
+
+/** The declared names (R10): `toolNames` when given, else the names of `tools`. */
+function declaredNames(toolNames, tools) {
+  return toolNames === undefined || toolNames === null ? checked(toolNamesOf(tools)) : checkToolNames(toolNames);
+}
+
+/**
+ * Declared tool names as a frozen array (itself when it was checked here already); a single
+ * string or a non-string name is an InputTypeError.
+ */
+function checkToolNames(toolNames) {
+  if (TABLES.has(toolNames)) return toolNames;
+  if (toolNames === undefined || toolNames === null) return checked([]);
+  if (typeof toolNames === 'string' || toolNames instanceof String) {
+    throw new InputTypeError('toolNames must be a list of strings, not a single string');
+  }
+  if (typeof toolNames !== 'object' || typeof toolNames[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`toolNames must be a list of strings, got ${typeName(toolNames)}`);
+  }
+  const names = Array.from(toolNames);
+  for (const n of names) {
+    if (typeof n !== 'string') throw new InputTypeError(`toolNames must hold strings, got ${typeName(n)}`);
+  }
+  return checked(names);
+}
+
+function namespaceTail(name) {
+  const dot = name.lastIndexOf('.');
+  if (dot < 0 || dot === name.length - 1) return null;
+  return name.slice(dot + 1);
+}
+
+/** The R10.1 funnel over already-checked declared names (see `resolveToolName` and nameTables). */
+function resolveName(name, names) {
+  return nameTables(names).resolve(name);
+}
+
+/**
+ * The declared name that `name` resolves to through the R10 funnel, or null (also when `name`
+ * is not a string). Throws InputTypeError when `toolNames` is a single string or holds a non-string.
+ */
+function resolveToolName(name, toolNames) {
+  const names = checkToolNames(toolNames);
+  if (typeof name !== 'string') return null;
+  return resolveName(name, names);
+}
+
+/**
+ * Resolve call names against the declared names and apply the unknown-tool policy (R10.2).
+ * Calls are `{name, input}`; returns `{calls, rejectedToolNames, rejectedByPolicy}`. Throws
+ * OptionsError for another policy, InputTypeError for bad `toolNames` or calls.
+ */
+function applyPolicy(calls, toolNames, unknownTools = 'keep') {
+  checkPolicy(unknownTools);
+  const names = checkToolNames(toolNames);
+  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`calls must be a list of calls, got ${typeName(calls)}`);
+  }
+  const list = Array.from(calls);
+  for (const c of list) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
+      throw new InputTypeError('calls must be {name: string, input: object} objects');
+    }
+  }
+  if (!names.length) return { calls: list, rejectedToolNames: [], rejectedByPolicy: false };
+  const tables = nameTables(names);
+  const kept = [];
+  const rejected = new Set();
+  for (const c of list) {
+    const resolved = tables.resolve(c.name);
+    if (resolved === null) {
+      if (unknownTools === 'reject') {
+        rejected.add(c.name);
+        continue;
+      }
+      kept.push(c);
+    } else if (resolved === c.name) {
+      kept.push(c);
+    } else {
+      kept.push(c.id === undefined ? { name: resolved, input: c.input } : { name: resolved, input: c.input, id: c.id });
+    }
+  }
+  return { calls: kept, rejectedToolNames: [...rejected], rejectedByPolicy: list.length > 0 && kept.length === 0 };
+}
+
+module.exports = {
+  UNKNOWN_TOOLS_POLICIES,
+  checkPolicy,
+  checkToolNames,
+  declaredNames,
+  NameTables,
+  nameTables,
+  resolveName,
+  resolveToolName,
+  applyPolicy,
+};
+  },
+  "src/openai.js": function (module, exports, __require) {
+'use strict';
+/**
+ * OpenAI output (docs/SPEC.md R13): tool calls as OpenAI `tool_calls`, and a gateway that rewrites
+ * OpenAI chat completions whose text carries DSML tool-call markup into native tool calls.
+ * Port of python/callsieve/openai.py (camelCase); its docstring lists every gateway decision
+ * (one sieve per choice, chunks that carry nothing not written, extra chunks, usage moving, finish
+ * reasons, tool_choice and parallel_tool_calls, which malformed input passes through and which
+ * raises OpenAIFormatError).
+ *
+ * Node extras over the same core: async iterables, and WHATWG TransformStreams for chunk objects
+ * and for SSE bytes (see ./sse.js).
+ *
+ * The layer's modules, each named after what it does (as in Python): ./toolcalls.js (calls as
+ * OpenAI `tool_calls`, ids), ./policy.js (the rewriters' options and the policy calls go through),
+ * ./chunks.js (the streaming rewriter and the TransformStreams), ./completion.js (the
+ * non-streaming one). This module is their public face.
+ */
+
+const { OpenAIFormatError } = __require("src/errors.js");
+const { newCallId, toOpenAIToolCalls, toOpenAIStreamDeltas } = __require("src/toolcalls.js");
+const { checkToolChoice, checkParallelToolCalls } = __require("src/policy.js");
+const {
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+} = __require("src/chunks.js");
+const { rewriteChatCompletion } = __require("src/completion.js");
+
+module.exports = {
+  OpenAIFormatError,
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  ChatCompletionStreamRewriter,
+  rewriteChatCompletionStream,
+  rewriteChatCompletion,
+  createChatCompletionRewriteStream,
+  createSSERewriteStream,
+  checkToolChoice,
+  checkParallelToolCalls,
+};
+  },
+  "src/policy.js": function (module, exports, __require) {
+'use strict';
+/**
+ * What the two OpenAI rewriters (./chunks.js, ./completion.js) share: their options, checked, and
+ * the policy each block's calls go through before they are written: the declared names and
+ * `unknownTools` (R10), the request's `toolChoice` and `parallelToolCalls`, the malformed calls
+ * that still go out (D54), and the counts (`stats`). Port of python/callsieve/policy.py; the rules
+ * are in python/callsieve/openai.py's docstring.
+ */
+
+const { InputTypeError, OpenAIFormatError, OptionsError, checkOptions, typeName } = __require("src/errors.js");
+const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/names.js");
+const { checkTools } = __require("src/schema.js");
+const { hasOwn, isObject } = __require("src/jsontext.js");
+const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
+const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
+const { SECTION_END, matchMarker } = __require("src/sections.js");
+const { checkReasoning } = __require("src/reasoning.js");
+const { RAW_ARGUMENTS, checkIdFactory, isInt, unparsedCall } = __require("src/toolcalls.js");
+
+/** Own property or null: Python's `dict.get` (inherited names like `constructor` are not keys). */
+function get(o, k) {
+  return hasOwn(o, k) && o[k] !== undefined ? o[k] : null;
+}
+
+const TOOL_CHOICES = ['none', 'auto', 'required'];
+
+/** The name of a named `toolChoice` (`{type: 'function', function: {name}}`), else null. */
+function chosenFunction(toolChoice) {
+  if (isObject(toolChoice) && get(toolChoice, 'type') === 'function') {
+    const fn = get(toolChoice, 'function');
+    if (isObject(fn) && typeof get(fn, 'name') === 'string' && fn.name) return fn.name;
+  }
+  return null;
+}
+
+/** `toolChoice` when it is null, 'none', 'auto', 'required' or a named function, else an OptionsError. */
+function checkToolChoice(toolChoice) {
+  if (toolChoice === null || toolChoice === undefined) return null;
+  if (TOOL_CHOICES.includes(toolChoice)) return toolChoice;
+  if (chosenFunction(toolChoice) === null) {
+    throw new OptionsError(
+      `toolChoice must be 'none', 'auto', 'required' or {"type": "function", "function": {"name": ...}}, got ${JSON.stringify(toolChoice)}`,
+    );
+  }
+  return toolChoice;
+}
+
+function checkParallelToolCalls(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v !== 'boolean') throw new OptionsError(`parallelToolCalls must be a boolean or null, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function renamed(c, name) {
+  if (c[RAW_ARGUMENTS] !== undefined) return unparsedCall(name, c[RAW_ARGUMENTS]);
+  return c.id === undefined ? { name, input: c.input } : { name, input: c.input, id: c.id };
+}
+
+class Options {
+  constructor({
+    tools = null,
+    toolNames = null,
+    unknownTools = 'keep',
+    idFactory = null,
+    jsonToolCalls = false,
+    formats = null,
+    reasoning = null,
+    streamArguments = false,
+    toolChoice = null,
+    parallelToolCalls = null,
+    preset = null,
+  } = {}) {
+    this.preset = checkPreset(preset); // R19: formats and reasoning unless given
+    if (formats === null && this.preset) formats = this.preset.formats;
+    if (reasoning === null) reasoning = this.preset ? this.preset.reasoning : 'auto';
+    this.tools = checkTools(tools);
+    if (typeof streamArguments !== 'boolean') throw new InputTypeError('streamArguments must be a boolean');
+    const choice = checkToolChoice(toolChoice);
+    this.callsOff = choice === 'none'; // markup stays content
+    this.only = chosenFunction(choice); // a named toolChoice: only calls to it
+    this.single = checkParallelToolCalls(parallelToolCalls) === false; // one call per choice
+    this.streamArguments = streamArguments && !this.callsOff;
+    this.formats = checkFormats(formats);
+    this.reasoning = checkReasoning(reasoning);
+    if (typeof jsonToolCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
+    this.jsonToolCalls = jsonToolCalls;
+    this.toolNames = declaredNames(toolNames, this.tools);
+    this.unknownTools = checkPolicy(unknownTools);
+    this.idFactory = checkIdFactory(idFactory);
+    this.rejected = new Set();
+    this.stats = { blocks: 0, calls: 0, rejectedCalls: 0, captureLimitReleases: 0, repairedBlocks: 0, malformedCalls: 0 };
+  }
+
+  released(e) {
+    if (e.note === 'capture_limit') this.stats.captureLimitReleases += 1;
+  }
+
+  sieve() {
+    if (this.streamArguments) {
+      // the sieve resolves, rejects and normalizes as it announces
+      return new Sieve({
+        toolNames: this.toolNames,
+        tools: this.tools,
+        unknownTools: this.unknownTools,
+        jsonToolCalls: this.jsonToolCalls,
+        formats: this.formats,
+        reasoning: this.reasoning,
+        streamArguments: true,
+        preset: this.preset ? this.preset.name : null,
+      });
+    }
+    return new Sieve({
+      toolNames: this.toolNames,
+      jsonToolCalls: this.jsonToolCalls,
+      formats: this.formats,
+      reasoning: this.reasoning,
+      preset: this.preset ? this.preset.name : null,
+    });
+  }
+
+  /**
+   * R16.5: a block whose calls went out as they were announced: only counted here (`dropped`: its
+   * calls that toolChoice or parallelToolCalls left out).
+   */
+  announced(e, atEnd, dropped = 0) {
+    const rejected = e.rejectedToolNames || [];
+    for (const n of rejected) this.rejected.add(n);
+    this.stats.blocks += 1;
+    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    this.stats.calls += Math.max(0, e.calls.length - dropped);
+    this.stats.rejectedCalls += rejected.length;
+  }
+
+  /**
+   * The block's calls under the reject policy (R10.2) and the request's toolChoice and
+   * parallelToolCalls (`already`: the calls the choice has so far); counts the block.
+   */
+  policy(e, atEnd, already = 0) {
+    const calls = e.calls;
+    const r = applyPolicy(calls, this.toolNames, this.unknownTools);
+    for (const n of r.rejectedToolNames) this.rejected.add(n);
+    let kept = [...r.calls, ...this.unparsed(e)];
+    if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
+    if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
+    this.stats.blocks += 1;
+    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    this.stats.calls += kept.length;
+    this.stats.rejectedCalls += calls.length - r.calls.length;
+    return kept;
+  }
+
+  /**
+   * D54: the block's malformed calls that have a name, as calls with their raw text for arguments
+   * (under the reject policy like any call); the nameless ones are only counted.
+   */
+  unparsed(e) {
+    const malformed = e.malformed || [];
+    this.stats.malformedCalls += malformed.length;
+    const named = malformed.filter((m) => m.name);
+    if (!named.length) return [];
+    const r = applyPolicy(named.map((m) => ({ name: m.name, input: {} })), this.toolNames, this.unknownTools);
+    for (const n of r.rejectedToolNames) this.rejected.add(n);
+    const kept = new Set(r.calls.map((c) => c.name));
+    const out = [];
+    for (const m of named) {
+      const name = this.resolve(m.name);
+      if (kept.has(name)) out.push(unparsedCall(name, m.raw));
+    }
+    return out;
+  }
+
+  /** The name a call to `name` goes out with under a named toolChoice (null: dropped). */
+  chosen(name) {
+    if (this.only === null) return name;
+    if (name === this.only) return this.only;
+    return resolveName(name, [this.only]) !== null ? this.only : null;
+  }
+
+  /**
+   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
+   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
+   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
+   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
+   * call was announced, D37).
+   */
+  repaired(raw, atEnd) {
+    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
+    if (Array.isArray(matchMarker(raw, 0, true))) {
+      // a token section (R14.4, R14.5): it ends at its end marker
+      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
+      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
+    }
+    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
+    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
+    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
+    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
+    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
+  }
+
+  /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
+  resolve(name) {
+    return applyPolicy([{ name, input: {} }], this.toolNames, 'keep').calls[0].name;
+  }
+}
+
+const REWRITER_OPTIONS = [
+  'tools',
+  'toolNames',
+  'unknownTools',
+  'idFactory',
+  'jsonToolCalls',
+  'formats',
+  'reasoning',
+  'streamArguments',
+  'toolChoice',
+  'parallelToolCalls',
+  'preset',
+];
+
+const REWRITE_OPTIONS = [...REWRITER_OPTIONS, 'rejectedToolNames'];
+
+function optionsOf(opts, known) {
+  if (opts !== undefined && opts !== null && !isObject(opts)) {
+    throw new InputTypeError(`options must be an object, got ${typeName(opts)}`);
+  }
+  checkOptions(opts, known);
+  if (opts === undefined || opts === null) return {};
+  const list = opts.rejectedToolNames;
+  if (list !== undefined && list !== null && !Array.isArray(list)) {
+    throw new InputTypeError(`rejectedToolNames must be an array, got ${typeName(list)}`);
+  }
+  return opts;
+}
+
+function rewriterOptions(o) {
+  const { rejectedToolNames, ...rest } = o;
+  return rest;
+}
+
+function appendRejected(list, names) {
+  if (!Array.isArray(list)) return;
+  for (const n of names) if (!list.includes(n)) list.push(n);
+}
+
+function indexOf(choice, pos, where) {
+  if (!hasOwn(choice, 'index')) return pos;
+  const idx = choice.index;
+  if (!isInt(idx)) {
+    throw new OpenAIFormatError(`${where}: choices[${pos}].index must be an integer, got ${JSON.stringify(idx)}`);
+  }
+  return idx;
+}
+
+module.exports = {
+  TOOL_CHOICES,
+  chosenFunction,
+  checkToolChoice,
+  checkParallelToolCalls,
+  Options,
+  REWRITER_OPTIONS,
+  REWRITE_OPTIONS,
+  optionsOf,
+  rewriterOptions,
+  appendRejected,
+  indexOf,
+  get,
+};
+  },
+  "src/prompt.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The system-prompt text that teaches a model to call tools in DSML (R1.1 form only).
+ * Port of python/callsieve/prompt.py: see its docstring for the decisions (which tools, the
+ * parameter lines, how example values are chosen, how text from tool definitions is neutralized).
+ * The output is byte-identical to Python's;
+ * Python walks properties in JavaScript order (js_keys), which is an object's own order here.
+ */
+
+const { InputTypeError } = __require("src/errors.js");
+const { get, hasOwn, isDict, jsKeys, jsonText } = __require("src/jsontext.js");
+const { toolName, toolSchema } = __require("src/schema.js");
+const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = __require("src/shell.js");
+const { isBlank } = __require("src/strings.js");
+
+// The prompt's fixed text, the markup it neutralizes and a limit: generated from prompt.py (tables.js).
+const { HEADER, MARKUP, MAX_EXAMPLE_NAME } = __require("src/tables.js"); // MAX_EXAMPLE_NAME: code points
+const MARKUP_RE = new RegExp('[' + [...MARKUP.keys()].join('') + ']', 'g');
+const FENCE_RUN = /`{3,}|~{3,}/g;
+const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
+const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
+const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
+
+/** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
+function neutral(s) {
+  return s
+    .replace(MARKUP_RE, (c) => MARKUP.get(c))
+    .replace(FENCE_RUN, (m) => (m[0] === '`' ? 'ˋ' : '˜').repeat(m.length))
+    .replace(JSON_OPEN, '｛');
+}
+
+// A loop, not Array#every: every() skips the holes of a sparse array.
+function allStrings(a) {
+  for (let i = 0; i < a.length; i++) if (typeof a[i] !== 'string') return false;
+  return true;
+}
+
+// D10 whitespace runs; JavaScript's \s is exactly the set String#trim removes.
+function oneLine(s) {
+  return typeof s === 'string' ? s.trim().replace(/\s+/g, ' ') : '';
+}
+
+function description(tool) {
+  const fn = get(tool, 'function');
+  if (isDict(fn) && typeof get(fn, 'description') === 'string') return fn.description.trim();
+  const d = get(tool, 'description');
+  return typeof d === 'string' ? d.trim() : '';
+}
+
+/** [name, schema] of the top-level properties, in property order; a non-object schema as {}. */
+function properties(schema) {
+  const props = schema === null ? undefined : get(schema, 'properties');
+  if (!isDict(props)) return [];
+  return jsKeys(props).map(([k, v]) => [k, isDict(v) ? v : {}]);
+}
+
+function required(schema) {
+  const req = schema === null ? undefined : get(schema, 'required');
+  return Array.isArray(req) ? req.filter((r) => typeof r === 'string') : [];
+}
+
+function typeText(p) {
+  const t = get(p, 'type');
+  if (typeof t === 'string') {
+    const items = get(p, 'items');
+    if (t === 'array' && isDict(items) && typeof get(items, 'type') === 'string') return `array of ${items.type}`;
+    return t;
+  }
+  if (Array.isArray(t) && t.length > 0 && allStrings(t)) return t.join(' | ');
+  const e = get(p, 'enum');
+  if (!hasOwn(p, 'type') && ((Array.isArray(e) && e.length > 0 && allStrings(e)) || typeof get(p, 'const') === 'string')) {
+    return 'string';
+  }
+  return 'any';
+}
+
+function paramLine(name, p, isRequired) {
+  const parts = [typeText(p), isRequired ? 'required' : 'optional'];
+  const e = get(p, 'enum');
+  if (Array.isArray(e) && e.length > 0) {
+    const texts = [];
+    for (let i = 0; i < e.length; i++) texts.push(jsonText(e[i]));
+    parts.push('one of ' + texts.join(', '));
+  }
+  const line = `- ${name} (${parts.join(', ')})`;
+  const desc = oneLine(get(p, 'description'));
+  return desc ? `${line}: ${desc}` : line;
+}
+
+const BY_TYPE = new Map([
+  ['string', '...'],
+  ['integer', 1],
+  ['number', 1],
+  ['boolean', true],
+  ['array', []],
+  ['object', {}],
+  ['null', null],
+]);
+
+function exampleValue(p) {
+  const e = get(p, 'enum');
+  if (Array.isArray(e) && e.length > 0) return e[0];
+  for (const k of ['const', 'default']) if (hasOwn(p, k)) return p[k];
+  const ex = get(p, 'examples');
+  if (Array.isArray(ex) && ex.length > 0) return ex[0];
+  let t = get(p, 'type');
+  if (Array.isArray(t)) {
+    const first = t.find((x) => typeof x === 'string' && x !== 'null');
+    t = first !== undefined ? first : t.length > 0 ? t[0] : null;
+  }
+  return typeof t === 'string' && BY_TYPE.has(t) ? BY_TYPE.get(t) : '...';
+}
+
+/**
+ * Can `v` be an example CDATA? Not when "]]" and a close angle would end it early (R5.5), nor
+ * with a fence run or a CDATA opener, which the scanner reads as a fence or an unclosed CDATA in
+ * the block (the calls after it are lost).
+ */
+function cdataSafe(v) {
+  if (CDATA_END.test(v) || /`{3,}|~{3,}/.test(v)) return false;
+  for (let k = 0; k < v.length; k++) {
+    if (OPEN_ANGLES.includes(v[k]) && typeof matchCdataOpen(v, k, true) === 'number') return false;
+  }
+  return true;
+}
+
+function valueText(v) {
+  if (typeof v === 'string') return `<![CDATA[${cdataSafe(v) ? v : '...'}]]>`;
+  let text;
+  try {
+    text = jsonText(v);
+  } catch (err) {
+    if (!(err instanceof InputTypeError)) throw err;
+    return '<![CDATA[...]]>';
+  }
+  if (!/[<＜\ufe64\u2329\u3008《｜]/.test(text) && !text.includes('&')) return text;
+  // JSON holding a tag would end the parameter early, an entity would be decoded (R6.2): in
+  // CDATA the text stays the value (R6.3).
+  return `<![CDATA[${cdataSafe(text) ? text : '...'}]]>`;
+}
+
+/** An attribute value in quotes that do not occur in it (the scanner takes both kinds). */
+function attr(v) {
+  return v.includes('"') ? `'${v}'` : `"${v}"`;
+}
+
+/**
+ * A name an example can write: not blank, not holding both kinds of quote, on one line, without
+ * markup, a close angle or `&`, not too long.
+ */
+function writable(name) {
+  return (
+    !isBlank(name) &&
+    !(name.includes('"') && name.includes("'")) &&
+    [...name].length <= MAX_EXAMPLE_NAME &&
+    neutral(name) === name &&
+    !UNWRITABLE.test(name)
+  );
+}
+
+function invoke(name, schema) {
+  const props = properties(schema).filter(([k]) => writable(k));
+  const req = new Set(required(schema));
+  let chosen = props.filter(([k]) => req.has(k));
+  if (!chosen.length) chosen = props.slice(0, 1);
+  const lines = [`<|DSML|invoke name=${attr(name)}>`];
+  for (const [k, p] of chosen) {
+    lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(exampleValue(p))}</|DSML|parameter>`);
+  }
+  lines.push('</|DSML|invoke>');
+  return lines;
+}
+
+function block(invokes) {
+  const lines = ['<|DSML|tool_calls>'];
+  for (const inv of invokes) lines.push(...inv);
+  lines.push('</|DSML|tool_calls>');
+  return lines.join('\n');
+}
+
+/** [name, tool] of the tools to describe: named ones, the first definition of each name. */
+function entries(tools) {
+  const out = [];
+  const seen = new Set();
+  for (const tool of Array.isArray(tools) ? tools : []) {
+    const n = toolName(tool);
+    if (n && !seen.has(n)) {
+      seen.add(n);
+      out.push([n, tool]);
+    }
+  }
+  return out;
+}
+
+/** The one-call and the two-call example blocks (none when no name can be written). */
+function exampleBlocks(list) {
+  const examples = list.filter(([n]) => writable(n));
+  if (!examples.length) return [];
+  const first = examples[0];
+  const second = examples.length > 1 ? examples[1] : examples[0];
+  return [
+    block([invoke(first[0], toolSchema(first[1]))]),
+    block([first, second].map(([n, t]) => invoke(n, toolSchema(t)))),
+  ];
+}
+
+/**
+ * The system-prompt text teaching the DSML tool-call format for `tools` (OpenAI-style
+ * definitions); the empty string when no tool has a name. Deterministic, no trailing newline.
+ */
+function buildToolInstructions(tools) {
+  const list = entries(tools);
+  if (!list.length) return '';
+  const out = [HEADER, '', '## Available tools'];
+  for (const [name, tool] of list) {
+    const schema = toolSchema(tool);
+    out.push('', `### ${neutral(name)}`);
+    const desc = description(tool);
+    if (desc) out.push(neutral(desc));
+    const props = properties(schema);
+    if (!props.length) {
+      out.push('Parameters: none.');
+      continue;
+    }
+    const req = new Set(required(schema));
+    out.push('Parameters:');
+    for (const [k, p] of props) out.push(neutral(paramLine(k, p, req.has(k))));
+  }
+  const blocks = exampleBlocks(list);
+  if (blocks.length) {
+    out.push('', '## Example: one call', '', blocks[0]);
+    out.push('', '## Example: two calls in one block', '', blocks[1]);
+  }
+  return out.join('\n');
+}
+
+module.exports = { buildToolInstructions };
+  },
+  "src/prose.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The scanner's prose layer (Python's prose.py): TEXT, RUN, FENCE, PENDING and REGION, the prose
+ * skip and the ignored regions, and the code point distances of the capture limit (JS only).
+ * Openers are recognized here and handed to the engine of their format's row, in the layers above
+ * (subclasses): `_startCapture` (dsml.js), `_startSection`, `_startBlock` and `_textJson`
+ * (scanner.js). See scanner.js.
+ */
+
+const sections = __require("src/sections.js");
+const strings = __require("src/strings.js");
+const harmony = __require("src/harmony.js");
+const mistral = __require("src/mistral.js");
+const { matchMarker } = sections;
+const { INVOKE, MORE, NO, OPEN_ANGLES, STOP, WRAPPER, escapeClass, matchCdataOpen } = __require("src/shell.js");
+const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("src/fences.js");
+const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
+
+// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
+const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
+const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
+const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
+
+const ANGLE = /[<\uff1c\u3008\u300a]/g;
+const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
+
+// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
+const REGIONS = {
+  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
+  comment: [/-->/g, /--?$/g],
+  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
+};
+
+/**
+ * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
+ * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
+ * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
+ * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
+ * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
+ * it does not depend on where a chunk ended; it stops at anything else, for the steps.
+ *
+ * Python's `*+` never backtracks; a JS `*` keeps a backtrack entry per repetition (a long input
+ * overflows the stack), so one match takes at most PROSE_REPS and proseEnd goes on from there.
+ */
+function proseSkip(jsonCalls, brackets = false) {
+  const plain = '[^\\n`<\\uff1c\\u3008\\u300a' + (jsonCalls ? '{' : '') + (brackets ? '\\[' : '') + ']';
+  const head = '[' + escapeClass(PLAIN_HEAD_CHARS) + ']';
+  const stop = '[' + escapeClass(STOP) + ']';
+  const keyword = '(?:[Tt][Oo][Oo][Ll]|[Ff][Uu][Nn][Cc][Tt][Ii][Oo][Nn]|[Ii][Nn][Vv][Oo][Kk][Ee]|[Pp][Aa][Rr][Aa][Mm][Ee][Tt][Ee][Rr])';
+  const tag = '<(?!\\/?[Pp][Rr][Ee])(?!' + head + '{0,64}?' + keyword + ')\\/?[A-Za-z0-9]' + head + '{0,62}(?=' + stop + ')';
+  // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
+  const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
+  const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
+  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
+}
+
+// The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
+// one, as matchTag's), no `|` or `!` (markers, comments, CDATA drift forms), no control character.
+const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharCode(0x20 + k))
+  .concat(['\t'])
+  .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
+  .join('');
+const PROSE_REPS = 4096;
+// A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
+// line start, which opens a region (D41) and is decided at its blank (Python's `_PLAIN_TAG_SO_FAR`).
+const PLAIN_TAG_SO_FAR = new RegExp(
+  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
+  'y',
+);
+const PROSE = proseSkip(false);
+const PROSE_JSON = proseSkip(true);
+const PROSE_BR = proseSkip(false, true);
+const PROSE_JSON_BR = proseSkip(true, true);
+
+/** Where decided prose from `buf[pos]` ends (see proseSkip). */
+function proseEnd(re, buf, pos) {
+  const n = buf.length;
+  for (;;) {
+    re.lastIndex = pos;
+    re.test(buf);
+    const end = re.lastIndex;
+    if (end === pos || end === n) return end;
+    pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
+  }
+}
+const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
+const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
+const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
+
+function search(re, s, pos) {
+  re.lastIndex = pos;
+  return re.exec(s);
+}
+
+/**
+ * An ignored region opening at `s[i]` (an open angle): [kind, end of the opener], MORE or NO. A
+ * CDATA section (drift forms, R5.5) or an HTML comment anywhere; a `<pre>` block only at a line
+ * start (`bol`), as CommonMark's HTML blocks. A comment's closer may overlap its opener (`<!-->`),
+ * so its opener ends after `<!`.
+ */
+function matchRegion(s, i, final, bol) {
+  if (s.startsWith('<!--', i)) return ['comment', i + 2];
+  if (!final && matchAt(COMMENT_PREFIX, s, i)) return MORE;
+  const cd = matchCdataOpen(s, i, final);
+  if (typeof cd === 'number') return ['cdata', cd];
+  if (cd === MORE) return MORE;
+  if (bol) {
+    if (matchAt(PRE_OPEN, s, i) || (final && s.slice(i, i + 4).toLowerCase() === '<pre' && i + 4 === s.length)) {
+      return ['pre', i + 4];
+    }
+    if (!final && matchAt(PRE_PREFIX, s, i)) return MORE;
+  }
+  return NO;
+}
+
+function bisectRight(a, x) {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (x < a[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The prose layer of the scanner (TEXT, RUN, FENCE, PENDING, REGION). */
+class Prose extends ScanBase {
+  constructor(maxCapture, jsonCalls, formats, streamArguments, typer) {
+    super(maxCapture, jsonCalls, formats, streamArguments, typer);
+    jsonCalls = this.jsonCalls;
+    if (this._brackets) {
+      this._special = jsonCalls ? SPECIAL_JSON_BR : SPECIAL_BR;
+      this._prose = jsonCalls ? PROSE_JSON_BR : PROSE_BR;
+    } else {
+      this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
+      this._prose = jsonCalls ? PROSE_JSON : PROSE;
+    }
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
+    this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
+  }
+
+  // ---- code point distances (Python's string indices are code points) -------------------
+
+  _pairsBefore(at) {
+    const pairs = this._pairs;
+    let lo = this._pairsHead;
+    let hi = pairs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pairs[mid] < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The number of code points in the input between absolute offsets a and b. */
+  _cpDist(a, b) {
+    return b - a - (this._pairsBefore(b - 1) - this._pairsBefore(a));
+  }
+
+  /** Python's `base + pos - start > max_capture`, in code points. */
+  _over(start) {
+    const at = this.base + this.pos;
+    return at - start > this.maxCapture && this._cpDist(start, at) > this.maxCapture;
+  }
+
+  // ---- TEXT ---------------------------------------------------------------------------
+
+  _mText(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) return false;
+    const line = this.line;
+    if (line.indent >= 0) {
+      const r = line.step(buf, pos, '`~');
+      const end = line.end;
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      if (r === WAIT && line.run === 0) return false; // only line-start spaces so far: wait (at the end nothing follows)
+      if (r !== PLAIN) {
+        // a run at a line start
+        this._startRun(true, end - line.run);
+        return true;
+      }
+      pos = end;
+      this._bol = this._abs(pos); // at most 3 spaces in: an HTML block may start here
+    }
+    if (this.base + pos !== this._proseStop) {
+      const end = proseEnd(this._prose, buf, pos);
+      if (end > pos) {
+        // decided prose, in one step (see proseSkip)
+        this._text.push(buf.slice(pos, end));
+        line.indent = -1;
+        this.pos = end;
+        return true;
+      }
+    }
+    const c = buf[pos];
+    if (c === '\n') {
+      this._emit(c);
+      line.lineStart();
+      this.pos = pos + 1;
+      return true;
+    }
+    if (c === '`') {
+      line.midLine();
+      const end = line.startRun(buf, pos);
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      this._startRun(false, pos);
+      return true;
+    }
+    if (OPEN_ANGLES.includes(c)) {
+      if (!final && c === '<' && matchAt(this._soFar, buf, pos)) {
+        return false; // a prose tag head cut by the end of the input so far: all say MORE
+      }
+      return this._textTag(final);
+    }
+    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
+    return this._textJson(final); // `{`: the only other character prose stops at
+  }
+
+  /**
+   * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
+   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
+   */
+  _marker(buf, pos, final) {
+    if (!this.eos || buf[pos] !== '<') return NO;
+    const r = matchMarker(buf, pos, final);
+    if (Array.isArray(r)) {
+      const kind = r[0];
+      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
+      return NO;
+    }
+    return r;
+  }
+
+  _textBracket(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const r = mistral.matchMarker(buf, pos, final);
+    if (r === 'more') return false;
+    this.line.indent = -1;
+    if (Array.isArray(r)) {
+      this.mode = Mode.MISTRAL;
+      mistral.start(this, r[1]);
+      return true;
+    }
+    this._emit('[');
+    this.pos = pos + 1;
+    return true;
+  }
+
+  _textTag(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    if (this._blocks.size && buf[pos] === '<') {
+      const bm = matchBlockMarker(this._blocks, buf, pos, final);
+      if (bm === MORE) return false;
+      if (Array.isArray(bm)) {
+        this.line.indent = -1;
+        const rows = this._blocks.get(bm[0]);
+        if (rows.length && rows[0].engine === 'harmony') {
+          this.mode = Mode.HARMONY;
+          harmony.start(this, bm[0], bm[1]);
+        } else if (rows.length) this._startBlock(rows, bm[0], bm[1]);
+        else this.pos = bm[1]; // R18.3: a stray closer is not content
+        return true;
+      }
+    }
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return false;
+    if (Array.isArray(mk)) {
+      this.line.indent = -1;
+      const [kind, end] = mk;
+      if (kind === sections.EOS) {
+        // R14.6: dropped
+        this.pos = end;
+        return true;
+      }
+      this.saw = true;
+      this._startSection(end);
+      return true;
+    }
+    const rg = matchRegion(buf, pos, final, this._abs(pos) === this._bol);
+    if (rg === MORE) return false;
+    if (Array.isArray(rg)) {
+      this.line.indent = -1;
+      const [kind, end] = rg;
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      this.mode = Mode.REGION;
+      this.region = REGIONS[kind];
+      return true;
+    }
+    const r = this._tag(buf, pos, final);
+    if (r === MORE) return false;
+    this.line.indent = -1;
+    if (isTag(r)) {
+      if (r.local === WRAPPER) {
+        this.saw = true;
+        if (!r.closing) {
+          this._startCapture(Level.TOP, r.end);
+          return true;
+        }
+      } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+        this._startCapture(Level.INVOKE, r.end);
+        this.inv.name = this._name(r.name);
+        return true;
+      }
+      this._emit(buf.slice(pos, r.end));
+      this.pos = r.end;
+      return true;
+    }
+    const end = this._skip(buf, pos, true);
+    this._emit(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  // ---- RUN (backticks / tildes) -------------------------------------------------------
+
+  _startRun(line, at) {
+    this.mode = Mode.RUN;
+    this.run.start = this._abs(at);
+    this.run.line = line;
+  }
+
+  _mRun(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const line = this.line;
+    const r = line.step(buf, pos, '');
+    const end = line.end;
+    this._emit(buf.slice(pos, end));
+    this.pos = pos = end;
+    if (r === WAIT && !final) return false;
+    line.indent = -1;
+    const char = line.char;
+    const length = line.run;
+    line.run = 0;
+    if (this.run.line && length >= 3) {
+      this.mode = Mode.FENCE;
+      const fence = this.fence;
+      fence.char = char;
+      fence.length = length;
+      fence.line.midLine();
+      return true;
+    }
+    this.mode = Mode.TEXT;
+    if (char === '`') {
+      const start = this.run.start;
+      if (start < this.idxEnd) {
+        const offs = this.idx.get(length) || [];
+        const k = bisectRight(offs, start);
+        if (k < offs.length) {
+          const to = offs[k] + length - this.base;
+          this._emit(buf.slice(pos, to));
+          this.pos = to;
+        }
+      } else {
+        this._startPending(length);
+      }
+    }
+    return true;
+  }
+
+  // ---- FENCE --------------------------------------------------------------------------
+
+  _mFence(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) return false;
+    const fence = this.fence;
+    const line = fence.line;
+    const r = line.step(buf, pos, fence.char);
+    const end = line.end;
+    this._emit(buf.slice(pos, end));
+    this.pos = pos = end;
+    if (r === WAIT) return false;
+    if (r === RUN_END) {
+      line.tail = line.run >= fence.length;
+      line.run = 0;
+      return true;
+    }
+    if (r === TAIL_END && buf[pos] === '\n') {
+      // a closing fence line
+      this._emit('\n');
+      this.pos = pos + 1;
+      this.mode = Mode.TEXT;
+      this.line.lineStart();
+      return true;
+    }
+    const k = buf.indexOf('\n', pos);
+    if (k < 0) {
+      this._emit(buf.slice(pos));
+      this.pos = n;
+      return false;
+    }
+    this._emit(buf.slice(pos, k + 1));
+    this.pos = k + 1;
+    line.lineStart();
+    return true;
+  }
+
+  // ---- REGION (CDATA, HTML comment or <pre> block in prose) ---------------------------
+
+  /**
+   * An ignored region in prose (D40, D41): text up to its closer, or to the end of input; only a
+   * partial closer at the end of the buffer waits.
+   */
+  _mRegion(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) return false;
+    const [closer, partial] = this.region;
+    const m = search(closer, buf, pos);
+    if (m === null) {
+      let end = n;
+      if (!final) {
+        const t = search(partial, buf, Math.max(pos, n - 6));
+        if (t !== null) end = t.index;
+      }
+      this._emit(buf.slice(pos, end));
+      this.pos = end;
+      return false;
+    }
+    const end = m.index + m[0].length;
+    this._emit(buf.slice(pos, end));
+    this.pos = end;
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
+
+  // ---- PENDING (inline code span) -----------------------------------------------------
+
+  _startPending(n) {
+    this.mode = Mode.PENDING;
+    const p = this.pend;
+    p.n = n;
+    p.hold = null;
+    p.runs = new Map();
+    p.blank = false;
+    p.indent = 0;
+    p.runLen = 0;
+  }
+
+  _pPut(s) {
+    const hold = this.pend.hold;
+    if (hold === null) this._emit(s);
+    else hold.push(s);
+  }
+
+  _pHoldHere(at) {
+    const p = this.pend;
+    if (p.hold === null) {
+      p.hold = [];
+      p.holdStart = at;
+    }
+  }
+
+  _mPending(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    const p = this.pend;
+    if (p.hold !== null && this._over(p.holdStart)) {
+      // R8.3: a code span that would hold more than a block may is not a code span. The
+      // length is content, so every chunking decides at the same place.
+      if (p.runLen) {
+        // a backtick run read to the end of the buffer is held text too
+        p.hold.push('`'.repeat(p.runLen));
+        p.runLen = 0;
+      }
+      this._pendingLiteral(this._abs(pos));
+      return true;
+    }
+    if (p.runLen) return this._pRun(final);
+    if (pos >= n) {
+      if (final) {
+        this._pendingLiteral(this._abs(pos));
+        return true;
+      }
+      return false;
+    }
+    const c = buf[pos];
+    if (p.blank) {
+      if (c === ' ' || c === '\t') {
+        this._pPut(c);
+        p.indent += c === ' ' ? 1 : 4;
+        this.pos = pos + 1;
+        return true;
+      }
+      if (c === '\n') {
+        // blank line: the paragraph ended
+        this._pendingLiteral(p.lineStart);
+        return true;
+      }
+      if ((c === '`' || c === '~') && p.indent <= 3) {
+        const opens = FenceLine.opensAt(buf, pos, final);
+        if (opens === null) return false;
+        if (opens) {
+          // a fence line ends the paragraph
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
+      } else if (OPEN_ANGLES.includes(c)) {
+        if (p.indent <= 3) {
+          // a `<pre>` block starts here and ends the paragraph (D41)
+          const rg = matchRegion(buf, pos, final, true);
+          if (rg === MORE) return false;
+          if (Array.isArray(rg) && rg[0] === 'pre') {
+            this._pendingLiteral(p.lineStart);
+            return true;
+          }
+        }
+        const mk = this._marker(buf, pos, final);
+        if (mk === MORE) return false;
+        if (Array.isArray(mk) && mk[0] === sections.SECTION_BEGIN) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
+        const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
+        if (bm === MORE) return false;
+        if (Array.isArray(bm) && this._blocks.get(bm[0]).length) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
+        const r = this._tag(buf, pos, final);
+        if (r === MORE) return false;
+        if (isTag(r) && r.local === WRAPPER && !r.closing) {
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
+      } else if (c === '[' && this._brackets) {
+        const mr = mistral.matchMarker(buf, pos, final);
+        if (mr === 'more') return false;
+        if (Array.isArray(mr)) {
+          // a block starts here and ends the paragraph
+          this._pendingLiteral(p.lineStart);
+          return true;
+        }
+      }
+      p.blank = false;
+    }
+    if (c === '\n') {
+      this._pPut(c);
+      this.pos = pos + 1;
+      p.blank = true;
+      p.indent = 0;
+      p.lineStart = this._abs(pos + 1);
+      return true;
+    }
+    if (c === '`') {
+      p.runStart = this._abs(pos);
+      const m = matchAt(RUNS['`'], buf, pos);
+      p.runLen = m[0].length;
+      this.pos = pos + m[0].length;
+      return true;
+    }
+    if (c === '{' && this.jsonCalls) {
+      this._pHoldHere(this._abs(pos));
+      this._pPut(c);
+      this.pos = pos + 1;
+      return true;
+    }
+    if (OPEN_ANGLES.includes(c)) {
+      const bm = this._blocks.size ? matchBlockMarker(this._blocks, buf, pos, final) : NO;
+      if (bm === MORE) return false;
+      if (Array.isArray(bm)) {
+        // a block or a stray closer: meaning depends on the span
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, bm[1]));
+        this.pos = bm[1];
+        return true;
+      }
+      const mk = this._marker(buf, pos, final);
+      if (mk === MORE) return false;
+      if (Array.isArray(mk)) {
+        // a section or an end-of-sentence token: meaning depends
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, mk[1]));
+        this.pos = mk[1];
+        return true;
+      }
+      const rg = matchRegion(buf, pos, final, false);
+      if (rg === MORE) return false;
+      if (Array.isArray(rg)) {
+        // a region hides what follows if the span is literal
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, rg[1]));
+        this.pos = rg[1];
+        return true;
+      }
+      const r = this._tag(buf, pos, final);
+      if (r === MORE) return false;
+      if (isTag(r)) {
+        if (r.local === WRAPPER || (r.local === INVOKE && !r.closing && !r.selfClosing && named(r))) {
+          this._pHoldHere(this._abs(pos));
+        }
+        this._pPut(buf.slice(pos, r.end));
+        this.pos = r.end;
+        return true;
+      }
+      const end = this._skip(buf, pos, true);
+      this._pPut(buf.slice(pos, end));
+      this.pos = end;
+      return true;
+    }
+    if (c === '[' && this._brackets) {
+      const mr = mistral.matchMarker(buf, pos, final);
+      if (mr === 'more') return false;
+      if (Array.isArray(mr)) {
+        // a block: its meaning depends on the span
+        this._pHoldHere(this._abs(pos));
+        this._pPut(buf.slice(pos, mr[1]));
+        this.pos = mr[1];
+        return true;
+      }
+    }
+    const m = search(this._special, buf, pos + 1);
+    const end = m ? m.index : n;
+    this._pPut(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  /** A backtick run inside the span: the closing run, or one more run to remember. */
+  _pRun(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const p = this.pend;
+    const m = matchAt(RUNS['`'], buf, pos);
+    if (m) {
+      p.runLen += m[0].length;
+      this.pos = pos = pos + m[0].length;
+    }
+    if (pos >= buf.length && !final) return false;
+    const length = p.runLen;
+    const start = p.runStart;
+    p.runLen = 0;
+    if (length === p.n) {
+      // the closing run: the whole span is text
+      this._pPut('`'.repeat(length));
+      if (p.hold !== null) this._emit(p.hold.join(''));
+      p.hold = null;
+      this.mode = Mode.TEXT;
+      this.line.indent = -1;
+      return true;
+    }
+    this._pHoldHere(start);
+    p.hold.push('`'.repeat(length));
+    let offs = p.runs.get(length);
+    if (offs === undefined) {
+      offs = [];
+      p.runs.set(length, offs);
+    }
+    offs.push(start);
+    return true;
+  }
+
+  /** The open inline span has no closer in its paragraph: its opener is literal. */
+  _pendingLiteral(regionEnd) {
+    this.mode = Mode.TEXT;
+    const p = this.pend;
+    if (p.hold === null) {
+      this.line.indent = p.blank && p.indent <= 3 ? p.indent : -1;
+      return;
+    }
+    const held = p.hold.join('');
+    this.work += held.length;
+    p.hold = null;
+    this.idx = p.runs;
+    this.idxEnd = regionEnd;
+    this.buf = held + this.buf.slice(this.pos);
+    this.base = p.holdStart;
+    this.pos = 0;
+    this.line.indent = -1;
+  }
+}
+
+module.exports = { ANGLE, Prose, WS, proseEnd, search };
+  },
+  "src/reasoning.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Reasoning regions (R15): the `<think>` … `</think>` part of a reasoning model's output.
+ * Port of python/callsieve/reasoning.py; see it for the theory. The gate sits in front of the
+ * scanner and splits the input into reasoning and content: "off" (all content), "auto" (a
+ * `<think>` after leading whitespace only opens a region, D31), "open" (the output starts inside;
+ * a repeated leading `<think>` is dropped). The first `</think>` ends the region (D32); an
+ * unclosed region stays reasoning (D33); later markers are content (D34). Holds at most a
+ * partial marker.
+ */
+
+const { InputTypeError, OptionsError, typeName } = __require("src/errors.js");
+
+// The modes and the default markers: generated from reasoning.py (tables.js).
+const { REASONING_MODES, OPEN, CLOSE } = __require("src/tables.js");
+
+/** Where the gate is. */
+const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });
+
+/** The `reasoning` option: one of REASONING_MODES. */
+function checkReasoning(mode) {
+  if (typeof mode !== 'string') throw new InputTypeError(`reasoning must be a string, got ${typeName(mode)}`);
+  if (mode === 'off' || mode === 'auto' || mode === 'open') return mode;
+  throw new OptionsError(`unknown reasoning mode ${JSON.stringify(mode)}; known: ${REASONING_MODES.join(', ')}`);
+}
+
+function isBlank(c) {
+  return c === ' ' || c === '\t' || c === '\r' || c === '\n';
+}
+
+/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+function partialClose(s, close) {
+  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
+    if (s.endsWith(close.slice(0, k))) return k;
+  }
+  return 0;
+}
+
+/** Splits chunks into [isReasoning, text] pieces, in order; `work` counts characters seen. */
+class ReasoningGate {
+  constructor(mode, markers = [OPEN, CLOSE]) {
+    this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
+    [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
+    this.held = '';
+    this.work = 0;
+  }
+
+  feed(chunk) {
+    if (this.phase === Phase.DONE) return [[false, chunk]];
+    let s = this.held + chunk;
+    this.held = '';
+    this.work += s.length;
+    const out = [];
+    if (this.phase !== Phase.INSIDE) s = this._start(s, out);
+    if (this.phase === Phase.INSIDE && s) this._inside(s, out);
+    else if (this.phase === Phase.DONE && s) out.push([false, s]);
+    return out;
+  }
+
+  /** End of output: a held partial marker is what it was read in (content or reasoning). */
+  finish() {
+    const held = this.held;
+    this.held = '';
+    if (!held) return [];
+    const inside = this.phase === Phase.INSIDE || this.phase === Phase.START_INSIDE;
+    this.phase = Phase.DONE;
+    return [[inside, held]];
+  }
+
+  _start(s, out) {
+    const inside = this.phase === Phase.START_INSIDE;
+    let i = 0;
+    while (i < s.length && isBlank(s[i])) i++;
+    if (i) out.push([inside, s.slice(0, i)]);
+    const rest = s.slice(i);
+    if (!rest) return '';
+    const opener = this.open;
+    if (rest.startsWith(opener)) {
+      this.phase = Phase.INSIDE;
+      return rest.slice(opener.length);
+    }
+    if (rest.length < opener.length && opener.startsWith(rest)) {
+      this.held = rest;
+      return '';
+    }
+    this.phase = inside ? Phase.INSIDE : Phase.DONE;
+    return rest;
+  }
+
+  _inside(s, out) {
+    const close = this.close;
+    const j = s.indexOf(close);
+    if (j >= 0) {
+      if (j) out.push([true, s.slice(0, j)]);
+      this.phase = Phase.DONE;
+      if (j + close.length < s.length) out.push([false, s.slice(j + close.length)]);
+      return;
+    }
+    const k = partialClose(s, close);
+    if (s.length > k) out.push([true, s.slice(0, s.length - k)]);
+    this.held = s.slice(s.length - k);
+  }
+}
+
+module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
+  },
+  "src/relay.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The streamed answer of a chat completion (`relayStream`) and what reading an upstream answer
+ * checks. Port of python/callsieve/relay.py (see python/callsieve/server.py's docstring, Streams).
+ */
+
+const { finished } = __require("node:stream");
+const { SSEParser, chunkJSON } = __require("src/sse.js");
+const { jsonTrim } = __require("src/strings.js");
+
+const KEEPALIVE = ': keep-alive\n\n';
+const END = Buffer.from('\n\n');
+const DONE_TEXT = 'data: [DONE]\n\n';
+const MAX_INDEX = Number.MAX_SAFE_INTEGER;
+const SSE_TYPE = 'text/event-stream; charset=utf-8';
+
+/** Throws a format error when an upstream answer's `choices[i].index` is not a whole number from
+ * 0 to 2**53 - 1 (the same rule as the Python gateway's). */
+function checkIndexes(value) {
+  if (value === null || typeof value !== 'object' || !Array.isArray(value.choices)) return;
+  value.choices.forEach((c, i) => {
+    if (c === null || typeof c !== 'object' || !('index' in c)) return;
+    const x = c.index;
+    if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= 0)) {
+      throw Object.assign(new Error(`choices[${i}].index must be a whole number from 0 to ${MAX_INDEX}, got ${JSON.stringify(x)}`), { kind: 'format' });
+    }
+  });
+}
+
+function errorEvent(message, type) {
+  return Buffer.from(`data: ${JSON.stringify({ error: { message, type, param: null, code: null } })}\n\n`);
+}
+
+function chunkText(obj) {
+  return `data: ${chunkJSON(obj)}\n\n`;
+}
+
+/**
+ * The streamed answer: the upstream's SSE events rewritten by `rw` as they come and written at
+ * once, with the gateway's own keep-alives, backpressure, the upstream request destroyed when the
+ * client leaves, and a visible end for a stream that breaks. `gw`: what the routes share
+ * (gatewayRoutes: the config, the metrics, emit, finish). Port of python/callsieve/relay.py's
+ * _SSEResponse.
+ */
+async function relayStream(gw, req, res, up, upReq, state, rw, out, t0) {
+  const { cfg, metrics, emit, finish } = gw;
+  metrics.active += 1;
+  res.writeHead(up.statusCode, { 'content-type': SSE_TYPE, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  if (res.flushHeaders) res.flushHeaders();
+  let lastWrite = Date.now();
+  let left = false;
+  // Not async: a write the socket takes at once costs no promise (one per event adds up).
+  const write = (buf) => {
+    if (left) return null;
+    lastWrite = Date.now();
+    if (res.write(buf)) return null;
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
+  const ka = cfg.keepalive * 1000;
+  const timer = setInterval(() => {
+    if (!left && Date.now() - lastWrite >= ka) {
+      lastWrite = Date.now();
+      res.write(KEEPALIVE);
+    }
+  }, Math.max(10, Math.min(ka / 4, 1000)));
+  res.on('close', () => {
+    if (!res.writableFinished) left = true;
+  });
+  const parser = new SSEParser({ comments: true });
+  let sawDone = false;
+  const held = (batch) => {
+    for (const c of rw.finish()) batch.push(chunkText(c));
+    return batch;
+  };
+  // What one piece read from upstream completes goes out as one write: a fast upstream costs one
+  // write per read, not one per event. Backpressure: the next read waits for the client.
+  const send = (batch) => {
+    if (batch.length <= 1) return batch.length ? write(batch[0]) : null;
+    if (batch.every((b) => typeof b === 'string')) return write(batch.join(''));
+    return write(Buffer.concat(batch.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))));
+  };
+  const convert = (items, batch) => {
+    for (const item of items) {
+      if (item.comment) {
+        batch.push(Buffer.concat([item.comment, END])); // its bytes as they came
+        continue;
+      }
+      const d = jsonTrim(item.data);
+      if (!d) {
+        batch.push(KEEPALIVE);
+        continue;
+      }
+      if (sawDone) throw Object.assign(new Error('an event comes after data: [DONE]'), { kind: 'format' });
+      if (d === '[DONE]') {
+        sawDone = true;
+        held(batch);
+        batch.push(DONE_TEXT);
+        continue;
+      }
+      let value;
+      try {
+        value = JSON.parse(item.data);
+      } catch {
+        throw Object.assign(new Error('an upstream event is not JSON'), { kind: 'format' });
+      }
+      checkIndexes(value);
+      for (const c of rw.feed(value)) batch.push(chunkText(c));
+    }
+  };
+  const sendAll = async (batch) => {
+    const w = send(batch);
+    if (w) await w;
+  };
+  const flushHeld = () => sendAll(held([]));
+  // Reads the upstream body with 'data' events rather than `for await` (a promise per piece
+  // costs more than the rest of a small piece's work); pauses it while the client's socket is full.
+  const pump = () =>
+    new Promise((resolve, reject) => {
+      let settled = false;
+      const done = (err) => {
+        if (settled) return;
+        settled = true;
+        up.off('data', onData);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onData = (piece) => {
+        if (left) {
+          up.pause();
+          done();
+          return;
+        }
+        const batch = [];
+        try {
+          convert(parser.feed(piece), batch);
+        } catch (e) {
+          send(batch); // what was converted goes out even when the conversion failed part way
+          up.pause();
+          done(e);
+          return;
+        }
+        const w = send(batch);
+        if (w) {
+          up.pause();
+          w.then(() => {
+            if (!settled) up.resume();
+          });
+        }
+      };
+      up.on('data', onData);
+      finished(up, (err) => done(err));
+    });
+  try {
+    await pump();
+    if (state.timedOut) throw Object.assign(new Error('upstream silent'), { kind: 'timeout' });
+    if (!left) {
+      const batch = [];
+      try {
+        convert(parser.finish(), batch);
+        if (!sawDone) {
+          out.end = 'cut';
+          held(batch);
+        } else out.end = 'done';
+      } finally {
+        await sendAll(batch);
+      }
+    }
+  } catch (e) {
+    if (left) {
+      // the client left; the upstream request was destroyed
+    } else if (e.kind === 'timeout' || state.timedOut) {
+      out.end = 'timeout';
+      metrics.upstreamError('timeout');
+      await write(errorEvent(`upstream silent for more than ${cfg.timeout} s`, 'upstream_timeout'));
+    } else if (e.kind === 'format' || (e.name && /FormatError$/.test(e.name))) {
+      out.end = 'bad-upstream';
+      metrics.upstreamError('format');
+      await write(errorEvent(`upstream stream cannot be read: ${e.message}`, 'upstream_error'));
+    } else {
+      out.end = 'cut';
+      metrics.upstreamError('read');
+      emit('warning', `upstream stream broke: ${e.code || e.message}`, { request_id: req.requestId });
+      try {
+        await flushHeld();
+      } catch {
+        // nothing more to say
+      }
+    }
+  } finally {
+    clearInterval(timer);
+    if (!up.complete) upReq.destroy(); // a finished answer keeps its connection for the next request
+    metrics.active -= 1;
+    if (left) {
+      metrics.disconnects += 1;
+      out.end = 'client-left';
+    } else res.end();
+    out.stats = rw.stats;
+    out.rejected = rw.rejectedToolNames;
+    finish('chat', req, left ? 499 : up.statusCode, t0, out);
+  }
+}
+
+module.exports = {
+  relayStream,
+  checkIndexes,
+};
+  },
+  "src/request.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The request side of the gateway's `prompt` mode: an OpenAI chat-completion request for an
+ * upstream without native tools. Port of python/callsieve/request.py: see its docstring for every
+ * decision (where the instructions go, `tool_choice`, history `tool_calls` as DSML, `tool`
+ * messages as user text, `responseOptions`). The input is not modified.
+ */
+
+const { buildToolInstructions } = __require("src/prompt.js");
+const { normalizeRole } = __require("src/roles.js");
+const { isDict, jsKeys, jsonText } = __require("src/jsontext.js");
+const { toolName } = __require("src/schema.js");
+const { jsonValue } = __require("src/values.js");
+const { jsonTrim } = __require("src/strings.js");
+const { OpenAIFormatError, OptionsError } = __require("src/errors.js");
+const { typeName } = __require("src/errors.js");
+const { checkToolChoice, checkParallelToolCalls } = __require("src/openai.js");
+
+const DROPPED = new Set(['tools', 'tool_choice', 'parallel_tool_calls']);
+const REQUIRED_LINE = 'You must call at least one tool in your reply.';
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+const get = (o, k) => (isDict(o) && hasOwn(o, k) ? o[k] : undefined);
+
+function namedChoice(choice) {
+  if (isDict(choice) && get(choice, 'type') === 'function') {
+    const name = get(get(choice, 'function'), 'name');
+    if (typeof name === 'string' && name) return name;
+  }
+  return null;
+}
+
+function choiceLine(choice) {
+  if (choice === 'required') return REQUIRED_LINE;
+  const name = namedChoice(choice);
+  return name !== null ? `You must call the tool ${name} in your reply.` : '';
+}
+
+/** Whether the response to `body` goes through the rewriters: not for `tool_choice: "none"`. */
+function rewritesResponse(body) {
+  return !(isDict(body) && get(body, 'tool_choice') === 'none');
+}
+
+/**
+ * The options of the response rewriters that the request decides: `{toolChoice,
+ * parallelToolCalls}` (null when the request leaves them out), so that the answer honors them as
+ * OpenAI defines them. Throws OpenAIFormatError for a body that is not an object or for values
+ * OpenAI does not accept (a gateway answers 400).
+ */
+function responseOptions(body) {
+  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
+  const toolChoice = get(body, 'tool_choice') ?? null;
+  const parallelToolCalls = get(body, 'parallel_tool_calls') ?? null;
+  try {
+    checkToolChoice(toolChoice);
+    checkParallelToolCalls(parallelToolCalls);
+  } catch (e) {
+    if (e instanceof OptionsError) throw new OpenAIFormatError(e.message.replace('toolChoice', 'tool_choice').replace('parallelToolCalls', 'parallel_tool_calls'));
+    throw e;
+  }
+  return { toolChoice, parallelToolCalls };
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    let s = '';
+    for (const p of content) if (isDict(p) && typeof get(p, 'text') === 'string') s += p.text;
+    return s;
+  }
+  return '';
+}
+
+const attr = (v) => (v.includes('"') ? `'${v}'` : `"${v}"`);
+const cdata = (s) => '<![CDATA[' + s.split(']]>').join(']]]]><![CDATA[>') + ']]>';
+
+function valueText(v) {
+  if (typeof v === 'string') return cdata(v);
+  const text = jsonText(v);
+  return text.includes('<') || text.includes('&') ? cdata(text) : text;
+}
+
+function invoke(call) {
+  let fn = get(call, 'function');
+  if (!isDict(fn)) fn = {};
+  const name = typeof get(fn, 'name') === 'string' ? fn.name : '';
+  const args = get(fn, 'arguments');
+  const lines = [`<|DSML|invoke name=${attr(name)}>`];
+  let ok;
+  let obj;
+  if (typeof args === 'string') [ok, obj] = jsonValue(args);
+  else [ok, obj] = [true, isDict(args) ? args : {}];
+  if (ok && isDict(obj)) {
+    for (const [k, v] of jsKeys(obj)) lines.push(`<|DSML|parameter name=${attr(k)}>${valueText(v)}</|DSML|parameter>`);
+  } else if (typeof args === 'string' && jsonTrim(args)) {
+    lines.push(cdata(args));
+  }
+  lines.push('</|DSML|invoke>');
+  return lines;
+}
+
+function block(calls) {
+  const lines = ['<|DSML|tool_calls>'];
+  for (const c of calls) lines.push(...invoke(c));
+  lines.push('</|DSML|tool_calls>');
+  return lines.join('\n');
+}
+
+const join = (a, b) => (a ? `${a}\n\n${b}` : b);
+
+function assistant(msg) {
+  const tc = get(msg, 'tool_calls');
+  const calls = Array.isArray(tc) ? [...tc] : [];
+  const legacy = get(msg, 'function_call');
+  if (isDict(legacy)) calls.push({ type: 'function', function: legacy });
+  const out = {};
+  for (const k of Object.keys(msg)) if (k !== 'tool_calls' && k !== 'function_call') out[k] = msg[k];
+  out.role = 'assistant';
+  if (calls.length) out.content = join(textOf(get(msg, 'content')), block(calls));
+  return out;
+}
+
+function callNames(messages) {
+  const names = new Map();
+  for (const m of messages) {
+    const tc = get(m, 'tool_calls');
+    if (!Array.isArray(tc)) continue;
+    for (const c of tc) {
+      const id = get(c, 'id');
+      const name = get(get(c, 'function'), 'name');
+      if (typeof id === 'string' && typeof name === 'string' && !names.has(id)) names.set(id, name);
+    }
+  }
+  return names;
+}
+
+function toolText(msg, names) {
+  let cid = get(msg, 'tool_call_id');
+  cid = typeof cid === 'string' && cid ? cid : null;
+  let name = cid !== null && names.has(cid) ? names.get(cid) : null;
+  if (name === null) {
+    const n = get(msg, 'name');
+    name = typeof n === 'string' && n ? n : 'a tool';
+  }
+  return `Result of ${name}${cid !== null ? ` (id ${cid})` : ''}:\n${textOf(get(msg, 'content'))}`;
+}
+
+function withInstructions(messages, text) {
+  const first = messages.length ? messages[0] : null;
+  if (isDict(first) && first.role === 'system') {
+    const content = get(first, 'content');
+    const next = Array.isArray(content)
+      ? { ...first, content: [...content, { type: 'text', text }] }
+      : { ...first, content: join(textOf(content), text) };
+    return [next, ...messages.slice(1)];
+  }
+  return [{ role: 'system', content: text }, ...messages];
+}
+
+/** The request to send to an upstream without native tools (see python/callsieve/request.py). */
+function preparePromptRequest(body) {
+  if (!isDict(body)) throw new OpenAIFormatError(`the request is a ${typeName(body)}, not a JSON object`);
+  const messages = hasOwn(body, 'messages') ? body.messages : [];
+  if (!Array.isArray(messages)) throw new OpenAIFormatError(`messages must be a list, got ${typeName(messages)}`);
+  const tools = get(body, 'tools');
+  if (tools !== undefined && tools !== null && !Array.isArray(tools)) {
+    throw new OpenAIFormatError(`tools must be a list, got ${typeName(tools)}`);
+  }
+  const names = callNames(messages);
+  let out = [];
+  let results = null;
+  messages.forEach((msg, pos) => {
+    if (!isDict(msg)) throw new OpenAIFormatError(`messages[${pos}] is a ${typeName(msg)}, not an object`);
+    const role = normalizeRole(get(msg, 'role'));
+    if (role === 'tool') {
+      const text = toolText(msg, names);
+      if (results === null) {
+        results = [text];
+        out.push({ role: 'user', content: '' });
+      } else results.push(text);
+      out[out.length - 1].content = results.join('\n\n');
+      return;
+    }
+    results = null;
+    out.push(role === 'assistant' ? assistant(msg) : { ...msg, role });
+  });
+  const choice = get(body, 'tool_choice');
+  if (choice !== 'none' && Array.isArray(tools) && tools.some((t) => toolName(t))) {
+    let text = buildToolInstructions(tools);
+    const line = choiceLine(choice);
+    if (line) text = `${text}\n\n${line}`;
+    out = withInstructions(out, text);
+  }
+  const result = {};
+  for (const k of Object.keys(body)) if (!DROPPED.has(k)) result[k] = body[k];
+  if (hasOwn(body, 'messages') || out.length) result.messages = out;
+  return result;
+}
+
+module.exports = { preparePromptRequest, responseOptions, rewritesResponse, REQUIRED_LINE };
+  },
+  "src/roles.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Role normalization for prompts (docs/SPEC.md R11).
+ * Port of python/callsieve/roles.py: see its docstring for every mapping and why the unknown
+ * becomes `user`.
+ */
+
+const ROLES = Object.freeze(['system', 'user', 'assistant', 'tool']);
+const DEFAULT_ROLE = 'user';
+const ALIASES = new Map([
+  ['developer', 'system'],
+  ['function', 'tool'],
+]);
+
+/** The controlled role for `role`: one of ROLES, never throws. */
+function normalizeRole(role) {
+  if (typeof role !== 'string') return DEFAULT_ROLE;
+  const r = role.trim();
+  // Non-ASCII letters never match: no Unicode folding ('ſystem', 'K' Kelvin sign).
+  if (!/^[\x00-\x7f]*$/.test(r)) return DEFAULT_ROLE;
+  const low = r.toLowerCase();
+  if (ROLES.includes(low)) return low;
+  return ALIASES.get(low) || DEFAULT_ROLE;
+}
+
+module.exports = { ROLES, DEFAULT_ROLE, normalizeRole };
+  },
+  "src/scanbase.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The scanner's base layer (Python's scanbase.py): its state (buffer, cursor, offsets, one small
+ * object per mode), output, and the helpers every layer uses. See scanner.js for the layers and
+ * python/callsieve/scanner.py for the theory of operation.
+ */
+
+const values = __require("src/values.js");
+const strings = __require("src/strings.js");
+const { bodyKind } = __require("src/blocks.js");
+const harmony = __require("src/harmony.js");
+const mistral = __require("src/mistral.js");
+const { BLOCK_FORMATS, DEFAULT_FORMATS } = __require("src/formats.js");
+const { BARS } = __require("src/sections.js");
+const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE, NO, matchTag, skipNoTag } = __require("src/shell.js");
+const { FenceLine } = __require("src/fences.js");
+
+/** What the scanner is doing at `pos`. */
+const Mode = Object.freeze({
+  TEXT: 0,
+  RUN: 1,
+  FENCE: 2,
+  PENDING: 3,
+  CAPTURE: 4,
+  JSON: 5,
+  TOKENS: 6,
+  REGION: 7,
+  BLOCK: 8,
+  HARMONY: 9,
+  MISTRAL: 10,
+});
+
+/** Where a CAPTURE is inside its block. */
+const Level = Object.freeze({
+  TOP: 0, // directly inside the wrapper
+  INVOKE: 1,
+  PARAM: 2, // a parameter body
+  CDATA: 3, // a CDATA section inside a parameter body
+  AFTER_CDATA: 4, // after a `]]>`: closes the CDATA only if a closing tag follows (D7)
+});
+
+function isTag(r) {
+  return r !== null && typeof r === 'object';
+}
+
+function named(tag) {
+  return tag.name !== null && !strings.isBlank(tag.name);
+}
+
+function textEvent(text, note) {
+  return note ? { type: 'text', text, note } : { type: 'text', text };
+}
+
+/**
+ * Text kept in pieces, so a long text costs about what the input does whatever the size of its
+ * pieces (issue 14, item 5).
+ *
+ * A held block's source is copied as it arrives into byte blocks outside the JS heap, one byte per
+ * character: a string kept for as long as the block stays open survives V8's young-generation
+ * collections, and what survives them grows the young generation (by tens of MB) whatever the
+ * string costs itself. A piece whose buffer is held anyway (`shared`: a parameter body keeps
+ * slices of the same buffer) stays a string, so it is not kept twice; so do the first
+ * TEXT_BLOCK characters (most blocks are short) and the text from the first character above
+ * U+00FF on (a two-byte string costs what a copy would).
+ */
+class _Text {
+  constructor() {
+    this.parts = []; // strings, and [bytes, all ASCII] views of `block`
+    this.small = []; // small strings not in `parts` yet (joined in batches)
+    this.size = 0; // code units in `small`
+    this.block = null; // a Uint8Array of TEXT_BLOCK bytes, or null
+    this.start = 0; // `block[start:used]` is not in `parts` yet
+    this.used = 0;
+    this.ascii = true; // `block[start:used]` is all ASCII
+    this.wide = false; // a character above U+00FF came: pieces are kept as strings from here on
+    this.length = 0; // code units so far
+  }
+
+  add(s, shared = false) {
+    // (the first TEXT_BLOCK code units stay strings: most blocks are short)
+    const copy = !shared && !this.wide && this.length >= TEXT_BLOCK;
+    this.length += s.length;
+    if (!copy) {
+      this._seal();
+      this._string(s);
+      return;
+    }
+    this._flush();
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      let block = this.block;
+      if (block === null || this.used === TEXT_BLOCK) {
+        this._seal();
+        block = this.block = new Uint8Array(TEXT_BLOCK);
+        this.start = this.used = 0;
+      }
+      let u = this.used;
+      let ascii = this.ascii;
+      const end = Math.min(n, i + TEXT_BLOCK - u);
+      for (; i < end; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) {
+          if (c > 255) break;
+          ascii = false;
+        }
+        block[u++] = c;
+      }
+      this.used = u;
+      this.ascii = ascii;
+      if (i < end) {
+        this.wide = true;
+        this._seal();
+        this.block = null;
+        this._string(s.slice(i));
+        return;
+      }
+    }
+  }
+
+  _string(s) {
+    if (s.length >= 4096) {
+      this._flush();
+      this.parts.push(s); // (a slice of the input's buffer, kept without a copy)
+      return;
+    }
+    this.small.push(s);
+    this.size += s.length;
+    if (this.size >= 4096 || this.small.length >= 64) this._flush();
+  }
+
+  _flush() {
+    if (this.small.length) {
+      this.parts.push(this.small.join(''));
+      this.small = [];
+      this.size = 0;
+    }
+  }
+
+  _seal() {
+    if (this.used > this.start) {
+      this.parts.push([this.block.subarray(this.start, this.used), this.ascii]);
+      this.start = this.used;
+    }
+    this.ascii = true;
+  }
+
+  /**
+   * The text, then `tail`. The pieces are concatenated, not joined: the result becomes one flat
+   * string only once it is read, so the pieces and a copy of them are not all held at once.
+   */
+  text(tail = '') {
+    this._seal();
+    this._flush();
+    let out = '';
+    for (const p of this.parts) out += typeof p === 'string' ? p : latin1(p[0], p[1]);
+    return out + tail;
+  }
+}
+
+const TEXT_BLOCK = 1 << 16;
+let ASCII = null;
+
+/** The string of one byte per character (`ascii`: all below 128). */
+function latin1(bytes, ascii) {
+  if (ascii) {
+    if (ASCII === null) ASCII = new TextDecoder('utf-8', { ignoreBOM: true });
+    return ASCII.decode(bytes);
+  }
+  let out = '';
+  for (let k = 0; k < bytes.length; k += 8192) out += String.fromCharCode.apply(null, bytes.subarray(k, k + 8192));
+  return out;
+}
+
+/** RUN: a backtick or tilde run being counted (its characters are text either way). */
+class _Run {
+  constructor() {
+    this.start = 0; // absolute offset of the run
+    this.line = false; // it started at a line start (a fence may open)
+  }
+}
+
+/** FENCE: the open fence and the recognizer of its closing line. */
+class _Fence {
+  constructor() {
+    this.char = '';
+    this.length = 0;
+    this.line = new FenceLine();
+  }
+}
+
+/** PENDING: an open inline code span of `n` backticks (D1). */
+class _Pending {
+  constructor() {
+    this.n = 0;
+    this.hold = null; // held text, from the first span-dependent thing
+    this.holdStart = 0; // absolute offset where the hold began
+    this.runs = new Map(); // backtick runs seen while holding: length -> offsets
+    this.blank = false; // at a line start that may still be blank
+    this.indent = 0; // indent of that line (tab = 4)
+    this.lineStart = 0; // absolute offset of that line
+    this.runLen = 0; // a backtick run being counted
+    this.runStart = 0;
+  }
+}
+
+/**
+ * The calls of a block so far, flat: a call is its name, then the number of its parameters and
+ * their (name, value) pairs, or -1 and its input object when that was built already (a JSON body,
+ * a streamed call). The objects are made in `take()`, once the block ends: a block of many calls
+ * holds a few slots per call instead of two objects (issue 14; V8's young generation grows with
+ * what survives it). Python builds the dicts as it goes (port-map: scanbase:_Calls).
+ */
+class _Calls {
+  constructor() {
+    this.flat = [];
+    this.length = 0;
+    this.firstEnd = 0; // where the first call's entries end
+  }
+
+  addPairs(name, pairs) {
+    const flat = this.flat;
+    flat.push(name, pairs.length >> 1);
+    for (let i = 0; i < pairs.length; i++) flat.push(pairs[i]);
+    this._added();
+  }
+
+  addInput(name, input) {
+    this.flat.push(name, -1, input);
+    this._added();
+  }
+
+  _added() {
+    if (++this.length === 1) this.firstEnd = this.flat.length;
+  }
+
+  /** Keep only "there was one" (a block past the limit: its calls are never taken, D43). */
+  keepOne() {
+    if (this.length > 1) {
+      this.flat.length = this.firstEnd;
+      this.length = 1;
+    }
+  }
+
+  take() {
+    const flat = this.flat;
+    const out = [];
+    for (let i = 0; i < flat.length; ) {
+      const name = flat[i];
+      const k = flat[i + 1];
+      if (k < 0) {
+        out.push({ name, input: flat[i + 2] });
+        i += 3;
+      } else {
+        out.push({ name, input: inputOf(flat, i + 2, k) });
+        i += 2 + 2 * k;
+      }
+    }
+    return out;
+  }
+}
+
+const NO_NAMES = new Set();
+const PAIRS_MAX = 16;
+
+/** The input object of `k` (name, value) pairs of `flat` from `i` (R6.6: a repeat is an array). */
+function inputOf(flat, i, k) {
+  const out = {};
+  let multi = NO_NAMES; // the names already arrays: a Set only once a name repeats
+  for (const end = i + 2 * k; i < end; i += 2) {
+    const name = flat[i];
+    if (multi === NO_NAMES && Object.prototype.hasOwnProperty.call(out, name)) multi = new Set();
+    values.addParam(out, multi, name, flat[i + 1]);
+  }
+  return out;
+}
+
+/** The invoke being captured. */
+class _Invoke {
+  constructor() {
+    this.name = '';
+    // The parameters so far as flat (name, value) pairs: the input object is built when the
+    // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
+    // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
+    // already arrays, R6.6), so a long invoke keeps its values once, not also as pairs.
+    this.pairs = [];
+    this.params = null;
+    this.multi = NO_NAMES;
+    this.count = 0; // parameters so far (Python: the dict's length)
+    this.text = []; // body text that is not a parameter (a JSON body, D5)
+    this.keys = new Set(); // R16: parameter names so far
+    this.top = -1; // R16: the largest array-index name so far
+    this.other = false; // R16: a name that is not an array index came
+  }
+}
+
+/** The parameter body being captured: segments of text and CDATA. */
+class _Param {
+  constructor() {
+    this.name = '';
+    this.string = null; // the `string` attribute (R14.2), when honored
+    this.segs = [];
+    this.text = [];
+    this.start = 0; // absolute offset of the body (JS only: see _keepRaw)
+  }
+}
+
+/** A CDATA section inside a parameter body, with the fences inside it (R5.3, D7). */
+class _Cdata {
+  constructor() {
+    this.parts = [];
+    this.after = []; // `]]>` and blanks that may close it (AFTER_CDATA)
+    // spaces since the last newline in those blanks; -1: no newline yet (or not only spaces)
+    this.afterTail = -1;
+    this.start = 0; // absolute offset of the content
+    this.depth = 1; // nested CDATA openers
+    this.fence = ''; // the open fence character inside the CDATA, or ''
+    this.fenceLen = 0;
+    this.line = new FenceLine();
+  }
+}
+
+/** CAPTURE: the block being parsed. */
+class _Capture {
+  constructor() {
+    this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.started = 0; // R16: calls announced in this block (streamArguments)
+    // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
+    // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
+    this.raw = new _Text();
+    this.mark = 0;
+    this.tail = ''; // the last characters released past the limit (for the line state)
+    this.calls = [];
+    this.start = 0; // absolute offset of the block
+    this.over = false; // grew past maxCapture: released as text as it goes
+  }
+}
+
+/** Where a TOKENS capture is inside its section. */
+const Stage = Object.freeze({
+  BETWEEN: 0, // between calls: whitespace, a call, or the section end
+  HEAD: 1, // after a call begin: the name (or `function`) up to the separator
+  BODY: 2, // after the separator: the arguments up to the call end
+});
+
+/** TOKENS: the token section being parsed (R14.4, R14.5). */
+class _Section {
+  constructor() {
+    this.stage = Stage.BETWEEN;
+    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
+    this.mark = 0;
+    this.tail = '';
+    this.calls = [];
+    this.bad = []; // R18.2: the section's calls that cannot be executed
+    this.head = [];
+    this.headLen = 0; // code units (Python: code points; see _mTokens)
+    this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
+    this.body = [];
+    this.start = 0;
+    this.over = false;
+  }
+}
+
+/** BLOCK: a block of the block engine (R17), held from its opener to its closer. */
+class _Block {
+  constructor() {
+    this.rows = []; // the enabled rows sharing this opener
+    this.opener = '';
+    this.closer = '';
+    this.parts = [];
+    this.size = 0; // code points held (as Python counts)
+    this.start = 0;
+    this.over = false;
+  }
+}
+
+/** marker -> the enabled rows it opens (a closer maps to none: a stray closer, dropped, R18.3). */
+function blockMarkers(formats) {
+  const out = new Map();
+  for (const row of BLOCK_FORMATS) {
+    if (!formats.has(row.name)) continue;
+    if (row.opener) for (const opener of [row.opener, ...row.alsoOpens]) out.set(opener, [...(out.get(opener) || []), row]);
+    for (const closer of [row.closer, ...row.strays]) if (closer && !out.has(closer)) out.set(closer, []);
+  }
+  return out;
+}
+
+// The second characters of every block-engine marker (`<t`, `<s`, `<m`, `<|`, `</`).
+const MARKER_SECONDS = new Set(
+  BLOCK_FORMATS.flatMap((r) => [r.opener, ...r.alsoOpens, r.closer, ...r.strays]).filter((m) => m.length > 1).map((m) => m[1]),
+);
+
+/** A block engine marker at `s[i]`: [marker, end], MORE or NO. */
+function matchBlockMarker(markers, s, i, final) {
+  if (i + 1 < s.length && !MARKER_SECONDS.has(s[i + 1])) return NO; // (most angles end here)
+  let more = false;
+  for (const m of markers.keys()) {
+    if (s.startsWith(m, i)) return [m, i + m.length];
+    if (!final && s.length - i < m.length && m.startsWith(s.slice(i))) more = true;
+  }
+  return more ? MORE : NO;
+}
+
+function rowFor(rows, body) {
+  if (rows.length === 1 && !rows[0].body) return rows[0];
+  const kind = bodyKind(body);
+  for (const row of rows) if (row.body === kind) return row;
+  return null;
+}
+
+/** JSON: a JSON tool-call candidate in prose (R9). */
+class _Json {
+  constructor() {
+    this.parts = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.start = 0;
+  }
+}
+
+/** State and helpers shared by every layer of the scanner. */
+class ScanBase {
+  constructor(maxCapture = 8 * 1024 * 1024, jsonCalls = false, formats = DEFAULT_FORMATS, streamArguments = false, typer = null) {
+    this.maxCapture = maxCapture;
+    this.typer = typer; // R17.9: raw-text values typed by the declared schemas
+    this.stream = streamArguments; // R16: announce calls, stream their string values
+    this.tap = null; // the open parameter's ValueTap, when streaming
+    this._tapText = 0; // par.text pieces the tap has seen
+    this._tapCdata = 0; // cd.parts pieces the tap has seen
+    // Llama 3's calls are JSON in prose (R17.8): R9's reader, its events marked as the row's
+    this._jsonFormat = formats.has('llama_json') ? 'llama_json' : '';
+    jsonCalls = jsonCalls || formats.has('llama_json');
+    this.jsonCalls = jsonCalls;
+    this.loose = false; // an unclosed CDATA was repaired (D8): the rest is read by its rule
+    const dsml = formats.has('dsml');
+    const native = formats.has('function_calls');
+    this._keywords = dsml ? (native ? KEYWORDS_ALL : KEYWORDS_SEED) : native ? KEYWORDS_NATIVE : null;
+    this.native = native; // the `string` attribute (R14.2)
+    this.tokens = formats.has('tokens');
+    this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
+    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    // Prose's fields (prose.js sets them) have their places here, as in the one class of before:
+    // every Scanner gets its fields in one order, so all Scanners share one shape (V8).
+    this._special = null;
+    this._prose = null;
+    this._proseStop = -1; // absolute offset where this feed's prose skip stopped (-1: none)
+    this._soFar = null;
+    this.work = 0; // code units exposed to the scanner (see Sieve.work)
+    this._memoAt = -1;
+    this._memo = NO;
+    this._memoBase = 0;
+    // Absolute offsets of the surrogate pairs of the input that a capture may still span, so that
+    // maxCapture counts code points as Python does (see _cpDist).
+    this._pairs = [];
+    this._pairsHead = 0;
+    this._inputLen = 0;
+    this._lastHigh = false;
+    this.buf = '';
+    this.pos = 0;
+    this.base = 0; // absolute offset of buf[0]
+    this.mode = Mode.TEXT;
+    this.saw = false;
+    this.out = []; // events, and R16's internal events for the Sieve
+    this._text = [];
+    this.line = new FenceLine(); // TEXT's line state
+    // rescan index after a failed inline span: run length -> absolute offsets
+    this.idx = new Map();
+    this.idxEnd = -1;
+    this.run = new _Run();
+    this.fence = new _Fence();
+    this.pend = new _Pending();
+    this.cap = new _Capture();
+    this.inv = new _Invoke();
+    this.par = new _Param();
+    this.cd = new _Cdata();
+    this.json = new _Json();
+    this.sec = new _Section();
+    this.blk = new _Block();
+    this.hm = new harmony.Harmony();
+    this.mi = new mistral.Mistral();
+    this._blocks = blockMarkers(formats);
+    this.region = null;
+    this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
+    this._names = new Map(); // see _name
+  }
+
+  _take() {
+    this._flushText();
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  /** The source of the open block or section, up to `pos`. */
+  _source(holder) {
+    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
+  }
+
+  // ---- output -------------------------------------------------------------------------
+
+  _emit(s) {
+    if (s) this._text.push(s);
+  }
+
+  _flushText() {
+    if (this._text.length) {
+      this.out.push(textEvent(this._text.join('')));
+      this._text = [];
+    }
+  }
+
+  _abs(i) {
+    return this.base + i;
+  }
+
+  /**
+   * matchTag, remembering the last decided answer: after a capture ends at a tag, TEXT looks at
+   * the same tag again. A decided answer (Tag or NO) never changes for a position.
+   */
+  _tag(buf, pos, final) {
+    const at = this.base + pos;
+    if (at === this._memoAt) {
+      const r = this._memo;
+      if (isTag(r)) {
+        // `end` was relative to the buffer of that time
+        const end = r.end + this._memoBase - this.base;
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
+      }
+      return r;
+    }
+    if (this._keywords === null) return NO;
+    const r = matchTag(buf, pos, final, this._keywords);
+    if (r !== MORE) {
+      this._memoAt = at;
+      this._memo = r;
+      this._memoBase = this.base;
+    }
+    return r;
+  }
+
+  /**
+   * A tool or parameter name, trimmed. The same name in many calls is one string: a block of
+   * many calls keeps one copy of each name (issue 14, memory per held character).
+   */
+  _name(name) {
+    const n = strings.trim(name || '');
+    const names = this._names;
+    let got = names.get(n);
+    if (got === undefined) {
+      if (names.size >= 1024) names.clear();
+      names.set(n, n);
+      got = n;
+    }
+    return got;
+  }
+
+  /**
+   * Where to resume after no tag started at `pos`: past the open angles, but not past the last
+   * one when a token marker may start there (`<<｜end▁of▁sentence｜>`), nor, in text (`text`),
+   * when a region opener may (`<<!-- … -->`).
+   */
+  _skip(buf, pos, text = false) {
+    const end = skipNoTag(buf, pos);
+    if (
+      end - pos > 1 &&
+      (text || (this.eos && end < buf.length && BARS.includes(buf[end]) && buf[end - 1] === '<'))
+    ) {
+      return end - 1;
+    }
+    return end;
+  }
+
+  /** A block or message ended where TEXT resumes, mid-line. */
+  _resumeText() {
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+  }
+}
+
+module.exports = {
+  Level,
+  Mode,
+  PAIRS_MAX,
+  ScanBase,
+  Stage,
+  _Calls,
+  _Text,
+  inputOf,
+  isTag,
+  matchBlockMarker,
+  named,
+  rowFor,
+  textEvent,
+};
+  },
+  "src/scanner.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The incremental scanner: one state machine for `parse()` and for the streaming `Sieve`.
+ * Port of python/callsieve/scanner.py and its layers, module for module, mode by mode and step by
+ * step; read the "theory of operation" there. The same shape: named modes and levels (`Mode`,
+ * `Level`), one method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`,
+ * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line
+ * recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
+ * and compares, and counts code points (as Python does) only where maxCapture and the length of a
+ * token call head are checked.
+ *
+ * The format layer (R14.9), as in Python: a format is the shape of one family of tool-call markup.
+ * Each format adds a recognizer of its opener, tried at an open angle in TEXT (and in PENDING,
+ * where an opener makes the span's meaning matter), and a capture that parses its block. The
+ * formats are listed once, in `FORMATS`: `dsml` (matchTag with the seed keywords, CAPTURE),
+ * `function_calls` (matchTag with the native keywords and the `string` attribute, CAPTURE) and
+ * `tokens` (sections.matchMarker, then TOKENS with its `_Section` at a `Stage`). The
+ * end-of-sentence token (R14.6) is dropped in TEXT and ends a block, when a native format is in use.
+ *
+ * Layers, as in Python: a chain of classes, one module each, every layer a subclass of the one
+ * below it, so a mode's step is one method and the hot paths stay plain property reads:
+ * - scanbase.js `ScanBase`: the state every layer reads (buffer, cursor, offsets, each mode's
+ *   state object), output, and the helpers all layers use (the tag memo, names, skips);
+ * - fences.js `FenceLine`: the fence-line recognizer, shared by TEXT, FENCE and CDATA;
+ * - prose.js `Prose`: TEXT, RUN, FENCE, PENDING and REGION, and the prose skip; it recognizes
+ *   openers and hands them to the engine of their row;
+ * - dsml.js `DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA);
+ * - scanner.js `Scanner` (this module): `feed` / `finish` and the step loop (`_run`), the capture
+ *   limit and the surrogate pairs it counts, and the other holding engines: R9's JSON calls
+ *   (JSON), token sections (TOKENS) and the block engine's modes (BLOCK, HARMONY, MISTRAL;
+ *   grammars in blocks.js, harmony.js, mistral.js).
+ * A lower layer calls a method of a layer above it only as its header says.
+ */
+
+// The format layer (R14.9, R17): the rows of formats.js (generated from formats.py). The token
+// engine (TOKENS) and the block engine's holding mode (BLOCK) live here, the shell engine
+// (CAPTURE) in dsml.js, the block engine's grammars in blocks.js.
+
+const sections = __require("src/sections.js");
+const values = __require("src/values.js");
+const strings = __require("src/strings.js");
+const { GRAMMARS } = __require("src/blocks.js");
+const harmony = __require("src/harmony.js");
+const mistral = __require("src/mistral.js");
+const { ALL_FORMATS, FORMATS } = __require("src/formats.js");
+const { matchMarker } = sections;
+const { MORE, NO } = __require("src/shell.js");
+const { FenceLine, matchAt } = __require("src/fences.js");
+const { Level, Mode, Stage, _Text, rowFor, textEvent } = __require("src/scanbase.js");
+const { WS, matchRegion, proseEnd, search } = __require("src/prose.js");
+const { DsmlCapture, skipAt, toolCallsEvent } = __require("src/dsml.js");
+
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
+const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
+const JSON_OUT = /["{}\[\]]/g;
+const JSON_IN = /["\\]/g;
+
+// Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
+const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
+class Scanner extends DsmlCapture {
+  // ---- driving ------------------------------------------------------------------------
+
+  feed(chunk) {
+    this._notePairs(chunk);
+    const pos = this.pos;
+    const mode = this.mode;
+    let buf;
+    if (pos) {
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
+      this.base += pos;
+      buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
+    } else {
+      buf = this.buf + chunk;
+    }
+    this.buf = buf;
+    this.pos = 0;
+    this.work += buf.length;
+    this._proseStop = -1;
+    if (mode === Mode.TEXT && buf && (this.line.indent < 0 || (buf[0] !== ' ' && buf[0] !== '~'))) {
+      // Fast path: decided prose from the start of what is new or held (see proseSkip). A line
+      // start's indent only matters before a space, a tilde or what prose stops at.
+      const end = proseEnd(this._prose, buf, 0);
+      if (end) {
+        this.line.indent = -1;
+        if (end === buf.length) {
+          this.pos = end;
+          this._prunePairs();
+          return [textEvent(buf)];
+        }
+        this._text.push(buf.slice(0, end));
+        this.pos = end;
+      }
+      this._proseStop = this.base + end; // _mText need not try there again in this feed
+    } else if (mode === Mode.TOKENS && !buf.includes('<') && this._secTakes(buf)) {
+      this.pos = buf.length;
+      this._prunePairs();
+      return [];
+    }
+    this._run(false);
+    const held = this.mode;
+    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
+    if (this.tap !== null) this._tapPull();
+    this._prunePairs();
+    return this._take();
+  }
+
+  /**
+   * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
+   * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
+   */
+  _releasePastLimit() {
+    const cap = this.cap;
+    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
+      this._overflow(); // (once a call is announced the limit stops applying, D37)
+    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
+      this._secOverflow();
+    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
+      this._blkOverflow();
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
+      this._jsonRelease();
+      this._run(false);
+    }
+  }
+
+  finish() {
+    this._proseStop = -1;
+    this._run(true);
+    return this._take();
+  }
+
+  /** The mode's steps until one waits (Python: `while _STEPS[self.mode](self, final)`). */
+  _run(final) {
+    for (;;) {
+      let going;
+      switch (this.mode) {
+        case Mode.TEXT:
+          going = this._mText(final);
+          break;
+        case Mode.RUN:
+          going = this._mRun(final);
+          break;
+        case Mode.FENCE:
+          going = this._mFence(final);
+          break;
+        case Mode.PENDING:
+          going = this._mPending(final);
+          break;
+        case Mode.CAPTURE:
+          going = this._mCapture(final);
+          break;
+        case Mode.JSON:
+          going = this._mJson(final);
+          break;
+        case Mode.TOKENS:
+          going = this._mTokens(final);
+          break;
+        case Mode.BLOCK:
+          going = this._mBlock(final);
+          break;
+        case Mode.HARMONY:
+          going = harmony.step(this, final);
+          break;
+        case Mode.MISTRAL:
+          going = mistral.step(this, final);
+          break;
+        default:
+          going = this._mRegion(final);
+      }
+      if (!going) return;
+    }
+  }
+
+  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  _keepRaw() {
+    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
+    if (holder === null) return;
+    const at = this.base + this.pos;
+    if (at > holder.mark) {
+      // (an open parameter body that spans most of this piece holds slices of the same buffer:
+      // the source shares them)
+      const shared =
+        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
+      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
+      holder.mark = at;
+    }
+  }
+
+  // ---- code point distances (Python's string indices are code points) -------------------
+
+  _notePairs(chunk) {
+    const start = this._inputLen;
+    if (!chunk) return;
+    if (chunk.length <= 64 && !this._lastHigh) {
+      // a short chunk (the common case) is looked at without the regex
+      let k = 0;
+      while (k < chunk.length && (chunk.charCodeAt(k) & 0xf800) !== 0xd800) k++;
+      if (k === chunk.length) {
+        this._inputLen = start + chunk.length;
+        return;
+      }
+    }
+    const first = chunk.charCodeAt(0);
+    if (this._lastHigh && first >= 0xdc00 && first <= 0xdfff) this._pairs.push(start - 1);
+    PAIR.lastIndex = 0;
+    for (let m = PAIR.exec(chunk); m !== null; m = PAIR.exec(chunk)) this._pairs.push(start + m.index);
+    const last = chunk.charCodeAt(chunk.length - 1);
+    this._lastHigh = last >= 0xd800 && last <= 0xdbff;
+    this._inputLen = start + chunk.length;
+  }
+
+  /** Forget the pairs before the earliest position a capture may still start from. */
+  _prunePairs() {
+    let keep = this.base + this.pos;
+    // A block with a call announced has no capture limit (D37): no distance is measured in it.
+    if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
+    else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.TOKENS) keep = this.sec.start;
+    else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
+    const pairs = this._pairs;
+    let h = this._pairsHead;
+    while (h < pairs.length && pairs[h] < keep) h++;
+    if (h > 4096 && h * 2 > pairs.length) {
+      this._pairs = pairs.slice(h);
+      h = 0;
+    }
+    this._pairsHead = h;
+  }
+
+  /**
+   * The absolute offset `limit` (default `maxCapture`) code points after `start` (never inside a
+   * surrogate pair).
+   * Exact whenever it falls within the input so far, whose pairs are all known.
+   */
+  _cpAdvance(start, limit = this.maxCapture) {
+    const first = this._pairsBefore(start);
+    let s = start + limit;
+    for (;;) {
+      const t = start + limit + (this._pairsBefore(s - 1) - first); // pairs wholly inside [start, s)
+      if (t === s) break;
+      s = t;
+    }
+    return this._pairsBefore(s) > this._pairsBefore(s - 1) ? s + 1 : s;
+  }
+
+  // ---- JSON tool calls in prose (R9) -------------------------------------------------
+
+  _textJson(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const m = matchAt(JSON_START, buf, pos);
+    this.line.indent = -1;
+    if (m === null) {
+      if (!final && matchAt(JSON_START_PREFIX, buf, pos)) return false;
+      this._emit('{');
+      this.pos = pos + 1;
+      return true;
+    }
+    this.mode = Mode.JSON;
+    const j = this.json;
+    j.parts = [m[0]];
+    j.depth = 1;
+    j.inStr = false;
+    j.start = this._abs(pos);
+    this.pos = pos + m[0].length;
+    return true;
+  }
+
+  /**
+   * Read a JSON call candidate. One longer than the limit is text (D43), decided where it reaches
+   * the limit: no step reads past that point, so every chunking decides there.
+   */
+  _mJson(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const j = this.json;
+    const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
+    if (pos >= stop) return this._jsonRelease();
+    const n = Math.min(buf.length, stop);
+    if (pos >= n) return final ? this._jsonRelease() : false;
+    // Searched up to n only: a cut copy when the limit falls inside the buffer.
+    const hay = n < buf.length ? buf.slice(0, n) : buf;
+    if (j.inStr) {
+      const m = search(JSON_IN, hay, pos);
+      if (m === null) {
+        j.parts.push(buf.slice(pos, n));
+        this.pos = n;
+        return true;
+      }
+      const k = m.index;
+      if (buf[k] === '\\') {
+        if (k + 1 >= n) {
+          if (!final && n < stop) {
+            j.parts.push(buf.slice(pos, k));
+            this.pos = k;
+            return false;
+          }
+          j.parts.push(buf.slice(pos, n));
+          this.pos = n;
+          return true;
+        }
+        j.parts.push(buf.slice(pos, k + 2));
+        this.pos = k + 2;
+        return true;
+      }
+      j.parts.push(buf.slice(pos, k + 1));
+      this.pos = k + 1;
+      j.inStr = false;
+      return true;
+    }
+    const m = search(JSON_OUT, hay, pos);
+    if (m === null) {
+      j.parts.push(buf.slice(pos, n));
+      this.pos = n;
+      return true;
+    }
+    const k = m.index;
+    j.parts.push(buf.slice(pos, k + 1));
+    this.pos = k + 1;
+    const ch = buf[k];
+    if (ch === '"') {
+      j.inStr = true;
+    } else if (ch === '{' || ch === '[') {
+      j.depth += 1;
+    } else {
+      j.depth -= 1;
+      if (j.depth === 0) {
+        const text = j.parts.join('');
+        this.work += text.length;
+        const calls = values.jsonCalls(text);
+        if (calls === null) return this._jsonRelease();
+        this.saw = true;
+        this._flushText();
+        const e = toolCallsEvent(calls, text);
+        if (this._jsonFormat) e.format = this._jsonFormat;
+        this.out.push(e);
+        this.mode = Mode.TEXT;
+      }
+    }
+    return true;
+  }
+
+  /** Not a JSON tool call: the candidate is text (R9.2). */
+  _jsonRelease() {
+    this._emit(this.json.parts.join(''));
+    this.json.parts = [];
+    this.mode = Mode.TEXT;
+    this.line.indent = -1;
+    return true;
+  }
 
   // ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
 
@@ -7325,26 +8358,19 @@ const strings = __require("src/strings.js");
 const { isObject } = __require("src/jsontext.js");
 const { MORE, NO } = __require("src/shell.js");
 
-const SECTION_BEGIN = 'section_begin';
-const SECTION_END = 'section_end';
-const CALL_BEGIN = 'call_begin';
-const CALL_END = 'call_end';
-const SEP = 'sep';
-const EOS = 'eos';
-
-const MARKERS = [
-  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', SECTION_BEGIN],
-  ['<\uff5ctool\u2581calls\u2581end\uff5c>', SECTION_END],
-  ['<\uff5ctool\u2581call\u2581begin\uff5c>', CALL_BEGIN],
-  ['<\uff5ctool\u2581call\u2581end\uff5c>', CALL_END],
-  ['<\uff5ctool\u2581sep\uff5c>', SEP],
-  ['<\uff5cend\u2581of\u2581sentence\uff5c>', EOS],
-  // Seen in some runtimes' templates as the section opener (decision D26).
-  ['<\uff5ctool\u2581calls\uff5c>', SECTION_BEGIN],
-];
-const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
-const BARS = '\uff5c|';
-const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
+// The markers and their kinds, the bars, the limits: generated from sections.py (tables.js).
+const {
+  SECTION_BEGIN,
+  SECTION_END,
+  CALL_BEGIN,
+  CALL_END,
+  SEP,
+  EOS,
+  MARKERS,
+  SECTIONS_MAX_MARKER: MAX_MARKER,
+  BARS,
+  SECTIONS_MAX_HEAD: MAX_HEAD, // a call head (the name, or `function`) longer than this is not a call
+} = __require("src/tables.js");
 
 // One regex for all of them (either bar on either side); the word names the kind.
 const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));
@@ -7457,962 +8483,24 @@ module.exports = {
   _fenced,
 };
   },
-  "src/server.js": function (module, exports, __require) {
+  "src/serve.js": function (module, exports, __require) {
 'use strict';
 /**
- * An OpenAI-compatible gateway server in front of an upstream that writes DSML tool-call markup
- * into `content`: the Node twin of python/callsieve/server.py (see its docstring for every
- * behavior), on `node:http` alone. `npx callsieve-gateway --upstream URL` (bin/callsieve-gateway.js)
- * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
- *
- * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
- * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
- * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
- * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
- * `logFormat`, the request's `tool_choice` / `parallel_tool_calls` (a bad value is a 400; `"none"`
- * goes through the rewriter in prompt mode too), `preset` / `presetMap` (R19.2: the preset of a
- * request by its `model` id, logged and counted): as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
- * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
- * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
- * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
- * `[DONE]`) after; a cut stream gets no `[DONE]`; a connection failure is a 502. Backpressure: the
- * upstream response is read only while the client's socket takes what is written.
+ * The `callsieve-gateway` command (bin/callsieve-gateway.js): its flags and environment variables
+ * (`parseGatewayArgs`), listening, and `--workers N` (node:cluster). Python's `callsieve serve`
+ * reads its flags in python/callsieve/cli.py; its processes are set up by python/callsieve/serve.py.
  */
 
-const http = __require("node:http");
-const https = __require("node:https");
 const cluster = __require("node:cluster");
-const crypto = __require("node:crypto");
 const fs = __require("node:fs");
-const { finished } = __require("node:stream");
 const { parseArgs } = __require("node:util");
-const { SSEParser, chunkJSON } = __require("src/sse.js");
-const { ChatCompletionStreamRewriter, rewriteChatCompletion } = __require("src/openai.js");
-const { preparePromptRequest, responseOptions } = __require("src/request.js");
 const { PRESETS } = __require("src/formats.js");
 const { UsageError } = __require("src/errors.js");
-const { jsonText } = __require("src/jsontext.js");
-const { jsonTrim } = __require("src/strings.js");
 const { checkFormats } = __require("src/sieve.js");
-const { REASONING_MODES, checkReasoning } = __require("src/reasoning.js");
-
-const MODES = ['passthrough', 'prompt'];
-const POLICIES = ['keep', 'reject'];
-const KEEPALIVE = ': keep-alive\n\n';
-const END = Buffer.from('\n\n');
-const DONE_TEXT = 'data: [DONE]\n\n';
-// not relayed from an upstream answer: hop-by-hop, or the gateway's own (server, date, request id)
-const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'server', 'date', 'x-request-id']);
-const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
-const LOG_LEVELS = ['debug', 'info', 'warning', 'error'];
-const LOG_FORMATS = ['text', 'json'];
-const MAX_INDEX = Number.MAX_SAFE_INTEGER;
-const SSE_TYPE = 'text/event-stream; charset=utf-8';
-// the OpenAI API's paths: only these need a client key (health, readiness and metrics do not)
-const API_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/v1/models', '/models']);
-const ALLOW_HEADERS =
-  'authorization, content-type, x-request-id, openai-organization, openai-project, ' +
-  'x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, ' +
-  'x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout';
-
-/** Checked settings with defaults; throws UsageError for a bad value. */
-function gatewayConfig(c) {
-  const cfg = {
-    upstream: c.upstream,
-    apiKeys: c.apiKeys === undefined || c.apiKeys === null ? null : c.apiKeys,
-    upstreamApiKey: c.upstreamApiKey || null,
-    forwardClientKey: c.forwardClientKey === undefined ? false : c.forwardClientKey,
-    maxBodyBytes: c.maxBodyBytes === undefined ? DEFAULT_MAX_BODY_BYTES : c.maxBodyBytes,
-    corsOrigins: c.corsOrigins === undefined || c.corsOrigins === null ? null : c.corsOrigins,
-    logLevel: c.logLevel === undefined ? 'info' : c.logLevel,
-    logFormat: c.logFormat === undefined ? 'text' : c.logFormat,
-    mode: c.mode === undefined ? 'passthrough' : c.mode,
-    unknownTools: c.unknownTools === undefined ? 'keep' : c.unknownTools,
-    timeout: c.timeout === undefined ? 600 : c.timeout,
-    connectTimeout: c.connectTimeout === undefined ? 10 : c.connectTimeout,
-    keepalive: c.keepalive === undefined ? 15 : c.keepalive,
-    formats: c.formats === undefined ? null : c.formats,
-    reasoning: c.reasoning === undefined ? null : c.reasoning, // null: the preset's, else 'auto'
-    preset: c.preset === undefined ? null : c.preset, // R19: when presetMap chooses none
-    presetMap: c.presetMap === undefined || c.presetMap === null ? null : c.presetMap, // [pattern, preset]
-    streamArguments: c.streamArguments === undefined ? false : c.streamArguments,
-    log: c.log === undefined ? (line) => process.stderr.write(line + '\n') : c.log,
-  };
-  if (typeof cfg.upstream !== 'string' || !/^https?:\/\//.test(cfg.upstream)) {
-    throw new UsageError(`upstream must be an http(s) URL, got ${JSON.stringify(cfg.upstream)}`);
-  }
-  cfg.upstream = cfg.upstream.replace(/\/+$/, '');
-  if (!MODES.includes(cfg.mode)) throw new UsageError(`mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(cfg.mode)}`);
-  if (!POLICIES.includes(cfg.unknownTools)) {
-    throw new UsageError(`unknown-tools must be one of ${POLICIES.join(', ')}, got ${JSON.stringify(cfg.unknownTools)}`);
-  }
-  try {
-    if (cfg.formats !== null) checkFormats(cfg.formats);
-    if (cfg.reasoning !== null) checkReasoning(cfg.reasoning);
-  } catch (e) {
-    throw new UsageError(e.message);
-  }
-  if (cfg.preset !== null) presetName(cfg.preset, 'preset');
-  if (cfg.presetMap !== null) {
-    if (!Array.isArray(cfg.presetMap)) throw new UsageError(`presetMap must be an array of [pattern, preset] pairs, got ${JSON.stringify(cfg.presetMap)}`);
-    cfg.presetMap = cfg.presetMap.map(presetEntry);
-  }
-  if (cfg.apiKeys !== null) {
-    if (!Array.isArray(cfg.apiKeys) || !cfg.apiKeys.every((k) => typeof k === 'string' && k !== '' && k.trim() === k)) {
-      throw new UsageError('apiKeys must be an array of non-empty keys without surrounding blanks');
-    }
-    cfg.apiKeys = [...cfg.apiKeys];
-  }
-  if (cfg.upstreamApiKey !== null && typeof cfg.upstreamApiKey !== 'string') {
-    throw new UsageError(`upstreamApiKey must be a string, got ${JSON.stringify(cfg.upstreamApiKey)}`);
-  }
-  if (typeof cfg.forwardClientKey !== 'boolean') {
-    throw new UsageError(`forwardClientKey must be a boolean, got ${JSON.stringify(cfg.forwardClientKey)}`);
-  }
-  if (!Number.isSafeInteger(cfg.maxBodyBytes) || cfg.maxBodyBytes < 1) {
-    throw new UsageError(`maxBodyBytes must be a positive whole number, got ${JSON.stringify(cfg.maxBodyBytes)}`);
-  }
-  if (cfg.corsOrigins !== null) {
-    if (!Array.isArray(cfg.corsOrigins) || !cfg.corsOrigins.every((o) => typeof o === 'string' && o !== '')) {
-      throw new UsageError(`corsOrigins must be an array of origins, got ${JSON.stringify(cfg.corsOrigins)}`);
-    }
-    cfg.corsOrigins = cfg.corsOrigins.map((o) => o.replace(/\/+$/, ''));
-  }
-  if (!LOG_LEVELS.includes(cfg.logLevel)) throw new UsageError(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(cfg.logLevel)}`);
-  if (!LOG_FORMATS.includes(cfg.logFormat)) throw new UsageError(`logFormat must be one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(cfg.logFormat)}`);
-  if (typeof cfg.streamArguments !== 'boolean') {
-    throw new UsageError(`streamArguments must be a boolean, got ${JSON.stringify(cfg.streamArguments)}`);
-  }
-  for (const k of ['timeout', 'connectTimeout', 'keepalive']) {
-    if (typeof cfg[k] !== 'number' || !(cfg[k] > 0) || !Number.isFinite(cfg[k])) {
-      throw new UsageError(`${k} must be a positive number of seconds, got ${JSON.stringify(cfg[k])}`);
-    }
-  }
-  return cfg;
-}
-
-/** A preset's name, checked (UsageError listing the known ones). */
-function presetName(name, where) {
-  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) {
-    throw new UsageError(`${where}: unknown preset ${JSON.stringify(name)} (known: ${Object.keys(PRESETS).join(', ')})`);
-  }
-  return name;
-}
-
-/** One entry of `presetMap`: a [pattern, preset] pair, checked. */
-function presetEntry(entry) {
-  if (!Array.isArray(entry) || entry.length !== 2) {
-    throw new UsageError(`presetMap entries are [pattern, preset] pairs, got ${JSON.stringify(entry)}`);
-  }
-  const [pattern, name] = entry;
-  if (typeof pattern !== 'string' || !pattern) {
-    throw new UsageError(`a presetMap pattern must be a non-empty string, got ${JSON.stringify(pattern)}`);
-  }
-  return [pattern, presetName(name, 'presetMap')];
-}
-
-/**
- * A `presetMap` pattern as Python's fnmatch reads it, without regard to case: `*` any run, `?` one
- * character, `[seq]` / `[!seq]` one character in / not in the set (ranges `a-z`; a `]` first in
- * the set and a `-` first or last are literal; a reversed range matches nothing; a `[` that is
- * not closed is literal); anything else itself. Returns a function `(model) => boolean`.
- * The pattern comes from the operator (a flag), the model id from the client: the pattern is
- * compiled here into tokens, and matching them is a loop over the model id (globMatch), never a
- * backtracking regex, so any model id takes at most len(pattern) * len(model) steps.
- */
-function presetPattern(pattern) {
-  const p = Array.from(pattern.toLowerCase());
-  const tokens = [];
-  let i = 0;
-  while (i < p.length) {
-    const c = p[i++];
-    if (c === '*') {
-      if (!(tokens.length && tokens[tokens.length - 1].star)) tokens.push({ star: true });
-    } else if (c === '?') tokens.push({ any: true });
-    else if (c === '[') {
-      let j = i;
-      if (j < p.length && p[j] === '!') j++;
-      if (j < p.length && p[j] === ']') j++;
-      while (j < p.length && p[j] !== ']') j++;
-      if (j >= p.length) {
-        tokens.push({ ch: '[' });
-        continue;
-      }
-      let k = i;
-      const negate = p[k] === '!';
-      if (negate) k++;
-      const ranges = [];
-      while (k < j) {
-        if (k + 2 < j && p[k + 1] === '-') {
-          const lo = p[k].codePointAt(0);
-          const hi = p[k + 2].codePointAt(0);
-          if (lo <= hi) ranges.push([lo, hi]); // a reversed range matches nothing (as fnmatch)
-          k += 3;
-        } else {
-          const cp = p[k].codePointAt(0);
-          ranges.push([cp, cp]);
-          k += 1;
-        }
-      }
-      tokens.push({ ranges, negate });
-      i = j + 1;
-    } else tokens.push({ ch: c });
-  }
-  return (model) => globMatch(tokens, Array.from(model.toLowerCase()));
-}
-
-/** Whether the tokens of presetPattern match all of `s` (an array of characters): one pass that,
- * on a mismatch, moves the last `*` one character on (O(tokens * characters), no recursion). */
-function globMatch(tokens, s) {
-  const one = (t, c) => {
-    if (t.any) return true;
-    if (t.ch !== undefined) return t.ch === c;
-    const cp = c.codePointAt(0);
-    return t.ranges.some(([lo, hi]) => lo <= cp && cp <= hi) !== t.negate;
-  };
-  let t = 0;
-  let i = 0;
-  let starT = -1;
-  let starI = 0;
-  while (i < s.length) {
-    if (t < tokens.length && tokens[t].star) {
-      starT = t++;
-      starI = i;
-    } else if (t < tokens.length && one(tokens[t], s[i])) {
-      t++;
-      i++;
-    } else if (starT >= 0) {
-      t = starT + 1;
-      i = ++starI;
-    } else return false;
-  }
-  while (t < tokens.length && tokens[t].star) t++;
-  return t === tokens.length;
-}
-
-/** The preset of a request (R19.2): that of the first pattern its `model` id matches, else
- * `fallback` (a `model` that is not a string matches no pattern). */
-function choosePreset(model, patterns, fallback) {
-  if (typeof model === 'string') {
-    for (const [match, name] of patterns) if (match(model)) return name;
-  }
-  return fallback;
-}
-
-/** The counters of /metrics, in the Prometheus text format. */
-class Metrics {
-  constructor() {
-    this.requests = new Map(); // "endpoint status" -> count
-    this.durationSum = new Map();
-    this.blocks = 0;
-    this.calls = 0;
-    this.rejected = 0;
-    this.capture = 0;
-    this.repaired = 0;
-    this.upstreamErrors = new Map();
-    this.disconnects = 0;
-    this.active = 0;
-    this.presets = new Map(); // preset ('-': none) -> chat requests
-  }
-
-  text() {
-    const lines = [];
-    const counter = (name, help, rows) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`);
-      for (const [labels, v] of rows) lines.push(`${name}_total${labels} ${v}`);
-    };
-    const label = (obj) =>
-      '{' + Object.entries(obj).map(([k, v]) => `${k}="${String(v).replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : '\\' + c))}"`).join(',') + '}';
-    counter('callsieve_requests', 'Requests answered', [...this.requests].map(([k, v]) => {
-      const [endpoint, status] = k.split(' ');
-      return [label({ endpoint, status }), v];
-    }));
-    lines.push('# HELP callsieve_request_duration_seconds Time from request to the end of the answer');
-    lines.push('# TYPE callsieve_request_duration_seconds summary');
-    for (const [endpoint, [n, sum]] of this.durationSum) {
-      lines.push(`callsieve_request_duration_seconds_count${label({ endpoint })} ${n}`);
-      lines.push(`callsieve_request_duration_seconds_sum${label({ endpoint })} ${sum}`);
-    }
-    counter('callsieve_blocks', 'Tool-call blocks recognized', [['', this.blocks]]);
-    counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
-    counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
-    counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
-    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
-    counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
-    counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
-    counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
-    lines.push('# HELP callsieve_active_streams Streams in progress', '# TYPE callsieve_active_streams gauge');
-    lines.push(`callsieve_active_streams ${this.active}`);
-    return lines.join('\n') + '\n';
-  }
-
-  upstreamError(kind) {
-    this.upstreamErrors.set(kind, (this.upstreamErrors.get(kind) || 0) + 1);
-  }
-}
-
-function errorBody(message, type, code = null) {
-  return JSON.stringify({ error: { message, type, param: null, code } });
-}
-
-function sendJSON(res, status, body, headers = {}) {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** `Text/Event-Stream; charset=UTF-8` -> `text/event-stream` (media types ignore case, RFC 9110). */
-function mediaType(value) {
-  return String(value || '').split(';', 1)[0].trim().toLowerCase();
-}
-
-/** The client's `X-Request-ID` when it is a short run of visible ASCII, else a new one. */
-function requestId(value) {
-  if (typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value)) return value;
-  return crypto.randomUUID().replace(/-/g, '');
-}
-
-function keyDigest(key) {
-  return crypto.createHash('sha256').update(key, 'utf8').digest();
-}
-
-/** Throws a format error when an upstream answer's `choices[i].index` is not a whole number from
- * 0 to 2**53 - 1 (the same rule as the Python gateway's). */
-function checkIndexes(value) {
-  if (value === null || typeof value !== 'object' || !Array.isArray(value.choices)) return;
-  value.choices.forEach((c, i) => {
-    if (c === null || typeof c !== 'object' || !('index' in c)) return;
-    const x = c.index;
-    if (!(typeof x === 'number' && Number.isSafeInteger(x) && x >= 0)) {
-      throw Object.assign(new Error(`choices[${i}].index must be a whole number from 0 to ${MAX_INDEX}, got ${JSON.stringify(x)}`), { kind: 'format' });
-    }
-  });
-}
-
-function tooLarge(limit) {
-  return errorBody(`the request body is longer than ${limit} bytes`, 'invalid_request_error', 'request_too_large');
-}
-
-function errorEvent(message, type) {
-  return Buffer.from(`data: ${errorBody(message, type)}\n\n`);
-}
-
-function chunkText(obj) {
-  return `data: ${chunkJSON(obj)}\n\n`;
-}
-
-/** The request body, or null as soon as it is longer than `limit` (from its Content-Length, or
- * while it streams in: what came is not kept past the limit; the rest is read and dropped). */
-function readBody(req, limit) {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const parts = [];
-    let n = 0;
-    let settled = false;
-    req.on('data', (p) => {
-      if (settled) return;
-      n += p.length;
-      if (n > limit) {
-        settled = true;
-        parts.length = 0;
-        resolve(null);
-      } else parts.push(p);
-    });
-    req.on('end', () => {
-      if (!settled) resolve(Buffer.concat(parts));
-      settled = true;
-    });
-    req.on('error', (e) => {
-      if (!settled) reject(e);
-      settled = true;
-    });
-  });
-}
-
-/**
- * One upstream request; resolves with the response (headers received) or rejects with `{kind}`.
- * `handle.destroy()` cancels it. A kept-alive connection that the upstream closed just before it
- * was reused (ECONNRESET before any answer) is retried once on a new connection.
- */
-function upstreamRequest(cfg, method, path, headers, body) {
-  const url = new URL(cfg.upstream + path);
-  const mod = url.protocol === 'https:' ? https : http;
-  const h = { ...headers };
-  if (body) h['content-length'] = body.length;
-  const handle = {
-    req: null,
-    state: { timedOut: false },
-    destroyed: false,
-    destroy() {
-      this.destroyed = true;
-      if (this.req) this.req.destroy();
-    },
-  };
-  const attempt = (retry) =>
-    new Promise((resolve, reject) => {
-      const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
-      handle.req = req;
-      req.setNoDelay(true); // small SSE requests and events: no Nagle delay
-      let connected = false;
-      const connectTimer = setTimeout(() => {
-        if (!connected) req.destroy(Object.assign(new Error('connect timeout'), { kind: 'timeout' }));
-      }, cfg.connectTimeout * 1000);
-      req.on('socket', (sock) => {
-        if (!sock.connecting) connected = true;
-        else sock.once('connect', () => (connected = true));
-      });
-      req.setTimeout(cfg.timeout * 1000, () => {
-        handle.state.timedOut = true;
-        req.destroy(Object.assign(new Error('upstream silent'), { kind: 'timeout' }));
-      });
-      req.on('response', (res) => {
-        clearTimeout(connectTimer);
-        resolve(res);
-      });
-      req.on('error', (e) => {
-        clearTimeout(connectTimer);
-        if (retry && req.reusedSocket && !handle.destroyed && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
-          resolve(attempt(false));
-          return;
-        }
-        reject(e.kind ? e : Object.assign(e, { kind: 'connect' }));
-      });
-      req.end(body || undefined);
-    });
-  handle.promise = attempt(true);
-  return handle;
-}
-
-const AGENT = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function upstreamHeaders(cfg, req) {
-  const h = { accept: req.headers.accept || 'application/json' };
-  if (cfg.upstreamApiKey) h.authorization = `Bearer ${cfg.upstreamApiKey}`;
-  else if (cfg.forwardClientKey && req.headers.authorization) h.authorization = req.headers.authorization;
-  for (const k of ['openai-organization', 'openai-project']) if (req.headers[k]) h[k] = req.headers[k];
-  if (req.requestId) h['x-request-id'] = req.requestId;
-  return h;
-}
-
-/** The upstream answer's headers a client gets: not the hop-by-hop ones, nor `server` and `date`
- * (the gateway writes its own); the upstream's `x-request-id` as `x-upstream-request-id`. */
-function passHeaders(up) {
-  const out = {};
-  for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
-  if (up.headers['x-request-id'] !== undefined) out['x-upstream-request-id'] = up.headers['x-request-id'];
-  return out;
-}
-
-/** The request handler `(req, res)` of a gateway (see the module comment). */
-function gatewayHandler(config) {
-  const cfg = gatewayConfig(config);
-  const metrics = new Metrics();
-  const keys = (cfg.apiKeys || []).map(keyDigest);
-  const origins = new Set(cfg.corsOrigins || []);
-  const anyOrigin = origins.has('*');
-  const threshold = LOG_LEVELS.indexOf(cfg.logLevel);
-  const patterns = (cfg.presetMap || []).map(([p, name]) => [presetPattern(p), name]);
-  const optionsByPreset = new Map();
-  /** The rewriters' `formats`, `reasoning` and `preset`: the preset's, unless the config gives
-   * them (D52); without a preset, the config's or the library's defaults. */
-  const sieveOptions = (preset) => {
-    let got = optionsByPreset.get(preset);
-    if (got === undefined) {
-      const p = preset === null ? null : PRESETS[preset];
-      got = {
-        formats: cfg.formats !== null || p === null ? cfg.formats : [...p.formats],
-        reasoning: cfg.reasoning || (p === null ? 'auto' : p.reasoning),
-        preset, // (the rewriters take the preset's reasoning markers from it: <seed:think>, [THINK])
-      };
-      optionsByPreset.set(preset, got);
-    }
-    return got;
-  };
-
-  /** One log line at `level` (debug, info, warning, error): text, or JSON with `fields`. */
-  function emit(level, message, fields = {}) {
-    if (!cfg.log || LOG_LEVELS.indexOf(level) < threshold) return;
-    const time = new Date().toISOString();
-    if (cfg.logFormat === 'json') {
-      cfg.log(JSON.stringify({ time, level, logger: 'callsieve.server', message, ...fields }));
-    } else cfg.log(`${time} callsieve.server ${level.toUpperCase()} ${message}`);
-  }
-
-  function finish(endpoint, req, status, t0, out) {
-    req.logged = true;
-    const dt = (performance.now() - t0) / 1000;
-    const key = `${endpoint} ${status}`;
-    metrics.requests.set(key, (metrics.requests.get(key) || 0) + 1);
-    const d = metrics.durationSum.get(endpoint) || [0, 0];
-    metrics.durationSum.set(endpoint, [d[0] + 1, d[1] + dt]);
-    if (endpoint === 'chat') metrics.presets.set(out.preset || '-', (metrics.presets.get(out.preset || '-') || 0) + 1);
-    const st = out.stats || {};
-    metrics.blocks += st.blocks || 0;
-    metrics.calls += st.calls || 0;
-    metrics.rejected += st.rejectedCalls || 0;
-    metrics.capture += st.captureLimitReleases || 0;
-    metrics.repaired += st.repairedBlocks || 0;
-    const path = req.url.split('?')[0];
-    emit(
-      'info',
-      `${req.method} ${path} ${status} ${dt.toFixed(3)}s ` +
-        `stream=${out.stream ? 'yes' : 'no'} blocks=${st.blocks || 0} calls=${st.calls || 0} ` +
-        `rejected=${(out.rejected || []).join(',') || '-'} repaired=${st.repairedBlocks || 0} ` +
-        `capture_limit=${st.captureLimitReleases || 0}` +
-        (out.end ? ` end=${out.end}` : '') +
-        ` preset=${out.preset || '-'} request_id=${req.requestId}`,
-      {
-        method: req.method,
-        path,
-        status,
-        duration: Math.round(dt * 1e6) / 1e6,
-        stream: Boolean(out.stream),
-        blocks: st.blocks || 0,
-        calls: st.calls || 0,
-        rejected: [...(out.rejected || [])],
-        repaired: st.repairedBlocks || 0,
-        capture_limit: st.captureLimitReleases || 0,
-        end: out.end || null,
-        preset: out.preset || null,
-        request_id: req.requestId,
-      },
-    );
-  }
-
-  function failed(e, res, endpoint, req, t0, out) {
-    const timeout = e.kind === 'timeout';
-    metrics.upstreamError(timeout ? 'timeout' : 'connect');
-    const status = timeout ? 504 : 502;
-    sendJSON(
-      res,
-      status,
-      timeout
-        ? errorBody(`upstream timed out: ${e.message}`, 'upstream_timeout')
-        : errorBody(`upstream unreachable: ${e.code || e.message}`, 'upstream_error'),
-    );
-    finish(endpoint, req, status, t0, out);
-  }
-
-  async function plain(upRes) {
-    const parts = [];
-    for await (const p of upRes) parts.push(p);
-    return Buffer.concat(parts);
-  }
-
-  async function models(req, res) {
-    const t0 = performance.now();
-    const upReq = upstreamRequest(cfg, 'GET', '/models', upstreamHeaders(cfg, req), null);
-    const promise = upReq.promise;
-    res.on('close', () => {
-      if (!res.writableFinished) upReq.destroy();
-    });
-    let up;
-    try {
-      up = await promise;
-    } catch (e) {
-      return failed(e, res, 'models', req, t0, {});
-    }
-    let body;
-    try {
-      body = await plain(up);
-    } catch (e) {
-      return failed(upReq.state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'models', req, t0, {});
-    }
-    res.writeHead(up.statusCode, passHeaders(up));
-    res.end(body);
-    finish('models', req, up.statusCode, t0, {});
-  }
-
-  /** 200 once the upstream answers `GET /models` (any status below 500), else 503. */
-  async function ready(req, res) {
-    const headers = { accept: 'application/json' };
-    if (cfg.upstreamApiKey) headers.authorization = `Bearer ${cfg.upstreamApiKey}`;
-    const probe = { ...cfg, timeout: Math.min(cfg.timeout, 5), connectTimeout: Math.min(cfg.connectTimeout, 5) };
-    const upReq = upstreamRequest(probe, 'GET', '/models', headers, null);
-    let status;
-    try {
-      const up = await upReq.promise;
-      await plain(up);
-      status = up.statusCode;
-    } catch {
-      upReq.destroy();
-      return sendJSON(res, 503, errorBody('the upstream does not answer', 'upstream_error', 'upstream_not_ready'));
-    }
-    if (status >= 500) {
-      return sendJSON(res, 503, errorBody(`the upstream answers /models with ${status}`, 'upstream_error', 'upstream_not_ready'));
-    }
-    return sendJSON(res, 200, '{"status":"ready"}');
-  }
-
-  async function chat(req, res) {
-    const t0 = performance.now();
-    const out = { stream: false, stats: null, rejected: [], end: '', preset: null };
-    let raw = await readBody(req, cfg.maxBodyBytes);
-    if (raw === null) {
-      sendJSON(res, 413, tooLarge(cfg.maxBodyBytes), { connection: 'close' });
-      return finish('chat', req, 413, t0, out);
-    }
-    let text;
-    try {
-      text = UTF8.decode(raw);
-    } catch {
-      sendJSON(res, 400, errorBody('the request body is not valid UTF-8', 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    let body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      sendJSON(res, 400, errorBody('the request body is not JSON', 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      sendJSON(res, 400, errorBody('the request body must be a JSON object', 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    const tools = Array.isArray(body.tools) ? body.tools : null;
-    out.preset = choosePreset(body.model, patterns, cfg.preset);
-    let options;
-    try {
-      // tool_choice and parallel_tool_calls, for the rewriters; tool_choice "none" goes through
-      // them too, in prompt mode as well: its markup stays the model's text (released verbatim),
-      // its reasoning comes out as in any other answer
-      options = { ...responseOptions(body), ...sieveOptions(out.preset) };
-      if (cfg.mode === 'prompt') raw = Buffer.from(jsonText(preparePromptRequest(body)));
-    } catch (e) {
-      sendJSON(res, 400, errorBody(String(e.message), 'invalid_request_error'));
-      return finish('chat', req, 400, t0, out);
-    }
-    const headers = { ...upstreamHeaders(cfg, req), 'content-type': 'application/json' };
-    const upReq = upstreamRequest(cfg, 'POST', '/chat/completions', headers, raw);
-    const { promise, state } = upReq;
-    let clientGone = false;
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        clientGone = true;
-        upReq.destroy(); // the client left: cancel the upstream request now
-      }
-    });
-    let up;
-    try {
-      up = await promise;
-    } catch (e) {
-      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
-      return failed(e, res, 'chat', req, t0, out);
-    }
-    const ctype = mediaType(up.headers['content-type']);
-    if (up.statusCode < 400 && ctype === 'text/event-stream') {
-      out.stream = true;
-      return stream(req, res, up, upReq, state, new ChatCompletionStreamRewriter({
-        tools,
-        unknownTools: cfg.unknownTools,
-        streamArguments: cfg.streamArguments,
-        ...options,
-      }), out, t0);
-    }
-    let data;
-    try {
-      data = await plain(up);
-    } catch (e) {
-      if (clientGone) return finish('chat', req, 499, t0, { ...out, end: 'client-left' });
-      return failed(state.timedOut ? Object.assign(e, { kind: 'timeout' }) : e, res, 'chat', req, t0, out);
-    }
-    if (up.statusCode >= 400 || ctype !== 'application/json') {
-      res.writeHead(up.statusCode, passHeaders(up));
-      res.end(data);
-      return finish('chat', req, up.statusCode, t0, out);
-    }
-    try {
-      const stats = {};
-      const value = JSON.parse(data.toString('utf8'));
-      checkIndexes(value);
-      text = jsonText(rewriteChatCompletion(value, {
-        tools,
-        unknownTools: cfg.unknownTools,
-        rejectedToolNames: out.rejected,
-        stats,
-        ...options,
-      }));
-      out.stats = stats;
-    } catch (e) {
-      metrics.upstreamError('format');
-      sendJSON(res, 502, errorBody(`upstream answer cannot be read: ${e.message}`, 'upstream_error'));
-      return finish('chat', req, 502, t0, out);
-    }
-    const h = passHeaders(up);
-    h['content-length'] = Buffer.byteLength(text);
-    res.writeHead(up.statusCode, h);
-    res.end(text);
-    return finish('chat', req, up.statusCode, t0, out);
-  }
-
-  async function stream(req, res, up, upReq, state, rw, out, t0) {
-    metrics.active += 1;
-    res.writeHead(up.statusCode, { 'content-type': SSE_TYPE, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    if (res.flushHeaders) res.flushHeaders();
-    let lastWrite = Date.now();
-    let left = false;
-    // Not async: a write the socket takes at once costs no promise (one per event adds up).
-    const write = (buf) => {
-      if (left) return null;
-      lastWrite = Date.now();
-      if (res.write(buf)) return null;
-      return new Promise((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    };
-    const ka = cfg.keepalive * 1000;
-    const timer = setInterval(() => {
-      if (!left && Date.now() - lastWrite >= ka) {
-        lastWrite = Date.now();
-        res.write(KEEPALIVE);
-      }
-    }, Math.max(10, Math.min(ka / 4, 1000)));
-    res.on('close', () => {
-      if (!res.writableFinished) left = true;
-    });
-    const parser = new SSEParser({ comments: true });
-    let sawDone = false;
-    const held = (batch) => {
-      for (const c of rw.finish()) batch.push(chunkText(c));
-      return batch;
-    };
-    // What one piece read from upstream completes goes out as one write: a fast upstream costs one
-    // write per read, not one per event. Backpressure: the next read waits for the client.
-    const send = (batch) => {
-      if (batch.length <= 1) return batch.length ? write(batch[0]) : null;
-      if (batch.every((b) => typeof b === 'string')) return write(batch.join(''));
-      return write(Buffer.concat(batch.map((b) => (typeof b === 'string' ? Buffer.from(b) : b))));
-    };
-    const convert = (items, batch) => {
-      for (const item of items) {
-        if (item.comment) {
-          batch.push(Buffer.concat([item.comment, END])); // its bytes as they came
-          continue;
-        }
-        const d = jsonTrim(item.data);
-        if (!d) {
-          batch.push(KEEPALIVE);
-          continue;
-        }
-        if (sawDone) throw Object.assign(new Error('an event comes after data: [DONE]'), { kind: 'format' });
-        if (d === '[DONE]') {
-          sawDone = true;
-          held(batch);
-          batch.push(DONE_TEXT);
-          continue;
-        }
-        let value;
-        try {
-          value = JSON.parse(item.data);
-        } catch {
-          throw Object.assign(new Error('an upstream event is not JSON'), { kind: 'format' });
-        }
-        checkIndexes(value);
-        for (const c of rw.feed(value)) batch.push(chunkText(c));
-      }
-    };
-    const sendAll = async (batch) => {
-      const w = send(batch);
-      if (w) await w;
-    };
-    const flushHeld = () => sendAll(held([]));
-    // Reads the upstream body with 'data' events rather than `for await` (a promise per piece
-    // costs more than the rest of a small piece's work); pauses it while the client's socket is full.
-    const pump = () =>
-      new Promise((resolve, reject) => {
-        let settled = false;
-        const done = (err) => {
-          if (settled) return;
-          settled = true;
-          up.off('data', onData);
-          if (err) reject(err);
-          else resolve();
-        };
-        const onData = (piece) => {
-          if (left) {
-            up.pause();
-            done();
-            return;
-          }
-          const batch = [];
-          try {
-            convert(parser.feed(piece), batch);
-          } catch (e) {
-            send(batch); // what was converted goes out even when the conversion failed part way
-            up.pause();
-            done(e);
-            return;
-          }
-          const w = send(batch);
-          if (w) {
-            up.pause();
-            w.then(() => {
-              if (!settled) up.resume();
-            });
-          }
-        };
-        up.on('data', onData);
-        finished(up, (err) => done(err));
-      });
-    try {
-      await pump();
-      if (state.timedOut) throw Object.assign(new Error('upstream silent'), { kind: 'timeout' });
-      if (!left) {
-        const batch = [];
-        try {
-          convert(parser.finish(), batch);
-          if (!sawDone) {
-            out.end = 'cut';
-            held(batch);
-          } else out.end = 'done';
-        } finally {
-          await sendAll(batch);
-        }
-      }
-    } catch (e) {
-      if (left) {
-        // the client left; the upstream request was destroyed
-      } else if (e.kind === 'timeout' || state.timedOut) {
-        out.end = 'timeout';
-        metrics.upstreamError('timeout');
-        await write(errorEvent(`upstream silent for more than ${cfg.timeout} s`, 'upstream_timeout'));
-      } else if (e.kind === 'format' || (e.name && /FormatError$/.test(e.name))) {
-        out.end = 'bad-upstream';
-        metrics.upstreamError('format');
-        await write(errorEvent(`upstream stream cannot be read: ${e.message}`, 'upstream_error'));
-      } else {
-        out.end = 'cut';
-        metrics.upstreamError('read');
-        emit('warning', `upstream stream broke: ${e.code || e.message}`, { request_id: req.requestId });
-        try {
-          await flushHeld();
-        } catch {
-          // nothing more to say
-        }
-      }
-    } finally {
-      clearInterval(timer);
-      if (!up.complete) upReq.destroy(); // a finished answer keeps its connection for the next request
-      metrics.active -= 1;
-      if (left) {
-        metrics.disconnects += 1;
-        out.end = 'client-left';
-      } else res.end();
-      out.stats = rw.stats;
-      out.rejected = rw.rejectedToolNames;
-      finish('chat', req, left ? 499 : up.statusCode, t0, out);
-    }
-  }
-
-  const health = (req, res) => sendJSON(res, 200, '{"status":"ok"}');
-  const metricsText = (req, res) => {
-    const text = metrics.text();
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
-  // path -> [method, handler]; a GET route answers HEAD too (as Starlette's do)
-  const ROUTES = new Map([
-    ['/v1/chat/completions', ['POST', chat]],
-    ['/chat/completions', ['POST', chat]],
-    ['/v1/models', ['GET', models]],
-    ['/models', ['GET', models]],
-    ['/health', ['GET', health]],
-    ['/healthz', ['GET', health]],
-    ['/ready', ['GET', ready]],
-    ['/metrics', ['GET', metricsText]],
-  ]);
-
-  const allowed = (origin) => anyOrigin || origins.has(origin.replace(/\/+$/, ''));
-  const authorized = (auth) => {
-    const m = /^\s*bearer\s+(.+?)\s*$/i.exec(auth || '');
-    if (!m) return false;
-    const digest = keyDigest(m[1]);
-    let ok = false;
-    for (const k of keys) ok = crypto.timingSafeEqual(digest, k) || ok; // every key compared
-    return ok;
-  };
-
-  /** Routes one request (the edge first: request id, CORS, client key), and logs what no route
-   * logged (401, 404, 405, 413 before a route, preflights and probes at debug). */
-  const handler = (req, res) => {
-    const t0 = performance.now();
-    const path = req.url.split('?')[0];
-    req.requestId = requestId(req.headers['x-request-id']);
-    res.setHeader('x-request-id', req.requestId);
-    const origin = req.headers.origin;
-    const cors = origins.size > 0;
-    if (cors && origin !== undefined && allowed(origin)) {
-      res.setHeader('access-control-allow-origin', anyOrigin ? '*' : origin);
-      res.setHeader('access-control-expose-headers', 'x-request-id');
-      if (!anyOrigin) res.setHeader('vary', 'origin');
-    }
-    res.on('finish', () => {
-      if (req.logged) return;
-      const dt = (performance.now() - t0) / 1000;
-      emit(res.statusCode >= 400 ? 'info' : 'debug', `${req.method} ${path} ${res.statusCode} ${dt.toFixed(3)}s request_id=${req.requestId}`, {
-        method: req.method,
-        path,
-        status: res.statusCode,
-        duration: Math.round(dt * 1e6) / 1e6,
-        request_id: req.requestId,
-      });
-    });
-    if (req.method === 'OPTIONS' && cors && req.headers['access-control-request-method'] !== undefined) {
-      if (origin === undefined || !allowed(origin)) {
-        return sendJSON(res, 403, errorBody(`origin ${JSON.stringify(origin === undefined ? null : origin)} is not allowed`, 'invalid_request_error'));
-      }
-      res.writeHead(204, {
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': req.headers['access-control-request-headers'] || ALLOW_HEADERS,
-        'access-control-max-age': '600',
-      });
-      return void res.end();
-    }
-    if (keys.length && API_PATHS.has(path) && !authorized(req.headers.authorization)) {
-      const given = req.headers.authorization !== undefined;
-      return sendJSON(
-        res,
-        401,
-        errorBody(given ? 'Incorrect API key provided.' : "You didn't provide an API key.", 'invalid_request_error', 'invalid_api_key'),
-        { 'www-authenticate': 'Bearer' },
-      );
-    }
-    const route = ROUTES.get(path);
-    if (route === undefined) return sendJSON(res, 404, errorBody(`no route for ${req.method} ${path}`, 'invalid_request_error'));
-    const [method, fn] = route;
-    if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
-      return sendJSON(res, 405, errorBody(`${req.method} is not allowed on ${path}`, 'invalid_request_error'), {
-        allow: method === 'GET' ? 'GET, HEAD' : method,
-      });
-    }
-    const p = fn(req, res);
-    if (p && typeof p.catch === 'function') {
-      p.catch((e) => {
-        emit('error', `${req.method} ${path} failed: ${(e && e.stack) || e}`, { request_id: req.requestId });
-        if (!res.headersSent) sendJSON(res, 500, errorBody(`internal error: ${(e && e.name) || 'Error'}`, 'server_error'));
-        else res.destroy(e);
-      });
-    }
-    return undefined;
-  };
-  handler.metrics = metrics;
-  handler.config = cfg;
-  return handler;
-}
-
-/** An `http.Server` running the gateway (not yet listening). */
-function createGatewayServer(config) {
-  return http.createServer(gatewayHandler(config));
-}
+const { REASONING_MODES } = __require("src/reasoning.js");
+const { DEFAULT_MAX_BODY_BYTES, LOG_FORMATS, LOG_LEVELS, MODES, POLICIES, gatewayConfig, presetName } = __require("src/config.js");
+const { createGatewayServer } = __require("src/app.js");
+const { UTF8 } = __require("src/gateway.js");
 
 const FLAGS = [
   // flag, environment variable, default, kind, help
@@ -8658,6 +8746,45 @@ function main(argv = process.argv.slice(2), env = process.env, version = '0.1.0'
 }
 
 module.exports = {
+  FLAGS,
+  parseGatewayArgs,
+  main,
+};
+  },
+  "src/server.js": function (module, exports, __require) {
+'use strict';
+/**
+ * An OpenAI-compatible gateway server in front of an upstream that writes DSML tool-call markup
+ * into `content`: the Node twin of python/callsieve/server.py (see its docstring for every
+ * behavior), on `node:http` alone. `npx callsieve-gateway --upstream URL` (bin/callsieve-gateway.js)
+ * or `createGatewayServer(config)` / `gatewayHandler(config)` for an existing server.
+ *
+ * POST /v1/chat/completions (streaming and not; `passthrough` or `prompt` mode), GET /v1/models
+ * (proxied), GET /health (and /healthz), GET /ready, GET /metrics (Prometheus text). Client keys
+ * (`apiKeys`, 401), `upstreamApiKey` / `forwardClientKey`, `maxBodyBytes` (413 while the body
+ * streams in), `corsOrigins`, X-Request-ID, JSON errors for every status, `logLevel` and
+ * `logFormat`, the request's `tool_choice` / `parallel_tool_calls` (a bad value is a 400; `"none"`
+ * goes through the rewriter in prompt mode too), `preset` / `presetMap` (R19.2: the preset of a
+ * request by its `model` id, logged and counted): as the Python gateway (docs/GATEWAY.md). A client that disconnects destroys the
+ * upstream request at once; upstream SSE comments and empty keep-alives reach the client as
+ * comments; the gateway writes `: keep-alive` after `keepalive` seconds without a write; an
+ * upstream silent for `timeout` seconds is a 504 before the answer starts, and an error event (no
+ * `[DONE]`) after; a cut stream gets no `[DONE]`; a connection failure is a 502. Backpressure: the
+ * upstream response is read only while the client's socket takes what is written.
+ *
+ * The server's modules, each named after what it does (as in Python): ./config.js (gatewayConfig,
+ * presets by model id), ./app.js (gatewayHandler, createGatewayServer: the edge and the routes),
+ * ./gateway.js (the routes), ./relay.js (the streamed answer), ./upstream.js (the requests to the
+ * upstream), ./metrics.js (the counters), ./serve.js (the callsieve-gateway command). This module
+ * is their public face.
+ */
+
+const { UsageError } = __require("src/errors.js");
+const { MODES, POLICIES, LOG_LEVELS, LOG_FORMATS, DEFAULT_MAX_BODY_BYTES, gatewayConfig, presetPattern, choosePreset } = __require("src/config.js");
+const { createGatewayServer, gatewayHandler } = __require("src/app.js");
+const { parseGatewayArgs, main } = __require("src/serve.js");
+
+module.exports = {
   createGatewayServer,
   gatewayHandler,
   gatewayConfig,
@@ -8690,68 +8817,28 @@ module.exports = {
 const MORE = 'MORE';
 const NO = 'NO';
 
-const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
-const MAX_HEAD = 64; // prefix noise + local name
-const MAX_PREFIX = 32;
-const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+// The limits, the fold table (R2.4), the angles, the stop characters and the tag keywords are
+// generated from shell.py (tables.js).
+const {
+  MAX_TAG,
+  SHELL_MAX_HEAD: MAX_HEAD,
+  MAX_PREFIX,
+  MAX_LEAD,
+  FOLD, // code point -> replacement string, or null (deleted); absent: unchanged
+  OPEN_ANGLES,
+  CLOSE_ANGLES,
+  STOP_CHARS,
+  KEYWORD_RE,
+  KEYWORD_NATIVE_RE,
+  KEYWORD_ONLY_NATIVE_RE,
+  SPACE,
+  WRAPPER,
+  INVOKE,
+  PARAMETER,
+  NOT_CDATA_SEP,
+} = __require("src/tables.js");
 
-function buildFold() {
-  const t = new Map();
-  for (let c = 0x41; c <= 0x5a; c++) t.set(c, String.fromCharCode(c + 32));
-  for (let c = 0xff01; c < 0xff5f; c++) t.set(c, String.fromCharCode(c - 0xfee0).toLowerCase()); // fullwidth ASCII
-  const controls = [];
-  for (let c = 0x00; c < 0x09; c++) controls.push(c);
-  controls.push(0x0b, 0x0c);
-  for (let c = 0x0e; c < 0x20; c++) controls.push(c);
-  controls.push(0x7f);
-  for (const c of controls) t.set(c, null); // control characters (raw STX among them)
-  for (const c of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff, 0x00ad]) t.set(c, null); // zero-width, BOM, soft hyphen
-  const spaces = [0x0085, 0x00a0, 0x1680, 0x202f, 0x205f, 0x3000, 0x2581, 0x2402];
-  for (let c = 0x2000; c < 0x200b; c++) spaces.push(c);
-  for (const c of spaces) t.set(c, ' '); // Unicode spaces, '▁', '␂'
-  for (const c of '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63') t.set(c.codePointAt(0), '-'); // ‐‑‒–—―−﹣
-  for (const c of '\ufe4d\ufe4e\ufe4f') t.set(c.codePointAt(0), '_'); // ﹍﹎﹏
-  for (const c of '\u201c\u201d\u201e\u201f\u2033') t.set(c.codePointAt(0), '"'); // “”„‟″
-  for (const c of '\u2018\u2019\u201a\u201b\u2032') t.set(c.codePointAt(0), "'"); // ‘’‚‛′
-  t.set(0x3008, '<'); // 〈
-  t.set(0x3009, '>'); // 〉
-  t.set(0x300a, '<'); // 《
-  t.set(0x300b, '>'); // 》
-  const homoglyphs = {
-    a: 'аαА',
-    b: 'ВΒв',
-    c: 'сСϲ',
-    d: 'ԁ',
-    e: 'еЕεΕ',
-    h: 'һНΗ',
-    i: 'іІιΙ',
-    j: 'јЈ',
-    k: 'кКκΚ',
-    l: 'ӏ',
-    m: 'мМΜ',
-    n: 'ΝпП',
-    o: 'оОοΟ',
-    p: 'рРρΡ',
-    s: 'ѕЅ',
-    t: 'тТτΤ',
-    u: 'υ',
-    v: 'ν',
-    x: 'хХχΧ',
-    y: 'уУγΥ',
-    z: 'Ζ',
-  };
-  for (const [letter, variants] of Object.entries(homoglyphs)) {
-    for (const v of variants) t.set(v.codePointAt(0), letter);
-  }
-  return t;
-}
-
-/** Code point -> replacement string, or null (deleted). Absent: unchanged. */
-const FOLD = buildFold();
-
-const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
-const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
-const ANGLES_RUN = /[<\uff1c\u3008\u300a]+/y;
+const ANGLES_RUN = new RegExp('[' + escapeClass(OPEN_ANGLES) + ']+', 'y');
 
 /** End of the run of open angles at `s[i]`. */
 function anglesRunEnd(s, i) {
@@ -8771,20 +8858,9 @@ function escapeClass(s) {
   return s.replace(/[\\\]\[^-]/g, (c) => '\\' + c);
 }
 
-// Characters that end the head of a tag (prefix noise + local name + attribute names).
-const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
-const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
-const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
-// R14.1: the native DSML wrapper (`function_calls`) too.
-const KEYWORD_NATIVE_RE =
-  /(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
-const KEYWORD_ONLY_NATIVE_RE = /(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
+// STOP_CHARS end the head of a tag (prefix noise + local name + attribute names).
+const HEAD_RE = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
 const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
-const SPACE = ' \t\n\r\f\v';
-
-const WRAPPER = 'tool_calls';
-const INVOKE = 'invoke';
-const PARAMETER = 'parameter';
 
 /** The code point at `s[k]` as a string of 1 or 2 code units (a lone surrogate stays 1). */
 function charAt(s, k) {
@@ -8917,8 +8993,8 @@ const PLAIN_TAG = new RegExp(
   'y',
 );
 const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
-const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
-const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP_CHARS) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
 
 /** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
 function isKeyword(keywords, word) {
@@ -9153,7 +9229,6 @@ function skipSpace(s, k, start) {
   return k;
 }
 
-const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ \t\n<>="\'[]';
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
@@ -9238,7 +9313,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
-  STOP,
+  STOP: STOP_CHARS,
   WRAPPER,
   INVOKE,
   PARAMETER,
@@ -9317,9 +9392,6 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, tools !== null ? (n, k, raw) => this._typed(n, k, raw) : null);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (name) => this._resolve(name),
-          (name, input) => this._normalizeInput(name, input),
-          (e) => this._apply(e),
           (index, name) => ({ type: 'tool_call_start', index, name }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
@@ -9358,7 +9430,15 @@ class Sieve {
   }
 
   _declared(events) {
-    if (this._writer !== null) return this._writer.events(events);
+    if (this._writer !== null) {
+      // the Sieve's treatment of calls, for this call (as Python passes its bound methods)
+      return this._writer.events(
+        events,
+        (name) => this._resolve(name),
+        (name, input) => this._normalizeInput(name, input),
+        (e) => this._apply(e),
+      );
+    }
     if (!this._acts()) return events; // R1-R8 behavior: nothing declared that acts on calls
     return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
   }
@@ -10041,10 +10121,9 @@ module.exports = {
  * Port of python/callsieve/strings.py.
  */
 
-// D10: the whitespace String.prototype.trim removes (Python strips exactly these).
-const JS_SPACE =
-  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
-  '\u2028\u2029\u202f\u205f\u3000\ufeff';
+// D10: the whitespace String.prototype.trim removes (Python strips exactly these); generated
+// from strings.py (tables.js).
+const { JS_SPACE } = __require("src/tables.js");
 
 function trim(s) {
   return s.trim();
@@ -10086,6 +10165,478 @@ function codePoints(s) {
 
 module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
   },
+  "src/tables.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The data the Python and Node sieves share: markers, keywords, limits, character and fold tables.
+ * GENERATED from the python/callsieve modules named below by scripts/build/gen_tables.py. Do not
+ * edit; edit the Python module and run the script. A name defined in two modules carries the
+ * module's name (SHELL_MAX_HEAD is shell.py's MAX_HEAD).
+ */
+
+// python/callsieve/strings.py
+// D10: the whitespace JavaScript's String.prototype.trim removes.
+const JS_SPACE = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+// python/callsieve/shell.py
+const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
+const SHELL_MAX_HEAD = 64; // shell.MAX_HEAD: prefix noise + local name
+const MAX_PREFIX = 32;
+const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+const FOLD = new Map(
+  [
+    ['a', 'A\u03b1\u0410\u0430\uff21\uff41'], // AαАаＡａ
+    ['b', 'B\u0392\u0412\u0432\uff22\uff42'], // BΒВвＢｂ
+    ['c', 'C\u03f2\u0421\u0441\uff23\uff43'], // CϲСсＣｃ
+    ['d', 'D\u0501\uff24\uff44'], // DԁＤｄ
+    ['e', 'E\u0395\u03b5\u0415\u0435\uff25\uff45'], // EΕεЕеＥｅ
+    ['f', 'F\uff26\uff46'], // FＦｆ
+    ['g', 'G\uff27\uff47'], // GＧｇ
+    ['h', 'H\u0397\u041d\u04bb\uff28\uff48'], // HΗНһＨｈ
+    ['i', 'I\u0399\u03b9\u0406\u0456\uff29\uff49'], // IΙιІіＩｉ
+    ['j', 'J\u0408\u0458\uff2a\uff4a'], // JЈјＪｊ
+    ['k', 'K\u039a\u03ba\u041a\u043a\uff2b\uff4b'], // KΚκКкＫｋ
+    ['l', 'L\u04cf\uff2c\uff4c'], // LӏＬｌ
+    ['m', 'M\u039c\u041c\u043c\uff2d\uff4d'], // MΜМмＭｍ
+    ['n', 'N\u039d\u041f\u043f\uff2e\uff4e'], // NΝПпＮｎ
+    ['o', 'O\u039f\u03bf\u041e\u043e\uff2f\uff4f'], // OΟοОоＯｏ
+    ['p', 'P\u03a1\u03c1\u0420\u0440\uff30\uff50'], // PΡρРрＰｐ
+    ['q', 'Q\uff31\uff51'], // QＱｑ
+    ['r', 'R\uff32\uff52'], // RＲｒ
+    ['s', 'S\u0405\u0455\uff33\uff53'], // SЅѕＳｓ
+    ['t', 'T\u03a4\u03c4\u0422\u0442\uff34\uff54'], // TΤτТтＴｔ
+    ['u', 'U\u03c5\uff35\uff55'], // UυＵｕ
+    ['v', 'V\u03bd\uff36\uff56'], // VνＶｖ
+    ['w', 'W\uff37\uff57'], // WＷｗ
+    ['x', 'X\u03a7\u03c7\u0425\u0445\uff38\uff58'], // XΧχХхＸｘ
+    ['y', 'Y\u03a5\u03b3\u0423\u0443\uff39\uff59'], // YΥγУуＹｙ
+    ['z', 'Z\u0396\uff3a\uff5a'], // ZΖＺｚ
+    ['!', '\uff01'], // ！
+    ['"', '\u201c\u201d\u201e\u201f\u2033\uff02'], // “”„‟″＂
+    ['#', '\uff03'], // ＃
+    ['$', '\uff04'], // ＄
+    ['%', '\uff05'], // ％
+    ['&', '\uff06'], // ＆
+    ['\'', '\u2018\u2019\u201a\u201b\u2032\uff07'], // ‘’‚‛′＇
+    ['(', '\uff08'], // （
+    [')', '\uff09'], // ）
+    ['*', '\uff0a'], // ＊
+    ['+', '\uff0b'], // ＋
+    [',', '\uff0c'], // ，
+    ['-', '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d'], // ‐‑‒–—―−﹣－
+    ['.', '\uff0e'], // ．
+    ['/', '\uff0f'], // ／
+    ['0', '\uff10'], // ０
+    ['1', '\uff11'], // １
+    ['2', '\uff12'], // ２
+    ['3', '\uff13'], // ３
+    ['4', '\uff14'], // ４
+    ['5', '\uff15'], // ５
+    ['6', '\uff16'], // ６
+    ['7', '\uff17'], // ７
+    ['8', '\uff18'], // ８
+    ['9', '\uff19'], // ９
+    [':', '\uff1a'], // ：
+    [';', '\uff1b'], // ；
+    ['<', '\u3008\u300a\uff1c'], // 〈《＜
+    ['=', '\uff1d'], // ＝
+    ['>', '\u3009\u300b\uff1e'], // 〉》＞
+    ['?', '\uff1f'], // ？
+    ['@', '\uff20'], // ＠
+    ['[', '\uff3b'], // ［
+    ['\\', '\uff3c'], // ＼
+    [']', '\uff3d'], // ］
+    ['^', '\uff3e'], // ＾
+    ['_', '\ufe4d\ufe4e\ufe4f\uff3f'], // ﹍﹎﹏＿
+    ['`', '\uff40'], // ｀
+    ['{', '\uff5b'], // ｛
+    ['|', '\uff5c'], // ｜
+    ['}', '\uff5d'], // ｝
+    ['~', '\uff5e'], // ～
+    [null, '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f\xad\u200b\u200c\u200d\u200e\u200f\u2060\ufeff'],
+    [' ', '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u2402\u2581\u3000'],
+  ].flatMap(([to, chars]) => Array.from(chars, (c) => [c.codePointAt(0), to])),
+);
+const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
+const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
+// Characters that end the head of a tag (prefix noise + local name + attribute names).
+const STOP_CHARS = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
+const KEYWORD_RE = new RegExp('(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])');
+// R14.1: the native DSML wrapper (`function_calls`) too.
+const KEYWORD_NATIVE_RE = new RegExp('(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])');
+const KEYWORD_ONLY_NATIVE_RE = new RegExp('(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])');
+const SPACE = '\t\n\x0b\x0c\r ';
+const WRAPPER = 'tool_calls';
+const INVOKE = 'invoke';
+const PARAMETER = 'parameter';
+const NOT_CDATA_SEP = '\t\n "\'/0123456789<=>ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz';
+
+// python/callsieve/sections.py
+const SECTION_BEGIN = 'section_begin';
+const SECTION_END = 'section_end';
+const CALL_BEGIN = 'call_begin';
+const CALL_END = 'call_end';
+const SEP = 'sep';
+const EOS = 'eos';
+const MARKERS = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', 'section_begin'],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', 'section_end'],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', 'call_begin'],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', 'call_end'],
+  ['<\uff5ctool\u2581sep\uff5c>', 'sep'],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', 'eos'],
+  ['<\uff5ctool\u2581calls\uff5c>', 'section_begin'],
+];
+const SECTIONS_MAX_MARKER = 20; // sections.MAX_MARKER
+const BARS = '\uff5c|'; // ｜|
+const SECTIONS_MAX_HEAD = 512; // sections.MAX_HEAD: a call head (the name, or `function`) longer than this is not a call
+
+// python/callsieve/harmony.py
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
+const OPENERS = ['<|start|>', '<|channel|>'];
+// What ends a body: an end token (consumed) or the next message's opener (left for TEXT).
+const BODY_MARKERS = ['<|end|>', '<|call|>', '<|return|>', '<|start|>', '<|channel|>'];
+const HARMONY_MAX_MARKER = 11; // harmony._MAX_MARKER
+const MAX_HEADER = 256;
+
+// python/callsieve/mistral.py
+const MARKER = '[TOOL_CALLS]';
+const ARGS = '[ARGS]';
+const CALL_ID = '[CALL_ID]';
+const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
+
+// python/callsieve/reasoning.py
+const REASONING_MODES = ['off', 'auto', 'open'];
+const OPEN = '<think>';
+const CLOSE = '</think>';
+
+// python/callsieve/values.py
+// R6.5: parameters whose value is raw text whatever it holds.
+const RAW_TEXT_NAMES = new Set([
+  'cmd',
+  'code',
+  'command',
+  'content',
+  'file_content',
+  'file_path',
+  'new_string',
+  'old_string',
+  'path',
+  'pattern',
+  'prompt',
+  'query',
+  'script',
+  'text',
+]);
+const ENTITY_RE = new RegExp('&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});', 'g');
+const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: '\'' };
+const VALUES_JSON_START = '"-0123456789[fnt{'; // values._JSON_START
+const VALUES_MAX_DEPTH = 200; // values.MAX_DEPTH: D21: JSON or XML values nested deeper stay strings
+
+// python/callsieve/arguments.py
+const ARGUMENTS_JSON_START = '"-0123456789[fnt{'; // arguments._JSON_START
+const NUMBER_CHARS = '+-.0123456789Ee';
+const LITERALS = ['true', 'false', 'null'];
+const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+
+// python/callsieve/names.py
+const SEPARATORS = new RegExp('[\\u0000-\\u002f\\u003a-\\u0040\\u005b-\\u0060\\u007b-\\u007f\\u00a0\\u00b7\\u1680\\u2000-\\u200a\\u2010-\\u2015\\u2028-\\u2029\\u202f\\u205f\\u3000-\\u3002\\u30fb\\ufeff\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65]');
+
+// python/callsieve/blocks.py
+// A tool name as the block formats write it: no blank, no markup, not prose (one class in every
+// runtime: JavaScript's blanks, not the regex engine's idea of a blank).
+const NOT_NAME = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff<>"\'`{}[],;';
+const FN = '<function=';
+const FN_END = '</function>';
+const P = '<parameter=';
+const P_END = '</parameter>';
+const K = '<arg_key>';
+const K_END = '</arg_key>';
+const V = '<arg_value>';
+const V_END = '</arg_value>';
+// `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
+const INV_END = '</invoke>';
+const PARAM_END = '</parameter>';
+const KB = '<|tool_call_begin|>';
+const KA = '<|tool_call_argument_begin|>';
+const KE = '<|tool_call_end|>';
+const ESCAPES = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  '\'': '\'',
+  '"': '"',
+  a: '\x07',
+  b: '\x08',
+  f: '\x0c',
+  v: '\x0b',
+};
+const BLOCKS_MAX_DEPTH = 100; // blocks.MAX_DEPTH
+
+// python/callsieve/prompt.py
+const MARKUP = new Map([
+  ['<', '\u2039'],
+  ['\uff1c', '\u2039'],
+  ['\ufe64', '\u2039'],
+  ['\u2329', '\u2039'],
+  ['\u3008', '\u2039'],
+  ['\u300a', '\xab'],
+  ['\uff5c', '\xa6'],
+]);
+const MAX_EXAMPLE_NAME = 200; // well inside a tag's length limit
+const HEADER =
+  '# Tools\n' +
+  '\n' +
+  'You can call the tools listed below. To call tools, write one block in exactly this form,\n' +
+  'outside any code fence or inline code:\n' +
+  '\n' +
+  '<|DSML|tool_calls>\n' +
+  '<|DSML|invoke name="TOOL_NAME">\n' +
+  '<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>\n' +
+  '<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>\n' +
+  '</|DSML|invoke>\n' +
+  '</|DSML|tool_calls>\n' +
+  '\n' +
+  'Rules:\n' +
+  '- Use the tool names and parameter names exactly as listed below.\n' +
+  '- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.\n' +
+  '- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.\n' +
+  '- Give every required parameter; leave out optional parameters you do not need.\n' +
+  '- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you\n' +
+  '  write holds its real value. The "..." in the examples below only marks where a value goes.\n' +
+  '- A shell command goes in the command parameter, whole, as one string.\n' +
+  '- To call several tools at once, put several invoke elements in one tool_calls block.\n' +
+  '- A block inside a code fence or inline code is shown as text and never runs.\n' +
+  '- After the block, stop: the results come in the next message.';
+
+module.exports = {
+  JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
+  STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
+  PARAMETER, NOT_CDATA_SEP, SECTION_BEGIN, SECTION_END, CALL_BEGIN, CALL_END, SEP, EOS, MARKERS,
+  SECTIONS_MAX_MARKER, BARS, SECTIONS_MAX_HEAD, START, CHANNEL, MESSAGE, ENDS, OPENERS,
+  BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
+  REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
+  VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
+  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
+  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+};
+  },
+  "src/toolcalls.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Tool calls as OpenAI writes them (R13): `message.tool_calls` entries and streaming
+ * `delta.tool_calls` deltas, with their ids. Port of python/callsieve/toolcalls.py; the rules are
+ * in python/callsieve/openai.py's docstring. The rewriters of ./chunks.js and ./completion.js write
+ * their calls with these.
+ */
+
+const { InputTypeError, checkOptions, typeName } = __require("src/errors.js");
+const { normalizeInput, checkTools } = __require("src/schema.js");
+const { isObject, jsonText } = __require("src/jsontext.js");
+
+function isInt(v) {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+function randomHex(n) {
+  const bytes = new Uint8Array(n);
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') c.getRandomValues(bytes);
+  else bytes.set(__require("crypto").randomBytes(n));
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+/** A fresh tool-call id: `call_` and 24 random hex digits. */
+function newCallId() {
+  return 'call_' + randomHex(12);
+}
+
+function checkIdFactory(idFactory) {
+  if (idFactory !== undefined && idFactory !== null && typeof idFactory !== 'function') {
+    throw new InputTypeError('idFactory must be a function');
+  }
+  return idFactory === undefined ? null : idFactory;
+}
+
+function nextId(idFactory) {
+  if (idFactory === undefined || idFactory === null) return newCallId();
+  const v = idFactory();
+  if (typeof v !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(v)}`);
+  return v;
+}
+
+function checkCalls(calls) {
+  if (calls === null || typeof calls !== 'object' || typeof calls[Symbol.iterator] !== 'function') {
+    throw new InputTypeError(`calls must be a list of {name, input} calls, got ${typeName(calls)}`);
+  }
+  const out = Array.from(calls);
+  for (const c of out) {
+    if (!isObject(c) || typeof c.name !== 'string' || !isObject(c.input)) {
+      throw new InputTypeError('calls must hold {name: string, input: object} objects');
+    }
+  }
+  return out;
+}
+
+// D54: a malformed call (R18.2) that goes out as a tool call anyway carries its raw text as
+// `arguments` (not a JSON object), so the client's own validation tells the model.
+const RAW_ARGUMENTS = Symbol('rawArguments');
+
+function args(call, tools) {
+  if (call[RAW_ARGUMENTS] !== undefined) return call[RAW_ARGUMENTS];
+  return jsonText(normalizeInput(call.name, call.input, tools));
+}
+
+function unparsedCall(name, raw) {
+  const c = { name, input: {} };
+  Object.defineProperty(c, RAW_ARGUMENTS, { value: raw, enumerable: false });
+  return c;
+}
+
+/** The id the model wrote for the call (Kimi-K2, Mistral, D50), else a fresh one. */
+function callId(call, idFactory) {
+  return typeof call.id === 'string' && call.id ? call.id : nextId(idFactory);
+}
+
+/** Calls as an OpenAI `message.tool_calls` list (R13). */
+function toOpenAIToolCalls(calls, opts) {
+  const { tools: t = null, idFactory: f = null } = checkOptions(opts, ['tools', 'idFactory']);
+  const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
+  return checkCalls(calls).map((c) => ({
+    id: callId(c, idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+/** Calls as streaming `delta.tool_calls` entries, each complete, with `index` counting from `startIndex` (R13). */
+function toOpenAIStreamDeltas(calls, opts) {
+  const { tools: t = null, idFactory: f = null, startIndex = 0 } = checkOptions(opts, ['tools', 'idFactory', 'startIndex']);
+  const tools = checkTools(t);
+  const idFactory = checkIdFactory(f);
+  if (!isInt(startIndex)) throw new InputTypeError(`startIndex must be an integer, got ${typeName(startIndex)}`);
+  return checkCalls(calls).map((c, i) => ({
+    index: startIndex + i,
+    id: callId(c, idFactory),
+    type: 'function',
+    function: { name: c.name, arguments: args(c, tools) },
+  }));
+}
+
+module.exports = {
+  newCallId,
+  toOpenAIToolCalls,
+  toOpenAIStreamDeltas,
+  checkIdFactory,
+  nextId,
+  unparsedCall,
+  isInt,
+  RAW_ARGUMENTS,
+};
+  },
+  "src/upstream.js": function (module, exports, __require) {
+'use strict';
+/**
+ * The gateway's requests to its upstream, on `node:http` / `node:https` (kept-alive connections,
+ * the connect and silence timeouts, one retry of a reused connection the upstream had closed), the
+ * headers they send and the headers of the answer a client gets. Python's gateway does the same
+ * on httpx and a transport of its own (python/callsieve/upstream.py).
+ */
+
+const http = __require("node:http");
+const https = __require("node:https");
+
+// not relayed from an upstream answer: hop-by-hop, or the gateway's own (server, date, request id)
+const HOP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding', 'server', 'date', 'x-request-id']);
+
+/**
+ * One upstream request; resolves with the response (headers received) or rejects with `{kind}`.
+ * `handle.destroy()` cancels it. A kept-alive connection that the upstream closed just before it
+ * was reused (ECONNRESET before any answer) is retried once on a new connection.
+ */
+function upstreamRequest(cfg, method, path, headers, body) {
+  const url = new URL(cfg.upstream + path);
+  const mod = url.protocol === 'https:' ? https : http;
+  const h = { ...headers };
+  if (body) h['content-length'] = body.length;
+  const handle = {
+    req: null,
+    state: { timedOut: false },
+    destroyed: false,
+    destroy() {
+      this.destroyed = true;
+      if (this.req) this.req.destroy();
+    },
+  };
+  const attempt = (retry) =>
+    new Promise((resolve, reject) => {
+      const req = mod.request(url, { method, headers: h, agent: url.protocol === 'https:' ? undefined : AGENT });
+      handle.req = req;
+      req.setNoDelay(true); // small SSE requests and events: no Nagle delay
+      let connected = false;
+      const connectTimer = setTimeout(() => {
+        if (!connected) req.destroy(Object.assign(new Error('connect timeout'), { kind: 'timeout' }));
+      }, cfg.connectTimeout * 1000);
+      req.on('socket', (sock) => {
+        if (!sock.connecting) connected = true;
+        else sock.once('connect', () => (connected = true));
+      });
+      req.setTimeout(cfg.timeout * 1000, () => {
+        handle.state.timedOut = true;
+        req.destroy(Object.assign(new Error('upstream silent'), { kind: 'timeout' }));
+      });
+      req.on('response', (res) => {
+        clearTimeout(connectTimer);
+        resolve(res);
+      });
+      req.on('error', (e) => {
+        clearTimeout(connectTimer);
+        if (retry && req.reusedSocket && !handle.destroyed && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
+          resolve(attempt(false));
+          return;
+        }
+        reject(e.kind ? e : Object.assign(e, { kind: 'connect' }));
+      });
+      req.end(body || undefined);
+    });
+  handle.promise = attempt(true);
+  return handle;
+}
+
+const AGENT = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function upstreamHeaders(cfg, req) {
+  const h = { accept: req.headers.accept || 'application/json' };
+  if (cfg.upstreamApiKey) h.authorization = `Bearer ${cfg.upstreamApiKey}`;
+  else if (cfg.forwardClientKey && req.headers.authorization) h.authorization = req.headers.authorization;
+  for (const k of ['openai-organization', 'openai-project']) if (req.headers[k]) h[k] = req.headers[k];
+  if (req.requestId) h['x-request-id'] = req.requestId;
+  return h;
+}
+
+/** The upstream answer's headers a client gets: not the hop-by-hop ones, nor `server` and `date`
+ * (the gateway writes its own); the upstream's `x-request-id` as `x-upstream-request-id`. */
+function passHeaders(up) {
+  const out = {};
+  for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
+  if (up.headers['x-request-id'] !== undefined) out['x-upstream-request-id'] = up.headers['x-request-id'];
+  return out;
+}
+
+module.exports = {
+  upstreamRequest,
+  upstreamHeaders,
+  passHeaders,
+};
+  },
   "src/values.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -10100,14 +10651,9 @@ const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = __require("src/shell.js");
 const { hasOwn, isObject, setKey } = __require("src/jsontext.js");
 const { JS_SPACE, asciiLower, isBlank, jsonTrim, trim } = __require("src/strings.js");
 
-// R6.5: parameters whose value is raw text whatever it holds.
-const RAW_TEXT_NAMES = new Set([
-  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
-  'old_string', 'new_string', 'pattern', 'path', 'file_path',
-]);
-
-const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
-const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+// R6.5's raw-text parameter names, the entities of D13 and the JSON limits: generated from
+// values.py (tables.js).
+const { RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START: JSON_START, VALUES_MAX_DEPTH: MAX_DEPTH } = __require("src/tables.js");
 
 function entity(m0, body) {
   if (body[0] !== '#') return NAMED[body];
@@ -10138,9 +10684,6 @@ function decodeEntities(s) {
 }
 
 const DECODE_BLOCK = 1 << 16;
-
-const JSON_START = '{["-0123456789tfn';
-const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).

@@ -19,10 +19,8 @@ const { jsonStringBody, jsonText, setKey } = require('./jsontext');
 const { JS_SPACE, asciiLower, isBlank, trim } = require('./strings');
 const { RAW_TEXT_NAMES, decodeEntities } = require('./values');
 
-const JSON_START = '{["-0123456789tfn';
-const NUMBER_CHARS = '0123456789.eE+-';
-const LITERALS = Object.freeze(['true', 'false', 'null']);
-const ENTITY_SPAN = 9; // `&#x10FFFF` before its `;`: the longest partial entity (D13)
+// Generated from arguments.py (tables.js); ENTITY_SPAN: the longest partial entity (D13).
+const { ARGUMENTS_JSON_START: JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN } = require('./tables');
 
 /** An array-index key, which JavaScript objects list first (so it cannot stream in order). */
 function isIndexKey(key) {
@@ -254,16 +252,19 @@ class Call {
 
 /**
  * Writes `tool_call_start` / `tool_call_arguments` (R16.2, R16.3) from the scanner's internal
- * events. `resolve(name)` gives the declared spelling or null when the policy rejects the call;
+ * events. `events(events, resolve, normalize, apply)` takes the Sieve's treatment of calls:
+ * `resolve(name)` gives the declared spelling or null when the policy rejects the call;
  * `normalize(name, input)` applies the tool's schema (R12); `apply(event)` is the Sieve's
  * treatment of a block. Every fragment extends the call's arguments text, which ends as
- * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes.
+ * `jsonText(normalize(name, input))`: the same text the OpenAI layer writes. As in Python, they
+ * are arguments of `events`, not kept (there, kept, they would make the Sieve a reference cycle).
  */
 class ArgumentsWriter {
-  constructor(resolve, normalize, apply, start, delta) {
-    this._resolve = resolve;
-    this._normalize = normalize;
-    this._apply = apply;
+  /**
+   * @param {(index: number, name: string) => object} start the `tool_call_start` event
+   * @param {(index: number, delta: string) => object} delta the `tool_call_arguments` event
+   */
+  constructor(start, delta) {
     this._start = start; // (index, name) -> event
     this._delta = delta; // (index, text) -> event
     this.nextIndex = 0;
@@ -271,7 +272,14 @@ class ArgumentsWriter {
     this._begun = 0; // calls begun in the current block
   }
 
-  events(events) {
+  /**
+   * @param {object[]} events the scanner's events, internal and public
+   * @param {(name: string) => string | null} resolve
+   * @param {(name: string, input: object) => object} normalize
+   * @param {(event: object) => object} apply
+   * @returns {object[]} the public events
+   */
+  events(events, resolve, normalize, apply) {
     const out = [];
     for (const e of events) {
       switch (e.kind) {
@@ -279,25 +287,25 @@ class ArgumentsWriter {
           this._chars(e, out);
           break;
         case 'param':
-          this._param(e, out);
+          this._param(e, out, normalize);
           break;
         case 'begun':
-          this._begin(e.name, out);
+          this._begin(e.name, out, resolve);
           break;
         case 'done':
-          this._done(e.input, out);
+          this._done(e.input, out, normalize);
           break;
         default:
-          if (e.type === 'tool_calls') this._block(e, out);
+          if (e.type === 'tool_calls') this._block(e, out, resolve, normalize, apply);
           else out.push(e);
       }
     }
     return out;
   }
 
-  _begin(name, out) {
+  _begin(name, out, resolve) {
     this._begun += 1;
-    const resolved = this._resolve(name);
+    const resolved = resolve(name);
     if (resolved === null) {
       this._call = new Call(-1, name);
       return;
@@ -340,23 +348,23 @@ class ArgumentsWriter {
     }
   }
 
-  _param(e, out) {
+  _param(e, out, normalize) {
     const c = this._call;
     if (c === null || c.index < 0) return;
     const one = {};
     setKey(one, e.key, e.value);
-    const text = jsonText(this._normalize(c.name, one)[e.key]);
+    const text = jsonText(normalize(c.name, one)[e.key]);
     if (c.openKey === e.key) this._send(c, text.slice(c.openSent), out);
     else this._send(c, this._key(c, e.key) + text, out);
     c.openKey = null;
     c.high = '';
   }
 
-  _done(input, out) {
+  _done(input, out, normalize) {
     const c = this._call;
     this._call = null;
     if (c === null || c.index < 0) return;
-    const final = jsonText(this._normalize(c.name, input));
+    const final = jsonText(normalize(c.name, input));
     this._send(c, final.slice(c.sent), out);
   }
 
@@ -364,17 +372,17 @@ class ArgumentsWriter {
    * A block's event: calls begun in it are complete; the others (token sections, JSON calls,
    * repaired blocks) are announced now, whole, before it (D38).
    */
-  _block(e, out) {
-    const applied = this._apply(e);
+  _block(e, out, resolve, normalize, apply) {
+    const applied = apply(e);
     const begun = this._begun;
     this._begun = 0;
     for (const call of e.calls.slice(begun)) {
-      const resolved = this._resolve(call.name);
+      const resolved = resolve(call.name);
       if (resolved === null) continue;
       const index = this.nextIndex;
       this.nextIndex += 1;
       out.push(this._start(index, resolved));
-      out.push(this._delta(index, jsonText(this._normalize(resolved, call.input))));
+      out.push(this._delta(index, jsonText(normalize(resolved, call.input))));
     }
     out.push(applied);
   }

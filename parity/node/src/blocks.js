@@ -10,7 +10,26 @@ const values = require('./values');
 const { jsonText } = require('./jsontext');
 
 const JS_SPACE = strings.JS_SPACE;
-const NOT_NAME = JS_SPACE + '<>"\'`{}[],;';
+// The grammars' markers and limits: generated from blocks.py (tables.js).
+const {
+  NOT_NAME,
+  FN,
+  FN_END,
+  P,
+  P_END,
+  K,
+  K_END,
+  V,
+  V_END,
+  ATTR, // the regex source of a name attribute and the tag's end
+  INV_END,
+  PARAM_END,
+  KB,
+  KA,
+  KE,
+  ESCAPES: PY_ESCAPES,
+  BLOCKS_MAX_DEPTH: MAX_DEPTH,
+} = require('./tables');
 const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
 
 function escapeClass(s) {
@@ -132,11 +151,6 @@ function jsonItem(item, out, raw) {
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
 
-const FN = '<function=';
-const FN_END = '</function>';
-const P = '<parameter=';
-const P_END = '</parameter>';
-
 function oneNewline(v) {
   if (v.startsWith('\r\n')) v = v.slice(2);
   else if (v.startsWith('\n')) v = v.slice(1);
@@ -212,11 +226,6 @@ function setKey(obj, key, value) {
 
 // ---- R17.3 GLM --------------------------------------------------------------------------------
 
-const K = '<arg_key>';
-const K_END = '</arg_key>';
-const V = '<arg_value>';
-const V_END = '</arg_value>';
-
 function argPairs(body, typer = null) {
   const out = new Body();
   const k = body.indexOf(K);
@@ -255,11 +264,8 @@ function glmValue(v) {
 
 // ---- R17.4 MiniMax-M2 -------------------------------------------------------------------------
 
-const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV = new RegExp('<invoke[ \\t]+' + ATTR, 'uy');
 const PARAM = new RegExp('<parameter[ \\t]+' + ATTR, 'uy');
-const INV_END = '</invoke>';
-const PARAM_END = '</parameter>';
 
 function matchAt(re, s, i) {
   re.lastIndex = i;
@@ -315,10 +321,6 @@ function namedParams(body, i, stop, f, name, typer) {
 
 // ---- R17.5 Kimi-K2 ----------------------------------------------------------------------------
 
-const KB = '<|tool_call_begin|>';
-const KA = '<|tool_call_argument_begin|>';
-const KE = '<|tool_call_end|>';
-
 function kimiCalls(body, typer = null) {
   const out = new Body();
   const f = new Finder(body);
@@ -370,10 +372,8 @@ function kimiName(id) {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const PY_ESCAPES = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v' };
 // Python's numeric escapes: \xHH, \uHHHH, \UHHHHHHHH, and up to three octal digits.
 const NUM_ESCAPE = /x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}/y;
-const MAX_DEPTH = 100;
 const FAIL = [false, null];
 
 /** A cursor over a pythonic call list (Python's `_Py`). */

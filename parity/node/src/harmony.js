@@ -8,21 +8,15 @@
 const strings = require('./strings');
 const values = require('./values');
 
-const START = '<|start|>';
-const CHANNEL = '<|channel|>';
-const MESSAGE = '<|message|>';
-const ENDS = ['<|end|>', '<|call|>', '<|return|>'];
-const OPENERS = [START, CHANNEL];
-const BODY_MARKERS = [...ENDS, ...OPENERS];
-const MAX_MARKER = Math.max(...BODY_MARKERS.map((m) => m.length));
-const MAX_HEADER = 256;
+// The markers and the header's limit: generated from harmony.py (tables.js).
+const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = require('./tables');
 const JS_SPACE = strings.JS_SPACE;
 
 const HEADER = 0;
 const CALL = 1;
 const REASONING = 2;
 const CONTENT = 3;
-const TEXT_MODE = 0; // scanner's Mode.TEXT (scanner.js requires this module, not the reverse)
+const TEXT_MODE = 0; // the scanner's Mode.TEXT (scanbase.js and scanner.js require this module, not the reverse)
 
 class Harmony {
   constructor() {

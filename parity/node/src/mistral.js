@@ -9,10 +9,8 @@ const strings = require('./strings');
 const values = require('./values');
 const { Body, jsonItem, nameOk } = require('./blocks');
 
-const MARKER = '[TOOL_CALLS]';
-const ARGS = '[ARGS]';
-const CALL_ID = '[CALL_ID]';
-const MAX_HEAD = 256;
+// The markers and the head's limit: generated from mistral.py (tables.js).
+const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = require('./tables');
 const OUT = /["{}\[\]]/g;
 const IN = /["\\]/g;
 const HEAD = 0;

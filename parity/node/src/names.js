@@ -7,8 +7,10 @@
 
 const { InputTypeError, OptionsError, typeName } = require('./errors');
 const { isObject } = require('./jsontext');
-const { JS_SPACE, asciiLower: lower } = require('./strings');
+const { asciiLower: lower } = require('./strings');
 const { toolNamesOf } = require('./schema');
+// The loose level's separators, as a character class: generated from names.py (tables.js).
+const { SEPARATORS } = require('./tables');
 
 const UNKNOWN_TOOLS_POLICIES = Object.freeze(['keep', 'reject']);
 
@@ -20,12 +22,6 @@ function checkPolicy(unknownTools) {
   }
   return unknownTools;
 }
-
-const FULLWIDTH_PUNCTUATION = '\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65';
-const SEPARATORS = new RegExp(
-  '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f' + JS_SPACE +
-    '\\u00b7\\u2010-\\u2015\\u3001\\u3002\\u30fb' + FULLWIDTH_PUNCTUATION + ']',
-);
 
 // Code points, as Python iterates a str (a lone surrogate is one).
 function fold(c) {

@@ -13,45 +13,13 @@ const { toolName, toolSchema } = require('./schema');
 const { CLOSE_ANGLES, OPEN_ANGLES, matchCdataOpen } = require('./shell');
 const { isBlank } = require('./strings');
 
-const HEADER = `# Tools
-
-You can call the tools listed below. To call tools, write one block in exactly this form,
-outside any code fence or inline code:
-
-<|DSML|tool_calls>
-<|DSML|invoke name="TOOL_NAME">
-<|DSML|parameter name="STRING_PARAMETER"><![CDATA[text, written as it is]]></|DSML|parameter>
-<|DSML|parameter name="OTHER_PARAMETER">42</|DSML|parameter>
-</|DSML|invoke>
-</|DSML|tool_calls>
-
-Rules:
-- Use the tool names and parameter names exactly as listed below.
-- Write string values inside <![CDATA[ and ]]>, exactly as they are: no escaping, no quotes.
-- Write numbers, true, false, null, arrays and objects as JSON, without CDATA.
-- Give every required parameter; leave out optional parameters you do not need.
-- Never give a blank or placeholder value (an empty string, "...", "TODO"): every parameter you
-  write holds its real value. The "..." in the examples below only marks where a value goes.
-- A shell command goes in the command parameter, whole, as one string.
-- To call several tools at once, put several invoke elements in one tool_calls block.
-- A block inside a code fence or inline code is shown as text and never runs.
-- After the block, stop: the results come in the next message.`;
-
-const MARKUP = new Map([
-  ['<', '‹'],
-  ['＜', '‹'],
-  ['\ufe64', '‹'],
-  ['\u2329', '‹'],
-  ['\u3008', '‹'],
-  ['《', '«'],
-  ['｜', '¦'],
-]);
-const MARKUP_RE = /[<＜\ufe64\u2329\u3008《｜]/g;
+// The prompt's fixed text, the markup it neutralizes and a limit: generated from prompt.py (tables.js).
+const { HEADER, MARKUP, MAX_EXAMPLE_NAME } = require('./tables'); // MAX_EXAMPLE_NAME: code points
+const MARKUP_RE = new RegExp('[' + [...MARKUP.keys()].join('') + ']', 'g');
 const FENCE_RUN = /`{3,}|~{3,}/g;
 const JSON_OPEN = /\{(?=[ \t\n\r]*")/g;
 const CDATA_END = new RegExp(']][' + CLOSE_ANGLES + ']');
 const UNWRITABLE = new RegExp('[\\x00-\\x1f\\x7f&' + CLOSE_ANGLES + ']'); // one line, no tag end
-const MAX_EXAMPLE_NAME = 200; // code points; well inside a tag's length limit
 
 /** Text from a tool definition, unable to form tool syntax in the prompt (see prompt.py). */
 function neutral(s) {

@@ -11,9 +11,8 @@
 
 const { InputTypeError, OptionsError, typeName } = require('./errors');
 
-const REASONING_MODES = Object.freeze(['off', 'auto', 'open']);
-const OPEN = '<think>';
-const CLOSE = '</think>';
+// The modes and the default markers: generated from reasoning.py (tables.js).
+const { REASONING_MODES, OPEN, CLOSE } = require('./tables');
 
 /** Where the gate is. */
 const Phase = Object.freeze({ START: 0, START_INSIDE: 1, INSIDE: 2, DONE: 3 });

@@ -20,26 +20,19 @@ const strings = require('./strings');
 const { isObject } = require('./jsontext');
 const { MORE, NO } = require('./shell');
 
-const SECTION_BEGIN = 'section_begin';
-const SECTION_END = 'section_end';
-const CALL_BEGIN = 'call_begin';
-const CALL_END = 'call_end';
-const SEP = 'sep';
-const EOS = 'eos';
-
-const MARKERS = [
-  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', SECTION_BEGIN],
-  ['<\uff5ctool\u2581calls\u2581end\uff5c>', SECTION_END],
-  ['<\uff5ctool\u2581call\u2581begin\uff5c>', CALL_BEGIN],
-  ['<\uff5ctool\u2581call\u2581end\uff5c>', CALL_END],
-  ['<\uff5ctool\u2581sep\uff5c>', SEP],
-  ['<\uff5cend\u2581of\u2581sentence\uff5c>', EOS],
-  // Seen in some runtimes' templates as the section opener (decision D26).
-  ['<\uff5ctool\u2581calls\uff5c>', SECTION_BEGIN],
-];
-const MAX_MARKER = Math.max(...MARKERS.map(([m]) => m.length));
-const BARS = '\uff5c|';
-const MAX_HEAD = 512; // a call head (the name, or `function`) longer than this is not a call
+// The markers and their kinds, the bars, the limits: generated from sections.py (tables.js).
+const {
+  SECTION_BEGIN,
+  SECTION_END,
+  CALL_BEGIN,
+  CALL_END,
+  SEP,
+  EOS,
+  MARKERS,
+  SECTIONS_MAX_MARKER: MAX_MARKER,
+  BARS,
+  SECTIONS_MAX_HEAD: MAX_HEAD, // a call head (the name, or `function`) longer than this is not a call
+} = require('./tables');
 
 // One regex for all of them (either bar on either side); the word names the kind.
 const KINDS = new Map(MARKERS.map(([m, kind]) => [m.slice(2, -2), kind]));

@@ -14,68 +14,28 @@
 const MORE = 'MORE';
 const NO = 'NO';
 
-const MAX_TAG = 512; // a tool tag longer than this is not a tool tag
-const MAX_HEAD = 64; // prefix noise + local name
-const MAX_PREFIX = 32;
-const MAX_LEAD = 8; // repeated leading open angles (R2.3) a tag may have
+// The limits, the fold table (R2.4), the angles, the stop characters and the tag keywords are
+// generated from shell.py (tables.js).
+const {
+  MAX_TAG,
+  SHELL_MAX_HEAD: MAX_HEAD,
+  MAX_PREFIX,
+  MAX_LEAD,
+  FOLD, // code point -> replacement string, or null (deleted); absent: unchanged
+  OPEN_ANGLES,
+  CLOSE_ANGLES,
+  STOP_CHARS,
+  KEYWORD_RE,
+  KEYWORD_NATIVE_RE,
+  KEYWORD_ONLY_NATIVE_RE,
+  SPACE,
+  WRAPPER,
+  INVOKE,
+  PARAMETER,
+  NOT_CDATA_SEP,
+} = require('./tables');
 
-function buildFold() {
-  const t = new Map();
-  for (let c = 0x41; c <= 0x5a; c++) t.set(c, String.fromCharCode(c + 32));
-  for (let c = 0xff01; c < 0xff5f; c++) t.set(c, String.fromCharCode(c - 0xfee0).toLowerCase()); // fullwidth ASCII
-  const controls = [];
-  for (let c = 0x00; c < 0x09; c++) controls.push(c);
-  controls.push(0x0b, 0x0c);
-  for (let c = 0x0e; c < 0x20; c++) controls.push(c);
-  controls.push(0x7f);
-  for (const c of controls) t.set(c, null); // control characters (raw STX among them)
-  for (const c of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff, 0x00ad]) t.set(c, null); // zero-width, BOM, soft hyphen
-  const spaces = [0x0085, 0x00a0, 0x1680, 0x202f, 0x205f, 0x3000, 0x2581, 0x2402];
-  for (let c = 0x2000; c < 0x200b; c++) spaces.push(c);
-  for (const c of spaces) t.set(c, ' '); // Unicode spaces, '▁', '␂'
-  for (const c of '\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63') t.set(c.codePointAt(0), '-'); // ‐‑‒–—―−﹣
-  for (const c of '\ufe4d\ufe4e\ufe4f') t.set(c.codePointAt(0), '_'); // ﹍﹎﹏
-  for (const c of '\u201c\u201d\u201e\u201f\u2033') t.set(c.codePointAt(0), '"'); // “”„‟″
-  for (const c of '\u2018\u2019\u201a\u201b\u2032') t.set(c.codePointAt(0), "'"); // ‘’‚‛′
-  t.set(0x3008, '<'); // 〈
-  t.set(0x3009, '>'); // 〉
-  t.set(0x300a, '<'); // 《
-  t.set(0x300b, '>'); // 》
-  const homoglyphs = {
-    a: 'аαА',
-    b: 'ВΒв',
-    c: 'сСϲ',
-    d: 'ԁ',
-    e: 'еЕεΕ',
-    h: 'һНΗ',
-    i: 'іІιΙ',
-    j: 'јЈ',
-    k: 'кКκΚ',
-    l: 'ӏ',
-    m: 'мМΜ',
-    n: 'ΝпП',
-    o: 'оОοΟ',
-    p: 'рРρΡ',
-    s: 'ѕЅ',
-    t: 'тТτΤ',
-    u: 'υ',
-    v: 'ν',
-    x: 'хХχΧ',
-    y: 'уУγΥ',
-    z: 'Ζ',
-  };
-  for (const [letter, variants] of Object.entries(homoglyphs)) {
-    for (const v of variants) t.set(v.codePointAt(0), letter);
-  }
-  return t;
-}
-
-/** Code point -> replacement string, or null (deleted). Absent: unchanged. */
-const FOLD = buildFold();
-
-const OPEN_ANGLES = '<\uff1c\u3008\u300a'; // <＜〈《
-const CLOSE_ANGLES = '>\uff1e\u3009\u300b'; // >＞〉》
-const ANGLES_RUN = /[<\uff1c\u3008\u300a]+/y;
+const ANGLES_RUN = new RegExp('[' + escapeClass(OPEN_ANGLES) + ']+', 'y');
 
 /** End of the run of open angles at `s[i]`. */
 function anglesRunEnd(s, i) {
@@ -95,20 +55,9 @@ function escapeClass(s) {
   return s.replace(/[\\\]\[^-]/g, (c) => '\\' + c);
 }
 
-// Characters that end the head of a tag (prefix noise + local name + attribute names).
-const STOP = '\n\r<>="\'`,.;()[]{}*&^%$#@?+\\~\uff1c\uff1e\u3008\u3009\u300a\u300b\uff1d\u201c\u201d\u2018\u2019\uff02\uff07';
-const HEAD_RE = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
-const KEYWORD_RE = /(tool_calls|toolcalls|tool-calls|invoke|parameter)(?![a-z0-9_-])/;
-// R14.1: the native DSML wrapper (`function_calls`) too.
-const KEYWORD_NATIVE_RE =
-  /(tool_calls|toolcalls|tool-calls|function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
-const KEYWORD_ONLY_NATIVE_RE = /(function_calls|functioncalls|function-calls|invoke|parameter)(?![a-z0-9_-])/;
+// STOP_CHARS end the head of a tag (prefix noise + local name + attribute names).
+const HEAD_RE = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'uy');
 const ATTR_NAME_RE = /^[a-z_][a-z0-9_:.-]*/;
-const SPACE = ' \t\n\r\f\v';
-
-const WRAPPER = 'tool_calls';
-const INVOKE = 'invoke';
-const PARAMETER = 'parameter';
 
 /** The code point at `s[k]` as a string of 1 or 2 code units (a lone surrogate stays 1). */
 function charAt(s, k) {
@@ -241,8 +190,8 @@ const PLAIN_TAG = new RegExp(
   'y',
 );
 const PLAIN_ATTR = new RegExp(PLAIN_WSP1 + '(' + PLAIN_NAME + ')' + PLAIN_WSP + '=' + PLAIN_WSP + '"(' + PLAIN_VALUE + ')"', 'y');
-const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP) + ']{0,' + MAX_HEAD + '}$', 'y');
-const HEAD_LEN = new RegExp('[^' + escapeClass(STOP) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
+const HEAD_TO_END = new RegExp('<[^' + escapeClass(STOP_CHARS) + ']{0,' + MAX_HEAD + '}$', 'y');
+const HEAD_LEN = new RegExp('[^' + escapeClass(STOP_CHARS) + ']{0,' + (MAX_HEAD + 1) + '}', 'y');
 
 /** Does `keywords` match all of `word` (Python's fullmatch)? Remembered: the words are few. */
 function isKeyword(keywords, word) {
@@ -477,7 +426,6 @@ function skipSpace(s, k, start) {
   return k;
 }
 
-const NOT_CDATA_SEP = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/ \t\n<>="\'[]';
 const CDATA_RE = /^<[^a-z0-9<>\[\] \t\n\r]{1,3}\[cdata\[/u;
 const CDATA_PREFIX_RE = /^<(?:[^a-z0-9<>\[\] \t\n\r]{1,3}(?:\[(?:c(?:d(?:a(?:t(?:a)?)?)?)?)?)?)?$/u;
 
@@ -562,7 +510,7 @@ module.exports = {
   FOLD,
   OPEN_ANGLES,
   CLOSE_ANGLES,
-  STOP,
+  STOP: STOP_CHARS,
   WRAPPER,
   INVOKE,
   PARAMETER,

@@ -52,9 +52,6 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, tools !== null ? (n, k, raw) => this._typed(n, k, raw) : null);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (name) => this._resolve(name),
-          (name, input) => this._normalizeInput(name, input),
-          (e) => this._apply(e),
           (index, name) => ({ type: 'tool_call_start', index, name }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
@@ -93,7 +90,15 @@ class Sieve {
   }
 
   _declared(events) {
-    if (this._writer !== null) return this._writer.events(events);
+    if (this._writer !== null) {
+      // the Sieve's treatment of calls, for this call (as Python passes its bound methods)
+      return this._writer.events(
+        events,
+        (name) => this._resolve(name),
+        (name, input) => this._normalizeInput(name, input),
+        (e) => this._apply(e),
+      );
+    }
     if (!this._acts()) return events; // R1-R8 behavior: nothing declared that acts on calls
     return events.map((e) => (e.type === 'tool_calls' ? this._apply(e) : e));
   }

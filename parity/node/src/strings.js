@@ -4,10 +4,9 @@
  * Port of python/callsieve/strings.py.
  */
 
-// D10: the whitespace String.prototype.trim removes (Python strips exactly these).
-const JS_SPACE =
-  ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a' +
-  '\u2028\u2029\u202f\u205f\u3000\ufeff';
+// D10: the whitespace String.prototype.trim removes (Python strips exactly these); generated
+// from strings.py (tables.js).
+const { JS_SPACE } = require('./tables');
 
 function trim(s) {
   return s.trim();

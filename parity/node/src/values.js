@@ -11,14 +11,9 @@ const { CLOSE_ANGLES, MORE, NO, matchCdataOpen } = require('./shell');
 const { hasOwn, isObject, setKey } = require('./jsontext');
 const { JS_SPACE, asciiLower, isBlank, jsonTrim, trim } = require('./strings');
 
-// R6.5: parameters whose value is raw text whatever it holds.
-const RAW_TEXT_NAMES = new Set([
-  'content', 'file_content', 'text', 'prompt', 'query', 'command', 'cmd', 'script', 'code',
-  'old_string', 'new_string', 'pattern', 'path', 'file_path',
-]);
-
-const ENTITY_RE = /&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});/g;
-const NAMED = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+// R6.5's raw-text parameter names, the entities of D13 and the JSON limits: generated from
+// values.py (tables.js).
+const { RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START: JSON_START, VALUES_MAX_DEPTH: MAX_DEPTH } = require('./tables');
 
 function entity(m0, body) {
   if (body[0] !== '#') return NAMED[body];
@@ -49,9 +44,6 @@ function decodeEntities(s) {
 }
 
 const DECODE_BLOCK = 1 << 16;
-
-const JSON_START = '{["-0123456789tfn';
-const MAX_DEPTH = 200; // D21: JSON or XML values nested deeper stay strings
 
 /**
  * [true, value] when `s` is a JSON text as JSON.parse accepts it (no NaN/Infinity).

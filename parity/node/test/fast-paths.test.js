@@ -148,7 +148,7 @@ test('matchPlain: random tails after tag starts agree with matchGeneral', () => 
 });
 
 
-// ---- the prose skip (scanner.js proseSkip) against the steps behind it -------------------------
+// ---- the prose skip (prose.js proseSkip) against the steps behind it ---------------------------
 
 const { Sieve } = require('..');
 

@@ -1,8 +1,9 @@
 'use strict';
 /**
- * Tests that tell src/scanner.js (the incremental scanner under the Sieve) apart from its StrykerJS
- * mutants (issue 17). Each case is an input and Sieve options, fed whole (`whole`), in chunks of
- * 1 to 6 code units in turn (`cyc`), one code unit at a time (`chars`), or as the chunks given.
+ * Tests that tell the incremental scanner under the Sieve (src/scanner.js and its layers:
+ * scanbase.js, fences.js, prose.js, dsml.js) apart from its StrykerJS mutants (issue 17). Each
+ * case is an input and Sieve options, fed whole (`whole`), in chunks of 1 to 6 code units in turn
+ * (`cyc`), one code unit at a time (`chars`), or as the chunks given.
  * For each chunking every expected value is what the Python reference (python/callsieve/) gives:
  * `cuts`, the length of the source each feed and the flush released (when each decision is made);
  * `events`, the coalesced events (what is decided); `work`, the scanner's work counter; `saw`,

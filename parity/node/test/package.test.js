@@ -101,7 +101,7 @@ test('npm pack, installed in a fresh folder: require, import, compat, package.js
     // --ignore-scripts: prepack would rewrite the generated files; the first test checks them.
     const packed = JSON.parse(run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: PKG }));
     const files = packed[0].files.map((f) => f.path).sort();
-    for (const f of ['LICENSE', 'package.json', 'index.js', 'index.mjs', 'compat.mjs', 'compat.d.mts', 'ai-sdk.js', 'ai-sdk.mjs', 'ai-sdk.d.ts', 'ai-sdk.d.mts', 'dist/index.mjs', 'dist/ai-sdk.mjs', 'dist/modules.mjs']) {
+    for (const f of ['LICENSE', 'package.json', 'index.js', 'index.mjs', 'compat.mjs', 'compat.d.mts', 'ai-sdk.js', 'ai-sdk.mjs', 'ai-sdk.d.ts', 'ai-sdk.d.mts', 'dist/index.mjs', 'dist/ai-sdk.mjs', 'dist/modules.mjs', 'src/formats.js', 'src/tables.js']) {
       assert.ok(files.includes(f), `the tarball lacks ${f}`);
     }
     const unwanted = (f) => /^(test|node_modules|scripts)\//.test(f) || f === 'dist/protocol.mjs';

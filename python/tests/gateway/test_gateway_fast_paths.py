@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from callsieve import openai as openai_module
+from callsieve import chunks as chunks_module
 from callsieve import sse
 from callsieve.errors import SSEFormatError
 from callsieve.jsontext import json_text
@@ -165,7 +165,7 @@ def _stream(rng: random.Random, text: str) -> list[Any]:
 
 
 def _run(chunks: list[Any], fast: bool, **options: Any) -> Any:
-    openai_module._FAST = fast
+    chunks_module._FAST = fast
     try:
         c = itertools.count()
         rw = ChatCompletionStreamRewriter(id_factory=lambda: f"call_{next(c)}", **options)
@@ -179,7 +179,7 @@ def _run(chunks: list[Any], fast: bool, **options: Any) -> Any:
         out.append(rw.finish())
         return out, rw.stats, rw.rejected_tool_names
     finally:
-        openai_module._FAST = True
+        chunks_module._FAST = True
 
 
 @pytest.mark.parametrize(

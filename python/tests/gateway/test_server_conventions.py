@@ -608,7 +608,7 @@ def node_glob(cases: list[tuple[str, str]]) -> list[bool]:
 def test_preset_patterns_are_fnmatch_without_case_in_both() -> None:
     import fnmatch
 
-    from callsieve.server import _choose_preset, _preset_pattern
+    from callsieve.config import _choose_preset, _preset_pattern
 
     cases = [(p, m) for p in GLOB_PATTERNS for m in GLOB_MODELS]
     want = [fnmatch.fnmatchcase(m.lower(), p.lower()) for p, m in cases]
@@ -627,7 +627,7 @@ def test_preset_patterns_are_fnmatch_without_case_in_both() -> None:
 
 def test_preset_patterns_take_linear_time_in_both() -> None:
     """A pattern of the operator's with many stars against a long model id of the client's."""
-    from callsieve.server import _choose_preset, _preset_pattern
+    from callsieve.config import _choose_preset, _preset_pattern
 
     model = "a" * 200_000
     t = time.perf_counter()

@@ -1,0 +1,741 @@
+'use strict';
+/**
+ * The scanner's DSML / XML-wrapper capture (Python's dsml.py): CAPTURE, a block parsed at a `Level`
+ * (wrapper, invoke, parameter body, CDATA), released as text when it turns out not to be a block
+ * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. Of the layer
+ * above (scanner.js) it calls `_secOverflow` (a token section that fails). See scanner.js.
+ */
+
+const sections = require('./sections');
+const values = require('./values');
+const strings = require('./strings');
+const { ValueTap, isIndexKey } = require('./arguments');
+const {
+  INVOKE,
+  MORE,
+  NO,
+  OPEN_ANGLES,
+  PARAMETER,
+  WRAPPER,
+  cdataCloseAt,
+  matchCdataOpen,
+  matchCloseStart,
+  matchTag,
+} = require('./shell');
+const { RUN_END, TAIL_END, WAIT } = require('./fences');
+const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = require('./scanbase');
+const { ANGLE, Prose, WS, search } = require('./prose');
+
+const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
+const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
+const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
+
+/** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
+function skipAt(re, s, pos) {
+  re.lastIndex = pos;
+  return re.test(s) ? re.lastIndex : pos;
+}
+
+function toolCallsEvent(calls, raw) {
+  return { type: 'tool_calls', calls, raw };
+}
+
+/** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
+class DsmlCapture extends Prose {
+  // ---- CAPTURE ------------------------------------------------------------------------
+
+  _startCapture(level, end) {
+    this.mode = Mode.CAPTURE;
+    const cap = this.cap;
+    cap.level = level;
+    cap.raw = new _Text();
+    cap.tail = '';
+    cap.start = cap.mark = this._abs(this.pos);
+    cap.over = false;
+    cap.calls = new _Calls();
+    cap.wrapped = level === Level.TOP;
+    cap.started = 0;
+    this._newParams();
+    this.inv.text = [];
+    this.pos = end;
+  }
+
+  _consumed() {
+    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
+  }
+
+  /** Not a block: what was captured is text; TEXT resumes at the current position. */
+  _fail() {
+    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
+    const tokens = this.mode === Mode.TOKENS;
+    const holder = tokens ? this.sec : this.cap;
+    if (!holder.over && this._over(holder.start)) {
+      // A block that ends past the limit was over it, wherever the chunks ended (D43).
+      if (tokens) this._secOverflow();
+      else this._overflow();
+    }
+    const text = this._consumed();
+    this._emit(text);
+    this._textResumes(holder.tail + text); // (the tail of what was released before)
+    return true;
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
+    this.mode = Mode.TEXT;
+    const nl = text.lastIndexOf('\n');
+    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
+    this.line.midLine();
+    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
+  }
+
+  /**
+   * R16.3: the block broke after a call was announced. The calls so far are kept, the one in
+   * progress completed with what it has (its open parameter's value as R6 reads the body so far);
+   * the block ends here and TEXT resumes at the current position.
+   */
+  _break() {
+    const cap = this.cap;
+    const inv = this.inv;
+    const par = this.par;
+    this._tapPull();
+    this.tap = null;
+    if (cap.level !== Level.TOP) {
+      if (cap.level !== Level.INVOKE) {
+        const segs = par.segs.slice();
+        if (par.text.length) segs.push(['text', par.text.join('')]);
+        if (cap.level === Level.CDATA || cap.level === Level.AFTER_CDATA) segs.push(['cdata', this.cd.parts.join('')]);
+        for (const seg of segs) this.work += seg[1].length;
+        this._addParam(par.name, values.paramValue(par.name, segs, par.string));
+      }
+      const input = this._paramsObject();
+      cap.calls.addInput(inv.name, input);
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    const raw = this._consumed();
+    this._flushText();
+    this.out.push(toolCallsEvent(cap.calls.take(), raw));
+    cap.started = 0;
+    this._textResumes(raw);
+    return true;
+  }
+
+  _succeed(end) {
+    const cap = this.cap;
+    this.pos = end;
+    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
+    if (cap.over) return this._fail();
+    cap.started = 0;
+    this._flushText();
+    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
+    this.mode = Mode.TEXT;
+    this.line.midLine();
+    return true;
+  }
+
+  /**
+   * The block grew past maxCapture: what was captured is released as text (with a note), and
+   * the rest of the block is still parsed (so its content is not read as prose) but released as
+   * text as it goes.
+   */
+  _overflow() {
+    const cap = this.cap;
+    const text = this._consumed();
+    if (!cap.over) {
+      cap.over = true;
+      this._flushText();
+      this.out.push(textEvent(text, 'capture_limit'));
+    } else {
+      this._emit(text);
+    }
+    cap.tail = (cap.tail + text).slice(-4);
+    cap.raw = new _Text();
+    cap.mark = this.base + this.pos;
+    this.cd.parts = [];
+    this.cd.after = [];
+    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
+    this.par.text = [];
+    this.par.segs = [];
+    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
+    cap.calls.keepOne();
+    if (this.inv.count) {
+      this._newParams();
+      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
+    }
+  }
+
+  _mCapture(final) {
+    const cap = this.cap;
+    // R16 (D37): once a call is announced its arguments stream instead of being held, so the
+    // capture limit stops applying to the block.
+    if (!cap.started && (cap.over || this._over(cap.start))) this._overflow();
+    const level = cap.level;
+    if (level === Level.CDATA) return this._cCdata(final);
+    if (level === Level.AFTER_CDATA) return this._cAfter(final);
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (!final) return false;
+      return this._fail(); // end of input inside a block (R8.5, D27)
+    }
+    const c = buf[pos];
+    if (level === Level.PARAM) return this._cParam(final, c);
+    const ws = skipAt(WS, buf, pos);
+    if (ws > pos) {
+      if (level === Level.INVOKE && this.inv.text.length) this.inv.text.push(buf.slice(pos, ws));
+      this.pos = ws;
+      return true;
+    }
+    if (level === Level.TOP) return this._cTop(final, c);
+    return this._cInvoke(final, c);
+  }
+
+  /** Is there an end-of-sentence token at `buf[pos]`? true, false or MORE. */
+  _eosAt(buf, pos, final) {
+    const mk = this._marker(buf, pos, final);
+    if (mk === MORE) return MORE;
+    return Array.isArray(mk) && mk[0] === sections.EOS;
+  }
+
+  /** Directly inside the wrapper: invokes, whitespace and the closing wrapper (D3). */
+  _cTop(final, c) {
+    const buf = this.buf;
+    const pos = this.pos;
+    if (!OPEN_ANGLES.includes(c)) return this._fail();
+    const eos = this._eosAt(buf, pos, final);
+    if (eos === MORE) return false;
+    if (eos === true) return this._fail(); // the output ended inside the block: as at end of input (D27)
+    const r = this._tag(buf, pos, final);
+    if (r === MORE) return false;
+    if (!isTag(r)) return this._fail();
+    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+      this.pos = r.end;
+      this.cap.level = Level.INVOKE;
+      this.inv.name = this._name(r.name);
+      this._newParams();
+      this.inv.text = [];
+      if (this.stream && this.cap.wrapped && !this.cap.over) {
+        this.cap.started += 1;
+        this.inv.keys = new Set();
+        this.inv.top = -1;
+        this.inv.other = false;
+        this._flushText();
+        this.out.push({ kind: 'begun', name: this.inv.name });
+      }
+      return true;
+    }
+    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
+      this.saw = true;
+      return this._succeed(r.end);
+    }
+    return this._fail();
+  }
+
+  /** Inside an invoke: parameters, or a JSON object body (D5), then the closing invoke. */
+  _cInvoke(final, c) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const cap = this.cap;
+    const inv = this.inv;
+    if (OPEN_ANGLES.includes(c)) {
+      const eos = this._eosAt(buf, pos, final);
+      if (eos === MORE) return false;
+      if (eos === true) return this._fail();
+      const r = this._tag(buf, pos, final);
+      if (r === MORE) return false;
+      if (isTag(r)) {
+        if (r.local === PARAMETER && !r.closing) {
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          const name = this._name(r.name);
+          if (cap.started && this._reorders(name)) return this._break();
+          this.pos = r.end;
+          cap.level = Level.PARAM;
+          this.par.name = name;
+          this.par.string = this.native ? r.string : null;
+          this.par.segs = [];
+          this.par.text = [];
+          this.par.start = this._abs(r.end);
+          if (cap.started) {
+            this.tap = new ValueTap(name, this.par.string);
+            this._tapText = this._tapCdata = 0;
+          }
+          return true;
+        }
+        if (r.local === INVOKE && r.closing) {
+          if (!this._invokeEnds()) return this._fail();
+          this._newParams();
+          this.pos = r.end;
+          cap.level = Level.TOP;
+          return true;
+        }
+        return this._fail();
+      }
+      if (!inv.text.length) return this._fail();
+      const end = this._skip(buf, pos);
+      inv.text.push(buf.slice(pos, end));
+      this.pos = end;
+      return true;
+    }
+    if (inv.count) return this._fail();
+    const m = search(ANGLE, buf, pos + 1);
+    const end = m ? m.index : buf.length;
+    inv.text.push(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  _newParams() {
+    const inv = this.inv;
+    inv.pairs.length = 0;
+    inv.params = null;
+    inv.count = 0;
+  }
+
+  /** A parameter closed: its value joins the invoke's (R6.6). */
+  _addParam(name, value) {
+    const inv = this.inv;
+    if (inv.params === null) {
+      inv.pairs.push(name, value);
+      if (inv.pairs.length < 2 * PAIRS_MAX) return;
+      const pairs = inv.pairs;
+      inv.params = {};
+      inv.multi = new Set();
+      for (let i = 0; i < pairs.length; i += 2) values.addParam(inv.params, inv.multi, pairs[i], pairs[i + 1]);
+      pairs.length = 0;
+      return;
+    }
+    values.addParam(inv.params, inv.multi, name, value);
+  }
+
+  /** The invoke's input object from its parameters. */
+  _paramsObject() {
+    const inv = this.inv;
+    return inv.params !== null ? inv.params : inputOf(inv.pairs, 0, inv.pairs.length >> 1);
+  }
+
+  /**
+   * The invoke closed: its call joins the block's (Python: `_invoke_input`, then the call).
+   * False when its body is neither parameters nor a JSON object (D5): the block is text.
+   */
+  _invokeEnds() {
+    const inv = this.inv;
+    const cap = this.cap;
+    if (cap.over) {
+      cap.calls.addInput(inv.name, {}); // (only "there was one" is kept)
+      return true;
+    }
+    const body = inv.text.join('');
+    let input = null;
+    if (inv.count) {
+      if (!strings.isBlank(body)) return false;
+      if (!cap.started && inv.params === null) {
+        cap.calls.addPairs(inv.name, inv.pairs);
+        return true;
+      }
+      input = this._paramsObject();
+    } else {
+      input = strings.isBlank(body) ? {} : values.jsonBodyInput(body);
+      if (input === null) return false;
+    }
+    cap.calls.addInput(inv.name, input);
+    if (cap.started) {
+      this._flushText();
+      this.out.push({ kind: 'done', input });
+    }
+    return true;
+  }
+
+  /**
+   * A parameter body: text up to a CDATA opener or the closing parameter tag. Angles that start
+   * nothing are part of the text and skipped in the same step (code is full of them).
+   */
+  _cParam(final, c) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const n = buf.length;
+    const start = pos;
+    for (;;) {
+      if (OPEN_ANGLES.includes(c)) {
+        const r = this._paramAngle(buf, pos, final, start);
+        if (r !== null) return r;
+        pos = this._skip(buf, pos, true); // the last angle may open a CDATA
+      }
+      const m = search(ANGLE, buf, pos);
+      if (m === null) {
+        pos = n;
+        break;
+      }
+      pos = m.index;
+      c = buf[pos];
+    }
+    if (pos > start) {
+      this.par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    return true;
+  }
+
+  /**
+   * An open angle in a parameter body: null when it starts nothing (it is text), else the step's
+   * answer after taking the text before it (`buf[start:pos]`).
+   */
+  _paramAngle(buf, pos, final, start) {
+    const cd = matchCdataOpen(buf, pos, final);
+    let eos = false;
+    let r = NO;
+    if (cd === NO) {
+      eos = this._eosAt(buf, pos, final);
+      if (eos === false) {
+        r = this._tag(buf, pos, final);
+        if (r === NO) return null;
+      }
+    }
+    const cap = this.cap;
+    const par = this.par;
+    if (pos > start) {
+      par.text.push(buf.slice(start, pos));
+    }
+    this.pos = pos;
+    if (cd === MORE || eos === MORE || r === MORE) return false;
+    if (typeof cd === 'number') {
+      if (this.tap !== null) {
+        this._tapPull();
+        this._tapOut(this.tap.cdataOpen());
+      }
+      this._parFlushText();
+      this._tapText = this._tapCdata = 0;
+      this.pos = cd;
+      cap.level = Level.CDATA;
+      this._startCdata(cd);
+      return true;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap = null;
+      }
+      this._parFlushText();
+      for (const seg of par.segs) this.work += seg[1].length;
+      const value = values.paramValue(par.name, par.segs, par.string);
+      par.segs = []; // the body is decoded: keep only its value
+      this._addParam(par.name, value);
+      this.inv.count += 1;
+      if (cap.started) {
+        this._flushText();
+        this.out.push({ kind: 'param', key: par.name, value });
+      }
+      this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    return this._fail(); // the end-of-sentence token, or another tag inside a value
+  }
+
+  /**
+   * R16 (D37): a parameter name that repeats (R6.6 makes an array of both) or an array index
+   * after another name (JavaScript lists index keys first) would change arguments text already
+   * sent: the block breaks before it.
+   */
+  _reorders(name) {
+    const inv = this.inv;
+    if (inv.keys.has(name)) return true;
+    if (isIndexKey(name)) {
+      const n = Number(name);
+      if (inv.other || n < inv.top) return true;
+      inv.top = n;
+    } else {
+      inv.other = true;
+    }
+    inv.keys.add(name);
+    return false;
+  }
+
+  /** Hand the tap the body pieces it has not seen; what became certain goes out. */
+  _tapPull() {
+    const tap = this.tap;
+    if (tap === null) return;
+    let got = '';
+    const text = this.par.text;
+    const parts = this.cd.parts;
+    for (; this._tapText < text.length; this._tapText++) got += tap.text(text[this._tapText]);
+    const level = this.cap.level;
+    if (level === Level.CDATA || level === Level.AFTER_CDATA) {
+      for (; this._tapCdata < parts.length; this._tapCdata++) got += tap.cdataPiece(parts[this._tapCdata]);
+    }
+    this._tapOut(got);
+  }
+
+  _tapOut(s) {
+    if (s) {
+      this._flushText();
+      this.out.push({ kind: 'chars', key: this.par.name, text: s });
+    }
+  }
+
+  _parFlushText() {
+    const par = this.par;
+    if (par.text.length) {
+      par.segs.push(['text', par.text.join('')]);
+      par.text = [];
+    }
+  }
+
+  // ---- CDATA inside a parameter ---------------------------------------------------------
+
+  _startCdata(at) {
+    const cd = this.cd;
+    cd.parts = [];
+    cd.after = [];
+    cd.start = this._abs(at);
+    cd.depth = 1;
+    cd.fence = '';
+    cd.line.lineStart();
+  }
+
+  _cCdata(final) {
+    const buf = this.buf;
+    let pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (final) return this._eofInCdata();
+      return false;
+    }
+    if (this.loose) return this._cCdataLoose(final);
+    const cd = this.cd;
+    const line = cd.line;
+    if (line.tail || line.run || line.indent >= 0) {
+      const r = line.step(buf, pos, cd.fence || '`~');
+      const end = line.end;
+      if (end > pos) {
+        cd.parts.push(buf.slice(pos, end));
+        this.pos = pos = end;
+      }
+      if (r === WAIT) return true;
+      if (r === RUN_END) {
+        const run = line.run;
+        const ch = line.char;
+        line.run = 0;
+        if (!cd.fence) {
+          if (run >= 3) {
+            cd.fence = ch;
+            cd.fenceLen = run;
+          }
+        } else if (ch === cd.fence && run >= cd.fenceLen) {
+          line.tail = true;
+        }
+        return true;
+      }
+      if (r === TAIL_END) {
+        const c = buf[pos];
+        if (c === '\n' || c === ']') cd.fence = ''; // the closing fence line ended
+        if (c === '\n') {
+          cd.parts.push(c);
+          this.pos = pos + 1;
+          line.lineStart();
+        }
+        return true;
+      }
+    }
+    // Only line starts that begin with a fence character matter (R5.3), so plain lines are
+    // skipped in bulk; a possible partial match at the end of the buffer waits.
+    const m = search(CD_SPECIAL, buf, pos);
+    if (m === null) {
+      let end = n;
+      if (!final) {
+        const t = search(CD_TAIL, buf, Math.max(pos, n - 4));
+        if (t !== null) end = t.index;
+      }
+      cd.parts.push(buf.slice(pos, end));
+      this.pos = end;
+      return final;
+    }
+    const k = m.index;
+    if (k > pos) {
+      cd.parts.push(buf.slice(pos, k));
+      this.pos = pos = k;
+    }
+    const ch = buf[k];
+    if (ch === '\n') {
+      cd.parts.push(ch);
+      this.pos = k + 1;
+      line.lineStart();
+      return true;
+    }
+    if (ch === ']') {
+      if (k + 2 >= n) {
+        if (!final) return false;
+        cd.parts.push(buf.slice(k));
+        this.pos = n;
+        return true;
+      }
+      if (cdataCloseAt(buf, k)) {
+        if (cd.depth > 1) {
+          cd.depth -= 1;
+          cd.parts.push(buf.slice(k, k + 3));
+        } else if (cd.fence) {
+          cd.parts.push(buf.slice(k, k + 3)); // a closer in a fenced example stays in the value (R5.3)
+        } else {
+          cd.after = [buf.slice(k, k + 3)];
+          cd.afterTail = -1;
+          this.cap.level = Level.AFTER_CDATA;
+        }
+        this.pos = k + 3;
+        return true;
+      }
+      cd.parts.push(']');
+      this.pos = k + 1;
+      return true;
+    }
+    // Openers count inside a fence too: an example there has its own closers, and an opener seen
+    // through a fence the value never closed is the next value's (D7).
+    const opener = matchCdataOpen(buf, k, final);
+    if (opener === MORE) return false;
+    if (typeof opener === 'number') {
+      cd.depth += 1;
+      cd.parts.push(buf.slice(k, opener));
+      this.pos = opener;
+      return true;
+    }
+    cd.parts.push(ch);
+    this.pos = k + 1;
+    return true;
+  }
+
+  /** After `]]>` at depth 1: it closes the CDATA only if a closing tag follows (D7). */
+  _cAfter(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const n = buf.length;
+    if (pos >= n) {
+      if (final) return this._eofInCdata();
+      return false;
+    }
+    const cd = this.cd;
+    const c = buf[pos];
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
+      let k = pos;
+      while (k < n && (buf[k] === ' ' || buf[k] === '\t' || buf[k] === '\r' || buf[k] === '\n')) k++;
+      const ws = buf.slice(pos, k);
+      cd.after.push(ws);
+      // The line state after the blanks, counted across chunks (the blanks may be split).
+      const nl = ws.lastIndexOf('\n');
+      if (nl >= 0) cd.afterTail = 0;
+      if (cd.afterTail >= 0) {
+        const rest = ws.slice(nl + 1);
+        const spaces = /^ *$/.test(rest) ? cd.afterTail + rest.length : 4;
+        cd.afterTail = Math.min(spaces, 4);
+        cd.line.midLine();
+        if (spaces <= 3) cd.line.indent = spaces;
+      }
+      this.pos = k;
+      return true;
+    }
+    let closed = false;
+    if (OPEN_ANGLES.includes(c)) {
+      closed = matchCloseStart(buf, pos, final);
+      if (closed === MORE) return false;
+    }
+    if (closed === true) {
+      if (this.tap !== null) {
+        this._tapPull();
+        this.tap.cdataClose();
+        this._tapText = this._tapCdata = 0;
+      }
+      this.par.segs.push(['cdata', cd.parts.join('')]);
+      cd.parts = [];
+      cd.after = [];
+      this.cap.level = Level.PARAM;
+      return true;
+    }
+    if (cd.afterTail < 0) cd.line.midLine(); // no newline after the `]]>`: the line goes on
+    for (const p of cd.after) cd.parts.push(p);
+    cd.after = [];
+    this.cap.level = Level.CDATA;
+    return true;
+  }
+
+  /**
+   * After the repair (D8) every CDATA is read by its rule, in one pass: the value runs to the
+   * first parameter closing tag, less a `]]>` and blanks right before it.
+   */
+  _cCdataLoose(final) {
+    const buf = this.buf;
+    const pos = this.pos;
+    const cd = this.cd;
+    const m = search(ANGLE, buf, pos);
+    if (m === null) {
+      cd.parts.push(buf.slice(pos));
+      this.pos = buf.length;
+      return true;
+    }
+    const k = m.index;
+    const r = this._tag(buf, k, final);
+    if (r === MORE) {
+      cd.parts.push(buf.slice(pos, k));
+      this.pos = k;
+      return false;
+    }
+    if (isTag(r) && r.local === PARAMETER && r.closing) {
+      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
+      cd.parts = [];
+      this.pos = k;
+      return true;
+    }
+    const end = this._skip(buf, k);
+    cd.parts.push(buf.slice(pos, end));
+    this.pos = end;
+    return true;
+  }
+
+  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
+  _looseValue(content) {
+    const t = LOOSE_CLOSE_TAIL.exec(content);
+    this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
+    this.cap.level = Level.PARAM;
+  }
+
+  /**
+   * R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter closing
+   * tag; the rest of the input is then read once more, every CDATA in it by the same rule
+   * (`_cCdataLoose`), so no second repair and no second rescan.
+   */
+  _eofInCdata() {
+    const cd = this.cd;
+    const cap = this.cap;
+    const content = cd.parts.join('') + cd.after.join('') + this.buf.slice(this.pos);
+    // with a call announced, the block breaks here (R16.3, D37)
+    if (this.loose || cap.over || cap.started) return this._fail();
+    this.loose = true;
+    this.work += content.length;
+    let i = 0;
+    let close = -1;
+    for (;;) {
+      const m = search(ANGLE, content, i);
+      if (m === null) break;
+      const r = matchTag(content, m.index, true);
+      if (isTag(r) && r.local === PARAMETER && r.closing) {
+        close = m.index;
+        break;
+      }
+      i = m.index + 1;
+    }
+    if (close < 0) return this._fail();
+    this._looseValue(content.slice(0, close));
+    cd.parts = [];
+    cd.after = [];
+    // The block's source now ends where the value does; reading goes on from there.
+    const end = cd.start + close;
+    const source = this._source(cap) + this.buf.slice(this.pos);
+    cap.raw = new _Text();
+    cap.raw.add(source.slice(0, end - cap.start));
+    cap.mark = end;
+    this.buf = content.slice(close);
+    this.base = end;
+    this.pos = 0;
+    return true;
+  }
+}
+
+module.exports = { DsmlCapture, skipAt, toolCallsEvent };
