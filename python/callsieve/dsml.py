@@ -693,7 +693,7 @@ class DsmlCapture(Prose):
             self.pos = k
             return False
         if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
-            self._loose_value("".join(cd.parts) + buf[pos:k])
+            self._loose_value("".join(cd.parts) + buf[pos:k], False)
             cd.parts = []
             self.pos = k
             return True
@@ -702,11 +702,15 @@ class DsmlCapture(Prose):
         self.pos = end
         return True
 
-    def _loose_value(self, content: str) -> None:
-        """The repaired CDATA value (D8): `content` up to its parameter closing tag."""
+    def _loose_value(self, content: str, repaired: bool) -> None:
+        """The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`:
+        the input ended in it; a later value is repaired when its `]]>` is missing (D58)."""
         t = _LOOSE_CLOSE_TAIL.search(content)
         self.par.segs.append(("cdata", content[: t.start()] if t else content))
-        self.cap.level = _L_PARAM
+        cap = self.cap
+        cap.level = _L_PARAM
+        if (repaired or t is None) and "D8" not in cap.fixed:
+            cap.fixed.append("D8")
 
     def _eof_in_cdata(self) -> bool:
         """R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter
@@ -731,8 +735,7 @@ class DsmlCapture(Prose):
             i = m.start() + 1
         if close < 0:
             return self._fail()
-        cap.fixed.append("D8")
-        self._loose_value(content[:close])
+        self._loose_value(content[:close], True)
         cd.parts, cd.after = [], []
         # The block's source now ends where the value does; reading goes on from there.
         end = cd.start + close
