@@ -56,9 +56,6 @@ _SPECIAL_JSON_BR: Final = re.compile(r"[\n`<＜〈《{\[]")
 _ANGLE: Final = re.compile(r"[<＜〈《]")
 
 
-_SECTION_MARKS: Final = (sections.SECTION_BEGIN, sections.SECTION_END)
-
-
 # DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 _NATIVE_CLOSERS: Final = frozenset(FORMATS["function_calls"].strays)
 
@@ -241,7 +238,9 @@ class Prose(ScanBase):
         r = match_marker(buf, pos, final)
         if isinstance(r, tuple):
             kind = r[0]
-            if kind == sections.EOS or (self.tokens and kind in _SECTION_MARKS):
+            if kind == sections.EOS or (
+                self.tokens and (kind == sections.SECTION_BEGIN or kind == sections.SECTION_END)
+            ):
                 return r
             return NO
         return r

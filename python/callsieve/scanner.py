@@ -352,6 +352,12 @@ class Scanner(DsmlCapture):
         acts on what they consumed: see _cap_waits)."""
         return match_marker(buf, 0, False) is MORE
 
+    def _start_head(self, loose: bool) -> None:
+        """A call head begins at `pos` (`loose`: its section opener began it, D61)."""
+        sec = self.sec
+        sec.stage, sec.loose = _S_HEAD, loose
+        sec.head, sec.head_len, sec.body = [], 0, []
+
     def _m_tokens(self, final: bool) -> bool:
         sec = self.sec
         if sec.over or self.base + self.pos - sec.start > self.max_capture:
@@ -378,15 +384,13 @@ class Scanner(DsmlCapture):
             if not isinstance(mk, tuple):
                 if lead and buf[pos] != "<":
                     # R18.3, D61: the section opener stood where the call opener belongs
-                    sec.stage, sec.loose = _S_HEAD, True
-                    sec.head, sec.head_len, sec.body = [], 0, []
+                    self._start_head(True)
                     return True
                 return self._fail()  # D3: nothing else stands between calls
             kind, end = mk
             if kind == sections.CALL_BEGIN:
                 self.pos = end
-                sec.stage, sec.loose = _S_HEAD, False
-                sec.head, sec.head_len, sec.body = [], 0, []
+                self._start_head(False)
                 return True
             if kind == sections.SECTION_BEGIN:  # R18.3: a repeated section opener is tolerated
                 self.pos = end
@@ -404,16 +408,14 @@ class Scanner(DsmlCapture):
             end = n if k < 0 else k
             piece = buf[pos:end]
             if sec.stage == _S_HEAD:
-                room = sections.MAX_HEAD - sec.head_len
+                # D26: a head longer than MAX_HEAD is no call. Decided at its first character past
+                # the limit, so TEXT resumes there whatever the chunks were.
+                stop = min(end, pos + sections.MAX_HEAD - sec.head_len)  # (`end`: it goes on)
                 nl = piece.find("\n") if sec.loose else -1
-                if 0 <= nl <= room:
-                    # D61: a head its section opener began ends on that line, else it is no call
-                    self.pos = pos + nl
-                    return self._fail()
-                if end - pos > room:
-                    # D26: a head longer than MAX_HEAD is no call. Decided at its first character
-                    # past the limit, so TEXT resumes there whatever the chunks were.
-                    self.pos = pos + room
+                if nl >= 0 and pos + nl < stop:
+                    stop = pos + nl  # D61: a head its section opener began ends on that line
+                if stop < end:
+                    self.pos = stop
                     return self._fail()
                 sec.head_len += end - pos
                 sec.head.append(piece)
