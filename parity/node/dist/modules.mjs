@@ -3290,6 +3290,56 @@ class HermesTap extends BlockTap {
   }
 }
 
+// ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
+
+/** A call whose name came before its body, the body one JSON object (blank: {}): a Harmony
+ * message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made. */
+class ObjectTap extends BlockTap {
+  constructor(typer, name, callId = null) {
+    super(typer);
+    this.js = new JsonArgs([]);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+    this.begin(name, 0, callId);
+  }
+
+  step(final) {
+    const s = this.s;
+    if (this.state === 1) {
+      // after the object: JSON's blanks only
+      const j = (this.i = skip(s, this.i, JSON_WS));
+      if (j < s.length) return this.fail(this.off + j);
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = 2;
+      }
+      return false;
+    }
+    if (this.state === 2) return false;
+    const js = this.js;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) {
+        if (final) {
+          // a blank body: {}
+          this.endCall(this.off + j);
+          this.state = 2;
+        }
+        return false;
+      }
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = 1;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
 const TAPS = {
   function_tags: FunctionTap,
   arg_pairs: PairTap,
@@ -3309,7 +3359,7 @@ function sameCalls(announced, read) {
   return true;
 }
 
-module.exports = { BlockTap, HEAD_LIMIT, TAPS, Value, sameCalls };
+module.exports = { BlockTap, HEAD_LIMIT, ObjectTap, TAPS, Value, sameCalls };
   },
   "src/chunks.js": function (module, exports, __require) {
 'use strict';
@@ -5872,6 +5922,7 @@ module.exports = {
 
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
+const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
 // The markers and the header's limit: generated from harmony.py (tables.js).
 const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
@@ -5891,6 +5942,7 @@ class Harmony {
     this.kind = HEADER;
     this.recipient = '';
     this.body = [];
+    this.tap = null; // R16: the call's arguments as they arrive
   }
 }
 
@@ -5914,6 +5966,7 @@ function start(sc, opener, end) {
   hm.kind = HEADER;
   hm.recipient = '';
   hm.body = [];
+  hm.tap = null;
   sc.pos = end;
 }
 
@@ -5968,8 +6021,20 @@ function readHeader(sc) {
   hm.recipient = recipient(head);
   hm.head = [hm.opener + head + MESSAGE];
   hm.size = 0;
-  if (hm.recipient) hm.kind = CALL;
-  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+  if (hm.recipient) {
+    hm.kind = CALL;
+    const name = strings.trim(hm.recipient.slice('functions.'.length));
+    if (sc.stream && hm.recipient.startsWith('functions.') && name) {
+      hm.tap = new ObjectTap(sc.typer, sc._name(name));
+      pull(sc);
+    }
+  } else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function lstripBlank(s) {
+  let i = 0;
+  while (i < s.length && JS_SPACE.includes(s[i])) i++;
+  return s.slice(i);
 }
 
 function firstWord(s) {
@@ -6048,7 +6113,16 @@ function take(sc, s) {
   } else {
     hm.body.push(s);
     hm.size += strings.codePoints(s);
-    if (hm.size > sc.maxCapture) {
+    if (hm.tap !== null) {
+      hm.tap.feed(s);
+      pull(sc);
+      if (hm.tap.broken >= 0) {
+        keep(sc, '');
+        return;
+      }
+    }
+    if (hm.size > sc.maxCapture && !(hm.tap !== null && hm.tap.started)) {
+      // D43 (D37: not once a call is announced)
       sc._flushText();
       sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
       hm.head = [];
@@ -6058,8 +6132,57 @@ function take(sc, s) {
   }
 }
 
+/** What the tap learned goes out (R16). */
+function pull(sc) {
+  const tap = sc.hm.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its body stopped being a JSON object: its event, and the
+ * rest of the message is content (`endToken`: the message ended too). */
+function keep(sc, endToken) {
+  const hm = sc.hm;
+  const tap = hm.tap;
+  const text = hm.body.join('');
+  const cut = tap.broken;
+  const whole = cut >= text.length;
+  const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  hm.tap = null;
+  hm.head = [];
+  hm.body = [];
+  hm.kind = CONTENT;
+  sc._emit(text.slice(cut));
+}
+
 function end(sc, endToken) {
   const hm = sc.hm;
+  const tap = hm.tap;
+  if (tap !== null) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const text = hm.body.join('');
+      const [ok, args] = strings.trim(text) ? values.jsonValue(text) : [true, {}];
+      const isObject = ok && args !== null && typeof args === 'object' && !Array.isArray(args);
+      if (!(isObject && sameCalls(tap.calls, [{ name: tap.name, input: args }]))) {
+        tap.broken = text.length - lstripBlank(text.slice(tap.doneAt)).length;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc, endToken);
+      sc.mode = TEXT_MODE;
+      sc.line.midLine();
+      return true;
+    }
+    hm.tap = null;
+  }
   if (hm.kind === CALL) {
     const text = hm.body.join('');
     const raw = hm.head.join('') + text + endToken;
@@ -6294,6 +6417,7 @@ module.exports = {
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 const { Body, jsonItem, nameOk } = __require("src/blocks.js");
+const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
 // The markers and the head's limit: generated from mistral.py (tables.js).
 const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
@@ -6313,6 +6437,7 @@ class Mistral {
     this.esc = false;
     this.over = false;
     this.blank = true;
+    this.tap = null; // R16: a v11 call's arguments as they arrive
   }
 }
 
@@ -6338,6 +6463,7 @@ function start(sc, end) {
   m.esc = false;
   m.over = false;
   m.blank = true;
+  m.tap = null;
   sc.pos = end;
 }
 
@@ -6374,6 +6500,7 @@ function head(sc, final) {
           sc.pos = k;
           m.stage = JSON_STAGE;
           m.size = 0;
+          if (sc.stream) announce(sc);
           return true;
         }
         return fails(sc, k);
@@ -6459,6 +6586,55 @@ function json(sc, final) {
   return false;
 }
 
+/** A v11 head, `NAME[CALL_ID]ID[ARGS]`: its name (trimmed) and id. */
+function nameAndId(head) {
+  let name = head;
+  let id = null;
+  const k = head.indexOf(ARGS);
+  if (k >= 0) name = head.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  return [strings.trim(name), id];
+}
+
+/** R16: a v11 call whose name is valid is announced as its JSON starts. */
+function announce(sc) {
+  const m = sc.mi;
+  const [name, id] = nameAndId(strings.trim(m.head.join('')));
+  if (nameOk(name)) {
+    m.tap = new ObjectTap(sc.typer, sc._name(name), id);
+    pull(sc);
+  }
+}
+
+function pull(sc) {
+  const tap = sc.mi.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its JSON stopped being an object: its event, and the
+ * rest of the JSON value is text, as it comes. */
+function keep(sc) {
+  const m = sc.mi;
+  const tap = m.tap;
+  const text = m.json.join('');
+  const cut = tap.broken;
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  m.tap = null;
+  m.json = [];
+  m.over = true;
+  sc._emit(text.slice(cut));
+}
+
 function take(sc, s) {
   const m = sc.mi;
   if (m.over) {
@@ -6467,6 +6643,15 @@ function take(sc, s) {
   }
   m.json.push(s);
   m.size += strings.codePoints(s);
+  if (m.tap !== null) {
+    m.tap.feed(s);
+    pull(sc);
+    if (m.tap.broken >= 0) {
+      keep(sc);
+      return;
+    }
+    if (m.tap.started) return; // (the capture limit stops applying to an announced call, D37)
+  }
   if (m.size > sc.maxCapture) {
     sc._flushText();
     sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
@@ -6477,6 +6662,26 @@ function take(sc, s) {
 
 function end(sc, complete) {
   const m = sc.mi;
+  const tap = m.tap;
+  if (tap !== null && !m.over) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const got = complete ? calls(m.head.join(''), m.json.join('')) : null;
+      if (got === null || got[1].length || !sameCalls(tap.calls, got[0])) {
+        const text = m.json.join('');
+        let j = tap.doneAt;
+        while (j < text.length && strings.JS_SPACE.includes(text[j])) j++;
+        tap.broken = j;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc);
+      sc._resumeText();
+      return true;
+    }
+    m.tap = null;
+  }
   if (m.over) {
     sc._resumeText();
     return true;
@@ -6529,16 +6734,7 @@ function calls(head, text) {
     for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
     return [out.calls, out.malformed];
   }
-  let name = h;
-  let id = null;
-  const k = h.indexOf(ARGS);
-  if (k >= 0) name = h.slice(0, k);
-  const c = name.indexOf(CALL_ID);
-  if (c >= 0) {
-    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
-    name = name.slice(0, c);
-  }
-  name = strings.trim(name);
+  const [name, id] = nameAndId(h);
   if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
   else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
   else found.push(id === null ? { name, input: v } : { name, input: v, id });
