@@ -317,9 +317,8 @@ _NO_KEYWORD_HEAD: Final = (
 # closing tag's repeated angles (`</<x…`) before a head with no keyword at all.
 NO_TAG_ANGLES: Final = (
     f"(?:{_ANGLE_CLASS}(?={_ANGLE_CLASS}{{{MAX_LEAD}}}))+"
-    f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=(?![Pp][Rr][Ee])(?![/／]{_ANGLE_CLASS})"
-    f"(?!{NO_TAG_HEAD}{{0,{MAX_HEAD}}}?{_KEYWORD_ANY_CASE}{NO_TAG_HEAD}){NO_TAG_HEAD}{{1,{MAX_HEAD}}}"
-    f"{_ANGLE_CLASS})"
+    f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=(?![Pp][Rr][Ee])(?![/／]{_ANGLE_CLASS}){NO_TAG_HEAD}{{1,{MAX_HEAD}}}"
+    f"{_ANGLE_CLASS})(?!{NO_TAG_HEAD}{{0,{MAX_HEAD}}}?{_KEYWORD_ANY_CASE}{NO_TAG_HEAD})"
     f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=[/／]{_ANGLE_CLASS}{{1,{MAX_LEAD}}}{_NO_KEYWORD_HEAD}"
     f"[{re.escape(STOP_CHARS)}])"
 )

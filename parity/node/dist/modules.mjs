@@ -11206,8 +11206,8 @@ const NO_KEYWORD_HEAD =
 const NO_TAG_ANGLES =
   '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
-  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
   '[' + escapeClass(STOP_CHARS) + '])';
 const NO_TAG_SO_FAR =
