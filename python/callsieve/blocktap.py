@@ -1,4 +1,4 @@
-"""Incremental arguments (R16, D58) for the block engine (R17): a block's body read as it arrives.
+"""Incremental arguments (R16, D62) for the block engine (R17): a block's body read as it arrives.
 
 The block engine holds a block to its closer and reads it whole (blocks.py). With
 stream_arguments, a tap reads the same body as it is taken, piece by piece, and tells the Sieve
@@ -1541,6 +1541,57 @@ class HermesTap(BlockTap):
             self.pending = ToolCall(self.name, self.args, None)
             self.done_at = self.off + self.i
             self.state = _H_AFTER
+            return True
+        if js.state == _J_BAD:
+            return self.fail(js.bad_at)
+        return False
+
+
+# ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
+
+
+class ObjectTap(BlockTap):
+    """A call whose name came before its body, the body one JSON object (blank: `{}`): a Harmony
+    message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made; it
+    reads to the end of the body its mode finds (an end token, the JSON's closing brace)."""
+
+    __slots__ = ("blank", "js")
+
+    def __init__(self, typer: Typer | None, name: str, call_id: str | None = None) -> None:
+        super().__init__(typer)
+        self.js = JsonArgs(())
+        self.blank = False  # a blank JSON does not allow (blank arguments are still {})
+        self.begin(name, 0, call_id)
+
+    def step(self, final: bool) -> bool:
+        s = self.s
+        if self.state == 1:  # after the object: JSON's blanks only
+            j = self.i = _skip(s, self.i, _JSON_WS)
+            if j < len(s):
+                return self.fail(self.off + j)
+            if final:
+                self.end_call(self.off + j)
+                self.state = 2
+            return False
+        if self.state == 2:
+            return False
+        js = self.js
+        if js.state == _J_OPEN:
+            j = _skip(s, self.i)
+            if j > self.i and s[self.i : j].strip(_JSON_WS):
+                self.blank = True
+            self.i = j
+            if j >= len(s):
+                if final:  # a blank body: {}
+                    self.end_call(self.off + j)
+                    self.state = 2
+                return False
+            if self.blank:
+                return self.fail(self.off + j)
+        if js.step(self, final):
+            return True
+        if js.state == _J_END:
+            self.state = 1
             return True
         if js.state == _J_BAD:
             return self.fail(js.bad_at)

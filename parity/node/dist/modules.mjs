@@ -3290,6 +3290,56 @@ class HermesTap extends BlockTap {
   }
 }
 
+// ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
+
+/** A call whose name came before its body, the body one JSON object (blank: {}): a Harmony
+ * message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made. */
+class ObjectTap extends BlockTap {
+  constructor(typer, name, callId = null) {
+    super(typer);
+    this.js = new JsonArgs([]);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+    this.begin(name, 0, callId);
+  }
+
+  step(final) {
+    const s = this.s;
+    if (this.state === 1) {
+      // after the object: JSON's blanks only
+      const j = (this.i = skip(s, this.i, JSON_WS));
+      if (j < s.length) return this.fail(this.off + j);
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = 2;
+      }
+      return false;
+    }
+    if (this.state === 2) return false;
+    const js = this.js;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) {
+        if (final) {
+          // a blank body: {}
+          this.endCall(this.off + j);
+          this.state = 2;
+        }
+        return false;
+      }
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = 1;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
 const TAPS = {
   function_tags: FunctionTap,
   arg_pairs: PairTap,
@@ -3309,7 +3359,7 @@ function sameCalls(announced, read) {
   return true;
 }
 
-module.exports = { BlockTap, HEAD_LIMIT, TAPS, Value, sameCalls };
+module.exports = { BlockTap, HEAD_LIMIT, ObjectTap, TAPS, Value, sameCalls };
   },
   "src/chunks.js": function (module, exports, __require) {
 'use strict';
@@ -3423,11 +3473,10 @@ class ChatCompletionStreamRewriter {
     return { ...this._opts.stats };
   }
 
-  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
-  _pieces(st, events, endFrom) {
+  /** The deltas for a choice's events. */
+  _pieces(st, events) {
     const out = [];
-    for (let k = 0; k < events.length; k++) {
-      const e = events[k];
+    for (const e of events) {
       const last = out[out.length - 1];
       if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
         // (toolChoice 'none': a block is the model's text)
@@ -3449,11 +3498,11 @@ class ChatCompletionStreamRewriter {
         if (d === null) continue;
         deltas = [d];
       } else if (this._opts.streamArguments) {
-        this._opts.announced(e, k >= endFrom, st.dropped);
+        this._opts.announced(e, st.dropped);
         st.dropped = 0;
         continue;
       } else {
-        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
+        const calls = this._opts.policy(e, st.taken.size);
         if (!calls.length) continue;
         deltas = toOpenAIStreamDeltas(calls, {
           tools: this._opts.tools,
@@ -3588,12 +3637,11 @@ class ChatCompletionStreamRewriter {
       }
       const reason = get(choice, 'finish_reason');
       let finish = reason;
-      const endFrom = events.length;
       if (finish !== null && st.sieve !== null) {
         events = events.concat(st.sieve.flush());
         st.sieve = null;
       }
-      const pieces = this._pieces(st, events, endFrom);
+      const pieces = this._pieces(st, events);
       if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
       }
@@ -3658,7 +3706,7 @@ class ChatCompletionStreamRewriter {
       if (st.sieve === null) continue;
       const events = st.sieve.flush();
       st.sieve = null;
-      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
+      for (const piece of this._pieces(st, events)) out.push(extra(envelope, idx, piece, null));
     }
     return out;
   }
@@ -3820,20 +3868,19 @@ function rewriteResponse(response, opts) {
       throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
     }
     const sieve = opts.sieve();
-    const fed = sieve.feed(content);
-    const events = fed.concat(sieve.flush());
+    const events = sieve.feed(content).concat(sieve.flush());
     let text = '';
     let thought = '';
     const calls = [];
     const upstream = get(message, 'tool_calls');
     const already = Array.isArray(upstream) ? upstream.length : 0;
-    events.forEach((e, k) => {
+    events.forEach((e) => {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
       } else if (e.type === 'reasoning') thought += e.text;
       else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
-      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
+      else calls.push(...opts.policy(e, already + calls.length));
     });
     if (!calls.length && text === content) {
       outChoices.push(choice);
@@ -4112,24 +4159,40 @@ const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
 
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
   re.lastIndex = pos;
   return re.test(s) ? re.lastIndex : pos;
 }
 
-function toolCallsEvent(calls, raw) {
-  return { type: 'tool_calls', calls, raw };
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
+function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
+  const e = { type: 'tool_calls', calls, raw };
+  if (format) e.format = format;
+  if (malformed !== null && malformed.length) e.malformed = malformed;
+  if (repaired !== null && repaired.length) e.repaired = repaired;
+  return e;
 }
 
 /** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
 class DsmlCapture extends Prose {
   // ---- CAPTURE ------------------------------------------------------------------------
 
-  _startCapture(level, end) {
+  /** `fmt`: the format row of the opening wrapper ('' for a bare invoke, R3). */
+  _startCapture(level, end, fmt) {
     this.mode = Mode.CAPTURE;
     const cap = this.cap;
     cap.level = level;
+    cap.format = fmt;
+    cap.fixed = [];
+    // D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
+    // dialect keeps D4 (its recorded corpus pins broken blocks as text)
+    const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
+    cap.bad = level === Level.TOP && native ? [] : null;
     cap.raw = new _Text();
     cap.tail = '';
     cap.start = cap.mark = this._abs(this.pos);
@@ -4138,7 +4201,11 @@ class DsmlCapture extends Prose {
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
     this._newParams();
-    this.inv.text = [];
+    const inv = this.inv;
+    inv.text = [];
+    inv.start = cap.start;
+    inv.bad = '';
+    inv.live = false;
     this.pos = end;
   }
 
@@ -4182,7 +4249,9 @@ class DsmlCapture extends Prose {
     const par = this.par;
     this._tapPull();
     this.tap = null;
-    if (cap.level !== Level.TOP) {
+    if (cap.level !== Level.TOP && !inv.live) {
+      this._malformed(this.pos); // a nameless invoke, never announced (D59)
+    } else if (cap.level !== Level.TOP) {
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
         if (par.text.length) segs.push(['text', par.text.join('')]);
@@ -4197,23 +4266,56 @@ class DsmlCapture extends Prose {
     }
     const raw = this._consumed();
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), raw));
+    const bad = this._badCalls(raw);
+    this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, [...cap.fixed, 'D37']));
     cap.started = 0;
     this._textResumes(raw);
     return true;
   }
 
-  _succeed(end) {
+  _succeed(end, closer) {
     const cap = this.cap;
     this.pos = end;
     if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
     cap.started = 0;
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
+    const raw = this._source(cap); // (first: the pieces go before the calls are made)
+    const bad = this._badCalls(raw);
+    if (cap.wrapped) this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, cap.fixed));
+    // R3: the run of bare invokes takes its closing wrapper's row
+    else this.out.push(toolCallsEvent(cap.calls.take(), raw, closer.format, bad, ['D6', ...cap.fixed]));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
+  }
+
+  /** D59: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
+  _malformed(end) {
+    const cap = this.cap;
+    const inv = this.inv;
+    // (past the limit: "there was one")
+    if (cap.bad !== null && !(cap.over && cap.bad.length)) cap.bad.push([inv.start, this.base + end, inv.bad, inv.name || null]);
+  }
+
+  /** The block's malformed calls, their text cut from its source `raw`. */
+  _badCalls(raw) {
+    const cap = this.cap;
+    if (cap.bad === null || !cap.bad.length) return null;
+    const at = cap.start;
+    return cap.bad.map(([s, e, reason, name]) => {
+      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
+      if (name !== null) m.name = name;
+      return m;
+    });
+  }
+
+  /**
+   * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
+   * breaks the block instead (R16.3, D37).
+   */
+  _tolerates() {
+    return this.cap.bad !== null && !this.inv.live;
   }
 
   /**
@@ -4292,25 +4394,34 @@ class DsmlCapture extends Prose {
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
-    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+    const cap = this.cap;
+    const inv = this.inv;
+    if (r.local === INVOKE && !r.closing && !r.selfClosing) {
+      const isNamed = named(r);
+      if (!isNamed && cap.bad === null) return this._fail(); // D14
       this.pos = r.end;
-      this.cap.level = Level.INVOKE;
-      this.inv.name = this._name(r.name);
+      cap.level = Level.INVOKE;
+      inv.start = this.base + pos;
+      inv.name = isNamed ? this._name(r.name) : '';
+      inv.bad = isNamed ? '' : 'no name'; // D59
+      inv.live = false;
       this._newParams();
-      this.inv.text = [];
-      if (this.stream && this.cap.wrapped && !this.cap.over) {
-        this.cap.started += 1;
-        this.inv.keys = new Set();
-        this.inv.top = -1;
-        this.inv.other = false;
+      inv.text = [];
+      if (isNamed && this.stream && cap.wrapped && !cap.over) {
+        cap.started += 1;
+        inv.live = true;
+        inv.keys = new Set();
+        inv.top = -1;
+        inv.other = false;
         this._flushText();
-        this.out.push({ kind: 'begun', name: this.inv.name });
+        this.out.push({ kind: 'begun', name: inv.name });
       }
       return true;
     }
-    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
+    if (r.local === WRAPPER && r.closing) {
       this.saw = true;
-      return this._succeed(r.end);
+      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
+      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
   }
@@ -4329,9 +4440,16 @@ class DsmlCapture extends Prose {
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) {
+            if (!this._tolerates()) return this._fail(); // D14, D5
+            inv.bad = inv.bad || 'broken parameter'; // D59
+            if (r.selfClosing) {
+              this.pos = r.end;
+              return true;
+            }
+          }
           const name = this._name(r.name);
-          if (cap.started && this._reorders(name)) return this._break();
+          if (inv.live && this._reorders(name)) return this._break();
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = name;
@@ -4339,28 +4457,44 @@ class DsmlCapture extends Prose {
           this.par.segs = [];
           this.par.text = [];
           this.par.start = this._abs(r.end);
-          if (cap.started) {
+          if (inv.live) {
             this.tap = new ValueTap(name, this.par.string);
             this._tapText = this._tapCdata = 0;
           }
           return true;
         }
         if (r.local === INVOKE && r.closing) {
-          if (!this._invokeEnds()) return this._fail();
+          if (inv.bad || !this._invokeEnds()) {
+            if (!this._tolerates()) return this._fail();
+            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D59
+            this._malformed(r.end);
+          }
           this._newParams();
+          inv.text = [];
           this.pos = r.end;
           cap.level = Level.TOP;
           return true;
         }
+        if (r.local === PARAMETER && this._tolerates()) {
+          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D59)
+          this.pos = r.end;
+          return true;
+        }
         return this._fail();
       }
-      if (!inv.text.length) return this._fail();
+      if (!inv.text.length) {
+        if (!this._tolerates()) return this._fail();
+        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D59: an angle that starts nothing, beside parameters
+      }
       const end = this._skip(buf, pos);
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
       return true;
     }
-    if (inv.count) return this._fail();
+    if (inv.count) {
+      if (!this._tolerates()) return this._fail();
+      inv.bad = inv.bad || 'broken parameter'; // D59: text beside parameters
+    }
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
     inv.text.push(buf.slice(pos, end));
@@ -4412,7 +4546,7 @@ class DsmlCapture extends Prose {
     let input = null;
     if (inv.count) {
       if (!strings.isBlank(body)) return false;
-      if (!cap.started && inv.params === null) {
+      if (!inv.live && inv.params === null) {
         cap.calls.addPairs(inv.name, inv.pairs);
         return true;
       }
@@ -4422,7 +4556,7 @@ class DsmlCapture extends Prose {
       if (input === null) return false;
     }
     cap.calls.addInput(inv.name, input);
-    if (cap.started) {
+    if (inv.live) {
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
@@ -4499,16 +4633,27 @@ class DsmlCapture extends Prose {
         this.tap = null;
       }
       this._parFlushText();
-      for (const seg of par.segs) this.work += seg[1].length;
-      const value = values.paramValue(par.name, par.segs, par.string);
-      par.segs = []; // the body is decoded: keep only its value
-      this._addParam(par.name, value);
-      this.inv.count += 1;
-      if (cap.started) {
-        this._flushText();
-        this.out.push({ kind: 'param', key: par.name, value });
+      if (!this.inv.bad) {
+        // (a malformed call's values are never read, D59)
+        for (const seg of par.segs) this.work += seg[1].length;
+        const value = values.paramValue(par.name, par.segs, par.string);
+        this._addParam(par.name, value);
+        this.inv.count += 1;
+        if (this.inv.live) {
+          this._flushText();
+          this.out.push({ kind: 'param', key: par.name, value });
+        }
       }
+      par.segs = []; // the body is decoded: keep only its value
       this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    if (isTag(r) && (r.local === PARAMETER || (r.local === INVOKE && r.closing)) && this._tolerates()) {
+      // D59: a parameter left open ends at the next parameter or at its invoke's end
+      this.inv.bad = this.inv.bad || 'broken parameter';
+      par.segs = [];
+      par.text = [];
       cap.level = Level.INVOKE;
       return true;
     }
@@ -4760,7 +4905,7 @@ class DsmlCapture extends Prose {
       return false;
     }
     if (isTag(r) && r.local === PARAMETER && r.closing) {
-      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
+      this._looseValue(cd.parts.join('') + buf.slice(pos, k), false);
       cd.parts = [];
       this.pos = k;
       return true;
@@ -4771,11 +4916,16 @@ class DsmlCapture extends Prose {
     return true;
   }
 
-  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
-  _looseValue(content) {
+  /**
+   * The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`: the
+   * input ended in it; a later value is repaired when its `]]>` is missing (D58).
+   */
+  _looseValue(content, repaired) {
     const t = LOOSE_CLOSE_TAIL.exec(content);
     this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
-    this.cap.level = Level.PARAM;
+    const cap = this.cap;
+    cap.level = Level.PARAM;
+    if ((repaired || !t) && !cap.fixed.includes('D8')) cap.fixed.push('D8');
   }
 
   /**
@@ -4804,7 +4954,7 @@ class DsmlCapture extends Prose {
       i = m.index + 1;
     }
     if (close < 0) return this._fail();
-    this._looseValue(content.slice(0, close));
+    this._looseValue(content.slice(0, close), true);
     cd.parts = [];
     cd.after = [];
     // The block's source now ends where the value does; reading goes on from there.
@@ -5048,7 +5198,10 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [
+        "</｜DSML｜function_calls>",
+        "</｜DSML｜tool_calls>"
+      ]
     },
     {
       "name": "tokens",
@@ -5062,7 +5215,12 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [
+        "<｜tool▁calls▁end｜>",
+        "<|tool▁calls▁end|>",
+        "<｜tool▁calls▁end|>",
+        "<|tool▁calls▁end｜>"
+      ]
     },
     {
       "name": "hermes",
@@ -5764,6 +5922,7 @@ module.exports = {
 
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
+const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
 // The markers and the header's limit: generated from harmony.py (tables.js).
 const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
@@ -5783,6 +5942,7 @@ class Harmony {
     this.kind = HEADER;
     this.recipient = '';
     this.body = [];
+    this.tap = null; // R16: the call's arguments as they arrive
   }
 }
 
@@ -5806,6 +5966,7 @@ function start(sc, opener, end) {
   hm.kind = HEADER;
   hm.recipient = '';
   hm.body = [];
+  hm.tap = null;
   sc.pos = end;
 }
 
@@ -5860,8 +6021,20 @@ function readHeader(sc) {
   hm.recipient = recipient(head);
   hm.head = [hm.opener + head + MESSAGE];
   hm.size = 0;
-  if (hm.recipient) hm.kind = CALL;
-  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+  if (hm.recipient) {
+    hm.kind = CALL;
+    const name = strings.trim(hm.recipient.slice('functions.'.length));
+    if (sc.stream && hm.recipient.startsWith('functions.') && name) {
+      hm.tap = new ObjectTap(sc.typer, sc._name(name));
+      pull(sc);
+    }
+  } else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function lstripBlank(s) {
+  let i = 0;
+  while (i < s.length && JS_SPACE.includes(s[i])) i++;
+  return s.slice(i);
 }
 
 function firstWord(s) {
@@ -5940,7 +6113,16 @@ function take(sc, s) {
   } else {
     hm.body.push(s);
     hm.size += strings.codePoints(s);
-    if (hm.size > sc.maxCapture) {
+    if (hm.tap !== null) {
+      hm.tap.feed(s);
+      pull(sc);
+      if (hm.tap.broken >= 0) {
+        keep(sc, '');
+        return;
+      }
+    }
+    if (hm.size > sc.maxCapture && !(hm.tap !== null && hm.tap.started)) {
+      // D43 (D37: not once a call is announced)
       sc._flushText();
       sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
       hm.head = [];
@@ -5950,8 +6132,57 @@ function take(sc, s) {
   }
 }
 
+/** What the tap learned goes out (R16). */
+function pull(sc) {
+  const tap = sc.hm.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its body stopped being a JSON object: its event, and the
+ * rest of the message is content (`endToken`: the message ended too). */
+function keep(sc, endToken) {
+  const hm = sc.hm;
+  const tap = hm.tap;
+  const text = hm.body.join('');
+  const cut = tap.broken;
+  const whole = cut >= text.length;
+  const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  hm.tap = null;
+  hm.head = [];
+  hm.body = [];
+  hm.kind = CONTENT;
+  sc._emit(text.slice(cut));
+}
+
 function end(sc, endToken) {
   const hm = sc.hm;
+  const tap = hm.tap;
+  if (tap !== null) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const text = hm.body.join('');
+      const [ok, args] = strings.trim(text) ? values.jsonValue(text) : [true, {}];
+      const isObject = ok && args !== null && typeof args === 'object' && !Array.isArray(args);
+      if (!(isObject && sameCalls(tap.calls, [{ name: tap.name, input: args }]))) {
+        tap.broken = text.length - lstripBlank(text.slice(tap.doneAt)).length;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc, endToken);
+      sc.mode = TEXT_MODE;
+      sc.line.midLine();
+      return true;
+    }
+    hm.tap = null;
+  }
   if (hm.kind === CALL) {
     const text = hm.body.join('');
     const raw = hm.head.join('') + text + endToken;
@@ -6157,7 +6388,7 @@ class Metrics {
     counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
     counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
     counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
-    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
+    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37, D44)', [['', this.repaired]]);
     counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
     counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
     counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
@@ -6186,6 +6417,7 @@ module.exports = {
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 const { Body, jsonItem, nameOk } = __require("src/blocks.js");
+const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
 // The markers and the head's limit: generated from mistral.py (tables.js).
 const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
@@ -6205,6 +6437,7 @@ class Mistral {
     this.esc = false;
     this.over = false;
     this.blank = true;
+    this.tap = null; // R16: a v11 call's arguments as they arrive
   }
 }
 
@@ -6230,6 +6463,7 @@ function start(sc, end) {
   m.esc = false;
   m.over = false;
   m.blank = true;
+  m.tap = null;
   sc.pos = end;
 }
 
@@ -6266,6 +6500,7 @@ function head(sc, final) {
           sc.pos = k;
           m.stage = JSON_STAGE;
           m.size = 0;
+          if (sc.stream) announce(sc);
           return true;
         }
         return fails(sc, k);
@@ -6351,6 +6586,55 @@ function json(sc, final) {
   return false;
 }
 
+/** A v11 head, `NAME[CALL_ID]ID[ARGS]`: its name (trimmed) and id. */
+function nameAndId(head) {
+  let name = head;
+  let id = null;
+  const k = head.indexOf(ARGS);
+  if (k >= 0) name = head.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  return [strings.trim(name), id];
+}
+
+/** R16: a v11 call whose name is valid is announced as its JSON starts. */
+function announce(sc) {
+  const m = sc.mi;
+  const [name, id] = nameAndId(strings.trim(m.head.join('')));
+  if (nameOk(name)) {
+    m.tap = new ObjectTap(sc.typer, sc._name(name), id);
+    pull(sc);
+  }
+}
+
+function pull(sc) {
+  const tap = sc.mi.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its JSON stopped being an object: its event, and the
+ * rest of the JSON value is text, as it comes. */
+function keep(sc) {
+  const m = sc.mi;
+  const tap = m.tap;
+  const text = m.json.join('');
+  const cut = tap.broken;
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  m.tap = null;
+  m.json = [];
+  m.over = true;
+  sc._emit(text.slice(cut));
+}
+
 function take(sc, s) {
   const m = sc.mi;
   if (m.over) {
@@ -6359,6 +6643,15 @@ function take(sc, s) {
   }
   m.json.push(s);
   m.size += strings.codePoints(s);
+  if (m.tap !== null) {
+    m.tap.feed(s);
+    pull(sc);
+    if (m.tap.broken >= 0) {
+      keep(sc);
+      return;
+    }
+    if (m.tap.started) return; // (the capture limit stops applying to an announced call, D37)
+  }
   if (m.size > sc.maxCapture) {
     sc._flushText();
     sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
@@ -6369,6 +6662,26 @@ function take(sc, s) {
 
 function end(sc, complete) {
   const m = sc.mi;
+  const tap = m.tap;
+  if (tap !== null && !m.over) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const got = complete ? calls(m.head.join(''), m.json.join('')) : null;
+      if (got === null || got[1].length || !sameCalls(tap.calls, got[0])) {
+        const text = m.json.join('');
+        let j = tap.doneAt;
+        while (j < text.length && strings.JS_SPACE.includes(text[j])) j++;
+        tap.broken = j;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc);
+      sc._resumeText();
+      return true;
+    }
+    m.tap = null;
+  }
   if (m.over) {
     sc._resumeText();
     return true;
@@ -6421,16 +6734,7 @@ function calls(head, text) {
     for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
     return [out.calls, out.malformed];
   }
-  let name = h;
-  let id = null;
-  const k = h.indexOf(ARGS);
-  if (k >= 0) name = h.slice(0, k);
-  const c = name.indexOf(CALL_ID);
-  if (c >= 0) {
-    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
-    name = name.slice(0, c);
-  }
-  name = strings.trim(name);
+  const [name, id] = nameAndId(h);
   if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
   else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
   else found.push(id === null ? { name, input: v } : { name, input: v, id });
@@ -6710,8 +7014,6 @@ const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/
 const { checkTools } = __require("src/schema.js");
 const { hasOwn, isObject } = __require("src/jsontext.js");
 const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
-const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
-const { SECTION_END, matchMarker } = __require("src/sections.js");
 const { checkReasoning } = __require("src/reasoning.js");
 const { RAW_ARGUMENTS, checkIdFactory, isInt, unparsedCall } = __require("src/toolcalls.js");
 
@@ -6820,11 +7122,11 @@ class Options {
    * R16.5: a block whose calls went out as they were announced: only counted here (`dropped`: its
    * calls that toolChoice or parallelToolCalls left out).
    */
-  announced(e, atEnd, dropped = 0) {
+  announced(e, dropped = 0) {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
@@ -6833,7 +7135,7 @@ class Options {
    * The block's calls under the reject policy (R10.2) and the request's toolChoice and
    * parallelToolCalls (`already`: the calls the choice has so far); counts the block.
    */
-  policy(e, atEnd, already = 0) {
+  policy(e, already = 0) {
     const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
@@ -6841,7 +7143,7 @@ class Options {
     if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
     if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return kept;
@@ -6872,27 +7174,6 @@ class Options {
     if (this.only === null) return name;
     if (name === this.only) return this.only;
     return resolveName(name, [this.only]) !== null ? this.only : null;
-  }
-
-  /**
-   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
-   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
-   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
-   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
-   * call was announced, D37).
-   */
-  repaired(raw, atEnd) {
-    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
-    if (Array.isArray(matchMarker(raw, 0, true))) {
-      // a token section (R14.4, R14.5): it ends at its end marker
-      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
-      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
-    }
-    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
-    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
-    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
-    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
-    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
   }
 
   /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
@@ -7232,6 +7513,7 @@ const {
 } = __require("src/shell.js");
 const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("src/fences.js");
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
+const { FORMATS } = __require("src/formats.js");
 
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
@@ -7241,6 +7523,8 @@ const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
 const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
+const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 
 // Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
@@ -7444,14 +7728,14 @@ class Prose extends ScanBase {
 
   /**
    * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
-   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
+   * [kind, end] for a section opener or end (tokens) or the end-of-sentence token.
    */
   _marker(buf, pos, final) {
     if (!this.eos || buf[pos] !== '<') return NO;
     const r = matchMarker(buf, pos, final);
     if (Array.isArray(r)) {
       const kind = r[0];
-      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
+      if (kind === sections.EOS || (this.tokens && (kind === sections.SECTION_BEGIN || kind === sections.SECTION_END))) return r;
       return NO;
     }
     return r;
@@ -7495,8 +7779,8 @@ class Prose extends ScanBase {
     if (Array.isArray(mk)) {
       this.line.indent = -1;
       const [kind, end] = mk;
-      if (kind === sections.EOS) {
-        // R14.6: dropped
+      if (kind !== sections.SECTION_BEGIN) {
+        // R14.6; a stray section end (R18.3, D60): dropped
         this.pos = end;
         return true;
       }
@@ -7522,11 +7806,15 @@ class Prose extends ScanBase {
       if (r.local === WRAPPER) {
         this.saw = true;
         if (!r.closing) {
-          this._startCapture(Level.TOP, r.end);
+          this._startCapture(Level.TOP, r.end, r.format);
+          return true;
+        }
+        if (this.native && NATIVE_CLOSERS.has(buf.slice(pos, r.end))) {
+          this.pos = r.end; // R18.3, D60: dropped
           return true;
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-        this._startCapture(Level.INVOKE, r.end);
+        this._startCapture(Level.INVOKE, r.end, '');
         this.inv.name = this._name(r.name);
         return true;
       }
@@ -7802,7 +8090,7 @@ class Prose extends ScanBase {
       const mk = this._marker(buf, pos, final);
       if (mk === MORE) return false;
       if (Array.isArray(mk)) {
-        // a section or an end-of-sentence token: meaning depends
+        // a section marker or an end-of-sentence token: meaning depends
         this._pHoldHere(this._abs(pos));
         this._pPut(buf.slice(pos, mk[1]));
         this.pos = mk[1];
@@ -8740,6 +9028,9 @@ function inputOf(flat, i, k) {
 class _Invoke {
   constructor() {
     this.name = '';
+    this.start = 0; // absolute offset of its opening tag
+    this.bad = ''; // D59: why it cannot be executed ('': nothing so far)
+    this.live = false; // R16: announced (its parameters stream)
     // The parameters so far as flat (name, value) pairs: the input object is built when the
     // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
     // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
@@ -8786,6 +9077,9 @@ class _Capture {
   constructor() {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
     this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -8809,6 +9103,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
+    this.lead = false; // right after a section opener: a call may begin without its opener (D61)
+    this.loose = false; // the call's head began so (D61): it must end on its line
     this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
     this.mark = 0;
     this.tail = '';
@@ -8990,7 +9286,7 @@ class ScanBase {
       if (isTag(r)) {
         // `end` was relative to the buffer of that time
         const end = r.end + this._memoBase - this.base;
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string, format: r.format };
       }
       return r;
     }
@@ -9435,6 +9731,8 @@ class Scanner extends DsmlCapture {
     sec.bad = [];
     sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
+    sec.lead = true;
+    sec.loose = false;
     this.pos = end;
   }
 
@@ -9446,10 +9744,7 @@ class Scanner extends DsmlCapture {
     if (sec.over) return this._fail();
     this._flushText();
     const raw = this._source(sec);
-    const e = toolCallsEvent(sec.calls.slice(), raw);
-    if (sec.bad.length) e.malformed = sec.bad;
-    if (repaired) e.repaired = ['D26'];
-    this.out.push(e);
+    this.out.push(toolCallsEvent(sec.calls.slice(), raw, 'tokens', sec.bad, repaired ? ['D26'] : null));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -9485,10 +9780,21 @@ class Scanner extends DsmlCapture {
       sec.body.push(buf);
       return true;
     }
-    if (sec.headLen + buf.length > sections.MAX_HEAD) return false;
+    if (sec.headLen + buf.length > sections.MAX_HEAD || (sec.loose && buf.includes('\n'))) return false;
     sec.head.push(buf);
     sec.headLen += buf.length;
     return true;
+  }
+
+  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D61). */
+  _startHead(at, loose) {
+    const sec = this.sec;
+    sec.stage = Stage.HEAD;
+    sec.loose = loose;
+    sec.head = [];
+    sec.headLen = 0;
+    sec.headStart = this._abs(at);
+    sec.body = [];
   }
 
   _mTokens(final) {
@@ -9504,32 +9810,42 @@ class Scanner extends DsmlCapture {
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
+      const lead = sec.lead;
+      sec.lead = false;
       const ws = skipAt(WS, buf, pos);
       if (ws > pos) {
         this.pos = ws;
         return true;
       }
       const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;
-      if (mk === MORE) return false;
-      if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
+      if (mk === MORE) {
+        sec.lead = lead;
+        return false;
+      }
+      if (!Array.isArray(mk)) {
+        if (lead && buf[pos] !== '<') {
+          // R18.3, D61: the section opener stood where the call opener belongs
+          this._startHead(pos, true);
+          return true;
+        }
+        return this._fail(); // D3: nothing else stands between calls
+      }
       const [kind, end] = mk;
       if (kind === sections.CALL_BEGIN) {
         this.pos = end;
-        sec.stage = Stage.HEAD;
-        sec.head = [];
-        sec.headLen = 0;
-        sec.headStart = this._abs(end);
-        sec.body = [];
+        this._startHead(end, false);
         return true;
       }
       if (kind === sections.SECTION_BEGIN) {
         // R18.3: a repeated section opener is tolerated
         this.pos = end;
+        sec.lead = true;
         return true;
       }
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
       if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
+      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -9537,15 +9853,18 @@ class Scanner extends DsmlCapture {
       const end = k < 0 ? n : k;
       const piece = buf.slice(pos, end);
       if (sec.stage === Stage.HEAD) {
+        let stop = end; // where the head stops being one (`end`: it goes on)
         // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
         if (sec.headLen + (end - pos) > sections.MAX_HEAD) {
-          const stop = this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base;
-          if (stop < end) {
-            // D26: a head longer than MAX_HEAD is no call. Decided at its first character
-            // past the limit, so TEXT resumes there whatever the chunks were.
-            this.pos = stop;
-            return this._fail();
-          }
+          // D26: a head longer than MAX_HEAD is no call. Decided at its first character past
+          // the limit, so TEXT resumes there whatever the chunks were.
+          stop = Math.min(end, this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base);
+        }
+        const nl = sec.loose ? piece.indexOf('\n') : -1;
+        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D61: a head its section opener began ends on that line
+        if (stop < end) {
+          this.pos = stop;
+          return this._fail();
         }
         sec.headLen += end - pos;
         sec.head.push(piece);
@@ -10666,9 +10985,17 @@ function isTrailingSep(f) {
   return !ALNUM_RE.test(f) && !CLOSE_ANGLES.includes(f) && !OPEN_ANGLES.includes(f);
 }
 
-/** A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written. */
-function tag(local, closing, name, selfClosing, end, string = null) {
-  return { local, closing, name, selfClosing, end, string };
+/**
+ * A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written;
+ * `format` a wrapper's format row (D58: `function_calls` for that name, else `dsml`), '' for the others.
+ */
+function tag(local, closing, name, selfClosing, end, string = null, format = '') {
+  return { local, closing, name, selfClosing, end, string, format };
+}
+
+/** The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`. */
+function wrapperFormat(word) {
+  return word.startsWith('function') ? 'function_calls' : 'dsml';
 }
 
 const KEYWORDS_SEED = KEYWORD_RE;
@@ -10699,7 +11026,7 @@ function matchGeneral(s, i, final, keywords) {
     if (k - j - 1 > MAX_LEAD) return NO;
     if (k === n) return final ? NO : MORE;
     const r = matchHead(s, k, final, keywords);
-    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string);
+    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string, r.format);
     return isTag(r) ? NO : r;
   }
   return matchHead(s, j, final, keywords);
@@ -10797,7 +11124,9 @@ function matchPlain(s, i, final, keywords) {
     else if (attr === 'string' && string === null) string = a[2];
   }
   // (a `/` right before the `>` is the self-closing one: attributes end with `"`, the name with a letter)
-  return tag(word.endsWith('calls') ? WRAPPER : word, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string);
+  const local = word.endsWith('calls') ? WRAPPER : word;
+  const fmt = local === WRAPPER ? wrapperFormat(word) : '';
+  return tag(local, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string, fmt);
 }
 
 /** The local name PLAIN_TAG matched at `s[start]`, lowercased (the regex allows only these). */
@@ -10829,7 +11158,7 @@ function matchHead(s, j, final, keywords) {
   const local = word.endsWith('calls') ? WRAPPER : word;
   // Original index just past the keyword.
   const k = j + idx[km.index + km[0].length - 1] + 1;
-  return matchAttrs(s, k, local, closing, final);
+  return matchAttrs(s, k, local, closing, final, local === WRAPPER ? wrapperFormat(word) : '');
 }
 
 // ---- open angles that start no tag, decided by one regex (hostile prefixes) ------------------
@@ -10877,8 +11206,8 @@ const NO_KEYWORD_HEAD =
 const NO_TAG_ANGLES =
   '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
-  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
   '[' + escapeClass(STOP_CHARS) + '])';
 const NO_TAG_SO_FAR =
@@ -10895,7 +11224,7 @@ function skipNoTag(s, i) {
 }
 
 /** Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6). */
-function matchAttrs(s, k, local, closing, final) {
+function matchAttrs(s, k, local, closing, final, fmt) {
   const n = s.length;
   const start = k;
   let name = null;
@@ -10920,7 +11249,7 @@ function matchAttrs(s, k, local, closing, final) {
       k += ch.length;
       continue;
     }
-    if (f === '>') return tag(local, closing, name, false, k + 1, string);
+    if (f === '>') return tag(local, closing, name, false, k + 1, string, fmt);
     if (SPACE.includes(f)) {
       sawSpace = true;
       k += 1;
@@ -10929,7 +11258,7 @@ function matchAttrs(s, k, local, closing, final) {
     if (f === '/') {
       if (k + 1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k + 1));
-      if (nf === '>') return tag(local, closing, name, true, k + 2, string);
+      if (nf === '>') return tag(local, closing, name, true, k + 2, string, fmt);
       return NO;
     }
     if (sawSpace && /^[a-zA-Z_]$/.test(f)) {
@@ -10997,7 +11326,7 @@ function matchAttrs(s, k, local, closing, final) {
       const k1 = k + ch.length;
       if (k1 >= n && !final) return MORE;
       const end = k1 < n && fold1(charAt(s, k1)) === '>' ? k1 + 1 : k1;
-      return tag(local, closing, name, false, end, string);
+      return tag(local, closing, name, false, end, string, fmt);
     }
     return NO;
   }

@@ -1588,6 +1588,56 @@ class HermesTap extends BlockTap {
   }
 }
 
+// ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
+
+/** A call whose name came before its body, the body one JSON object (blank: {}): a Harmony
+ * message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made. */
+class ObjectTap extends BlockTap {
+  constructor(typer, name, callId = null) {
+    super(typer);
+    this.js = new JsonArgs([]);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+    this.begin(name, 0, callId);
+  }
+
+  step(final) {
+    const s = this.s;
+    if (this.state === 1) {
+      // after the object: JSON's blanks only
+      const j = (this.i = skip(s, this.i, JSON_WS));
+      if (j < s.length) return this.fail(this.off + j);
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = 2;
+      }
+      return false;
+    }
+    if (this.state === 2) return false;
+    const js = this.js;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) {
+        if (final) {
+          // a blank body: {}
+          this.endCall(this.off + j);
+          this.state = 2;
+        }
+        return false;
+      }
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = 1;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
 const TAPS = {
   function_tags: FunctionTap,
   arg_pairs: PairTap,
@@ -1607,4 +1657,4 @@ function sameCalls(announced, read) {
   return true;
 }
 
-module.exports = { BlockTap, HEAD_LIMIT, TAPS, Value, sameCalls };
+module.exports = { BlockTap, HEAD_LIMIT, ObjectTap, TAPS, Value, sameCalls };

@@ -35,7 +35,7 @@ test('Sieve events: text and tool_calls with raw; coalesce', () => {
   const events = [...s.feed('hi '), ...s.feed(BLOCK.slice(0, 20)), ...s.feed(BLOCK.slice(20) + ' bye'), ...s.flush()];
   assert.deepEqual(coalesce(events), [
     { type: 'text', text: 'hi ' },
-    { type: 'tool_calls', calls: [{ name: 'ls', input: { path: '.' } }], raw: BLOCK },
+    { type: 'tool_calls', calls: [{ name: 'ls', input: { path: '.' } }], raw: BLOCK, format: 'dsml' },
     { type: 'text', text: ' bye' },
   ]);
   assert.equal(s.sawToolCallSyntax, true);
@@ -183,7 +183,7 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
     result: {
       events: [
         { type: 'text', text: 'a' },
-        { type: 'tool_calls', calls: [{ name: 'x', input: {} }] },
+        { type: 'tool_calls', calls: [{ name: 'x', input: {} }], format: 'dsml' },
         { type: 'text', text: 'b' },
       ],
     },

@@ -85,6 +85,13 @@ test('calls are announced and values stream chunk by chunk', () => {
   for (const [chunks, want] of CASES) assert.deepEqual(steps(chunks), want, JSON.stringify(chunks));
 });
 
+test('Harmony and Mistral calls are announced before their end', () => {
+  let got = steps(['<|channel|>commentary to=functions.h<|message|>', '{"s": "x', 'y"}', '<|call|>'], { preset: 'gpt-oss' });
+  assert.deepEqual(got, [[['start', 'h']], [['args', '{"s":"x']], [['args', 'y"']], [['args', '}'], ['calls', 1]], []]);
+  got = steps(['[TOOL_CALLS]m[ARGS]{"s": "x', 'y"}', ' t'], { preset: 'mistral' });
+  assert.deepEqual(got, [[['start', 'm'], ['args', '{"s":"x']], [['args', 'y"}'], ['calls', 1]], [], []]);
+});
+
 test('a schema holds a typed value and streams a string one', () => {
   const got = steps(
     ['<tool_call>\n<function=f>\n<parameter=n>\n4', '2\n</parameter>\n<parameter=s>\n4', '2\n</parameter>\n', '</function></tool_call>'],

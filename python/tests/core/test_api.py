@@ -56,10 +56,15 @@ def test_parse_returns_the_prose() -> None:
 def test_events_are_frozen_and_carry_raw() -> None:
     s = Sieve()
     events = s.feed("hi " + BLOCK + " bye") + s.flush()
-    assert events == [TextEvent("hi "), ToolCallsEvent((ToolCall("ls", {"p": 1}),), BLOCK), TextEvent(" bye")]
+    block = ToolCallsEvent((ToolCall("ls", {"p": 1}),), BLOCK, format="dsml")
+    assert events == [TextEvent("hi "), block, TextEvent(" bye")]
     with pytest.raises(dataclasses.FrozenInstanceError):
         events[0].text = "x"  # type: ignore[misc,union-attr]
-    assert events[1].to_dict() == {"type": "tool_calls", "calls": [{"name": "ls", "input": {"p": 1}}]}
+    assert events[1].to_dict() == {
+        "type": "tool_calls",
+        "calls": [{"name": "ls", "input": {"p": 1}}],
+        "format": "dsml",
+    }
 
 
 def test_feed_after_flush_raises() -> None:
@@ -170,8 +175,8 @@ def test_rejected_names_accumulate_on_the_sieve() -> None:
     first = s.feed(block.format("fly") + block.format("LS"))
     rest = s.flush()
     assert [e.to_dict() for e in first + rest if isinstance(e, ToolCallsEvent)] == [
-        {"type": "tool_calls", "calls": [], "rejectedToolNames": ["fly"]},
-        {"type": "tool_calls", "calls": [{"name": "ls", "input": {}}]},
+        {"type": "tool_calls", "calls": [], "rejectedToolNames": ["fly"], "format": "dsml"},
+        {"type": "tool_calls", "calls": [{"name": "ls", "input": {}}], "format": "dsml"},
     ]
     assert s.rejected_tool_names == ("fly",)
     assert s.tool_names == ("ls",)

@@ -129,6 +129,21 @@ def test_calls_are_announced_and_values_stream_chunk_by_chunk(chunks: list[str],
     assert steps(chunks) == want
 
 
+def test_harmony_and_mistral_calls_are_announced_before_their_end() -> None:
+    got = steps(
+        ["<|channel|>commentary to=functions.h<|message|>", '{"s": "x', 'y"}', "<|call|>"], preset="gpt-oss"
+    )
+    assert got == [
+        [("start", "h")],
+        [("args", '{"s":"x')],
+        [("args", 'y"')],
+        [("args", "}"), ("calls", 1)],
+        [],
+    ]
+    got = steps(['[TOOL_CALLS]m[ARGS]{"s": "x', 'y"}', " t"], preset="mistral")
+    assert got == [[("start", "m"), ("args", '{"s":"x')], [("args", 'y"}'), ("calls", 1)], [], []]
+
+
 def test_a_schema_holds_a_typed_value_and_streams_a_string_one() -> None:
     got = steps(
         [
