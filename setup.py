@@ -32,6 +32,7 @@ COMPILED = (
     "arguments",
     "reasoning",
     "blocks",
+    "blocktap",
     "formats",
     "harmony",
     "mistral",

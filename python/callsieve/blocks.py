@@ -14,9 +14,8 @@ R12), and GLM's JSON-looking values decode as its reference parser does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from . import strings, values
 from .events import Malformed, ToolCall
@@ -42,7 +41,15 @@ class Body:
 # R17.9: (tool name, parameter, raw text) -> the value typed by the declared schema, or NO_SCHEMA
 # when that parameter has no schema entry (the family's own reading applies).
 NO_SCHEMA: Final[Any] = object()
-Typer = Callable[[str, str, str], Any]
+
+
+class Typer(Protocol):
+    def __call__(self, name: str, key: str, raw: str) -> Any: ...
+
+    def kind(self, name: str, key: str) -> int:
+        """What the schema makes of the value of `key` (R16 streams by it): 0 no schema entry
+        (the family's reading), 1 the text as written whatever it is, 2 maybe another type."""
+        ...
 
 
 def _raw_value(typer: Typer | None, name: str, key: str, raw: str, glm: bool = False) -> Any:

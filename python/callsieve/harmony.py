@@ -16,6 +16,10 @@ stand in the role part (`<|start|>assistant to=functions.f<|channel|>commentary`
 - Without a recipient, `analysis` is reasoning and every other channel content: the body streams
   as it arrives, holding back at most a partial end token.
 - The markers (header, end tokens) are not content; a stray end token in prose is dropped.
+- With stream_arguments, a call to `functions.NAME` is announced when its header ends and its
+  JSON arguments stream as the body arrives (blocktap.ObjectTap, D62); a body that stops being
+  a JSON object ends the call there (R16.3): the call is kept with what it read, and the rest of
+  the message is content.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from . import strings, values
+from .blocktap import ObjectTap, same_calls
 from .events import Malformed, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 
 if TYPE_CHECKING:
@@ -46,7 +51,7 @@ HEADER, CALL, REASONING, CONTENT = 0, 1, 2, 3
 class Harmony:
     """HARMONY's state: the open message."""
 
-    __slots__ = ("body", "head", "kind", "opener", "recipient", "size")
+    __slots__ = ("body", "head", "kind", "opener", "recipient", "size", "tap")
 
     def __init__(self) -> None:
         self.opener = ""
@@ -55,11 +60,13 @@ class Harmony:
         self.kind = HEADER
         self.recipient = ""
         self.body: list[str] = []  # a call's body, held
+        self.tap: ObjectTap | None = None  # R16: the call's arguments as they arrive
 
 
 def start(sc: ScanBase, opener: str, end: int) -> None:
     hm = sc.hm
     hm.opener, hm.head, hm.size, hm.kind, hm.recipient, hm.body = opener, [], 0, HEADER, "", []
+    hm.tap = None
     sc.pos = end
 
 
@@ -114,6 +121,10 @@ def _read_header(sc: Scanner) -> None:
     hm.size = 0
     if hm.recipient:
         hm.kind = CALL
+        name = strings.trim(hm.recipient[len("functions.") :])
+        if sc.stream and hm.recipient.startswith("functions.") and name:
+            hm.tap = ObjectTap(sc.typer, sc._name(name))
+            _pull(sc)
     else:
         hm.kind = REASONING if channel == "analysis" else CONTENT
 
@@ -195,14 +206,61 @@ def _take(sc: Scanner, s: str) -> None:
     else:
         hm.body.append(s)
         hm.size += len(s)
-        if hm.size > sc.max_capture:  # D43: past the limit the call is text, as it goes
+        if hm.tap is not None:
+            hm.tap.feed(s)
+            _pull(sc)
+            if hm.tap.broken >= 0:
+                _keep(sc, "")
+                return
+        if hm.size > sc.max_capture and not (hm.tap is not None and hm.tap.started):  # D43, D37
             sc._flush_text()
             sc.out.append(TextEvent("".join(hm.head) + "".join(hm.body), "capture_limit"))
             hm.head, hm.body, hm.kind = [], [], CONTENT
 
 
+def _pull(sc: ScanBase) -> None:
+    """What the tap learned goes out (R16)."""
+    tap = sc.hm.tap
+    if tap is not None and tap.out:
+        sc._flush_text()
+        sc.out += tap.out
+        tap.out = []
+
+
+def _keep(sc: ScanBase, end: str) -> None:
+    """R16.3: the announced call ends where its body stopped being a JSON object: its event, and
+    the rest of the message is content (`end`: the message ended too)."""
+    hm = sc.hm
+    tap = hm.tap
+    assert tap is not None
+    body = "".join(hm.body)
+    cut = tap.broken
+    whole = cut >= len(body)
+    raw = "".join(hm.head) + body[:cut] + (end if whole else "")
+    sc.saw = True
+    sc._flush_text()
+    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "harmony"))
+    hm.tap, hm.head, hm.body, hm.kind = None, [], [], CONTENT
+    sc._emit(body[cut:])
+
+
 def _end(sc: Scanner, end: str) -> bool:
     hm = sc.hm
+    tap = hm.tap
+    if tap is not None:
+        tap.finish()
+        _pull(sc)
+        if tap.broken < 0:
+            body = "".join(hm.body)
+            ok, args = values.json_value(body) if strings.trim(body) else (True, {})
+            if not (ok and isinstance(args, dict) and same_calls(tap.calls, [ToolCall(tap.name, args)])):
+                tap.broken = len(body) - len(body[tap.done_at :].lstrip(strings.JS_SPACE))
+        if tap.broken >= 0:
+            _keep(sc, end)
+            hm.head, hm.body = [], []
+            sc._resume_text()
+            return True
+        hm.tap = None
     if hm.kind == CALL:
         body = "".join(hm.body)
         raw = "".join(hm.head) + body + end

@@ -11,6 +11,10 @@ content again and nothing depends on where a chunk ended.
   head are text (decided at that character).
 - A value cut by the end of the output is text (as D44: only complete calls survive a cut).
 - Calls that cannot be executed are reported as malformed (R18.2).
+- With stream_arguments, a v11 call is announced when its JSON starts after `[ARGS]` and its
+  arguments stream as they arrive (blocktap.ObjectTap, D62); a cut or a value that is no JSON
+  then keeps the call with what it read (R16.3), and the rest of the JSON is text. The array
+  form is announced when complete (D38).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Final
 
 from . import strings, values
 from .blocks import Body, json_item, name_ok
+from .blocktap import ObjectTap, same_calls
 from .events import Malformed, TextEvent, ToolCall, ToolCallsEvent
 
 if TYPE_CHECKING:
@@ -39,7 +44,7 @@ HEAD, JSON = 0, 1
 class Mistral:
     """MISTRAL's state: the open block."""
 
-    __slots__ = ("blank", "depth", "esc", "head", "in_str", "json", "over", "size", "stage")
+    __slots__ = ("blank", "depth", "esc", "head", "in_str", "json", "over", "size", "stage", "tap")
 
     def __init__(self) -> None:
         self.stage = HEAD
@@ -51,6 +56,7 @@ class Mistral:
         self.esc = False
         self.over = False
         self.blank = True  # the head so far is blanks only
+        self.tap: ObjectTap | None = None  # R16: a v11 call's arguments as they arrive
 
 
 def match_marker(s: str, i: int, final: bool) -> tuple[str, int] | str | None:
@@ -66,6 +72,7 @@ def start(sc: ScanBase, end: int) -> None:
     m = sc.mi
     m.stage, m.head, m.size, m.json = HEAD, [], 0, []
     m.depth, m.in_str, m.esc, m.over, m.blank = 0, False, False, False, True
+    m.tap = None
     sc.pos = end
 
 
@@ -97,6 +104,8 @@ def _head(sc: Scanner, final: bool) -> bool:
                     m.head.append(buf[pos:k])
                     sc.pos = k
                     m.stage, m.size = JSON, 0
+                    if sc.stream:
+                        _announce(sc)
                     return True
                 return _fails(sc, k)
             if tag is None and m.blank:
@@ -187,6 +196,51 @@ def _json(sc: Scanner, final: bool) -> bool:
     return False
 
 
+def _name_and_id(head: str) -> tuple[str, str | None]:
+    """A v11 head, `NAME[CALL_ID]ID[ARGS]`: its name (trimmed) and id."""
+    name, call_id = head, None
+    k = head.find(ARGS)
+    if k >= 0:
+        name = head[:k]
+    c = name.find(CALL_ID)
+    if c >= 0:
+        call_id = strings.trim(name[c + len(CALL_ID) :]) or None
+        name = name[:c]
+    return strings.trim(name), call_id
+
+
+def _announce(sc: Scanner) -> None:
+    """R16: a v11 call whose name is valid is announced as its JSON starts."""
+    m = sc.mi
+    name, call_id = _name_and_id(strings.trim("".join(m.head)))
+    if name_ok(name):
+        m.tap = ObjectTap(sc.typer, sc._name(name), call_id)
+        _pull(sc)
+
+
+def _pull(sc: Scanner) -> None:
+    tap = sc.mi.tap
+    if tap is not None and tap.out:
+        sc._flush_text()
+        sc.out += tap.out
+        tap.out = []
+
+
+def _keep(sc: Scanner) -> None:
+    """R16.3: the announced call ends where its JSON stopped being an object: its event, and the
+    rest of the JSON value is text, as it comes."""
+    m = sc.mi
+    tap = m.tap
+    assert tap is not None
+    text = "".join(m.json)
+    cut = tap.broken
+    sc.saw = True
+    sc._flush_text()
+    sc.out.append(ToolCallsEvent(tuple(tap.calls), MARKER + "".join(m.head) + text[:cut], (), "mistral"))
+    m.tap, m.json, m.over = None, [], True
+    sc._emit(text[cut:])
+
+
 def _take(sc: Scanner, s: str) -> None:
     m = sc.mi
     if m.over:
@@ -194,6 +248,14 @@ def _take(sc: Scanner, s: str) -> None:
         return
     m.json.append(s)
     m.size += len(s)
+    if m.tap is not None:
+        m.tap.feed(s)
+        _pull(sc)
+        if m.tap.broken >= 0:
+            _keep(sc)
+            return
+        if m.tap.started:
+            return  # (the capture limit stops applying to an announced call, D37)
     if m.size > sc.max_capture:  # D43: past the limit the block is text, as it goes
         sc._flush_text()
         sc.out.append(TextEvent(MARKER + "".join(m.head) + "".join(m.json), "capture_limit"))
@@ -202,6 +264,20 @@ def _take(sc: Scanner, s: str) -> None:
 
 def _end(sc: Scanner, complete: bool) -> bool:
     m = sc.mi
+    tap = m.tap
+    if tap is not None and not m.over:
+        tap.finish()
+        _pull(sc)
+        if tap.broken < 0:
+            got = calls("".join(m.head), "".join(m.json)) if complete else None
+            if got is None or got[1] or not same_calls(tap.calls, got[0]):
+                text = "".join(m.json)
+                tap.broken = len(text) - len(text[tap.done_at :].lstrip(strings.JS_SPACE))
+        if tap.broken >= 0:
+            _keep(sc)
+            sc._resume_text()
+            return True
+        m.tap = None
     if m.over:
         sc._resume_text()
         return True
@@ -237,15 +313,7 @@ def calls(head: str, text: str) -> tuple[list[ToolCall], list[Malformed]] | None
         for item in v if isinstance(v, list) else [v]:
             json_item(item, body, None)  # (as Hermes' items, R17.1; raw: the item's compact JSON)
         return body.calls, body.malformed
-    name, call_id = h, None
-    k = h.find(ARGS)
-    if k >= 0:
-        name = h[:k]
-    c = name.find(CALL_ID)
-    if c >= 0:
-        call_id = strings.trim(name[c + len(CALL_ID) :]) or None
-        name = name[:c]
-    name = strings.trim(name)
+    name, call_id = _name_and_id(h)
     if not name_ok(name):
         bad.append(Malformed(strings.trim(head + text), "invalid name", name or None))
     elif not ok or not isinstance(v, dict):

@@ -33,6 +33,8 @@ from .shell import (
     INVOKE,
     MORE,
     NO,
+    NO_TAG_ANGLES,
+    NO_TAG_SO_FAR,
     OPEN_ANGLES,
     STOP_CHARS,
     WRAPPER,
@@ -75,7 +77,8 @@ def _prose_skip(json_calls: bool, brackets: bool = False) -> re.Pattern[str]:
     """TEXT's skip over decided prose, from `pos`: plain characters; an ASCII `<` of prose HTML
     (`<div class=`, `</span>`: an ASCII head starting with a letter or digit, ended, with no
     keyword of any format, so every recognizer says NO); open angles before a blank head that
-    has ended (`a < b`); a newline followed by a character that cannot start anything at a
+    has ended (`a < b`); open angles that start no tag (shell.NO_TAG_ANGLES: runs of prefixes like
+    `<｜DSML｜<｜DSML｜`); a newline followed by a character that cannot start anything at a
     line start (no indent, fence or tag). It consumes only what is decided whatever follows,
     so it does not depend on where a chunk ended; it stops at anything else, for the steps."""
     plain = "[^\\n`<＜〈《" + ("{" if json_calls else "") + ("\\[" if brackets else "") + "]"
@@ -87,7 +90,7 @@ def _prose_skip(json_calls: bool, brackets: bool = False) -> re.Pattern[str]:
     # `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
     blank = "<{1,8}(?=[ \\t][^" + re.escape(STOP_CHARS) + "]{0,63}[" + re.escape(STOP_CHARS) + "])"
     newline = "\\n(?=[^ \\t\\r\\n`~<＜〈《{])"
-    return re.compile("(?:" + plain + "+|" + tag + "|" + blank + "|" + newline + ")*+")
+    return re.compile("(?:" + plain + "+|" + tag + "|" + blank + "|" + NO_TAG_ANGLES + "|" + newline + ")*+")
 
 
 # The characters of a prose tag head (see _prose_skip): ASCII, no stop character (the head ends at
@@ -97,11 +100,9 @@ _PLAIN_HEAD_CHARS: Final = "".join(
 )
 
 
-# A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
-# line start, which opens a region (D41) and is decided at its blank.
-_PLAIN_TAG_SO_FAR: Final = re.compile(
-    "<(?![Pp][Rr][Ee][ \\t])/?(?:[A-Za-z0-9][" + re.escape(_PLAIN_HEAD_CHARS) + "]{0,62})?\\Z"
-)
+# A tag head cut by the end of the input (shell.NO_TAG_SO_FAR): prose waits there, as its steps
+# would (a `<pre ` at a line start opens a region, D41, and is decided at its blank).
+_PLAIN_TAG_SO_FAR: Final = re.compile(NO_TAG_SO_FAR)
 
 
 _PROSE: Final = _prose_skip(False)

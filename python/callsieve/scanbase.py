@@ -11,6 +11,7 @@ from typing import Any, Final
 from . import harmony, mistral, strings
 from .arguments import ValueTap
 from .blocks import Typer, body_kind
+from .blocktap import BlockTap
 from .events import Event, Malformed, TextEvent, ToolCall
 from .fences import FenceLine
 from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, Format
@@ -351,7 +352,7 @@ class _Section:
 class _Block:
     """BLOCK: a block of the block engine (R17), held from its opener to its closer."""
 
-    __slots__ = ("closer", "opener", "over", "parts", "rows", "size", "start")
+    __slots__ = ("closer", "head", "opener", "over", "parts", "row", "rows", "size", "start", "tap", "wait")
 
     def __init__(self) -> None:
         self.rows: tuple[Format, ...] = ()  # the enabled rows sharing this opener
@@ -361,6 +362,10 @@ class _Block:
         self.size = 0
         self.start = 0
         self.over = False
+        self.wait = False  # R16: the row that reads the body is not known yet
+        self.head = ""  # R16: the body's start, from its first non-blank, while `wait`
+        self.row: Format | None = None  # R16: the row the tap reads for
+        self.tap: BlockTap | None = None  # R16: the body read as it arrives (blocktap.py)
 
 
 # What the block engine recognizes at an open angle: marker -> the enabled rows it opens

@@ -64,8 +64,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from . import harmony, mistral, sections, values
+from . import harmony, mistral, sections, strings, values
 from .blocks import GRAMMARS
+from .blocktap import TAPS, BlockTap, same_calls
 from .dsml import DsmlCapture
 from .events import Event, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
@@ -110,6 +111,7 @@ _JSON_OUT: Final = re.compile(r'["{}\[\]]')
 _JSON_IN: Final = re.compile(r'["\\]')
 
 
+_FN_TAG: Final = "<function="  # D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 _CUT_HEAD = _PLAIN_TAG_SO_FAR  # feed's shortcut (a test turns it off to compare)
 
 
@@ -463,6 +465,7 @@ class Scanner(DsmlCapture):
         blk.rows, blk.opener, blk.closer = rows, opener, rows[0].closer
         blk.parts, blk.size, blk.over = [], 0, False
         blk.start = self._abs(self.pos)
+        blk.wait, blk.head, blk.row, blk.tap = self.stream, "", None, None
         self.pos = end
 
     def _m_block(self, final: bool) -> bool:
@@ -504,8 +507,79 @@ class Scanner(DsmlCapture):
             return
         blk.parts.append(s)
         blk.size += len(s)
-        if blk.size > self.max_capture:
-            self._blk_overflow()
+        if blk.wait:
+            self._blk_row(s)
+        elif blk.tap is not None:
+            blk.tap.feed(s)
+            self._blk_pull(False)
+        if blk.over:
+            return  # (the tap broke: the rest of the block is text)
+        if blk.size > self.max_capture and not (blk.tap is not None and blk.tap.started):
+            self._blk_overflow()  # (once a call is announced the limit stops applying, D37)
+
+    def _blk_row(self, s: str) -> None:
+        """R16: the row whose tap reads the body, once the body's start tells (D45)."""
+        blk = self.blk
+        rows = blk.rows
+        if len(rows) == 1 and not rows[0].body:
+            row: Format | None = rows[0]
+        else:
+            head = blk.head + s if blk.head else s.lstrip(strings.JS_SPACE)
+            blk.head = head[: len(_FN_TAG)]
+            if not head or (head[0] == "<" and len(head) < len(_FN_TAG) and _FN_TAG.startswith(head)):
+                return
+            row = _row_for(rows, head)
+        blk.wait = False
+        tap = TAPS.get(row.grammar) if row is not None else None
+        if row is None or tap is None:
+            return
+        blk.row = row
+        blk.tap = tap(self.typer)
+        blk.tap.feed("".join(blk.parts))
+        self._blk_pull(False)
+
+    def _blk_pull(self, end: bool) -> None:
+        """What the tap learned goes out; a break ends the block there (R16.3)."""
+        blk = self.blk
+        tap = blk.tap
+        if tap is None:
+            return
+        if tap.out:
+            self._flush_text()
+            self.out += tap.out
+            tap.out = []
+        self.work += tap.work
+        tap.work = 0
+        if tap.broken >= 0 and not end:
+            self._blk_keep(tap, "".join(blk.parts), False, False)
+
+    def _blk_keep(self, tap: BlockTap, body: str, closed: bool, end: bool) -> bool:
+        """R16.3, D37: the block ends where its announced calls end (`tap.broken`): their event
+        (with the malformed calls before the last of them), then the rest of the block is text,
+        to its closer (text too, unless the block is whole). `end`: the body is complete."""
+        blk = self.blk
+        row = blk.row
+        assert row is not None
+        cut = tap.broken
+        before = body[: tap.call_at]
+        got = GRAMMARS[row.grammar](before, self.typer) if strings.trim(before) else None
+        self.work += len(before)
+        malformed = tuple(got.malformed) if got is not None else ()
+        calls = tuple(ToolCall(self._name(c.name), c.input, c.id) for c in tap.calls)
+        whole = cut >= len(body)
+        raw = blk.opener + body[:cut] + (blk.closer if whole and closed else "")
+        self.saw = True
+        self._flush_text()
+        repaired = ("D44",) if whole and end and not closed else ()
+        self.out.append(ToolCallsEvent(calls, raw, (), row.name, malformed, repaired))
+        blk.tap, blk.parts = None, []
+        rest = body[cut:] + (blk.closer if closed and not whole else "")
+        self._emit(rest)
+        if end:
+            self._text_resumes(raw + rest)
+        else:
+            blk.over = True  # to its closer, the block is text as it comes
+        return True
 
     def _blk_overflow(self) -> None:
         """Past max_capture the block is released as text (with a note) and, to its closer,
@@ -514,6 +588,7 @@ class Scanner(DsmlCapture):
         self._flush_text()
         self.out.append(TextEvent(blk.opener + "".join(blk.parts), "capture_limit"))
         blk.parts, blk.over = [], True
+        blk.tap, blk.wait = None, False
 
     def _blk_end(self, closed: bool) -> bool:
         blk = self.blk
@@ -523,20 +598,33 @@ class Scanner(DsmlCapture):
             self._text_resumes("x" + closer)
             return True
         body = "".join(blk.parts)
+        tap = blk.tap
+        if tap is not None:
+            tap.finish()
+            self._blk_pull(True)
+            if tap.broken >= 0:
+                return self._blk_keep(tap, body, closed, True)
         blk.parts = []
         self.work += len(body)
         row = _row_for(blk.rows, body)
         got = GRAMMARS[row.grammar](body, self.typer) if row is not None else None
         raw = blk.opener + body + closer
-        if (
+        bad = (
             row is None
             or got is None
             or (not got.calls and not got.malformed)
             or (not closed and (not row.eof_repair or not got.calls or got.malformed))
-        ):
+        )
+        if tap is not None and tap.started and (bad or got is None or not same_calls(tap.calls, got.calls)):
+            # R16.3: the block is not what its announced calls said: it ends after them
+            tap.broken = len(body) - len(body[tap.done_at :].lstrip(strings.JS_SPACE))
+            return self._blk_keep(tap, body, closed, True)
+        blk.tap = None
+        if bad:
             self._emit(raw)  # R4: not a block of an enabled format; nothing is lost
             self._text_resumes(raw)
             return True
+        assert got is not None and row is not None
         self.saw = True
         self._flush_text()
         calls = tuple(ToolCall(self._name(c.name), c.input, c.id) for c in got.calls)

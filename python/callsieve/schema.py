@@ -228,6 +228,15 @@ def _schema_types(s: dict[str, Any]) -> list[str]:
     return out
 
 
+def keeps_text(schema: Any) -> bool:
+    """Does `typed_value` give every text back as written (the schema allows a string, or says
+    nothing usable)? Only then can a raw-text value stream before it ends (R16, R17.9)."""
+    if not isinstance(schema, dict):
+        return True
+    types = _schema_types(schema)
+    return not types or "string" in types
+
+
 def typed_value(schema: Any, raw: str) -> tuple[bool, Any]:
     """(True, value) when `raw` reads as a type the property's schema allows: a string stays as
     written; integer, number, boolean, object and array convert from their JSON text (`True` /
@@ -291,6 +300,7 @@ def normalize_input(name: str, input: dict[str, Any], tools: Iterable[Any] | Non
 __all__ = [
     "find_tool_schema",
     "is_string_schema",
+    "keeps_text",
     "normalize_input",
     "normalize_value",
     "property_schema",

@@ -259,6 +259,78 @@ def _wrapper_format(word: str) -> str:
     return "function_calls" if word.startswith("function") else "dsml"
 
 
+# ---- open angles that start no tag, decided by one regex (hostile prefixes) -----------------
+#
+# A run like `<｜DSML｜<｜DSML｜…` (or `</</…`, `<｜<｜…`, `<invoke<invoke…`) is tag-like at every
+# angle and never a tag; the prose layer's steps would try each angle with every recognizer. These
+# patterns decide such angles in one regex step (the prose skip): a run of open angles whose head
+# (R2: up to its first stop character) ends at another open angle and holds no keyword, or one
+# only at its very end (a keyword then an angle is no tag, see _match_attrs). match_tag says NO
+# there whatever follows, and so does every other recognizer of prose: each marker (block engines,
+# token sections) ends with `>`, which no head holds; a comment needs `!` and a CDATA opener `[`,
+# both kept out of the head, as is a head starting `pre`. The head's end is in the text, so the
+# answer does not depend on where a chunk ends.
+
+# Head characters that keyword search reads as written: ASCII (not a stop character, not `!`,
+# not a control character that folding drops) and any other character that folds to one
+# character that is no part of a keyword (`｜` to `|`, `▁` to a space, most to themselves). Out:
+# whatever folds to a letter, digit, `_`, `-`, `!` or `[`, or to nothing.
+NO_TAG_HEAD: Final = (
+    "[^"
+    + re.escape(
+        "".join(
+            sorted(
+                {*STOP_CHARS, "!", "\x7f"}
+                | {chr(c) for c in range(0x20) if c != 0x09}
+                | {
+                    chr(c)
+                    for c, f in FOLD.items()
+                    if c >= 0x80 and (f is None or re.fullmatch(r"[a-z0-9_\-!\[]", f))
+                }
+            )
+        )
+    )
+    + "]"
+)
+_ANGLE_CLASS: Final = "[" + OPEN_ANGLES + "]"
+# A keyword of any format (KEYWORDS_ALL) in ASCII of either case, where it ends (R2.2).
+_TAG_KEYWORDS: Final = (
+    "tool_calls",
+    "toolcalls",
+    "tool-calls",
+    "function_calls",
+    "functioncalls",
+    "function-calls",
+    "invoke",
+    "parameter",
+)
+_KEYWORD_ANY_CASE: Final = (
+    "(?:"
+    + "|".join("".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in w) for w in _TAG_KEYWORDS)
+    + ")(?![A-Za-z0-9_-])"
+)
+_NO_KEYWORD_HEAD: Final = (
+    f"(?!{NO_TAG_HEAD}{{0,{MAX_HEAD}}}?{_KEYWORD_ANY_CASE}){NO_TAG_HEAD}{{1,{MAX_HEAD}}}"
+)
+# More than MAX_LEAD angles: no tag starts at any but the last MAX_LEAD. Then a run of angles
+# whose head ends at an angle (not a slash right before one: D15 reads on after it), or, D15, a
+# closing tag's repeated angles (`</<x…`) before a head with no keyword at all.
+NO_TAG_ANGLES: Final = (
+    f"(?:{_ANGLE_CLASS}(?={_ANGLE_CLASS}{{{MAX_LEAD}}}))+"
+    f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=(?![Pp][Rr][Ee])(?![/／]{_ANGLE_CLASS}){NO_TAG_HEAD}{{1,{MAX_HEAD}}}"
+    f"{_ANGLE_CLASS})(?!{NO_TAG_HEAD}{{0,{MAX_HEAD}}}?{_KEYWORD_ANY_CASE}{NO_TAG_HEAD})"
+    f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=[/／]{_ANGLE_CLASS}{{1,{MAX_LEAD}}}{_NO_KEYWORD_HEAD}"
+    f"[{re.escape(STOP_CHARS)}])"
+)
+# A `<` whose head is cut by the end of the input (after at most MAX_LEAD angles, or a D15
+# slash and angles): match_tag says MORE and no other recognizer of prose decides anything, so
+# prose waits there (a `<pre ` is decided at its blank, D41).
+NO_TAG_SO_FAR: Final = (
+    f"<(?![Pp][Rr][Ee][ \\t])(?:{_ANGLE_CLASS}{{0,{MAX_LEAD - 1}}}|[/／]{_ANGLE_CLASS}{{1,{MAX_LEAD}}})"
+    f"{NO_TAG_HEAD}{{0,{MAX_HEAD}}}\\Z"
+)
+
+
 def skip_no_tag(s: str, i: int) -> int:
     """Where to resume after `match_tag(s, i)` said NO: past the run of open angles, except
     the last MAX_LEAD of a longer run (a tag may still start there)."""

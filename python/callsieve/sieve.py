@@ -35,7 +35,7 @@ from .formats import DEFAULT_FORMATS, FORMATS, Preset, check_preset
 from .names import apply_policy, check_policy, declared_names, resolve_tool_name
 from .reasoning import Phase, ReasoningGate, ReasoningMode, check_reasoning
 from .scanner import Scanner
-from .schema import check_tools, find_tool_schema, normalize_input, property_schema, typed_value
+from .schema import check_tools, find_tool_schema, keeps_text, normalize_input, property_schema, typed_value
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 _DONE = Phase.DONE  # a module constant: read once per chunk (see scanner.py on Enum members)
@@ -225,21 +225,31 @@ class SchemaTyper:
         self.tool_names = tool_names
         self._schemas: dict[str, dict[str, Any] | None] = {}  # call name -> its tool's schema
 
-    def __call__(self, name: str, key: str, raw: str) -> Any:
+    def _schema(self, name: str) -> dict[str, Any] | None:
         schemas = self._schemas
         if name in schemas:
-            schema = schemas[name]
-        else:
-            resolved = resolve_tool_name(name, self.tool_names) if self.tool_names else name
-            schema = find_tool_schema(self.tools, resolved if resolved is not None else name)
-            if len(schemas) >= 1024:
-                schemas.clear()
-            schemas[name] = schema
-        prop = property_schema(schema, key)
+            return schemas[name]
+        resolved = resolve_tool_name(name, self.tool_names) if self.tool_names else name
+        schema = find_tool_schema(self.tools, resolved if resolved is not None else name)
+        if len(schemas) >= 1024:
+            schemas.clear()
+        schemas[name] = schema
+        return schema
+
+    def __call__(self, name: str, key: str, raw: str) -> Any:
+        prop = property_schema(self._schema(name), key)
         if prop is None:
             return NO_SCHEMA
         ok, v = typed_value(prop, raw)
         return v if ok else raw
+
+    def kind(self, name: str, key: str) -> int:
+        """R16: 0 no schema entry for `key`; 1 its value stays the text as written; 2 it may be
+        typed otherwise (it streams only once whole)."""
+        prop = property_schema(self._schema(name), key)
+        if prop is None:
+            return 0
+        return 1 if keeps_text(prop) else 2
 
 
 def check_formats(formats: Iterable[str] | None) -> frozenset[str]:

@@ -39,6 +39,9 @@ W16 200 Kimi-K2 calls (functions.get_weather:N) in one <|tool_calls_section_begi
 W17 256 KB of Harmony `analysis` text full of fenced and bare example calls of the other formats,
     then one call on `commentary` to=functions.f, 4-character chunks (and 64 KB, for the growth
     ratio); target as W13 (no more per chunk than W2)
+Hostile prefixes (`--hostile`, instead of W1-W17): runs of tag-like prefixes that never become a
+    tag (500,000 x `<｜DSML｜`, `</`, `<｜`, `<invoke`, ... then text), 16-character chunks: cost per
+    character, Python, compiled and Node
 W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `callsieve serve` and the
     Node `callsieve-gateway` in front of a local upstream (scripts/bench/bench_w11.js) that streams a
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
@@ -389,7 +392,9 @@ def timed(fn: Callable[[], int], runs: int) -> tuple[list[float], int]:
 COMPILED_SITE = Path(__file__).resolve().parents[2] / "build" / "compiled" / "site"
 
 
-def compiled_times(site: Path, runs: int, only: list[str] | None = None) -> dict[str, list[float]] | None:
+def compiled_times(
+    site: Path, runs: int, only: list[str] | None = None, hostile: bool = False
+) -> dict[str, list[float]] | None:
     """The Python workloads again, in a child that imports the compiled build from `site`."""
     if not (site / "callsieve").is_dir():
         return None
@@ -400,6 +405,8 @@ def compiled_times(site: Path, runs: int, only: list[str] | None = None) -> dict
     cmd = [sys.executable, "-c", boot, str(site), __file__, "--python-times", "--runs", str(runs)]
     if only:
         cmd += ["--only", ",".join(only)]
+    if hostile:
+        cmd += ["--hostile"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result: dict[str, list[float]] = json.loads(out)
     return result
@@ -512,6 +519,43 @@ PER_CHUNK_TARGETS: dict[str, str] = {
 
 # `--only`: the rows a workload's checks compare it with come along
 NEEDS: dict[str, tuple[str, ...]] = {"W12": ("W1",), "W13": ("W2",), "W17": ("W2",)}
+
+
+# Runs of tag-like prefixes that never become a tag: (the prefix, how many), then " then text".
+HOSTILE = (
+    ("<｜DSML｜", 500_000),
+    ("<|DSML|", 500_000),
+    ("</", 500_000),
+    ("<｜", 500_000),
+    ("<｜DSML｜invoke", 100_000),
+    ("<｜tool▁call", 100_000),
+    ("<tool_call", 100_000),
+    ("<", 1_000_000),
+)
+
+
+def hostile_workloads() -> list[dict[str, object]]:
+    return [
+        {"name": f"H{k} {n:,} x {run}", "text": run * n + " then text", "chunk": 16, "calls": 0}
+        for k, (run, n) in enumerate(HOSTILE, 1)
+    ]
+
+
+def hostile(runs: int, compiled: Path, no_node: bool) -> int:
+    """--hostile: microseconds per character of each run, Python, compiled and Node (medians)."""
+    ws = hostile_workloads()
+    py = {str(w["name"]): python_times(w, runs) for w in ws}
+    ct = compiled_times(compiled, runs, hostile=True)
+    nt = None if no_node else node_times(ws, runs)
+    cols = [("Python", py), ("compiled", ct), ("Node", nt)]
+    print(f"Hostile prefixes, 16-character chunks, median of {runs}; load average {os.getloadavg()[0]:.2f}")
+    print("| input | chars | " + " | ".join(f"{c} µs/char" for c, t in cols if t) + " |")
+    print("|---|---:|" + "---:|" * sum(1 for _, t in cols if t))
+    for w in ws:
+        name, size = str(w["name"]), len(str(w["text"]))
+        cells = [f"{statistics.median(t[name]) / size * 1e6:.3f}" for _, t in cols if t]
+        print(f"| {name.split(' ', 1)[1]} then text | {size:,} | " + " | ".join(cells) + " |")
+    return 0
 
 
 def workload_id(w: dict[str, object]) -> str:
@@ -1039,6 +1083,9 @@ def main() -> int:
         help=f"besides direct, of: {', '.join(W11_TARGETS[1:])} (relay: a bare Node HTTP hop, the floor)",
     )
     ap.add_argument("--w8", action="store_true", help="run W8 alone: CPU and wall time per event")
+    ap.add_argument(
+        "--hostile", action="store_true", help="time runs of tag-like prefixes (per character) instead"
+    )
     ap.add_argument("--w14", action="store_true", help="run W14 (batch mode, Ray Data) instead of W1-W10")
     ap.add_argument("--w14-records", type=int, default=200_000, metavar="N")
     ap.add_argument(
@@ -1052,6 +1099,11 @@ def main() -> int:
         return w14(args.w14_records, args.w14_dir, args.json)
     if args.w8:
         return w8_only(args.runs, args.no_node)
+    if args.hostile and args.python_times:  # the compiled child
+        print(json.dumps({str(w["name"]): python_times(w, args.runs) for w in hostile_workloads()}))
+        return 0
+    if args.hostile:
+        return hostile(args.runs, Path(args.compiled), args.no_node)
     if args.w11:
         targets = tuple(t for t in args.w11_targets.split(",") if t)
         bad = [t for t in targets if t not in W11_TARGETS[1:]]

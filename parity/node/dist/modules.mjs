@@ -1697,7 +1697,1669 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, rawValue, setKey };
+  },
+  "src/blocktap.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Incremental arguments (R16) for the block engine (R17): a block's body read as it arrives.
+ * Port of python/callsieve/blocktap.py, class for class; read the module docstring there.
+ * Names are bounded in code points, as the grammars' `u` regexes count: the taps announce only
+ * names `nameOk` accepts.
+ */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+const { isIndexKey } = __require("src/arguments.js");
+const { kimiName, nameOk, oneNewline, rawValue, setKey } = __require("src/blocks.js");
+const { jsonText } = __require("src/jsontext.js");
+
+const BLANK = strings.JS_SPACE;
+const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
+const JSON_WS = ' \t\n\r';
+const NUMBER_CHARS = '0123456789.eE+-';
+const HEAD_LIMIT = 1024; // a head (a tag's attributes, an id) still undecided past this is no call
+const NAME_UNITS = 512; // a name longer than this in code units is longer than 256 code points
+
+// How a raw-text value streams (Value.how).
+const HOLD = 0; // whole, when it ends (typed by a schema as a non-string)
+const QWEN = 1; // as written less one line break at each end
+const TRIM = 2; // trimmed
+const GLM = 3; // as written once no JSON or Python literal reading is left
+const ASIS = 4; // as written
+
+/** Is s.slice(i) a proper prefix of one of the markers (it may still become that marker)? */
+function prefix(s, i, markers) {
+  const n = s.length - i;
+  for (const m of markers) if (n < m.length && m.startsWith(s.slice(i))) return true;
+  return false;
+}
+
+function starts(s, i, markers) {
+  for (const m of markers) if (s.startsWith(m, i)) return m;
+  return '';
+}
+
+function skip(s, i, blank = BLANK) {
+  const n = s.length;
+  while (i < n && blank.includes(s[i])) i++;
+  return i;
+}
+
+function lstrip(s, chars) {
+  let i = 0;
+  while (i < s.length && chars.includes(s[i])) i++;
+  return s.slice(i);
+}
+
+function rstrip(s, chars) {
+  let j = s.length;
+  while (j > 0 && chars.includes(s[j - 1])) j--;
+  return s.slice(0, j);
+}
+
+function call(name, input, id) {
+  return id === null || id === undefined ? { name, input } : { name, input, id };
+}
+
+/** A raw-text value as it arrives: `add` returns the characters that became certain. */
+class Value {
+  constructor(how) {
+    this.how = how;
+    this.pieces = [];
+    this.state = 0; // QWEN: 0 before the first line break is decided; TRIM, GLM: 0 leading
+    this.held = []; // characters not yet certain (a trailing run; a GLM opening)
+    this.lit = ''; // GLM: the literal the opening may still be ('' a number)
+    this.litAt = 0; // GLM: characters of `lit` matched
+    this.ws = false; // GLM: a blank came after the opening
+  }
+
+  add(t) {
+    if (!t) return '';
+    this.pieces.push(t);
+    const how = this.how;
+    if (how === HOLD) return '';
+    if (how === ASIS) return t;
+    if (how === QWEN) return this._qwen(t);
+    if (how === TRIM) return this._trim(t);
+    return this._glm(t);
+  }
+
+  text() {
+    return this.pieces.join('');
+  }
+
+  _qwen(t) {
+    let s = this.held.length ? this.held.join('') + t : t;
+    if (this.state === 0) {
+      if (s === '\r') {
+        this.held = [s];
+        return '';
+      }
+      if (s.startsWith('\r\n')) s = s.slice(2);
+      else if (s.startsWith('\n')) s = s.slice(1);
+      this.state = 1;
+    }
+    let k = s.length;
+    if (s.endsWith('\r\n')) k -= 2;
+    else if (s.endsWith('\n') || s.endsWith('\r')) k -= 1;
+    this.held = k < s.length ? [s.slice(k)] : [];
+    return s.slice(0, k);
+  }
+
+  _trim(t) {
+    if (this.state === 0) {
+      t = lstrip(t, BLANK);
+      if (!t) return '';
+      this.state = 1;
+    }
+    const body = rstrip(t, BLANK);
+    if (!body) {
+      this.held.push(t);
+      return '';
+    }
+    const out = this.held.length ? this.held.join('') + body : body;
+    this.held = body.length < t.length ? [t.slice(body.length)] : [];
+    return out;
+  }
+
+  /** GLM without a schema entry: a string only once the opening rules out JSON and the Python
+   * literals True / False / None (blocks.glmValue). */
+  _glm(t) {
+    if (this.state === 2) return t;
+    this.held.push(t);
+    for (const ch of t) {
+      if (this.state === 0) {
+        if (BLANK.includes(ch)) continue;
+        this.state = 1;
+        const lead = lstrip(this.held.join(''), JSON_WS);
+        const jsonLead = !(lead.length && BLANK.includes(lead[0]));
+        if ('{["'.includes(ch)) {
+          if (jsonLead) {
+            this.how = HOLD; // JSON text can run on: the value comes out whole
+            this.held = [];
+            return '';
+          }
+          return this._release();
+        }
+        if ('TFN'.includes(ch)) this.lit = { T: 'True', F: 'False', N: 'None' }[ch];
+        else if ('tfn'.includes(ch) && jsonLead) this.lit = { t: 'true', f: 'false', n: 'null' }[ch];
+        else if ('-0123456789'.includes(ch) && jsonLead) this.lit = '';
+        else return this._release();
+        this.litAt = 1;
+        continue;
+      }
+      const lit = this.lit;
+      const blank = lit && 'TFN'.includes(lit[0]) ? BLANK : JSON_WS;
+      if (blank.includes(ch)) this.ws = true;
+      else if (this.ws) return this._release();
+      else if (lit) {
+        if (this.litAt < lit.length && ch === lit[this.litAt]) this.litAt += 1;
+        else return this._release();
+      } else if (!NUMBER_CHARS.includes(ch)) return this._release();
+    }
+    return '';
+  }
+
+  _release() {
+    this.state = 2;
+    const out = this.held.join('');
+    this.held = [];
+    return out;
+  }
+}
+
+/** What every family's tap shares: the pending text, the calls announced, the open value. */
+class BlockTap {
+  constructor(typer) {
+    this.out = []; // internal events for the Sieve (arguments.js)
+    this.typer = typer;
+    this.s = ''; // pending text
+    this.i = 0; // cursor into s
+    this.off = 0; // body offset of s[0]
+    this.state = 0;
+    this.calls = []; // the announced calls, once complete
+    this.started = 0; // calls announced
+    this.broken = -1; // where an announced call stopped being one: the block ends there
+    this.doneAt = 0; // body offset where the last complete announced call ends
+    this.callAt = 0; // body offset where the open (or last) announced call starts
+    this.at = 0; // body offset where the open parameter (or head, or pair) starts
+    this.open = false; // an announced call is open
+    this.name = '';
+    this.callId = null;
+    this.args = {};
+    this.keys = new Set();
+    this.top = -1;
+    this.other = false;
+    this.key = '';
+    this.val = null;
+    this.vc = []; // characters of the open value gathered for one 'chars' event
+    this.work = 0;
+  }
+
+  feed(piece) {
+    if (this.i) {
+      this.s = this.s.slice(this.i);
+      this.off += this.i;
+      this.i = 0;
+    }
+    this.s = this.s ? this.s + piece : piece;
+    this.work += piece.length;
+    while (this.broken < 0 && this.step(false));
+    this.flushChars();
+  }
+
+  /** The body is complete (its closer, or the end of the output). */
+  finish() {
+    while (this.broken < 0 && this.step(true));
+    this.flushChars();
+  }
+
+  // ---- calls and values ---------------------------------------------------------------
+
+  begin(name, at, callId = null) {
+    this.started += 1;
+    this.open = true;
+    this.name = name;
+    this.callId = callId;
+    this.callAt = at;
+    this.args = {};
+    this.keys = new Set();
+    this.top = -1;
+    this.other = false;
+    this.out.push({ kind: 'begun', name });
+  }
+
+  endCall(at) {
+    this.out.push({ kind: 'done', input: this.args });
+    this.calls.push(call(this.name, this.args, this.callId));
+    this.open = false;
+    this.doneAt = at;
+  }
+
+  /** R16.3: the announced call stops being one at `at`: it ends there with what it read. */
+  fail(at) {
+    if (this.val !== null) this.endValue();
+    if (this.open) this.endCall(at);
+    this.broken = at;
+    return false;
+  }
+
+  /** A repeated key, or an array index after another key, would change text already sent (D37). */
+  reorders(key) {
+    if (this.keys.has(key)) return true;
+    if (isIndexKey(key)) {
+      if (this.other || Number(key) < this.top) return true;
+      this.top = Number(key);
+    } else {
+      this.other = true;
+    }
+    this.keys.add(key);
+    return false;
+  }
+
+  /** How the value of `key` streams: the family's way without a schema entry, `string` when the
+   * schema keeps the text, else whole (R17.9). */
+  how(key, family, string) {
+    const t = this.typer;
+    if (!t) return family;
+    const k = t.kind(this.name, key);
+    return k === 0 ? family : k === 1 ? string : HOLD;
+  }
+
+  beginValue(key, how) {
+    this.key = key;
+    this.val = new Value(how);
+  }
+
+  chars(t) {
+    if (t && this.val !== null) {
+      const got = this.val.add(t);
+      if (got) this.vc.push(got);
+    }
+  }
+
+  flushChars() {
+    if (this.vc.length) {
+      this.out.push({ kind: 'chars', key: this.key, text: this.vc.join('') });
+      this.vc = [];
+    }
+  }
+
+  endValue() {
+    const val = this.val;
+    if (val === null) return;
+    this.flushChars();
+    this.val = null;
+    const text = val.text();
+    const v = this.value(text);
+    this.work += text.length;
+    setKey(this.args, this.key, v);
+    this.out.push({ kind: 'param', key: this.key, value: v });
+  }
+
+  value(raw) {
+    return raw;
+  }
+}
+
+// ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
+
+const FN = '<function=';
+const FN_END = '</function>';
+const P = '<parameter=';
+const P_END = '</parameter>';
+const CALL_ENDS = [FN, FN_END];
+const PARAM_STOPS = [P_END, P, FN, FN_END];
+const IN_CALL = [P, FN_END, FN];
+
+const F = Object.freeze({ BETWEEN: 0, HEAD: 1, SKIP: 2, PARAMS: 3, KEY: 4, VALUE: 5, DONE: 6 });
+
+/** `<function=NAME>` `<parameter=KEY>VALUE</parameter>` … `</function>` (blocks.functionTags). */
+class FunctionTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.head = [];
+    this.headState = 0;
+    this.keybuf = [];
+  }
+
+  step(final) {
+    switch (this.state) {
+      case F.VALUE:
+        return this._value(final);
+      case F.PARAMS:
+        return this._params(final);
+      case F.BETWEEN:
+        return this._between(final);
+      case F.HEAD:
+        return this._head(final);
+      case F.KEY:
+        return this._key(final);
+      case F.SKIP:
+        return this._skip(final);
+      default:
+        return false;
+    }
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return false;
+    if (s.startsWith(FN, j)) {
+      this.at = this.off + j;
+      this.i = j + FN.length;
+      this.state = F.HEAD;
+      this.head = [];
+      this.headState = 0;
+      return true;
+    }
+    if (!final && prefix(s, j, [FN])) return false;
+    this.state = F.DONE; // text between calls: the grammar reports the rest
+    return false;
+  }
+
+  /** The name: blanks, name characters, blanks, `>` (anything else is no name). */
+  _head(final) {
+    const s = this.s;
+    const n = s.length;
+    const head = this.head;
+    let i = this.i;
+    while (i < n) {
+      const ch = s[i];
+      if (ch === '>') {
+        this.i = i + 1;
+        const name = head.join('');
+        if (nameOk(name)) {
+          this.begin(name, this.at);
+          this.state = F.PARAMS;
+        } else {
+          this.state = F.SKIP;
+        }
+        return true;
+      }
+      if (BLANK.includes(ch)) {
+        if (this.headState === 1) this.headState = 2;
+      } else if (this.headState === 2 || NOT_NAME.includes(ch) || head.length >= NAME_UNITS) {
+        this.i = i;
+        this.state = F.SKIP; // not announced: the grammar reads it
+        return true;
+      } else {
+        this.headState = 1;
+        head.push(ch);
+      }
+      i++;
+    }
+    this.i = i;
+    return false;
+  }
+
+  /** A call that is not announced, to its end: `</function>` or the next `<function=`. */
+  _skip(final) {
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const k = s.indexOf('<', i);
+      if (k < 0) {
+        this.i = s.length;
+        return false;
+      }
+      const m = starts(s, k, CALL_ENDS);
+      if (m) {
+        this.i = m === FN_END ? k + FN_END.length : k;
+        this.state = F.BETWEEN;
+        return true;
+      }
+      if (!final && prefix(s, k, CALL_ENDS)) {
+        this.i = k;
+        return false;
+      }
+      i = k + 1;
+    }
+  }
+
+  _params(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) {
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = F.DONE;
+      }
+      return false;
+    }
+    const m = starts(s, j, IN_CALL);
+    if (m === P) {
+      this.at = this.off + j;
+      this.i = j + P.length;
+      this.keybuf = [];
+      this.state = F.KEY;
+      return true;
+    }
+    if (m) {
+      const end = m === FN_END ? j + FN_END.length : j;
+      this.endCall(this.off + end);
+      this.i = end;
+      this.state = F.BETWEEN;
+      return true;
+    }
+    if (!final && prefix(s, j, IN_CALL)) return false;
+    return this.fail(this.off + j); // text where a parameter belongs
+  }
+
+  _key(final) {
+    const s = this.s;
+    const i = this.i;
+    const gt = s.indexOf('>', i);
+    let lt = s.indexOf('<', i);
+    while (lt >= 0 && (gt < 0 || lt < gt)) {
+      if (starts(s, lt, CALL_ENDS)) return this.fail(this.at); // the tag never closes
+      if (!final && prefix(s, lt, CALL_ENDS)) {
+        this.keybuf.push(s.slice(i, lt));
+        this.i = lt;
+        return false;
+      }
+      lt = s.indexOf('<', lt + 1);
+    }
+    if (gt < 0) {
+      this.keybuf.push(s.slice(i));
+      this.i = s.length;
+      return final ? this.fail(this.at) : false;
+    }
+    this.keybuf.push(s.slice(i, gt));
+    const key = strings.trim(this.keybuf.join(''));
+    this.keybuf = [];
+    if (!key || this.reorders(key)) return this.fail(this.at);
+    this.i = gt + 1;
+    this.beginValue(key, this.how(key, QWEN, QWEN));
+    this.state = F.VALUE;
+    return true;
+  }
+
+  _value(final) {
+    const s = this.s;
+    const i = this.i;
+    let k = i;
+    for (;;) {
+      k = s.indexOf('<', k);
+      if (k < 0) {
+        this.chars(s.slice(i));
+        this.i = s.length;
+        if (final) {
+          this.endValue();
+          this.state = F.PARAMS;
+          return true;
+        }
+        return false;
+      }
+      const m = starts(s, k, PARAM_STOPS);
+      if (m) {
+        this.chars(s.slice(i, k));
+        this.endValue();
+        this.i = m === P_END ? k + P_END.length : k;
+        this.state = F.PARAMS;
+        return true;
+      }
+      if (!final && prefix(s, k, PARAM_STOPS)) {
+        this.chars(s.slice(i, k));
+        this.i = k;
+        return false;
+      }
+      k += 1;
+    }
+  }
+
+  value(raw) {
+    return rawValue(this.typer, this.name, this.key, oneNewline(raw));
+  }
+}
+
+// ---- R17.3 GLM ------------------------------------------------------------------------------------
+
+const K = '<arg_key>';
+const K_END = '</arg_key>';
+const V = '<arg_value>';
+const V_END = '</arg_value>';
+
+const G = Object.freeze({ NAME: 0, PAIRS: 1, KEY: 2, BETWEEN: 3, VALUE: 4, DONE: 5 });
+
+/** NAME `<arg_key>K</arg_key><arg_value>V</arg_value>` … (blocks.argPairs): the name is final at
+ * the first `<arg_key>`. */
+class PairTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.head = [];
+    this.headState = 0;
+    this.keybuf = [];
+  }
+
+  step(final) {
+    switch (this.state) {
+      case G.VALUE:
+        return this._value(final);
+      case G.PAIRS:
+        return this._pairs(final);
+      case G.KEY:
+        return this._key(final);
+      case G.BETWEEN:
+        return this._between(final);
+      case G.NAME:
+        return this._name(final);
+      default:
+        return false;
+    }
+  }
+
+  _name(final) {
+    const s = this.s;
+    const n = s.length;
+    const head = this.head;
+    let i = this.i;
+    while (i < n) {
+      const ch = s[i];
+      if (ch === '<') {
+        if (s.startsWith(K, i)) {
+          const name = head.join('');
+          if (nameOk(name)) {
+            this.begin(name, 0);
+            this.state = G.PAIRS;
+            this.i = i;
+            return true;
+          }
+        } else if (!final && prefix(s, i, [K])) {
+          this.i = i;
+          return false;
+        }
+        this.state = G.DONE; // no name before a pair: the grammar reads it
+        return false;
+      }
+      if (BLANK.includes(ch)) {
+        if (this.headState === 1) this.headState = 2;
+      } else if (this.headState === 2 || NOT_NAME.includes(ch) || head.length >= NAME_UNITS) {
+        this.state = G.DONE;
+        return false;
+      } else {
+        this.headState = 1;
+        head.push(ch);
+      }
+      i++;
+    }
+    this.i = i;
+    return false; // (a name alone is a call with input {}, announced with the block)
+  }
+
+  _pairs(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) {
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = G.DONE;
+      }
+      return false;
+    }
+    if (s.startsWith(K, j)) {
+      this.at = this.off + j;
+      this.i = j + K.length;
+      this.keybuf = [];
+      this.state = G.KEY;
+      return true;
+    }
+    if (!final && prefix(s, j, [K])) return false;
+    return this.fail(this.off + j); // a broken argument pair
+  }
+
+  _key(final) {
+    const s = this.s;
+    const i = this.i;
+    const k = s.indexOf(K_END, i);
+    if (k < 0) {
+      const cut = s.lastIndexOf('<');
+      const keep = cut >= Math.max(i, s.length - K_END.length + 1) && prefix(s, cut, [K_END]) ? cut : s.length;
+      this.keybuf.push(s.slice(i, keep));
+      this.i = keep;
+      return final ? this.fail(this.at) : false;
+    }
+    this.keybuf.push(s.slice(i, k));
+    const key = strings.trim(this.keybuf.join(''));
+    this.keybuf = [];
+    if (this.reorders(key)) return this.fail(this.at);
+    this.key = key;
+    this.i = k + K_END.length;
+    this.state = G.BETWEEN;
+    return true;
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return final ? this.fail(this.at) : false;
+    if (s.startsWith(V, j)) {
+      this.i = j + V.length;
+      this.beginValue(this.key, this.how(this.key, GLM, ASIS));
+      this.state = G.VALUE;
+      return true;
+    }
+    if (!final && prefix(s, j, [V])) return false;
+    return this.fail(this.at);
+  }
+
+  _value(final) {
+    const s = this.s;
+    const i = this.i;
+    const k = s.indexOf(V_END, i);
+    if (k < 0) {
+      const cut = s.lastIndexOf('<');
+      const keep = cut >= Math.max(i, s.length - V_END.length + 1) && !final && prefix(s, cut, [V_END]) ? cut : s.length;
+      this.chars(s.slice(i, keep));
+      this.i = keep;
+      if (final) return this.fail(this.off + s.length); // cut inside the value: it ends so (R16.3)
+      return false;
+    }
+    this.chars(s.slice(i, k));
+    this.endValue();
+    this.i = k + V_END.length;
+    this.state = G.PAIRS;
+    return true;
+  }
+
+  value(raw) {
+    return rawValue(this.typer, this.name, this.key, raw, true);
+  }
+}
+
+// ---- R17.4 MiniMax ------------------------------------------------------------------------------
+
+const INV = '<invoke';
+const INV_END = '</invoke>';
+const PARAM = '<parameter';
+const INV_STOPS = [INV_END, INV];
+const VALUE_STOPS = [P_END, INV_END, INV];
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function isHigh(c) {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+/**
+ * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most 256 code points), `[ \t]*>` (blocks'
+ * ATTR) after a tag's word, matched as it arrives. `feed` returns how many characters it took;
+ * `state` says where it stands (1: matched, -1: no match, 0: not yet).
+ */
+class Attr {
+  constructor() {
+    this.phase = 0; // 0 blanks, then `name=`; 1 the value's first character; 2 in the value; 3 after it
+    this.blanks = false;
+    this.matched = 0;
+    this.quote = '';
+    this.name = [];
+    this.cps = 0; // code points of the name
+    this.state = 0;
+  }
+
+  _push(ch) {
+    const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
+    if (!(isLow(ch.charCodeAt(0)) && isHigh(last))) this.cps += 1;
+    this.name.push(ch);
+  }
+
+  _full(ch) {
+    // a 257th code point (a low half completing a pair adds none)
+    const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
+    return this.cps >= 256 && !(isLow(ch.charCodeAt(0)) && isHigh(last));
+  }
+
+  feed(s, i) {
+    const n = s.length;
+    for (let j = i; j < n; j++) {
+      const ch = s[j];
+      const ph = this.phase;
+      if (ph === 0) {
+        if (this.matched === 0 && (ch === ' ' || ch === '\t')) this.blanks = true;
+        else if (this.blanks && ch === 'name='[this.matched]) {
+          this.matched += 1;
+          if (this.matched === 5) this.phase = 1;
+        } else return this._no(j, i);
+      } else if (ph === 1) {
+        if (ch === '"' || ch === "'") this.quote = ch;
+        else if (' \t\n\r<>'.includes(ch)) return this._no(j, i);
+        else this._push(ch);
+        this.phase = 2;
+      } else if (ph === 2) {
+        const q = this.quote;
+        if (q) {
+          if (ch === q) this.phase = 3;
+          else if ('<>\n'.includes(ch) || this._full(ch)) return this._no(j, i);
+          else this._push(ch);
+        } else if (ch === ' ' || ch === '\t') this.phase = 3;
+        else if (ch === '>') {
+          this.state = 1;
+          return j + 1 - i;
+        } else if ('\n\r"\'<'.includes(ch) || this._full(ch)) return this._no(j, i);
+        else this._push(ch);
+      } else if (ch === '>') {
+        this.state = 1;
+        return j + 1 - i;
+      } else if (ch !== ' ' && ch !== '\t') return this._no(j, i);
+    }
+    return n - i;
+  }
+
+  _no(j, i) {
+    this.state = -1;
+    return j - i;
+  }
+}
+
+const M = Object.freeze({ BETWEEN: 0, HEAD: 1, NOT: 2, SKIP: 3, PARAMS: 4, PHEAD: 5, VALUE: 6, DONE: 7 });
+
+/** `<invoke name="N">` `<parameter name="K">V</parameter>` … `</invoke>` (blocks.invokeTags). */
+class InvokeTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.attr = new Attr();
+    this.headLen = 0;
+  }
+
+  step(final) {
+    switch (this.state) {
+      case M.VALUE:
+        return this._value(final);
+      case M.PARAMS:
+        return this._params(final);
+      case M.BETWEEN:
+        return this._between(final);
+      case M.HEAD:
+      case M.PHEAD:
+        return this._head(final);
+      case M.NOT:
+      case M.SKIP:
+        return this._skip(final);
+      default:
+        return false;
+    }
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return false;
+    if (s.startsWith(INV, j)) {
+      this.at = this.off + j;
+      this.i = j + INV.length;
+      this.attr = new Attr();
+      this.headLen = 0;
+      this.state = M.HEAD;
+      return true;
+    }
+    if (!final && prefix(s, j, [INV])) return false;
+    this.i = j + 1;
+    this.state = M.NOT; // not an invoke: to the next `<invoke`
+    return true;
+  }
+
+  _head(final) {
+    const s = this.s;
+    const i = this.i;
+    const a = this.attr;
+    const took = a.feed(s, i);
+    this.i = i + took;
+    this.headLen += took;
+    if (a.state === 0) {
+      if (!final && this.headLen <= HEAD_LIMIT) return false;
+      if (this.state === M.HEAD && !final) {
+        this.state = M.DONE; // a head this long: no more announcements in this block
+        return false;
+      }
+      a.state = -1;
+    }
+    const name = strings.trim(a.name.join(''));
+    if (this.state === M.HEAD) {
+      if (a.state > 0 && nameOk(name)) {
+        this.begin(name, this.at);
+        this.state = M.PARAMS;
+      } else if (a.state > 0) {
+        this.state = M.SKIP; // an invalid name: the grammar reports it
+      } else {
+        this.state = M.NOT; // (what the head took holds no `<`: the search goes on here)
+      }
+      return true;
+    }
+    if (a.state < 0 || !name || this.reorders(name)) return this.fail(this.at); // a broken parameter
+    this.beginValue(name, this.how(name, TRIM, TRIM));
+    this.state = M.VALUE;
+    return true;
+  }
+
+  /** To the next `<invoke` (not an invoke), or to `</invoke>` or `<invoke` (not announced). */
+  _skip(final) {
+    const s = this.s;
+    let i = this.i;
+    const stops = this.state === M.NOT ? [INV] : INV_STOPS;
+    for (;;) {
+      const k = s.indexOf('<', i);
+      if (k < 0) {
+        this.i = s.length;
+        return false;
+      }
+      const m = starts(s, k, stops);
+      if (m) {
+        this.i = m === INV_END ? k + INV_END.length : k;
+        this.state = M.BETWEEN;
+        return true;
+      }
+      if (!final && prefix(s, k, stops)) {
+        this.i = k;
+        return false;
+      }
+      i = k + 1;
+    }
+  }
+
+  _params(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) {
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = M.DONE;
+      }
+      return false;
+    }
+    const stops = [INV_END, INV, PARAM];
+    const m = starts(s, j, stops);
+    if (m === PARAM) {
+      this.at = this.off + j;
+      this.i = j + PARAM.length;
+      this.attr = new Attr();
+      this.headLen = 0;
+      this.state = M.PHEAD;
+      return true;
+    }
+    if (m) {
+      const end = m === INV_END ? j + INV_END.length : j;
+      this.endCall(this.off + end);
+      this.i = end;
+      this.state = M.BETWEEN;
+      return true;
+    }
+    if (!final && prefix(s, j, stops)) return false;
+    return this.fail(this.off + j);
+  }
+
+  _value(final) {
+    const s = this.s;
+    const i = this.i;
+    let k = i;
+    for (;;) {
+      k = s.indexOf('<', k);
+      if (k < 0) {
+        this.chars(s.slice(i));
+        this.i = s.length;
+        return final ? this.fail(this.off + s.length) : false;
+      }
+      const m = starts(s, k, VALUE_STOPS);
+      if (m === P_END) {
+        this.chars(s.slice(i, k));
+        this.endValue();
+        this.i = k + P_END.length;
+        this.state = M.PARAMS;
+        return true;
+      }
+      if (m) {
+        // the invoke ends inside the value: it ends there, with the value so far
+        this.chars(s.slice(i, k));
+        this.i = k;
+        return this.fail(this.off + k);
+      }
+      if (!final && prefix(s, k, VALUE_STOPS)) {
+        this.chars(s.slice(i, k));
+        this.i = k;
+        return false;
+      }
+      k += 1;
+    }
+  }
+
+  value(raw) {
+    return rawValue(this.typer, this.name, this.key, strings.trim(raw));
+  }
+}
+
+// ---- JSON arguments (Kimi-K2, Hermes) -------------------------------------------------------------
+
+const J = Object.freeze({
+  OPEN: 0, // before the object
+  FIRST: 1, // after `{`: a key or `}`
+  NEXT: 2, // after `,`: a key
+  KEY: 3, // in a key string
+  COLON: 4,
+  VALUE: 5, // before a value
+  STRING: 6, // in a string value (streams)
+  OTHER: 7, // in another value (whole at its end)
+  AFTER: 8, // after a value: `,` or `}`
+  END: 9, // the object closed
+  BAD: 10, // not a JSON object (from `badAt` on)
+});
+
+const STRING_STOP = /["\\\x00-\x1f<]/g;
+const OTHER_STOP = /["\\{}[\]<,\x00-\x1f \t\n\r]/g;
+const ESC = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const ESC_CHARS = '"\\/bfnrt';
+const HEX = /[0-9a-fA-F]{4}/y;
+const HEX_DIGITS = '0123456789abcdefABCDEF';
+
+function search(re, s, i) {
+  re.lastIndex = i;
+  const m = re.exec(s);
+  return m === null ? -1 : m.index;
+}
+
+function hexAt(s, i) {
+  HEX.lastIndex = i;
+  return HEX.test(s);
+}
+
+function allHex(s) {
+  for (const c of s) if (!HEX_DIGITS.includes(c)) return false;
+  return true;
+}
+
+/** Can `t` still begin a `\uXXXX` escape? */
+function maybeLow(t) {
+  return '\\u'.startsWith(t.slice(0, 2)) && allHex(t.slice(2));
+}
+
+/**
+ * A JSON object read as it arrives: its top-level string values decoded as they come, its other
+ * values whole at their end (decoded by values.jsonValue, as the grammar decodes). It reads the
+ * tap's text and stops at one of `stops`. With `outer`, it reads one key or one value of an
+ * enclosing object for the tap instead (`got`), announcing nothing.
+ */
+class JsonArgs {
+  constructor(stops, state = J.OPEN, outer = false) {
+    this.state = state;
+    this.stops = stops;
+    this.outer = outer;
+    this.buf = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.at = 0;
+    this.badAt = -1;
+    this.got = null;
+  }
+
+  /** Read on from tap.s[tap.i]; false: wait, or the object ended (END), or it is no object (BAD). */
+  step(tap, final) {
+    const st = this.state;
+    if (st === J.STRING) return this._string(tap, final);
+    if (st === J.OTHER) return this._other(tap, final);
+    if (st === J.KEY) return this._key(tap, final);
+    if (st === J.END || st === J.BAD) return false;
+    const s = tap.s;
+    const j = (tap.i = skip(s, tap.i, JSON_WS));
+    if (j >= s.length) return final ? this._bad(tap, j) : false;
+    const ch = s[j];
+    if (st === J.OPEN) {
+      if (ch !== '{') return this._bad(tap, j);
+      tap.i = j + 1;
+      this.state = J.FIRST;
+      return true;
+    }
+    if (st === J.FIRST || st === J.NEXT) {
+      if (ch === '"') {
+        this.at = tap.off + j;
+        tap.i = j + 1;
+        this.buf = [];
+        this.state = J.KEY;
+        return true;
+      }
+      if (ch === '}' && st === J.FIRST) {
+        tap.i = j + 1;
+        this.state = J.END;
+        return false;
+      }
+      return this._bad(tap, j);
+    }
+    if (st === J.COLON) {
+      if (ch !== ':') return this._bad(tap, j);
+      tap.i = j + 1;
+      this.state = J.VALUE;
+      return true;
+    }
+    if (st === J.VALUE) {
+      this.at = tap.off + j;
+      if (ch === '"') {
+        tap.i = j + 1;
+        tap.beginValue(tap.key, ASIS);
+        this.state = J.STRING;
+        return true;
+      }
+      this.buf = [];
+      this.depth = 0;
+      this.inStr = false;
+      this.state = J.OTHER;
+      return true;
+    }
+    // AFTER
+    if (ch === ',') {
+      tap.i = j + 1;
+      this.state = J.NEXT;
+      return true;
+    }
+    if (ch === '}') {
+      tap.i = j + 1;
+      this.state = J.END;
+      return false;
+    }
+    return this._bad(tap, j);
+  }
+
+  /** Not a JSON object: from `at` (the open key or value), else from s[j]. */
+  _bad(tap, j, at = -1) {
+    this.state = J.BAD;
+    this.badAt = at >= 0 ? at : tap.off + j;
+    tap.i = j;
+    return false;
+  }
+
+  /** At a `<`: 1 a stop marker, 0 not one, -1 maybe (wait). */
+  _stopAt(s, k, final) {
+    if (starts(s, k, this.stops)) return 1;
+    if (!final && prefix(s, k, this.stops)) return -1;
+    return 0;
+  }
+
+  /** The closing quote of the string going on at s[i]: its index; -1 not yet; -2 not a JSON
+   * string; -(k + 3) a stop marker (or its prefix: wait) at k. */
+  _stringEnd(s, i, final) {
+    const n = s.length;
+    for (;;) {
+      const k = search(STRING_STOP, s, i);
+      if (k < 0) return -1;
+      const ch = s[k];
+      if (ch === '"') return k;
+      if (ch === '\\') {
+        if (k + 1 >= n) return final ? -2 : -1;
+        const e = s[k + 1];
+        if (e === 'u') {
+          if (k + 6 > n && allHex(s.slice(k + 2))) return final ? -2 : -1;
+          if (!hexAt(s, k + 2)) return -2;
+          i = k + 6;
+        } else if (ESC_CHARS.includes(e)) {
+          i = k + 2;
+        } else {
+          return -2;
+        }
+        continue;
+      }
+      if (ch === '<') {
+        if (this._stopAt(s, k, final)) return -(k + 3);
+        i = k + 1;
+        continue;
+      }
+      return -2; // a control character
+    }
+  }
+
+  _key(tap, final) {
+    const s = tap.s;
+    const i = tap.i;
+    let k = this._stringEnd(s, i, final);
+    if (k === -1) {
+      this.buf.push(s.slice(i));
+      tap.i = s.length;
+      return final ? this._bad(tap, s.length, this.at) : false;
+    }
+    if (k === -2) return this._bad(tap, i, this.at);
+    if (k < -2) {
+      k = -k - 3;
+      this.buf.push(s.slice(i, k));
+      tap.i = k;
+      return starts(s, k, this.stops) ? this._bad(tap, k, this.at) : false;
+    }
+    this.buf.push(s.slice(i, k));
+    tap.i = k + 1;
+    const [ok, key] = values.jsonValue('"' + this.buf.join('') + '"');
+    this.buf = [];
+    if (!ok) return this._bad(tap, k, this.at);
+    if (this.outer) this.got = key;
+    else if (tap.reorders(key)) return this._bad(tap, k, this.at);
+    else tap.key = key;
+    this.state = J.COLON;
+    return true;
+  }
+
+  /** A top-level string value: its characters go out decoded, a partial escape held. */
+  _string(tap, final) {
+    const s = tap.s;
+    const n = s.length;
+    let i = tap.i;
+    for (;;) {
+      const k = search(STRING_STOP, s, i);
+      if (k < 0) {
+        tap.chars(s.slice(i));
+        tap.i = n;
+        return final ? this._bad(tap, n) : false;
+      }
+      tap.chars(s.slice(i, k));
+      tap.i = k;
+      const ch = s[k];
+      if (ch === '"') {
+        tap.i = k + 1;
+        tap.endValue();
+        this.state = J.AFTER;
+        return true;
+      }
+      if (ch === '<') {
+        const stop = this._stopAt(s, k, final);
+        if (stop) return stop > 0 ? this._bad(tap, k) : false;
+        tap.chars('<');
+        i = k + 1;
+        continue;
+      }
+      if (ch !== '\\') return this._bad(tap, k); // a control character: not JSON
+      if (k + 1 >= n) return final ? this._bad(tap, k) : false;
+      const e = s[k + 1];
+      if (ESC_CHARS.includes(e)) {
+        tap.chars(ESC[e]);
+        i = k + 2;
+        continue;
+      }
+      if (e !== 'u') return this._bad(tap, k);
+      if (k + 6 > n && allHex(s.slice(k + 2))) return final ? this._bad(tap, k) : false;
+      if (!hexAt(s, k + 2)) return this._bad(tap, k);
+      let text = String.fromCharCode(parseInt(s.slice(k + 2, k + 6), 16));
+      const cp = text.charCodeAt(0);
+      i = k + 6;
+      if (isHigh(cp)) {
+        // a high surrogate: JSON pairs it with a low one next
+        const nxt = s.slice(k + 6, k + 12);
+        if (nxt.length < 6 && !final && maybeLow(nxt)) return false;
+        if (nxt.length === 6 && nxt.startsWith('\\u') && hexAt(nxt, 2)) {
+          const lo = parseInt(nxt.slice(2), 16);
+          if (isLow(lo)) {
+            text += String.fromCharCode(lo);
+            i = k + 12;
+          }
+        }
+      }
+      tap.chars(text);
+    }
+  }
+
+  /** Another value: its text to its end (its container's close, or a scalar's delimiter). */
+  _other(tap, final) {
+    const s = tap.s;
+    const n = s.length;
+    let i = tap.i;
+    for (;;) {
+      if (this.inStr) {
+        let k = this._stringEnd(s, i, final);
+        if (k === -1) {
+          this.buf.push(s.slice(i));
+          tap.i = n;
+          return final ? this._bad(tap, n, this.at) : false;
+        }
+        if (k === -2) return this._bad(tap, i, this.at);
+        if (k < -2) {
+          k = -k - 3;
+          this.buf.push(s.slice(i, k));
+          tap.i = k;
+          return starts(s, k, this.stops) ? this._bad(tap, k, this.at) : false;
+        }
+        this.buf.push(s.slice(i, k + 1));
+        i = k + 1;
+        this.inStr = false;
+        continue;
+      }
+      const k = search(OTHER_STOP, s, i);
+      if (k < 0) {
+        this.buf.push(s.slice(i));
+        tap.i = n;
+        return final ? this._bad(tap, n, this.at) : false;
+      }
+      const ch = s[k];
+      if (ch === '<') {
+        const stop = this._stopAt(s, k, final);
+        if (stop) {
+          this.buf.push(s.slice(i, k));
+          tap.i = k;
+          return stop > 0 ? this._bad(tap, k, this.at) : false;
+        }
+      }
+      if (ch === '"') {
+        this.inStr = true;
+      } else if (ch === '{' || ch === '[') {
+        this.depth += 1;
+      } else if ((ch === '}' || ch === ']') && this.depth > 0) {
+        this.depth -= 1;
+        if (this.depth === 0) {
+          this.buf.push(s.slice(i, k + 1));
+          tap.i = k + 1;
+          return this._done(tap);
+        }
+      } else if (this.depth === 0 && ch !== '<') {
+        this.buf.push(s.slice(i, k)); // a scalar ends here
+        tap.i = k;
+        return this._done(tap);
+      }
+      this.buf.push(s.slice(i, k + 1));
+      i = k + 1;
+    }
+  }
+
+  _done(tap) {
+    const text = this.buf.join('');
+    this.buf = [];
+    tap.work += text.length;
+    const [ok, v] = values.jsonValue(text);
+    if (!ok) return this._bad(tap, tap.i, this.at);
+    if (this.outer) {
+      this.got = v;
+    } else {
+      setKey(tap.args, tap.key, v);
+      tap.out.push({ kind: 'param', key: tap.key, value: v });
+    }
+    this.state = J.AFTER;
+    return true;
+  }
+}
+
+// ---- R17.5 Kimi-K2 --------------------------------------------------------------------------------
+
+const KB = '<|tool_call_begin|>';
+const KA = '<|tool_call_argument_begin|>';
+const KE = '<|tool_call_end|>';
+const K_STOPS = [KE, KB];
+
+const KI = Object.freeze({ BETWEEN: 0, ID: 1, SKIP: 2, ARGS: 3, TAIL: 4 });
+
+/** `<|tool_call_begin|>ID<|tool_call_argument_begin|>{…}<|tool_call_end|>` (blocks.kimiCalls):
+ * the name is final at the argument marker. */
+class KimiTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.idbuf = [];
+    this.js = new JsonArgs(K_STOPS);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+  }
+
+  step(final) {
+    switch (this.state) {
+      case KI.ARGS:
+        return this._args(final);
+      case KI.BETWEEN:
+        return this._between(final);
+      case KI.ID:
+        return this._id(final);
+      case KI.SKIP:
+        return this._skip(final);
+      default:
+        return this._tail(final);
+    }
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return false;
+    if (s.startsWith(KB, j)) {
+      this.at = this.off + j;
+      this.i = j + KB.length;
+      this.idbuf = [];
+      this.state = KI.ID;
+      return true;
+    }
+    if (!final && prefix(s, j, [KB])) return false;
+    this.state = KI.SKIP; // text between calls: to the next call
+    return true;
+  }
+
+  _id(final) {
+    const s = this.s;
+    const i = this.i;
+    const k = s.indexOf('<', i);
+    if (k < 0) {
+      this.idbuf.push(s.slice(i));
+      this.i = s.length;
+      return false;
+    }
+    this.idbuf.push(s.slice(i, k));
+    this.i = k;
+    if (s.startsWith(KA, k)) {
+      const callId = strings.trim(this.idbuf.join(''));
+      const name = kimiName(callId);
+      if (nameOk(name)) {
+        this.i = k + KA.length;
+        this.begin(name, this.at, callId);
+        this.js = new JsonArgs(K_STOPS);
+        this.blank = false;
+        this.state = KI.ARGS;
+        return true;
+      }
+    } else if (!final && prefix(s, k, [KA])) {
+      return false;
+    }
+    this.state = KI.SKIP; // not announced: the grammar reads it
+    return true;
+  }
+
+  /** To the next `<|tool_call_begin|>`. */
+  _skip(final) {
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const k = s.indexOf('<', i);
+      if (k < 0) {
+        this.i = s.length;
+        return false;
+      }
+      if (s.startsWith(KB, k)) {
+        this.i = k;
+        this.state = KI.BETWEEN;
+        return true;
+      }
+      if (!final && prefix(s, k, [KB])) {
+        this.i = k;
+        return false;
+      }
+      i = k + 1;
+    }
+  }
+
+  _args(final) {
+    const js = this.js;
+    const s = this.s;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) return final ? this.fail(this.off + j) : false;
+      if (s.startsWith(KE, j)) {
+        this.state = KI.TAIL; // blank arguments: {}
+        return true;
+      }
+      if (!final && prefix(s, j, [KE])) return false;
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = KI.TAIL;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+
+  _tail(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i, JSON_WS));
+    if (j >= s.length) return final ? this.fail(this.off + j) : false;
+    if (s.startsWith(KE, j)) {
+      this.i = j + KE.length;
+      this.endCall(this.off + this.i);
+      this.state = KI.BETWEEN;
+      return true;
+    }
+    if (!final && prefix(s, j, [KE])) return false;
+    return this.fail(this.off + j); // text after the object: no JSON object, or no end
+  }
+}
+
+// ---- R17.1 Hermes ---------------------------------------------------------------------------------
+
+const H = Object.freeze({
+  OPEN: 0,
+  FIRST: 1,
+  NEXT: 2,
+  KEY: 3,
+  COLON: 4,
+  VALUE: 5,
+  READ: 6, // another key's value (or the name, the id), read whole
+  ARGS: 7, // the arguments object, streaming
+  AFTER: 8,
+  TAIL: 9, // after the object: blanks only
+  QUIT: 10, // no early announcement in this block
+});
+
+/** `{"name": N, "arguments": {…}}` (blocks.jsonCall): announced when `arguments` (or
+ * `parameters`) opens an object after a name; other orders, arguments written as a string and an
+ * array of calls are announced with the block (D38). */
+class HermesTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.js = new JsonArgs([]);
+    this.rd = new JsonArgs([], J.KEY, true); // an outer key or value
+    this.hkey = '';
+    this.spelled = ''; // the name read (trimmed; '' none)
+    this.argsKey = ''; // `arguments` or `parameters`: the key whose object streams
+    this.hid = null; // the `id` read
+    this.pending = null; // the call, its arguments complete, its object open
+  }
+
+  step(final) {
+    const st = this.state;
+    if (st === H.ARGS) return this._args(final);
+    if (st === H.KEY || st === H.READ) return this._read(final);
+    if (st === H.QUIT) return false;
+    const s = this.s;
+    const j = (this.i = skip(s, this.i, JSON_WS));
+    if (j >= s.length) {
+      if (final && st !== H.TAIL) return this._stop(j);
+      return false;
+    }
+    const ch = s[j];
+    if (st === H.OPEN) {
+      if (ch !== '{') return this._quit(); // an array of calls (or no JSON): read with the block
+      this.i = j + 1;
+      this.state = H.FIRST;
+      return true;
+    }
+    if (st === H.FIRST || st === H.NEXT) {
+      if (ch === '"') {
+        this.rd = new JsonArgs([], J.KEY, true);
+        this.rd.at = this.off + j;
+        this.i = j + 1;
+        this.state = H.KEY;
+        return true;
+      }
+      if (ch === '}' && st === H.FIRST) {
+        this.i = j + 1;
+        return this._closed();
+      }
+      return this._stop(j);
+    }
+    if (st === H.COLON) {
+      if (ch !== ':') return this._stop(j);
+      this.i = j + 1;
+      this.state = H.VALUE;
+      return true;
+    }
+    if (st === H.VALUE) return this._value(j, ch);
+    if (st === H.AFTER) {
+      if (ch === ',') {
+        this.i = j + 1;
+        this.state = H.NEXT;
+        return true;
+      }
+      if (ch === '}') {
+        this.i = j + 1;
+        return this._closed();
+      }
+    }
+    return this._stop(j); // (after the object: text, so no JSON)
+  }
+
+  _quit() {
+    this.state = H.QUIT;
+    return false;
+  }
+
+  /** Not JSON from s[j]: an announced call ends (R16.3); else the block reads it. */
+  _stop(j) {
+    return this.started ? this.fail(this.off + j) : this._quit();
+  }
+
+  fail(at) {
+    this.callId = this.hid;
+    if (this.pending !== null) {
+      const p = this.pending;
+      this.pending = null;
+      this.calls.push(call(p.name, p.input, this.hid));
+    }
+    return super.fail(at);
+  }
+
+  _closed() {
+    if (this.pending !== null) {
+      const p = this.pending;
+      this.pending = null;
+      this.calls.push(call(p.name, p.input, this.hid));
+      this.doneAt = this.off + this.i;
+    }
+    this.state = H.TAIL;
+    return true;
+  }
+
+  _value(j, ch) {
+    const key = this.hkey;
+    if (key === 'arguments' || key === 'parameters') {
+      if (this.started) {
+        if (key === 'arguments' || this.argsKey === 'parameters') return this.fail(this.at); // it would replace the arguments sent
+      } else if (this.spelled && ch === '{') {
+        this.argsKey = key;
+        this.i = j + 1;
+        this.begin(this.spelled, 0);
+        this.js = new JsonArgs([], J.FIRST);
+        this.state = H.ARGS;
+        return true;
+      } else {
+        return this._quit(); // arguments before the name, or not an object
+      }
+    } else if (key === 'name' && this.started) {
+      return this.fail(this.at); // a second name would rename the call
+    }
+    this.rd = new JsonArgs([], J.OTHER, true);
+    this.rd.at = this.off + j;
+    this.state = H.READ;
+    return true;
+  }
+
+  _read(final) {
+    const rd = this.rd;
+    if (this.state === H.KEY) {
+      rd._key(this, final);
+      if (rd.state === J.COLON) {
+        this.hkey = rd.got;
+        this.at = rd.at;
+        this.state = H.COLON;
+        return true;
+      }
+    } else {
+      rd._other(this, final);
+      if (rd.state === J.AFTER) {
+        const v = rd.got;
+        if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
+        else if (this.hkey === 'id') this.hid = typeof v === 'string' && v ? v : null;
+        this.state = H.AFTER;
+        return true;
+      }
+    }
+    if (rd.state === J.BAD) return this.started ? this.fail(rd.badAt) : this._quit();
+    return false;
+  }
+
+  _args(final) {
+    const js = this.js;
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.out.push({ kind: 'done', input: this.args });
+      this.open = false;
+      this.pending = call(this.name, this.args, null);
+      this.doneAt = this.off + this.i;
+      this.state = H.AFTER;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
+// ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
+
+/** A call whose name came before its body, the body one JSON object (blank: {}): a Harmony
+ * message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made. */
+class ObjectTap extends BlockTap {
+  constructor(typer, name, callId = null) {
+    super(typer);
+    this.js = new JsonArgs([]);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+    this.begin(name, 0, callId);
+  }
+
+  step(final) {
+    const s = this.s;
+    if (this.state === 1) {
+      // after the object: JSON's blanks only
+      const j = (this.i = skip(s, this.i, JSON_WS));
+      if (j < s.length) return this.fail(this.off + j);
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = 2;
+      }
+      return false;
+    }
+    if (this.state === 2) return false;
+    const js = this.js;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) {
+        if (final) {
+          // a blank body: {}
+          this.endCall(this.off + j);
+          this.state = 2;
+        }
+        return false;
+      }
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = 1;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
+const TAPS = {
+  function_tags: FunctionTap,
+  arg_pairs: PairTap,
+  invoke_tags: InvokeTap,
+  kimi_calls: KimiTap,
+  json_call: HermesTap,
+};
+
+/** Do the calls a grammar read begin with the announced ones, exactly (names, ids, arguments)? */
+function sameCalls(announced, read) {
+  if (read.length < announced.length) return false;
+  for (let i = 0; i < announced.length; i++) {
+    const a = announced[i];
+    const b = read[i];
+    if (a.name !== b.name || (a.id ?? null) !== (b.id ?? null) || jsonText(a.input) !== jsonText(b.input)) return false;
+  }
+  return true;
+}
+
+module.exports = { BlockTap, HEAD_LIMIT, ObjectTap, TAPS, Value, sameCalls };
   },
   "src/chunks.js": function (module, exports, __require) {
 'use strict';
@@ -4260,6 +5922,7 @@ module.exports = {
 
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
+const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
 // The markers and the header's limit: generated from harmony.py (tables.js).
 const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
@@ -4279,6 +5942,7 @@ class Harmony {
     this.kind = HEADER;
     this.recipient = '';
     this.body = [];
+    this.tap = null; // R16: the call's arguments as they arrive
   }
 }
 
@@ -4302,6 +5966,7 @@ function start(sc, opener, end) {
   hm.kind = HEADER;
   hm.recipient = '';
   hm.body = [];
+  hm.tap = null;
   sc.pos = end;
 }
 
@@ -4356,8 +6021,20 @@ function readHeader(sc) {
   hm.recipient = recipient(head);
   hm.head = [hm.opener + head + MESSAGE];
   hm.size = 0;
-  if (hm.recipient) hm.kind = CALL;
-  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+  if (hm.recipient) {
+    hm.kind = CALL;
+    const name = strings.trim(hm.recipient.slice('functions.'.length));
+    if (sc.stream && hm.recipient.startsWith('functions.') && name) {
+      hm.tap = new ObjectTap(sc.typer, sc._name(name));
+      pull(sc);
+    }
+  } else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function lstripBlank(s) {
+  let i = 0;
+  while (i < s.length && JS_SPACE.includes(s[i])) i++;
+  return s.slice(i);
 }
 
 function firstWord(s) {
@@ -4436,7 +6113,16 @@ function take(sc, s) {
   } else {
     hm.body.push(s);
     hm.size += strings.codePoints(s);
-    if (hm.size > sc.maxCapture) {
+    if (hm.tap !== null) {
+      hm.tap.feed(s);
+      pull(sc);
+      if (hm.tap.broken >= 0) {
+        keep(sc, '');
+        return;
+      }
+    }
+    if (hm.size > sc.maxCapture && !(hm.tap !== null && hm.tap.started)) {
+      // D43 (D37: not once a call is announced)
       sc._flushText();
       sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
       hm.head = [];
@@ -4446,8 +6132,57 @@ function take(sc, s) {
   }
 }
 
+/** What the tap learned goes out (R16). */
+function pull(sc) {
+  const tap = sc.hm.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its body stopped being a JSON object: its event, and the
+ * rest of the message is content (`endToken`: the message ended too). */
+function keep(sc, endToken) {
+  const hm = sc.hm;
+  const tap = hm.tap;
+  const text = hm.body.join('');
+  const cut = tap.broken;
+  const whole = cut >= text.length;
+  const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  hm.tap = null;
+  hm.head = [];
+  hm.body = [];
+  hm.kind = CONTENT;
+  sc._emit(text.slice(cut));
+}
+
 function end(sc, endToken) {
   const hm = sc.hm;
+  const tap = hm.tap;
+  if (tap !== null) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const text = hm.body.join('');
+      const [ok, args] = strings.trim(text) ? values.jsonValue(text) : [true, {}];
+      const isObject = ok && args !== null && typeof args === 'object' && !Array.isArray(args);
+      if (!(isObject && sameCalls(tap.calls, [{ name: tap.name, input: args }]))) {
+        tap.broken = text.length - lstripBlank(text.slice(tap.doneAt)).length;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc, endToken);
+      sc.mode = TEXT_MODE;
+      sc.line.midLine();
+      return true;
+    }
+    hm.tap = null;
+  }
   if (hm.kind === CALL) {
     const text = hm.body.join('');
     const raw = hm.head.join('') + text + endToken;
@@ -4682,6 +6417,7 @@ module.exports = {
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 const { Body, jsonItem, nameOk } = __require("src/blocks.js");
+const { ObjectTap, sameCalls } = __require("src/blocktap.js");
 
 // The markers and the head's limit: generated from mistral.py (tables.js).
 const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
@@ -4701,6 +6437,7 @@ class Mistral {
     this.esc = false;
     this.over = false;
     this.blank = true;
+    this.tap = null; // R16: a v11 call's arguments as they arrive
   }
 }
 
@@ -4726,6 +6463,7 @@ function start(sc, end) {
   m.esc = false;
   m.over = false;
   m.blank = true;
+  m.tap = null;
   sc.pos = end;
 }
 
@@ -4762,6 +6500,7 @@ function head(sc, final) {
           sc.pos = k;
           m.stage = JSON_STAGE;
           m.size = 0;
+          if (sc.stream) announce(sc);
           return true;
         }
         return fails(sc, k);
@@ -4847,6 +6586,55 @@ function json(sc, final) {
   return false;
 }
 
+/** A v11 head, `NAME[CALL_ID]ID[ARGS]`: its name (trimmed) and id. */
+function nameAndId(head) {
+  let name = head;
+  let id = null;
+  const k = head.indexOf(ARGS);
+  if (k >= 0) name = head.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  return [strings.trim(name), id];
+}
+
+/** R16: a v11 call whose name is valid is announced as its JSON starts. */
+function announce(sc) {
+  const m = sc.mi;
+  const [name, id] = nameAndId(strings.trim(m.head.join('')));
+  if (nameOk(name)) {
+    m.tap = new ObjectTap(sc.typer, sc._name(name), id);
+    pull(sc);
+  }
+}
+
+function pull(sc) {
+  const tap = sc.mi.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its JSON stopped being an object: its event, and the
+ * rest of the JSON value is text, as it comes. */
+function keep(sc) {
+  const m = sc.mi;
+  const tap = m.tap;
+  const text = m.json.join('');
+  const cut = tap.broken;
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  m.tap = null;
+  m.json = [];
+  m.over = true;
+  sc._emit(text.slice(cut));
+}
+
 function take(sc, s) {
   const m = sc.mi;
   if (m.over) {
@@ -4855,6 +6643,15 @@ function take(sc, s) {
   }
   m.json.push(s);
   m.size += strings.codePoints(s);
+  if (m.tap !== null) {
+    m.tap.feed(s);
+    pull(sc);
+    if (m.tap.broken >= 0) {
+      keep(sc);
+      return;
+    }
+    if (m.tap.started) return; // (the capture limit stops applying to an announced call, D37)
+  }
   if (m.size > sc.maxCapture) {
     sc._flushText();
     sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
@@ -4865,6 +6662,26 @@ function take(sc, s) {
 
 function end(sc, complete) {
   const m = sc.mi;
+  const tap = m.tap;
+  if (tap !== null && !m.over) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const got = complete ? calls(m.head.join(''), m.json.join('')) : null;
+      if (got === null || got[1].length || !sameCalls(tap.calls, got[0])) {
+        const text = m.json.join('');
+        let j = tap.doneAt;
+        while (j < text.length && strings.JS_SPACE.includes(text[j])) j++;
+        tap.broken = j;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc);
+      sc._resumeText();
+      return true;
+    }
+    m.tap = null;
+  }
   if (m.over) {
     sc._resumeText();
     return true;
@@ -4917,16 +6734,7 @@ function calls(head, text) {
     for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
     return [out.calls, out.malformed];
   }
-  let name = h;
-  let id = null;
-  const k = h.indexOf(ARGS);
-  if (k >= 0) name = h.slice(0, k);
-  const c = name.indexOf(CALL_ID);
-  if (c >= 0) {
-    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
-    name = name.slice(0, c);
-  }
-  name = strings.trim(name);
+  const [name, id] = nameAndId(h);
   if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
   else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
   else found.push(id === null ? { name, input: v } : { name, input: v, id });
@@ -5691,7 +7499,18 @@ const strings = __require("src/strings.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
 const { matchMarker } = sections;
-const { INVOKE, MORE, NO, OPEN_ANGLES, STOP, WRAPPER, escapeClass, matchCdataOpen } = __require("src/shell.js");
+const {
+  INVOKE,
+  MORE,
+  NO,
+  NO_TAG_ANGLES,
+  NO_TAG_SO_FAR,
+  OPEN_ANGLES,
+  STOP,
+  WRAPPER,
+  escapeClass,
+  matchCdataOpen,
+} = __require("src/shell.js");
 const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("src/fences.js");
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
 const { FORMATS } = __require("src/formats.js");
@@ -5719,7 +7538,8 @@ const REGIONS = {
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
  * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
  * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
- * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
+ * head that has ended (`a < b`); open angles that start no tag (shell.js NO_TAG_ANGLES: runs of
+ * prefixes like `<｜DSML｜<｜DSML｜`); a newline followed by a character that cannot start anything at
  * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
  * it does not depend on where a chunk ended; it stops at anything else, for the steps.
  *
@@ -5735,7 +7555,10 @@ function proseSkip(jsonCalls, brackets = false) {
   // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
   const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
   const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
-  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
+  return new RegExp(
+    '(?:' + plain + '+|' + tag + '|' + blank + '|' + NO_TAG_ANGLES + '|' + newline + '){0,' + PROSE_REPS + '}',
+    'y',
+  );
 }
 
 // The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
@@ -5745,12 +7568,9 @@ const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharC
   .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
   .join('');
 const PROSE_REPS = 4096;
-// A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
-// line start, which opens a region (D41) and is decided at its blank (Python's `_PLAIN_TAG_SO_FAR`).
-const PLAIN_TAG_SO_FAR = new RegExp(
-  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
-  'y',
-);
+// A tag head cut by the end of the input (shell.js NO_TAG_SO_FAR): prose waits there, as its steps
+// would (a `<pre ` at a line start opens a region, D41, and is decided at its blank).
+const PLAIN_TAG_SO_FAR = new RegExp(NO_TAG_SO_FAR, 'y');
 const PROSE = proseSkip(false);
 const PROSE_JSON = proseSkip(true);
 const PROSE_BR = proseSkip(false, true);
@@ -6372,7 +8192,7 @@ class Prose extends ScanBase {
   }
 }
 
-module.exports = { ANGLE, Prose, WS, proseEnd, search };
+module.exports = { ANGLE, Prose, WS, matchRegion, proseEnd, search };
   },
   "src/reasoning.js": function (module, exports, __require) {
 'use strict';
@@ -7309,6 +9129,10 @@ class _Block {
     this.size = 0; // code points held (as Python counts)
     this.start = 0;
     this.over = false;
+    this.wait = false; // R16: the row that reads the body is not known yet
+    this.head = ''; // R16: the body's start, from its first non-blank, while `wait`
+    this.row = null; // R16: the row the tap reads for
+    this.tap = null; // R16: the body read as it arrives (blocktap.js)
   }
 }
 
@@ -7574,6 +9398,7 @@ const sections = __require("src/sections.js");
 const values = __require("src/values.js");
 const strings = __require("src/strings.js");
 const { GRAMMARS } = __require("src/blocks.js");
+const { TAPS, sameCalls } = __require("src/blocktap.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
 const { ALL_FORMATS, FORMATS } = __require("src/formats.js");
@@ -7595,6 +9420,14 @@ const JSON_IN = /["\\]/g;
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
+const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
+
+function lstripBlank(s) {
+  let i = 0;
+  while (i < s.length && strings.JS_SPACE.includes(s[i])) i++;
+  return i ? s.slice(i) : s;
+}
+
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
@@ -8090,6 +9923,10 @@ class Scanner extends DsmlCapture {
     blk.size = 0;
     blk.over = false;
     blk.start = this._abs(this.pos);
+    blk.wait = this.stream;
+    blk.head = '';
+    blk.row = null;
+    blk.tap = null;
     this.pos = end;
   }
 
@@ -8133,7 +9970,81 @@ class Scanner extends DsmlCapture {
     }
     blk.parts.push(s);
     blk.size += strings.codePoints(s);
-    if (blk.size > this.maxCapture) this._blkOverflow();
+    if (blk.wait) this._blkRow(s);
+    else if (blk.tap !== null) {
+      blk.tap.feed(s);
+      this._blkPull(false);
+    }
+    if (blk.over) return; // (the tap broke: the rest of the block is text)
+    if (blk.size > this.maxCapture && !(blk.tap !== null && blk.tap.started)) this._blkOverflow(); // (D37)
+  }
+
+  /** R16: the row whose tap reads the body, once the body's start tells (D45). */
+  _blkRow(s) {
+    const blk = this.blk;
+    const rows = blk.rows;
+    let row;
+    if (rows.length === 1 && !rows[0].body) {
+      row = rows[0];
+    } else {
+      const head = blk.head ? blk.head + s : lstripBlank(s);
+      blk.head = head.slice(0, FN_TAG.length);
+      if (!head || (head[0] === '<' && head.length < FN_TAG.length && FN_TAG.startsWith(head))) return;
+      row = rowFor(rows, head);
+    }
+    blk.wait = false;
+    const Tap = row !== null ? TAPS[row.grammar] : undefined;
+    if (row === null || Tap === undefined) return;
+    blk.row = row;
+    blk.tap = new Tap(this.typer);
+    blk.tap.feed(blk.parts.join(''));
+    this._blkPull(false);
+  }
+
+  /** What the tap learned goes out; a break ends the block there (R16.3). */
+  _blkPull(end) {
+    const blk = this.blk;
+    const tap = blk.tap;
+    if (tap === null) return;
+    if (tap.out.length) {
+      this._flushText();
+      for (const e of tap.out) this.out.push(e);
+      tap.out = [];
+    }
+    this.work += tap.work;
+    tap.work = 0;
+    if (tap.broken >= 0 && !end) this._blkKeep(tap, blk.parts.join(''), false, false);
+  }
+
+  /**
+   * R16.3, D37: the block ends where its announced calls end (`tap.broken`): their event (with
+   * the malformed calls before the last of them), then the rest of the block is text, to its
+   * closer (text too, unless the block is whole). `end`: the body is complete.
+   */
+  _blkKeep(tap, body, closed, end) {
+    const blk = this.blk;
+    const row = blk.row;
+    const cut = tap.broken;
+    const before = body.slice(0, tap.callAt);
+    const got = strings.trim(before) ? GRAMMARS[row.grammar](before, this.typer) : null;
+    this.work += before.length;
+    const calls = tap.calls.map((c) => (c.id === undefined ? { name: this._name(c.name), input: c.input } : { name: this._name(c.name), input: c.input, id: c.id }));
+    const whole = cut >= body.length;
+    const raw = blk.opener + body.slice(0, cut) + (whole && closed ? blk.closer : '');
+    this.saw = true;
+    this._flushText();
+    const e = toolCallsEvent(calls, raw);
+    e.format = row.name;
+    if (got !== null && got.malformed.length) e.malformed = got.malformed;
+    if (whole && end && !closed) e.repaired = ['D44'];
+    this.out.push(e);
+    blk.tap = null;
+    blk.parts = [];
+    const rest = body.slice(cut) + (closed && !whole ? blk.closer : '');
+    this._emit(rest);
+    if (end) this._textResumes(raw + rest);
+    else blk.over = true; // to its closer, the block is text as it comes
+    return true;
   }
 
   /** Past maxCapture the block is released as text (with a note), the rest as it comes (D43). */
@@ -8143,6 +10054,8 @@ class Scanner extends DsmlCapture {
     this.out.push(textEvent(blk.opener + blk.parts.join(''), 'capture_limit'));
     blk.parts = [];
     blk.over = true;
+    blk.tap = null;
+    blk.wait = false;
   }
 
   _blkEnd(closed) {
@@ -8154,17 +10067,29 @@ class Scanner extends DsmlCapture {
       return true;
     }
     const body = blk.parts.join('');
+    const tap = blk.tap;
+    if (tap !== null) {
+      tap.finish();
+      this._blkPull(true);
+      if (tap.broken >= 0) return this._blkKeep(tap, body, closed, true);
+    }
     blk.parts = [];
     this.work += body.length;
     const row = rowFor(blk.rows, body);
     const got = row !== null ? GRAMMARS[row.grammar](body, this.typer) : null;
     const raw = blk.opener + body + closer;
-    if (
+    const bad =
       row === null ||
       got === null ||
       (!got.calls.length && !got.malformed.length) ||
-      (!closed && (!row.eofRepair || !got.calls.length || got.malformed.length))
-    ) {
+      (!closed && (!row.eofRepair || !got.calls.length || got.malformed.length));
+    if (tap !== null && tap.started && (bad || !sameCalls(tap.calls, got.calls))) {
+      // R16.3: the block is not what its announced calls said: it ends after them
+      tap.broken = body.length - lstripBlank(body.slice(tap.doneAt)).length;
+      return this._blkKeep(tap, body, closed, true);
+    }
+    blk.tap = null;
+    if (bad) {
       this._emit(raw); // R4: not a block of an enabled format; nothing is lost
       this._textResumes(raw);
       return true;
@@ -8401,6 +10326,14 @@ function schemaTypes(s) {
 }
 
 /** [true, value] when `raw` reads as a type the property's schema allows, else [false, null]. */
+/** Does `typedValue` give every text back as written (the schema allows a string, or says nothing
+ * usable)? Only then can a raw-text value stream before it ends (R16, R17.9). */
+function keepsText(schema) {
+  if (!isDict(schema)) return true;
+  const types = schemaTypes(schema);
+  return !types.length || types.includes('string');
+}
+
 function typedValue(schema, raw) {
   if (!isDict(schema)) return [false, null];
   const types = schemaTypes(schema);
@@ -8445,6 +10378,7 @@ function normalizeInput(name, input, tools) {
 
 module.exports = {
   checkTools,
+  keepsText,
   SCHEMA_KEYS,
   toolName,
   toolSchema,
@@ -9227,6 +11161,59 @@ function matchHead(s, j, final, keywords) {
   return matchAttrs(s, k, local, closing, final, local === WRAPPER ? wrapperFormat(word) : '');
 }
 
+// ---- open angles that start no tag, decided by one regex (hostile prefixes) ------------------
+// Python's NO_TAG_HEAD / NO_TAG_ANGLES / NO_TAG_SO_FAR (shell.py says why each is decided).
+
+// Head characters that keyword search reads as written (code units: a surrogate folds to itself).
+const NO_TAG_HEAD =
+  '[^' +
+  escapeClass(
+    [
+      ...new Set([
+        ...STOP_CHARS,
+        '!',
+        '\x7f',
+        ...Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== '\t'),
+        ...[...FOLD]
+          .filter(([c, f]) => c >= 0x80 && (f === null || /^[a-z0-9_\-![]$/.test(f)))
+          .map(([c]) => String.fromCharCode(c)),
+      ]),
+    ]
+      .sort()
+      .join(''),
+  ) +
+  ']';
+const ANGLE_CLASS = '[' + OPEN_ANGLES + ']';
+// A keyword of any format (KEYWORDS_ALL) in ASCII of either case, where it ends (R2.2).
+const TAG_KEYWORDS = [
+  'tool_calls',
+  'toolcalls',
+  'tool-calls',
+  'function_calls',
+  'functioncalls',
+  'function-calls',
+  'invoke',
+  'parameter',
+];
+const KEYWORD_ANY_CASE =
+  '(?:' +
+  TAG_KEYWORDS
+    .map((w) => Array.from(w, (c) => (/[a-z]/.test(c) ? '[' + c + c.toUpperCase() + ']' : c)).join(''))
+    .join('|') +
+  ')(?![A-Za-z0-9_-])';
+const NO_KEYWORD_HEAD =
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + ')' + NO_TAG_HEAD + '{1,' + MAX_HEAD + '}';
+const NO_TAG_ANGLES =
+  '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
+  '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
+  NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
+  '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
+  '[' + escapeClass(STOP_CHARS) + '])';
+const NO_TAG_SO_FAR =
+  '<(?![Pp][Rr][Ee][ \\t])(?:' + ANGLE_CLASS + '{0,' + (MAX_LEAD - 1) + '}|[/\uff0f]' + ANGLE_CLASS +
+  '{1,' + MAX_LEAD + '})' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}$';
+
 /**
  * Where to resume after `matchTag(s, i)` said NO: past the run of open angles, except the last
  * MAX_LEAD of a longer run (a tag may still start there).
@@ -9453,6 +11440,9 @@ module.exports = {
   KEYWORDS_SEED,
   KEYWORDS_ALL,
   KEYWORDS_NATIVE,
+  NO_TAG_HEAD,
+  NO_TAG_ANGLES,
+  NO_TAG_SO_FAR,
   fold,
   fold1,
   foldMap,
@@ -9482,7 +11472,7 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { Scanner } = __require("src/scanner.js");
 const { DEFAULT_FORMATS, FORMATS, PRESETS } = __require("src/formats.js");
 const { applyPolicy, checkPolicy, declaredNames, resolveToolName } = __require("src/names.js");
-const { checkTools, findToolSchema, normalizeInput, propertySchema, typedValue } = __require("src/schema.js");
+const { checkTools, findToolSchema, keepsText, normalizeInput, propertySchema, typedValue } = __require("src/schema.js");
 const { NO_SCHEMA } = __require("src/blocks.js");
 const { Phase, ReasoningGate, checkReasoning } = __require("src/reasoning.js");
 const { ArgumentsWriter } = __require("src/arguments.js");
@@ -9522,7 +11512,12 @@ class Sieve {
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this._schemas = new Map(); // call name -> its tool's schema (R17.9)
-    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, tools !== null ? (n, k, raw) => this._typed(n, k, raw) : null);
+    let typer = null;
+    if (tools !== null) {
+      typer = (n, k, raw) => this._typed(n, k, raw);
+      typer.kind = (n, k) => this._kind(n, k);
+    }
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
           (index, name) => ({ type: 'tool_call_start', index, name }),
@@ -9588,22 +11583,30 @@ class Sieve {
     return r.calls.length ? r.calls[0].name : null;
   }
 
-  /** R17.9: a raw-text value typed by its tool's schema (see Python's Sieve._typed). */
-  _typed(name, key, raw) {
+  _schema(name) {
     const schemas = this._schemas;
-    let schema;
-    if (schemas.has(name)) {
-      schema = schemas.get(name);
-    } else {
-      const resolved = this.toolNames.length ? resolveToolName(name, this.toolNames) : name;
-      schema = findToolSchema(this.tools, resolved !== null ? resolved : name);
-      if (schemas.size >= 1024) schemas.clear();
-      schemas.set(name, schema);
-    }
-    const prop = propertySchema(schema, key);
+    if (schemas.has(name)) return schemas.get(name);
+    const resolved = this.toolNames.length ? resolveToolName(name, this.toolNames) : name;
+    const schema = findToolSchema(this.tools, resolved !== null ? resolved : name);
+    if (schemas.size >= 1024) schemas.clear();
+    schemas.set(name, schema);
+    return schema;
+  }
+
+  /** R17.9: a raw-text value typed by its tool's schema (Python's SchemaTyper). */
+  _typed(name, key, raw) {
+    const prop = propertySchema(this._schema(name), key);
     if (prop === null) return NO_SCHEMA;
     const [ok, v] = typedValue(prop, raw);
     return ok ? v : raw;
+  }
+
+  /** R16: 0 no schema entry for `key`; 1 its value stays the text as written; 2 it may be typed
+   * otherwise (it streams only once whole). Python's SchemaTyper.kind. */
+  _kind(name, key) {
+    const prop = propertySchema(this._schema(name), key);
+    if (prop === null) return 0;
+    return keepsText(prop) ? 1 : 2;
   }
 
   _normalizeInput(name, input) {

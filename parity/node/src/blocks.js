@@ -565,4 +565,4 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, rawValue, setKey };

@@ -7,6 +7,7 @@
 
 const strings = require('./strings');
 const values = require('./values');
+const { ObjectTap, sameCalls } = require('./blocktap');
 
 // The markers and the header's limit: generated from harmony.py (tables.js).
 const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = require('./tables');
@@ -26,6 +27,7 @@ class Harmony {
     this.kind = HEADER;
     this.recipient = '';
     this.body = [];
+    this.tap = null; // R16: the call's arguments as they arrive
   }
 }
 
@@ -49,6 +51,7 @@ function start(sc, opener, end) {
   hm.kind = HEADER;
   hm.recipient = '';
   hm.body = [];
+  hm.tap = null;
   sc.pos = end;
 }
 
@@ -103,8 +106,20 @@ function readHeader(sc) {
   hm.recipient = recipient(head);
   hm.head = [hm.opener + head + MESSAGE];
   hm.size = 0;
-  if (hm.recipient) hm.kind = CALL;
-  else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+  if (hm.recipient) {
+    hm.kind = CALL;
+    const name = strings.trim(hm.recipient.slice('functions.'.length));
+    if (sc.stream && hm.recipient.startsWith('functions.') && name) {
+      hm.tap = new ObjectTap(sc.typer, sc._name(name));
+      pull(sc);
+    }
+  } else hm.kind = channel === 'analysis' ? REASONING : CONTENT;
+}
+
+function lstripBlank(s) {
+  let i = 0;
+  while (i < s.length && JS_SPACE.includes(s[i])) i++;
+  return s.slice(i);
 }
 
 function firstWord(s) {
@@ -183,7 +198,16 @@ function take(sc, s) {
   } else {
     hm.body.push(s);
     hm.size += strings.codePoints(s);
-    if (hm.size > sc.maxCapture) {
+    if (hm.tap !== null) {
+      hm.tap.feed(s);
+      pull(sc);
+      if (hm.tap.broken >= 0) {
+        keep(sc, '');
+        return;
+      }
+    }
+    if (hm.size > sc.maxCapture && !(hm.tap !== null && hm.tap.started)) {
+      // D43 (D37: not once a call is announced)
       sc._flushText();
       sc.out.push({ type: 'text', text: hm.head.join('') + hm.body.join(''), note: 'capture_limit' });
       hm.head = [];
@@ -193,8 +217,57 @@ function take(sc, s) {
   }
 }
 
+/** What the tap learned goes out (R16). */
+function pull(sc) {
+  const tap = sc.hm.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its body stopped being a JSON object: its event, and the
+ * rest of the message is content (`endToken`: the message ended too). */
+function keep(sc, endToken) {
+  const hm = sc.hm;
+  const tap = hm.tap;
+  const text = hm.body.join('');
+  const cut = tap.broken;
+  const whole = cut >= text.length;
+  const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  hm.tap = null;
+  hm.head = [];
+  hm.body = [];
+  hm.kind = CONTENT;
+  sc._emit(text.slice(cut));
+}
+
 function end(sc, endToken) {
   const hm = sc.hm;
+  const tap = hm.tap;
+  if (tap !== null) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const text = hm.body.join('');
+      const [ok, args] = strings.trim(text) ? values.jsonValue(text) : [true, {}];
+      const isObject = ok && args !== null && typeof args === 'object' && !Array.isArray(args);
+      if (!(isObject && sameCalls(tap.calls, [{ name: tap.name, input: args }]))) {
+        tap.broken = text.length - lstripBlank(text.slice(tap.doneAt)).length;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc, endToken);
+      sc.mode = TEXT_MODE;
+      sc.line.midLine();
+      return true;
+    }
+    hm.tap = null;
+  }
   if (hm.kind === CALL) {
     const text = hm.body.join('');
     const raw = hm.head.join('') + text + endToken;

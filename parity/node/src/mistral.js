@@ -8,6 +8,7 @@
 const strings = require('./strings');
 const values = require('./values');
 const { Body, jsonItem, nameOk } = require('./blocks');
+const { ObjectTap, sameCalls } = require('./blocktap');
 
 // The markers and the head's limit: generated from mistral.py (tables.js).
 const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = require('./tables');
@@ -27,6 +28,7 @@ class Mistral {
     this.esc = false;
     this.over = false;
     this.blank = true;
+    this.tap = null; // R16: a v11 call's arguments as they arrive
   }
 }
 
@@ -52,6 +54,7 @@ function start(sc, end) {
   m.esc = false;
   m.over = false;
   m.blank = true;
+  m.tap = null;
   sc.pos = end;
 }
 
@@ -88,6 +91,7 @@ function head(sc, final) {
           sc.pos = k;
           m.stage = JSON_STAGE;
           m.size = 0;
+          if (sc.stream) announce(sc);
           return true;
         }
         return fails(sc, k);
@@ -173,6 +177,55 @@ function json(sc, final) {
   return false;
 }
 
+/** A v11 head, `NAME[CALL_ID]ID[ARGS]`: its name (trimmed) and id. */
+function nameAndId(head) {
+  let name = head;
+  let id = null;
+  const k = head.indexOf(ARGS);
+  if (k >= 0) name = head.slice(0, k);
+  const c = name.indexOf(CALL_ID);
+  if (c >= 0) {
+    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
+    name = name.slice(0, c);
+  }
+  return [strings.trim(name), id];
+}
+
+/** R16: a v11 call whose name is valid is announced as its JSON starts. */
+function announce(sc) {
+  const m = sc.mi;
+  const [name, id] = nameAndId(strings.trim(m.head.join('')));
+  if (nameOk(name)) {
+    m.tap = new ObjectTap(sc.typer, sc._name(name), id);
+    pull(sc);
+  }
+}
+
+function pull(sc) {
+  const tap = sc.mi.tap;
+  if (tap !== null && tap.out.length) {
+    sc._flushText();
+    for (const e of tap.out) sc.out.push(e);
+    tap.out = [];
+  }
+}
+
+/** R16.3: the announced call ends where its JSON stopped being an object: its event, and the
+ * rest of the JSON value is text, as it comes. */
+function keep(sc) {
+  const m = sc.mi;
+  const tap = m.tap;
+  const text = m.json.join('');
+  const cut = tap.broken;
+  sc.saw = true;
+  sc._flushText();
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  m.tap = null;
+  m.json = [];
+  m.over = true;
+  sc._emit(text.slice(cut));
+}
+
 function take(sc, s) {
   const m = sc.mi;
   if (m.over) {
@@ -181,6 +234,15 @@ function take(sc, s) {
   }
   m.json.push(s);
   m.size += strings.codePoints(s);
+  if (m.tap !== null) {
+    m.tap.feed(s);
+    pull(sc);
+    if (m.tap.broken >= 0) {
+      keep(sc);
+      return;
+    }
+    if (m.tap.started) return; // (the capture limit stops applying to an announced call, D37)
+  }
   if (m.size > sc.maxCapture) {
     sc._flushText();
     sc.out.push({ type: 'text', text: MARKER + m.head.join('') + m.json.join(''), note: 'capture_limit' });
@@ -191,6 +253,26 @@ function take(sc, s) {
 
 function end(sc, complete) {
   const m = sc.mi;
+  const tap = m.tap;
+  if (tap !== null && !m.over) {
+    tap.finish();
+    pull(sc);
+    if (tap.broken < 0) {
+      const got = complete ? calls(m.head.join(''), m.json.join('')) : null;
+      if (got === null || got[1].length || !sameCalls(tap.calls, got[0])) {
+        const text = m.json.join('');
+        let j = tap.doneAt;
+        while (j < text.length && strings.JS_SPACE.includes(text[j])) j++;
+        tap.broken = j;
+      }
+    }
+    if (tap.broken >= 0) {
+      keep(sc);
+      sc._resumeText();
+      return true;
+    }
+    m.tap = null;
+  }
   if (m.over) {
     sc._resumeText();
     return true;
@@ -243,16 +325,7 @@ function calls(head, text) {
     for (const item of Array.isArray(v) ? v : [v]) jsonItem(item, out, null); // (as Hermes' items, R17.1)
     return [out.calls, out.malformed];
   }
-  let name = h;
-  let id = null;
-  const k = h.indexOf(ARGS);
-  if (k >= 0) name = h.slice(0, k);
-  const c = name.indexOf(CALL_ID);
-  if (c >= 0) {
-    id = strings.trim(name.slice(c + CALL_ID.length)) || null;
-    name = name.slice(0, c);
-  }
-  name = strings.trim(name);
+  const [name, id] = nameAndId(h);
   if (!nameOk(name)) wrong.push(bad(strings.trim(head + text), 'invalid name', name || null));
   else if (!ok || !isDict(v)) wrong.push(bad(strings.trim(text), 'arguments are not a JSON object', name));
   else found.push(id === null ? { name, input: v } : { name, input: v, id });

@@ -12,7 +12,18 @@ const strings = require('./strings');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
 const { matchMarker } = sections;
-const { INVOKE, MORE, NO, OPEN_ANGLES, STOP, WRAPPER, escapeClass, matchCdataOpen } = require('./shell');
+const {
+  INVOKE,
+  MORE,
+  NO,
+  NO_TAG_ANGLES,
+  NO_TAG_SO_FAR,
+  OPEN_ANGLES,
+  STOP,
+  WRAPPER,
+  escapeClass,
+  matchCdataOpen,
+} = require('./shell');
 const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = require('./fences');
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = require('./scanbase');
 const { FORMATS } = require('./formats');
@@ -40,7 +51,8 @@ const REGIONS = {
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
  * `<` of prose HTML (`<div class=`, `</span>`: an ASCII head starting with a letter or digit,
  * ended, with no keyword of any format, so every recognizer says NO); open angles before a blank
- * head that has ended (`a < b`); a newline followed by a character that cannot start anything at
+ * head that has ended (`a < b`); open angles that start no tag (shell.js NO_TAG_ANGLES: runs of
+ * prefixes like `<｜DSML｜<｜DSML｜`); a newline followed by a character that cannot start anything at
  * a line start (no indent, fence or tag). It consumes only what is decided whatever follows, so
  * it does not depend on where a chunk ended; it stops at anything else, for the steps.
  *
@@ -56,7 +68,10 @@ function proseSkip(jsonCalls, brackets = false) {
   // `a < b and c > d`, `<< shifts >>`: a head that starts blank is no tag once it has ended
   const blank = '<{1,8}(?=[ \\t][^' + escapeClass(STOP) + ']{0,63}' + stop + ')';
   const newline = '\\n(?=[^ \\t\\r\\n`~<\\uff1c\\u3008\\u300a{])';
-  return new RegExp('(?:' + plain + '+|' + tag + '|' + blank + '|' + newline + '){0,' + PROSE_REPS + '}', 'y');
+  return new RegExp(
+    '(?:' + plain + '+|' + tag + '|' + blank + '|' + NO_TAG_ANGLES + '|' + newline + '){0,' + PROSE_REPS + '}',
+    'y',
+  );
 }
 
 // The characters of a prose tag head (see proseSkip): ASCII, no stop character (the head ends at
@@ -66,12 +81,9 @@ const PLAIN_HEAD_CHARS = Array.from({ length: 0x5f }, (_, k) => String.fromCharC
   .filter((ch) => !STOP.includes(ch) && ch !== '|' && ch !== '!')
   .join('');
 const PROSE_REPS = 4096;
-// A prose tag head cut by the end of the input: every recognizer says MORE, except a `<pre ` at a
-// line start, which opens a region (D41) and is decided at its blank (Python's `_PLAIN_TAG_SO_FAR`).
-const PLAIN_TAG_SO_FAR = new RegExp(
-  '<(?![Pp][Rr][Ee][ \\t])\\/?(?:[A-Za-z0-9][' + escapeClass(PLAIN_HEAD_CHARS) + ']{0,62})?$',
-  'y',
-);
+// A tag head cut by the end of the input (shell.js NO_TAG_SO_FAR): prose waits there, as its steps
+// would (a `<pre ` at a line start opens a region, D41, and is decided at its blank).
+const PLAIN_TAG_SO_FAR = new RegExp(NO_TAG_SO_FAR, 'y');
 const PROSE = proseSkip(false);
 const PROSE_JSON = proseSkip(true);
 const PROSE_BR = proseSkip(false, true);
@@ -693,4 +705,4 @@ class Prose extends ScanBase {
   }
 }
 
-module.exports = { ANGLE, Prose, WS, proseEnd, search };
+module.exports = { ANGLE, Prose, WS, matchRegion, proseEnd, search };

@@ -40,6 +40,7 @@ const sections = require('./sections');
 const values = require('./values');
 const strings = require('./strings');
 const { GRAMMARS } = require('./blocks');
+const { TAPS, sameCalls } = require('./blocktap');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
 const { ALL_FORMATS, FORMATS } = require('./formats');
@@ -61,6 +62,14 @@ const JSON_IN = /["\\]/g;
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
 
 /** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
+const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
+
+function lstripBlank(s) {
+  let i = 0;
+  while (i < s.length && strings.JS_SPACE.includes(s[i])) i++;
+  return i ? s.slice(i) : s;
+}
+
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
@@ -556,6 +565,10 @@ class Scanner extends DsmlCapture {
     blk.size = 0;
     blk.over = false;
     blk.start = this._abs(this.pos);
+    blk.wait = this.stream;
+    blk.head = '';
+    blk.row = null;
+    blk.tap = null;
     this.pos = end;
   }
 
@@ -599,7 +612,81 @@ class Scanner extends DsmlCapture {
     }
     blk.parts.push(s);
     blk.size += strings.codePoints(s);
-    if (blk.size > this.maxCapture) this._blkOverflow();
+    if (blk.wait) this._blkRow(s);
+    else if (blk.tap !== null) {
+      blk.tap.feed(s);
+      this._blkPull(false);
+    }
+    if (blk.over) return; // (the tap broke: the rest of the block is text)
+    if (blk.size > this.maxCapture && !(blk.tap !== null && blk.tap.started)) this._blkOverflow(); // (D37)
+  }
+
+  /** R16: the row whose tap reads the body, once the body's start tells (D45). */
+  _blkRow(s) {
+    const blk = this.blk;
+    const rows = blk.rows;
+    let row;
+    if (rows.length === 1 && !rows[0].body) {
+      row = rows[0];
+    } else {
+      const head = blk.head ? blk.head + s : lstripBlank(s);
+      blk.head = head.slice(0, FN_TAG.length);
+      if (!head || (head[0] === '<' && head.length < FN_TAG.length && FN_TAG.startsWith(head))) return;
+      row = rowFor(rows, head);
+    }
+    blk.wait = false;
+    const Tap = row !== null ? TAPS[row.grammar] : undefined;
+    if (row === null || Tap === undefined) return;
+    blk.row = row;
+    blk.tap = new Tap(this.typer);
+    blk.tap.feed(blk.parts.join(''));
+    this._blkPull(false);
+  }
+
+  /** What the tap learned goes out; a break ends the block there (R16.3). */
+  _blkPull(end) {
+    const blk = this.blk;
+    const tap = blk.tap;
+    if (tap === null) return;
+    if (tap.out.length) {
+      this._flushText();
+      for (const e of tap.out) this.out.push(e);
+      tap.out = [];
+    }
+    this.work += tap.work;
+    tap.work = 0;
+    if (tap.broken >= 0 && !end) this._blkKeep(tap, blk.parts.join(''), false, false);
+  }
+
+  /**
+   * R16.3, D37: the block ends where its announced calls end (`tap.broken`): their event (with
+   * the malformed calls before the last of them), then the rest of the block is text, to its
+   * closer (text too, unless the block is whole). `end`: the body is complete.
+   */
+  _blkKeep(tap, body, closed, end) {
+    const blk = this.blk;
+    const row = blk.row;
+    const cut = tap.broken;
+    const before = body.slice(0, tap.callAt);
+    const got = strings.trim(before) ? GRAMMARS[row.grammar](before, this.typer) : null;
+    this.work += before.length;
+    const calls = tap.calls.map((c) => (c.id === undefined ? { name: this._name(c.name), input: c.input } : { name: this._name(c.name), input: c.input, id: c.id }));
+    const whole = cut >= body.length;
+    const raw = blk.opener + body.slice(0, cut) + (whole && closed ? blk.closer : '');
+    this.saw = true;
+    this._flushText();
+    const e = toolCallsEvent(calls, raw);
+    e.format = row.name;
+    if (got !== null && got.malformed.length) e.malformed = got.malformed;
+    if (whole && end && !closed) e.repaired = ['D44'];
+    this.out.push(e);
+    blk.tap = null;
+    blk.parts = [];
+    const rest = body.slice(cut) + (closed && !whole ? blk.closer : '');
+    this._emit(rest);
+    if (end) this._textResumes(raw + rest);
+    else blk.over = true; // to its closer, the block is text as it comes
+    return true;
   }
 
   /** Past maxCapture the block is released as text (with a note), the rest as it comes (D43). */
@@ -609,6 +696,8 @@ class Scanner extends DsmlCapture {
     this.out.push(textEvent(blk.opener + blk.parts.join(''), 'capture_limit'));
     blk.parts = [];
     blk.over = true;
+    blk.tap = null;
+    blk.wait = false;
   }
 
   _blkEnd(closed) {
@@ -620,17 +709,29 @@ class Scanner extends DsmlCapture {
       return true;
     }
     const body = blk.parts.join('');
+    const tap = blk.tap;
+    if (tap !== null) {
+      tap.finish();
+      this._blkPull(true);
+      if (tap.broken >= 0) return this._blkKeep(tap, body, closed, true);
+    }
     blk.parts = [];
     this.work += body.length;
     const row = rowFor(blk.rows, body);
     const got = row !== null ? GRAMMARS[row.grammar](body, this.typer) : null;
     const raw = blk.opener + body + closer;
-    if (
+    const bad =
       row === null ||
       got === null ||
       (!got.calls.length && !got.malformed.length) ||
-      (!closed && (!row.eofRepair || !got.calls.length || got.malformed.length))
-    ) {
+      (!closed && (!row.eofRepair || !got.calls.length || got.malformed.length));
+    if (tap !== null && tap.started && (bad || !sameCalls(tap.calls, got.calls))) {
+      // R16.3: the block is not what its announced calls said: it ends after them
+      tap.broken = body.length - lstripBlank(body.slice(tap.doneAt)).length;
+      return this._blkKeep(tap, body, closed, true);
+    }
+    blk.tap = null;
+    if (bad) {
       this._emit(raw); // R4: not a block of an enabled format; nothing is lost
       this._textResumes(raw);
       return true;

@@ -213,6 +213,14 @@ function schemaTypes(s) {
 }
 
 /** [true, value] when `raw` reads as a type the property's schema allows, else [false, null]. */
+/** Does `typedValue` give every text back as written (the schema allows a string, or says nothing
+ * usable)? Only then can a raw-text value stream before it ends (R16, R17.9). */
+function keepsText(schema) {
+  if (!isDict(schema)) return true;
+  const types = schemaTypes(schema);
+  return !types.length || types.includes('string');
+}
+
 function typedValue(schema, raw) {
   if (!isDict(schema)) return [false, null];
   const types = schemaTypes(schema);
@@ -257,6 +265,7 @@ function normalizeInput(name, input, tools) {
 
 module.exports = {
   checkTools,
+  keepsText,
   SCHEMA_KEYS,
   toolName,
   toolSchema,

@@ -301,6 +301,59 @@ function matchHead(s, j, final, keywords) {
   return matchAttrs(s, k, local, closing, final, local === WRAPPER ? wrapperFormat(word) : '');
 }
 
+// ---- open angles that start no tag, decided by one regex (hostile prefixes) ------------------
+// Python's NO_TAG_HEAD / NO_TAG_ANGLES / NO_TAG_SO_FAR (shell.py says why each is decided).
+
+// Head characters that keyword search reads as written (code units: a surrogate folds to itself).
+const NO_TAG_HEAD =
+  '[^' +
+  escapeClass(
+    [
+      ...new Set([
+        ...STOP_CHARS,
+        '!',
+        '\x7f',
+        ...Array.from({ length: 0x20 }, (_, c) => String.fromCharCode(c)).filter((c) => c !== '\t'),
+        ...[...FOLD]
+          .filter(([c, f]) => c >= 0x80 && (f === null || /^[a-z0-9_\-![]$/.test(f)))
+          .map(([c]) => String.fromCharCode(c)),
+      ]),
+    ]
+      .sort()
+      .join(''),
+  ) +
+  ']';
+const ANGLE_CLASS = '[' + OPEN_ANGLES + ']';
+// A keyword of any format (KEYWORDS_ALL) in ASCII of either case, where it ends (R2.2).
+const TAG_KEYWORDS = [
+  'tool_calls',
+  'toolcalls',
+  'tool-calls',
+  'function_calls',
+  'functioncalls',
+  'function-calls',
+  'invoke',
+  'parameter',
+];
+const KEYWORD_ANY_CASE =
+  '(?:' +
+  TAG_KEYWORDS
+    .map((w) => Array.from(w, (c) => (/[a-z]/.test(c) ? '[' + c + c.toUpperCase() + ']' : c)).join(''))
+    .join('|') +
+  ')(?![A-Za-z0-9_-])';
+const NO_KEYWORD_HEAD =
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + ')' + NO_TAG_HEAD + '{1,' + MAX_HEAD + '}';
+const NO_TAG_ANGLES =
+  '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
+  '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
+  NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
+  '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
+  '[' + escapeClass(STOP_CHARS) + '])';
+const NO_TAG_SO_FAR =
+  '<(?![Pp][Rr][Ee][ \\t])(?:' + ANGLE_CLASS + '{0,' + (MAX_LEAD - 1) + '}|[/\uff0f]' + ANGLE_CLASS +
+  '{1,' + MAX_LEAD + '})' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}$';
+
 /**
  * Where to resume after `matchTag(s, i)` said NO: past the run of open angles, except the last
  * MAX_LEAD of a longer run (a tag may still start there).
@@ -527,6 +580,9 @@ module.exports = {
   KEYWORDS_SEED,
   KEYWORDS_ALL,
   KEYWORDS_NATIVE,
+  NO_TAG_HEAD,
+  NO_TAG_ANGLES,
+  NO_TAG_SO_FAR,
   fold,
   fold1,
   foldMap,

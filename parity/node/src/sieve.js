@@ -9,7 +9,7 @@ const { InputTypeError, OptionsError, SieveClosedError, checkOptions, typeName }
 const { Scanner } = require('./scanner');
 const { DEFAULT_FORMATS, FORMATS, PRESETS } = require('./formats');
 const { applyPolicy, checkPolicy, declaredNames, resolveToolName } = require('./names');
-const { checkTools, findToolSchema, normalizeInput, propertySchema, typedValue } = require('./schema');
+const { checkTools, findToolSchema, keepsText, normalizeInput, propertySchema, typedValue } = require('./schema');
 const { NO_SCHEMA } = require('./blocks');
 const { Phase, ReasoningGate, checkReasoning } = require('./reasoning');
 const { ArgumentsWriter } = require('./arguments');
@@ -49,7 +49,12 @@ class Sieve {
     const jsonCalls = opts.jsonToolCalls === undefined ? false : opts.jsonToolCalls;
     if (typeof jsonCalls !== 'boolean') throw new InputTypeError('jsonToolCalls must be a boolean');
     this._schemas = new Map(); // call name -> its tool's schema (R17.9)
-    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, tools !== null ? (n, k, raw) => this._typed(n, k, raw) : null);
+    let typer = null;
+    if (tools !== null) {
+      typer = (n, k, raw) => this._typed(n, k, raw);
+      typer.kind = (n, k) => this._kind(n, k);
+    }
+    this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
           (index, name) => ({ type: 'tool_call_start', index, name }),
@@ -115,22 +120,30 @@ class Sieve {
     return r.calls.length ? r.calls[0].name : null;
   }
 
-  /** R17.9: a raw-text value typed by its tool's schema (see Python's Sieve._typed). */
-  _typed(name, key, raw) {
+  _schema(name) {
     const schemas = this._schemas;
-    let schema;
-    if (schemas.has(name)) {
-      schema = schemas.get(name);
-    } else {
-      const resolved = this.toolNames.length ? resolveToolName(name, this.toolNames) : name;
-      schema = findToolSchema(this.tools, resolved !== null ? resolved : name);
-      if (schemas.size >= 1024) schemas.clear();
-      schemas.set(name, schema);
-    }
-    const prop = propertySchema(schema, key);
+    if (schemas.has(name)) return schemas.get(name);
+    const resolved = this.toolNames.length ? resolveToolName(name, this.toolNames) : name;
+    const schema = findToolSchema(this.tools, resolved !== null ? resolved : name);
+    if (schemas.size >= 1024) schemas.clear();
+    schemas.set(name, schema);
+    return schema;
+  }
+
+  /** R17.9: a raw-text value typed by its tool's schema (Python's SchemaTyper). */
+  _typed(name, key, raw) {
+    const prop = propertySchema(this._schema(name), key);
     if (prop === null) return NO_SCHEMA;
     const [ok, v] = typedValue(prop, raw);
     return ok ? v : raw;
+  }
+
+  /** R16: 0 no schema entry for `key`; 1 its value stays the text as written; 2 it may be typed
+   * otherwise (it streams only once whole). Python's SchemaTyper.kind. */
+  _kind(name, key) {
+    const prop = propertySchema(this._schema(name), key);
+    if (prop === null) return 0;
+    return keepsText(prop) ? 1 : 2;
   }
 
   _normalizeInput(name, input) {

@@ -226,6 +226,22 @@ const PROSE_PIECES = [
   '~',
   '{',
   '<',
+  // runs of tag-like prefixes that never become a tag (shell.js NO_TAG_ANGLES, NO_TAG_SO_FAR)
+  '<\uff5cDSML\uff5c<\uff5cDSML\uff5c<\uff5cDSML\uff5c',
+  '<|DSML|<|DSML|x',
+  '</</</</',
+  '</<</<<x>',
+  '<\uff5c<\uff5c<\uff5c',
+  '<invoke<invoke<Parameter<tool_calls<',
+  '<invoke|<invoke <invoke\u200b<',
+  '<\uff5ctool\u2581call<\uff5ctool\u2581call<',
+  '<tool_call<tool_call<',
+  '<'.repeat(12) + 'x<',
+  '\uff1c\u3008\u300ax\u300a',
+  '<pre x<pre<PRE\t<',
+  '<!x<![<[CDATA[<\uff3bx<',
+  '<\uff54ool_calls<\u0442<\u200b<',
+  '</\uff0f<x<\uff0f<<tool_calls>',
 ];
 
 const NEVER = /(?!)/y;
@@ -469,4 +485,86 @@ test('jsonValue: the depth walk only for many openers gives what the walk always
     '[' + nest(3).repeat(300).replace(/\]\[/g, '],[') + ']', '{"a": ' + nest(250) + '}', '[' + '{},'.repeat(500) + '{}]',
   ];
   for (const c of cases) assert.deepStrictEqual(values.jsonValue(c), jsonReference(c), c.slice(0, 60));
+});
+
+// ---- open angles that start no tag (shell.js NO_TAG_ANGLES, NO_TAG_SO_FAR) ---------------------
+// (Python: test_no_tag_angles_are_no_for_every_prose_recognizer, test_no_tag_so_far_waits_at_a_cut_head)
+
+const { Scanner, ALL_FORMATS } = require('../src/scanner');
+const { matchRegion } = require('../src/prose');
+const { matchBlockMarker } = require('../src/scanbase');
+
+const NO_TAG_PIECES = [
+  '<\uff5cDSML\uff5c', '<|DSML|', '</', '<\uff5c', '<', '\uff1c', '\u3008', '\u300a', '/', '\uff0f', 'x', ' ', '\t', '\n',
+  '|', '\uff5c', 'invoke', 'tool_calls', 'parameter', 'function_calls', 'tool-calls', 'toolcalls', 'TOOL_CALLS',
+  'Invoke', '<pre ', '<pre', 'pre', 'PRE', '!', '\uff01', '[', '\uff3b', 'CDATA', '<![CDATA[', ']]>', '>', '=', '"',
+  'name', '<!--', '<\uff5ctool\u2581calls\u2581begin\uff5c>', '<\uff5cend\u2581of\u2581sentence\uff5c>', '<|start|>',
+  '<|end|>', '<tool_call>', '</tool_call>', '<|channel|>', '<|python_tag|>', '<minimax:tool_call>', '\u200b', '\x0b',
+  '\uff54', '\u0442', '\uff34', '\ufe4d', '\u2014', '\u2581', 'e', 'tool', '_', '-', 'calls', 'call', 'DSML', '\u212a',
+  '\u017f', '<'.repeat(9), '<'.repeat(8), '\u{1F600}', 'a'.repeat(30), 'b'.repeat(70),
+];
+
+function noTagTexts(count, seed) {
+  const r = rng(seed);
+  const out = [];
+  for (let x = 0; x < count; x++) {
+    let t = '';
+    for (let k = r.int(1, 30); k > 0; k--) t += r.choice(NO_TAG_PIECES);
+    out.push(t);
+  }
+  return out;
+}
+
+const BLOCKS = new Scanner(8 * 1024 * 1024, false, ALL_FORMATS)._blocks;
+
+/** What each recognizer the prose steps try at an open angle says there (every format on). */
+function proseAnswers(s, p, final) {
+  return [
+    matchBlockMarker(BLOCKS, s, p, final),
+    sections.matchMarker(s, p, final),
+    matchRegion(s, p, final, false),
+    matchRegion(s, p, final, true),
+    ...KEYWORD_SETS.map((kw) => shell.matchTag(s, p, final, kw)),
+  ];
+}
+
+test('NO_TAG_ANGLES: every angle it takes starts nothing, for every prose recognizer', () => {
+  const angles = new RegExp(shell.NO_TAG_ANGLES, 'y');
+  let taken = 0;
+  for (const text of noTagTexts(3000, 17)) {
+    for (let i = 0; i < text.length; i++) {
+      if (!shell.OPEN_ANGLES.includes(text[i])) continue;
+      angles.lastIndex = i;
+      if (!angles.test(text)) continue;
+      for (let p = i; p < angles.lastIndex; p++) {
+        taken++;
+        for (const final of [false, true]) {
+          const answers = proseAnswers(text, p, final);
+          assert.ok(answers.every((a) => a === 'NO'), JSON.stringify([text, p, final, answers]));
+        }
+      }
+    }
+  }
+  assert.ok(taken > 10000, String(taken));
+});
+
+test('NO_TAG_SO_FAR: at a head cut by the end of the input matchTag waits and nothing is decided', () => {
+  const soFar = new RegExp(shell.NO_TAG_SO_FAR, 'y');
+  let taken = 0;
+  for (const text of noTagTexts(1500, 18)) {
+    for (let end = 1; end <= text.length; end++) {
+      const s = text.slice(0, end);
+      for (let i = Math.max(0, end - 80); i < end; i++) {
+        if (s[i] !== '<') continue;
+        soFar.lastIndex = i;
+        if (!soFar.test(s)) continue;
+        taken++;
+        const answers = proseAnswers(s, i, false);
+        const why = JSON.stringify([s, i, answers]);
+        assert.ok(answers.every((a) => a === MORE || a === 'NO'), why);
+        assert.ok(answers.slice(4).every((a) => a === MORE), why);
+      }
+    }
+  }
+  assert.ok(taken > 5000, String(taken));
 });

@@ -107,3 +107,49 @@ test('an unmatched code span holds at most maxCaptureChars (issue 14.1)', () => 
     assert.ok(biggest <= 1000 + size + 8, `held ${biggest} characters`);
   }
 });
+
+// R16 in the R17 formats (D62): the taps read each block as it arrives; with streamArguments they
+// must stay as linear as the block engine that holds the block (python/tests/core/test_hostile.py).
+const STREAMED = {
+  'Qwen3-Coder value of one million <': () => '<tool_call>\n<function=f>\n<parameter=p>\n' + '<'.repeat(1_000_000),
+  'Qwen3-Coder 10,000 parameters': () =>
+    '<tool_call>\n<function=f>\n' +
+    Array.from({ length: 10_000 }, (_, i) => `<parameter=p${i}>\n${i}\n</parameter>\n`).join('') +
+    '</function>\n</tool_call>',
+  'GLM value of 100,000 partial closers': () =>
+    '<tool_call>f<arg_key>k</arg_key><arg_value>' + '</arg_valu'.repeat(100_000) + '</arg_value></tool_call>',
+  'GLM number-like value of one million digits': () =>
+    '<tool_call>f<arg_key>k</arg_key><arg_value>' + '1'.repeat(1_000_000) + '</arg_value></tool_call>',
+  'MiniMax invoke head of 100,000 blanks': () =>
+    '<minimax:tool_call><invoke name="a"></invoke><invoke' + ' '.repeat(100_000) + 'name="b"></invoke></minimax:tool_call>',
+  'MiniMax 10,000 invokes': () =>
+    '<minimax:tool_call>' +
+    Array.from({ length: 10_000 }, (_, i) => `<invoke name="f"><parameter name="p">${i}</parameter></invoke>`).join('') +
+    '</minimax:tool_call>',
+  'Kimi-K2 string of 200,000 escapes': () =>
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>' +
+    '{"s": "' + '\\n\\u00e9'.repeat(200_000) + '"}<|tool_call_end|><|tool_calls_section_end|>',
+  'Kimi-K2 value nested 100,000 deep': () =>
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>' +
+    '{"v": ' + '['.repeat(100_000) + ']'.repeat(100_000) + '}<|tool_call_end|><|tool_calls_section_end|>',
+  'Hermes object of 100,000 keys': () =>
+    '<tool_call>{"name": "f", "arguments": {' +
+    Array.from({ length: 100_000 }, (_, i) => `"k${i}": "${i}"`).join(', ') +
+    '}}</tool_call>',
+  'Harmony body of one million <|': () => '<|channel|>commentary to=functions.f<|message|>{"s": "' + '<|'.repeat(500_000) + '"}<|call|>',
+  'Mistral arguments of 100,000 nested objects': () =>
+    '[TOOL_CALLS]f[ARGS]{"v": ' + '{"a": '.repeat(100_000) + '1' + '}'.repeat(100_000) + '}',
+};
+
+for (const [name, make] of Object.entries(STREAMED)) {
+  test(`hostile, streamArguments: ${name}`, () => {
+    const text = make();
+    const s = new Sieve({ streamArguments: true });
+    const events = [];
+    for (let i = 0; i < text.length; i += 16) events.push(...s.feed(text.slice(i, i + 16)));
+    events.push(...s.flush());
+    assert.strictEqual(events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text ?? '')).join(''), text);
+    const chunks = Math.ceil(text.length / 16);
+    assert.ok(s.work <= 4 * text.length + 64 * chunks, `work ${s.work} for ${text.length} characters`);
+  });
+}

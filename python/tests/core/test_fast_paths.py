@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import callsieve
-from callsieve import Sieve, scanner, sections
+from callsieve import Sieve, prose, scanbase, scanner, sections, shell
+from callsieve.formats import ALL_FORMATS, BLOCK_FORMATS
 from callsieve.shell import (
     KEYWORDS_ALL,
     KEYWORDS_NATIVE,
@@ -189,6 +190,149 @@ def test_match_cdata_open_plain_spelling() -> None:
                     assert shell.match_cdata_open(s[:end], 0, final) == general(s[:end], final), s[:end]
 
 
+# ---- open angles that start no tag (shell.NO_TAG_ANGLES, NO_TAG_SO_FAR) ----------------------
+
+NO_TAG_PIECES = [
+    *("<｜DSML｜", "<|DSML|", "</", "<｜", "<", "＜", "〈", "《", "/", "／", "x", " ", "\t", "\n", "|", "｜"),
+    *(
+        "invoke",
+        "tool_calls",
+        "parameter",
+        "function_calls",
+        "tool-calls",
+        "toolcalls",
+        "TOOL_CALLS",
+        "Invoke",
+    ),
+    *(
+        "<pre ",
+        "<pre",
+        "pre",
+        "PRE",
+        "!",
+        "！",
+        "[",
+        "［",
+        "CDATA",
+        "<![CDATA[",
+        "]]>",
+        ">",
+        "=",
+        '"',
+        "name",
+    ),
+    *("<!--", "<｜tool▁calls▁begin｜>", "<｜end▁of▁sentence｜>", "<|start|>", "<|end|>", "<tool_call>"),
+    *(
+        "</tool_call>",
+        "<|channel|>",
+        "<|python_tag|>",
+        "<minimax:tool_call>",
+        "\u200b",
+        "\x0b",
+        "ｔ",
+        "т",
+        "Ｔ",
+    ),
+    *(
+        "﹍",
+        "—",
+        "▁",
+        "e",
+        "tool",
+        "_",
+        "-",
+        "calls",
+        "call",
+        "DSML",
+        "K",
+        "ſ",
+        "<" * 9,
+        "<" * 8,
+        "\U0001f600",
+    ),
+    *("a" * 30, "b" * 70),
+]
+
+
+def _no_tag_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(NO_TAG_PIECES) for _ in range(rng.randint(1, 30))) for _ in range(count)]
+
+
+def _prose_answers(s: str, p: int, final: bool) -> list[object]:
+    """What each recognizer the prose steps try at an open angle says there (every format on)."""
+    markers = scanbase.block_markers(ALL_FORMATS)
+    out: list[object] = [
+        scanbase.match_block_marker(markers, s, p, final),
+        sections.match_marker(s, p, final),
+        prose.match_region(s, p, final, False),
+        prose.match_region(s, p, final, True),
+    ]
+    return out + [match_tag(s, p, final, kw) for kw in KEYWORD_SETS]
+
+
+def test_no_tag_angles_are_no_for_every_prose_recognizer() -> None:
+    """Wherever NO_TAG_ANGLES matches, every angle it takes starts nothing, whatever follows."""
+    angles = re.compile(shell.NO_TAG_ANGLES)
+    taken = 0
+    for text in _no_tag_texts(3000, 17):
+        for i, ch in enumerate(text):
+            m = angles.match(text, i) if ch in shell.OPEN_ANGLES else None
+            if m is None:
+                continue
+            for p in range(i, m.end()):
+                taken += 1
+                for final in (False, True):
+                    assert set(map(str, _prose_answers(text, p, final))) == {"NO"}, (text, p, final)
+    assert taken > 10000
+
+
+def test_no_tag_so_far_waits_at_a_cut_head() -> None:
+    """Wherever NO_TAG_SO_FAR matches (a head cut by the end of the input), match_tag waits and
+    no other prose recognizer decides anything."""
+    so_far = re.compile(shell.NO_TAG_SO_FAR)
+    taken = 0
+    for text in _no_tag_texts(1500, 18):
+        for end in range(1, len(text) + 1):
+            s = text[:end]
+            for i in range(max(0, end - 80), end):
+                if s[i] != "<" or not so_far.match(s, i):
+                    continue
+                taken += 1
+                answers = _prose_answers(s, i, False)
+                assert all(a in (MORE, "NO") for a in answers), (s, i, answers)
+                assert all(a == MORE for a in answers[4:]), (s, i, answers)
+    assert taken > 5000
+
+
+def test_no_marker_fits_in_a_no_tag_head() -> None:
+    """The argument behind both: every marker a prose recognizer knows holds a character no
+    such head holds (its closing `>`)."""
+    head = re.compile(shell.NO_TAG_HEAD)
+    rows = [(r.opener, *r.also_opens, r.closer, *r.strays) for r in BLOCK_FORMATS]
+    markers = [m for row in rows for m in row if m] + [m for m, _ in sections._MARKERS]
+    for m in markers:
+        assert m[0] == "<" and not all(head.fullmatch(c) for c in m[1:]), m
+
+
+def test_no_tag_angles_take_the_hostile_prefixes() -> None:
+    angles = re.compile(shell.NO_TAG_ANGLES)
+    for run, taken in (
+        *(
+            ("<｜DSML｜", 3),
+            ("<|DSML|", 3),
+            ("<｜", 3),
+            ("<invoke", 3),
+            ("<｜tool▁call", 3),
+            ("<tool_call", 3),
+        ),
+        ("</", 2),  # `</</…`: decided by the head after the next `</<`
+    ):
+        text = run * 3 + "<"
+        got = [angles.match(text, k) is not None for k in range(0, len(text) - 1, len(run))]
+        assert got == [True] * taken + [False] * (3 - taken), run
+
+
 # ---- feed's fast paths: a chunk that only extends a tag or marker the steps wait on ---------
 
 FEED_FAST_PATHS = ("_cap_waits", "_sec_waits")
@@ -317,3 +461,46 @@ def test_after_every_feed_the_steps_have_nothing_to_do() -> None:
             assert scanner._STEPS[sc.mode](sc, False) is False, (text, chunk)
             after = (sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, len(sc.buf))
             assert after == before and not sc.out and not sc._text, (text, chunk)
+
+
+_NEVER = re.compile("(?!)")
+
+
+def _fed_prose(text: str, size: int, opts: dict[str, object], reference: bool) -> list[object]:
+    """Each feed's events (and where the steps stand), the prose skip and the cut-head shortcuts
+    on, or reduced to runs of plain characters (`reference`: the steps decide every angle)."""
+    s = Sieve(**opts)  # type: ignore[arg-type]
+    sc = s._scanner
+    saved = (prose._PLAIN_TAG_SO_FAR, scanner._CUT_HEAD)
+    if reference:
+        stops = "\n`<＜〈《" + ("{" if sc.json_calls else "") + ("\\[" if sc._brackets else "")
+        sc._prose = re.compile(f"[^{stops}]*")
+        prose._PLAIN_TAG_SO_FAR = scanner._CUT_HEAD = _NEVER  # type: ignore[misc]
+    try:
+        out: list[object] = [
+            [*s.feed(text[i : i + size]), sc.mode, sc.base + sc.pos] for i in range(0, len(text), size)
+        ]
+        out += [list(s.flush()), sc.work]
+    finally:
+        prose._PLAIN_TAG_SO_FAR, scanner._CUT_HEAD = saved  # type: ignore[misc]
+    return out
+
+
+@white_box
+def test_the_prose_skip_on_no_tag_angles_changes_no_event() -> None:
+    """Runs of tag-like prefixes (and what they are mixed with) give, chunk by chunk, the events
+    the steps give when the prose skip decides no angle (Node: fast-paths.test.js, prose skip)."""
+    rng = random.Random(19)
+    texts = _no_tag_texts(700, 19) + [
+        run * 40 + tail
+        for run in ("<｜DSML｜", "<|DSML|", "</", "<｜", "<invoke", "<｜tool▁call", "<", "<tool_calls")
+        for tail in ("", " then text", '<|DSML|invoke name="f">', "\n<|DSML|tool_calls>", "<pre x>")
+    ]
+    for text in texts:
+        opts: dict[str, object] = rng.choice([{}, {"json_tool_calls": True}, {"formats": ["dsml"]}])
+        for size in (1, 3, 16, len(text)):
+            assert _fed_prose(text, size, opts, False) == _fed_prose(text, size, opts, True), (
+                text,
+                size,
+                opts,
+            )

@@ -124,3 +124,65 @@ def test_every_prefix_of_a_valid_block_then_flush() -> None:
         events, work = stream(prefix, 5)
         assert "".join(e.source for e in events) == prefix
         assert work <= 4 * len(prefix) + 64 * (len(prefix) // 5 + 1)
+
+
+# R16 in the R17 formats (D62): the taps read each block as it arrives; with stream_arguments
+# they must stay as linear as the block engine that holds the block.
+STREAMED: dict[str, Callable[[], str]] = {
+    "Qwen3-Coder value of one million <": lambda: (
+        "<tool_call>\n<function=f>\n<parameter=p>\n" + "<" * 1_000_000
+    ),
+    "Qwen3-Coder 10,000 parameters": lambda: (
+        "<tool_call>\n<function=f>\n"
+        + "".join(f"<parameter=p{i}>\n{i}\n</parameter>\n" for i in range(10_000))
+        + "</function>\n</tool_call>"
+    ),
+    "GLM value of 100,000 partial closers": lambda: (
+        "<tool_call>f<arg_key>k</arg_key><arg_value>" + "</arg_valu" * 100_000 + "</arg_value></tool_call>"
+    ),
+    "GLM number-like value of one million digits": lambda: (
+        "<tool_call>f<arg_key>k</arg_key><arg_value>" + "1" * 1_000_000 + "</arg_value></tool_call>"
+    ),
+    "MiniMax invoke head of 100,000 blanks": lambda: (
+        '<minimax:tool_call><invoke name="a"></invoke><invoke'
+        + " " * 100_000
+        + 'name="b"></invoke></minimax:tool_call>'
+    ),
+    "MiniMax 10,000 invokes": lambda: (
+        "<minimax:tool_call>"
+        + "".join(f'<invoke name="f"><parameter name="p">{i}</parameter></invoke>' for i in range(10_000))
+        + "</minimax:tool_call>"
+    ),
+    "Kimi-K2 string of 200,000 escapes": lambda: (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+        '{"s": "' + "\\n\\u00e9" * 200_000 + '"}<|tool_call_end|><|tool_calls_section_end|>'
+    ),
+    "Kimi-K2 value nested 100,000 deep": lambda: (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+        '{"v": ' + "[" * 100_000 + "]" * 100_000 + "}<|tool_call_end|><|tool_calls_section_end|>"
+    ),
+    "Hermes object of 100,000 keys": lambda: (
+        '<tool_call>{"name": "f", "arguments": {'
+        + ", ".join(f'"k{i}": "{i}"' for i in range(100_000))
+        + "}}</tool_call>"
+    ),
+    "Harmony body of one million <|": lambda: (
+        '<|channel|>commentary to=functions.f<|message|>{"s": "' + "<|" * 500_000 + '"}<|call|>'
+    ),
+    "Mistral arguments of 100,000 nested objects": lambda: (
+        '[TOOL_CALLS]f[ARGS]{"v": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(STREAMED))
+def test_hostile_blocks_stream_their_arguments_in_linear_work(name: str) -> None:
+    text = STREAMED[name]()
+    s = Sieve(stream_arguments=True)
+    events: list[Event] = []
+    for i in range(0, len(text), 16):
+        events += s.feed(text[i : i + 16])
+    events += s.flush()
+    assert "".join(e.source for e in events) == text
+    chunks = -(-len(text) // 16)
+    assert s.work <= 4 * len(text) + 64 * chunks, f"work {s.work} for {len(text)} characters"

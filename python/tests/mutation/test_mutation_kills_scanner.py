@@ -64,7 +64,13 @@ PROSE_ENDS = [
     ("<" + "b" * 64 + " tool>", 0, 0),
     ("< x>", 4, 4),
     ("<<<<<<<< x>", 11, 11),  # up to 8 angles before a blank head
-    ("<<<<<<<<< x>", 0, 0),
+    ("<<<<<<<<< x>", 12, 12),  # no tag starts at the first of 9 angles (shell.NO_TAG_ANGLES), then 8
+    ("<｜DSML｜<｜DSML｜x", 7, 7),  # a head that ends at an angle starts no tag; the last is cut
+    ("<invoke<invoke", 7, 7),  # a keyword right before the angle: no tag either
+    ("<invoke|<", 0, 0),  # (`invoke|` is a tag, R2.6)
+    ("</</x>", 6, 6),  # D15: `</<x>` is no tag, `</x>` is prose HTML
+    ("</</tool_calls>", 0, 0),
+    ("<pre<", 0, 0),
     ("<\tx>", 4, 4),
     ("< " + "x" * 63 + ">", 66, 66),  # a blank head ends within 64 characters
     ("< " + "x" * 64 + ">", 0, 0),

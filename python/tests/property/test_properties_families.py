@@ -97,3 +97,72 @@ def test_fragments_concatenate_to_the_final_arguments(
     for i, call in enumerate(finals):
         assert started[i] == call.name
         assert args[i] == json_text(call.input)
+
+
+@settings(max_examples=200, deadline=None)
+@given(DOCUMENTS, PRESET, st.data())
+def test_chunk_invariance_with_incremental_arguments(
+    text: str, preset: str | None, data: st.DataObject
+) -> None:
+    """R16.4: with stream_arguments only fragment boundaries depend on chunking (the blocks'
+    calls are announced as they arrive, and a break, R16.3, is decided by the text)."""
+    whole = shape(stream([text], preset, stream_arguments=True))
+    assert shape(stream(list(text), preset, stream_arguments=True)) == whole
+    assert shape(stream(data.draw(split(text)), preset, stream_arguments=True)) == whole
+
+
+CLEAN_VALUES = st.sampled_from(
+    [*FAMILY_VALUES, " x ", "\n\nz\n", "true", "[1, 2]", "-2.5", "None", "12 apples"]
+)
+
+
+@st.composite
+def clean_block(draw: st.DrawFn) -> str:
+    """A well-formed block of a family the block engine streams: distinct keys, no markup in values."""
+    name = draw(st.sampled_from(["read_file", "get_weather", "run.task"]))
+    keys = draw(st.lists(st.sampled_from(["path", "city", "q", "n"]), unique=True, max_size=3))
+    vals = [draw(CLEAN_VALUES) for _ in keys]
+    kind = draw(st.integers(0, 4))
+    if kind == 0:
+        params = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in zip(keys, vals, strict=True))
+        opener, closer = draw(
+            st.sampled_from([("<tool_call>", "</tool_call>"), ("<seed:tool_call>", "</seed:tool_call>")])
+        )
+        return f"{opener}\n<function={name}>\n{params}</function>\n{closer}"
+    if kind == 1:
+        pairs = "".join(
+            f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in zip(keys, vals, strict=True)
+        )
+        return f"<tool_call>{name}\n{pairs}</tool_call>"
+    if kind == 2:
+        params = "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v in zip(keys, vals, strict=True))
+        return f'<minimax:tool_call>\n<invoke name="{name}">\n{params}</invoke>\n</minimax:tool_call>'
+    obj = json_text(
+        {
+            k: draw(st.sampled_from([v, 1, [1, {"a": "]"}], None, True]))
+            for k, v in zip(keys, vals, strict=True)
+        }
+    )
+    if kind == 3:
+        return (
+            f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>"
+            f"{obj}<|tool_call_end|><|tool_calls_section_end|>"
+        )
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {obj}}}\n</tool_call>'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(PROSE, clean_block()), max_size=5).map("".join), st.data())
+def test_well_formed_blocks_give_the_same_calls_with_incremental_arguments(
+    text: str, data: st.DataObject
+) -> None:
+    """R16.3 gives up the all-or-nothing only for broken blocks: a well-formed block's calls are
+    the same with stream_arguments, every one announced, its fragments joining to its arguments."""
+    events = stream(data.draw(split(text)), None, stream_arguments=True)
+    finals = [c for e in events if isinstance(e, ToolCallsEvent) for c in e.calls]
+    assert finals == list(parse(text).calls)
+    joined: dict[int, str] = {}
+    for e in events:
+        if isinstance(e, ToolCallArgumentsEvent):
+            joined[e.index] = joined.get(e.index, "") + e.delta
+    assert [joined[i] for i in range(len(finals))] == [json_text(c.input) for c in finals]

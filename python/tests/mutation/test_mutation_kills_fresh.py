@@ -1,0 +1,161 @@
+"""Tests that tell the code apart from the mutants that survived the full runs of 2026-12-06
+(names, schema, reasoning, shell, values): as in test_mutation_kills.py, each expectation comes
+from the rules or the documented API, not from the implementation's output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from callsieve import ToolCall, parse
+from callsieve.names import DeclaredNames, apply_policy, resolve_name, resolve_tool_name
+from callsieve.schema import _schema_types, property_schema, typed_value
+from callsieve.shell import MORE, NO, match_cdata_open
+
+# ---- names (R10.1, R10.2) ----------------------------------------------------------------------
+
+
+def test_a_tie_of_three_is_still_a_tie() -> None:
+    # Three declared names share a case-folded key: a tie at that level is no match (R10.1), however
+    # many names tie.
+    assert resolve_tool_name("aB", ["ab", "AB", "Ab"]) is None
+    assert resolve_tool_name("x.aB", ["ab", "AB", "Ab"]) is None
+    assert resolve_tool_name("a-b", ["a_b", "a__b", "A_B"]) is None
+
+
+def test_what_folds_and_what_separates_in_loose_keys() -> None:
+    # The cases of Node's mutation-kills-fresh.test.js (its mutants of 2026-12-06), here too.
+    assert resolve_tool_name("Աx", ["աx"]) is None  # Armenian capitals are not folded
+    assert resolve_tool_name("İx", ["i\u0307x"]) is None  # a letter that lower-cases to two stays
+    assert resolve_tool_name("get·weather", ["get_weather"]) == "get_weather"
+    assert resolve_tool_name("get、weather", ["get_weather"]) == "get_weather"
+    assert resolve_tool_name("A.B", ["a.b", "b"]) == "a.b"  # found whole: the tail is not tried
+
+
+def test_a_resolved_call_keeps_its_id() -> None:
+    calls = [ToolCall("GET_WEATHER", {"city": "Paris"}, "call_1"), ToolCall("other", {}, "call_2")]
+    result = apply_policy(calls, ["get_weather"])
+    assert [(c.name, c.input, c.id) for c in result.calls] == [
+        ("get_weather", {"city": "Paris"}, "call_1"),
+        ("other", {}, "call_2"),
+    ]
+
+
+def test_resolve_name_uses_the_given_tables() -> None:
+    # A DeclaredNames given to resolve_name builds its tables once and counts its work (the
+    # documented debug counter): its 3 x 11 declared characters, then the 2 x 11 of the name.
+    names = DeclaredNames(["get_weather"])
+    assert resolve_name("GET_WEATHER", names) == "get_weather"
+    assert names.work == 3 * 11 + 2 * 11
+
+
+# ---- schema: raw-text values typed by the schema (R17.9) -----------------------------------------
+# (schema, raw text, expected (typed?, value)); parity/node/test/mutation-kills-fresh.test.js holds
+# the same table for Node's typedValue.
+TYPED = [
+    (None, "1", (False, None)),  # no schema object: nothing usable
+    (True, "1", (False, None)),
+    ({"description": "d"}, "1", (False, None)),  # no type, not a string schema
+    ({"enum": ["a", "b"]}, " a ", (True, " a ")),  # no type, a string schema: the text as written
+    ({"type": ["integer", "string"]}, "42", (True, "42")),  # string allowed: the text stays
+    ({"type": "boolean"}, "True", (True, True)),
+    ({"type": "boolean"}, "true", (True, True)),
+    ({"type": "boolean"}, " False ", (True, False)),
+    ({"type": "boolean"}, "false", (True, False)),
+    ({"type": "boolean"}, "TRUE", (False, None)),
+    ({"type": ["boolean", "integer"]}, "5", (True, 5)),
+    ({"type": ["integer", "boolean"]}, "True", (True, True)),  # not JSON for integer: next type
+    ({"type": ["integer", "boolean"]}, "true", (True, True)),  # JSON, but not a number: next type
+    ({"type": "number"}, "1.5", (True, 1.5)),
+    ({"type": "number"}, "2", (True, 2)),
+    ({"type": "integer"}, "2.0", (True, 2)),
+    ({"type": "integer"}, "200.0", (True, 200)),
+    ({"type": "integer"}, "2.5", (False, None)),
+    ({"type": "integer"}, "9007199254740992.0", (False, None)),  # a float from 2**53 on: no integer
+    ({"type": "integer"}, '"5"', (False, None)),  # a JSON string is no number
+    ({"type": "integer"}, "null", (False, None)),  # null not allowed
+    ({"type": "object"}, "5.5", (False, None)),
+    ({"type": "array"}, "5.5", (False, None)),
+    ({"type": "object"}, '{"a": 1}', (True, {"a": 1})),
+    ({"type": "array"}, "[1]", (True, [1])),
+    ({"type": ["integer", "null"]}, "null", (True, None)),
+    ({"type": ["integer", "null"]}, "None", (True, None)),
+    ({"type": ["integer", "null"]}, "x", (False, None)),
+    ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "7", (True, 7)),
+    ({"oneOf": [{"type": "integer"}, {"type": "null"}]}, "None", (True, None)),
+    ({"anyOf": [{"type": "integer"}, {"type": ["integer", "string"]}]}, "7", (True, "7")),
+    ({"anyOf": [None, {"type": "number"}]}, "1", (True, 1)),  # a branch that is no schema: skipped
+    # A value of another JSON type than the schema's is no match (Node's mutants of 2026-12-06).
+    ({"type": "integer"}, "true", (False, None)),
+    ({"type": "boolean"}, "5", (False, None)),
+    ({"type": "integer"}, '{"a": 1}', (False, None)),
+    ({"type": "integer"}, "[1]", (False, None)),
+    ({"type": "number"}, '"5"', (False, None)),
+    ({"type": "number"}, "true", (False, None)),
+]
+
+
+@pytest.mark.parametrize(("schema", "raw", "want"), TYPED)
+def test_typed_value(schema: Any, raw: str, want: tuple[bool, Any]) -> None:
+    got = typed_value(schema, raw)
+    assert got == want and type(got[1]) is type(want[1])
+
+
+def test_schema_types_of_branches() -> None:
+    assert _schema_types({"anyOf": [{"type": "integer"}, {"type": ["integer", "string"]}]}) == [
+        "integer",
+        "string",
+    ]
+    assert _schema_types({"oneOf": [{"type": "integer"}, {"type": "null"}]}) == ["integer", "null"]
+    assert _schema_types({"anyOf": [{"type": "integer"}], "oneOf": [{"type": "boolean"}]}) == [
+        "integer",
+        "boolean",
+    ]
+    assert _schema_types({"anyOf": [1, {"type": "number"}]}) == ["number"]
+
+
+def test_property_schema_falls_back_to_additional_properties() -> None:
+    integer = {"type": "integer"}
+    assert property_schema({"properties": {}, "additionalProperties": integer}, "k") == integer
+    assert property_schema({"additionalProperties": integer}, "k") == integer
+    assert property_schema({"additionalProperties": True}, "k") is None
+    assert property_schema(
+        {"properties": {"k": {"type": "string"}}, "additionalProperties": integer}, "k"
+    ) == {"type": "string"}
+
+
+def test_typed_values_in_a_call() -> None:
+    # The same rules through parse: a Qwen3-Coder value (a string without a schema entry).
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"n": {"type": ["integer", "null"]}, "s": {"type": ["integer", "string"]}},
+                    "additionalProperties": {"type": "boolean"},
+                },
+            },
+        }
+    ]
+    text = (
+        "<tool_call>\n<function=f>\n<parameter=n>\nNone\n</parameter>\n<parameter=s>\n42\n</parameter>\n"
+        "<parameter=b>\nTrue\n</parameter>\n</function>\n</tool_call>"
+    )
+    [call] = parse(text, tools=tools, formats=["qwen3_coder"]).calls
+    assert call.input == {"n": None, "s": "42", "b": True}
+
+
+# ---- shell: a drifted CDATA opener cut by the end of the input (R5.5) ----------------------------
+
+
+def test_a_cut_drifted_cdata_opener_waits_for_more() -> None:
+    # `<！` (a fullwidth `!`) at the very end may still become `<！[CDATA[`: MORE until the input
+    # ends (then NO); a window with no `[` that is not cut is NO at once.
+    assert match_cdata_open("<！", 0, False) == MORE
+    assert match_cdata_open("x<！", 1, False) == MORE
+    assert match_cdata_open("<！", 0, True) == NO
+    assert match_cdata_open("<！ no bracket in this window at all", 0, False) == NO
+    assert match_cdata_open("<！[ＣＤＡＴＡ[x", 0, False) == 9
