@@ -154,7 +154,7 @@ class ChatCompletionStreamRewriter:
         """Counts so far: `blocks` (tool-call blocks recognized), `calls` (calls emitted),
         `rejected_calls` (dropped by the reject policy), `capture_limit_releases` (blocks longer
         than `max_capture_chars`, released as text), `repaired_blocks` (blocks whose event lists
-        a repair, D59: a missing opening wrapper, R3; an unclosed CDATA, D8; a token section
+        a repair, D58: a missing opening wrapper, R3; an unclosed CDATA, D8; a token section
         without its end, D26; a block broken after a call was announced, D37; a block of an
         R17 format cut by the end of the output, D44)."""
         return dict(self._opts.stats)

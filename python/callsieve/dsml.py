@@ -52,7 +52,7 @@ _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
 
 
 # DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-# dialect, so its malformed calls are reported (D60).
+# dialect, so its malformed calls are reported (D59).
 _NATIVE_SHELL: Final = "<｜DSML｜"
 
 
@@ -68,7 +68,7 @@ class DsmlCapture(Prose):
         cap.level = level
         cap.format = fmt
         cap.fixed = []
-        # D60: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the
+        # D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the
         # seed's dialect keeps D4 (its recorded corpus pins broken blocks as text)
         native = fmt == "function_calls" or (self.native and self.buf.startswith(_NATIVE_SHELL, self.pos))
         cap.bad = [] if level == _L_TOP and native else None
@@ -119,7 +119,7 @@ class DsmlCapture(Prose):
         cap, inv, par = self.cap, self.inv, self.par
         self._tap_pull()
         self._tap_done()
-        if cap.level != _L_TOP and not inv.live:  # a nameless invoke, never announced (D60)
+        if cap.level != _L_TOP and not inv.live:  # a nameless invoke, never announced (D59)
             self._malformed(self.pos)
         elif cap.level != _L_TOP:
             inp = inv.params  # (the block ends here: the object is the call's)
@@ -164,7 +164,7 @@ class DsmlCapture(Prose):
         return True
 
     def _malformed(self, end: int) -> None:
-        """D60: the invoke read so far (to `buf[end]`) is a malformed call of the block."""
+        """D59: the invoke read so far (to `buf[end]`) is a malformed call of the block."""
         cap, inv = self.cap, self.inv
         if cap.bad is not None and not (cap.over and cap.bad):  # (past the limit: "there was one")
             cap.bad.append((inv.start, self.base + end, inv.bad, inv.name or None))
@@ -178,7 +178,7 @@ class DsmlCapture(Prose):
         return tuple(Malformed(strings.trim(raw[s - at : e - at]), why, name) for s, e, why, name in cap.bad)
 
     def _tolerates(self) -> bool:
-        """D60: the block reports a malformed invoke instead of being text (R18.2); an announced
+        """D59: the block reports a malformed invoke instead of being text (R18.2); an announced
         call breaks the block instead (R16.3, D37)."""
         return self.cap.bad is not None and not self.inv.live
 
@@ -282,7 +282,7 @@ class DsmlCapture(Prose):
             cap.level = _L_INVOKE
             inv.start = self.base + pos
             inv.name = self._name(r.name) if named else ""
-            inv.bad = "" if named else "no name"  # D60
+            inv.bad = "" if named else "no name"  # D59
             inv.live = False
             inv.params, inv.multi = {}, set()
             inv.text = []
@@ -297,7 +297,7 @@ class DsmlCapture(Prose):
             self.saw = True
             if cap.calls or cap.bad:
                 return self._succeed(r.end, r)
-            self.pos = r.end  # an empty wrapper is text, its closer with it (D46, D61)
+            self.pos = r.end  # an empty wrapper is text, its closer with it (D46, D60)
         return self._fail()
 
     def _c_invoke(self, final: bool, c: str) -> bool:
@@ -318,7 +318,7 @@ class DsmlCapture(Prose):
                     if r.self_closing or not _named(r) or not strings.is_blank("".join(inv.text)):
                         if not self._tolerates():
                             return self._fail()  # D14, D5
-                        inv.bad = inv.bad or "broken parameter"  # D60
+                        inv.bad = inv.bad or "broken parameter"  # D59
                         if r.self_closing:
                             self.pos = r.end
                             return True
@@ -340,7 +340,7 @@ class DsmlCapture(Prose):
                     if inp is None or inv.bad:
                         if not self._tolerates():
                             return self._fail()
-                        if not inv.bad:  # D60
+                        if not inv.bad:  # D59
                             inv.bad = "broken parameter" if inv.params else "arguments are not a JSON object"
                         self._malformed(r.end)
                     else:
@@ -354,7 +354,7 @@ class DsmlCapture(Prose):
                     self.pos = r.end
                     cap.level = _L_TOP
                     return True
-                if r.local == PARAMETER and self._tolerates():  # a stray closer (D60)
+                if r.local == PARAMETER and self._tolerates():  # a stray closer (D59)
                     inv.bad = inv.bad or "broken parameter"
                     self.pos = r.end
                     return True
@@ -362,7 +362,7 @@ class DsmlCapture(Prose):
             if not inv.text:
                 if not self._tolerates():
                     return self._fail()
-                if inv.params:  # D60: an angle that starts nothing, beside parameters
+                if inv.params:  # D59: an angle that starts nothing, beside parameters
                     inv.bad = inv.bad or "broken parameter"
             end = self._skip(buf, pos)
             inv.text.append(buf[pos:end])
@@ -371,7 +371,7 @@ class DsmlCapture(Prose):
         if inv.params:
             if not self._tolerates():
                 return self._fail()
-            inv.bad = inv.bad or "broken parameter"  # D60: text beside parameters
+            inv.bad = inv.bad or "broken parameter"  # D59: text beside parameters
         m = _ANGLE.search(buf, pos + 1)
         end = m.start() if m else len(buf)
         inv.text.append(buf[pos:end])
@@ -442,7 +442,7 @@ class DsmlCapture(Prose):
                 self._tap_pull()
                 self._tap_done()
             self._par_flush_text()
-            if not self.inv.bad:  # (a malformed call's values are never read, D60)
+            if not self.inv.bad:  # (a malformed call's values are never read, D59)
                 self.work += sum(len(x) for _, x in par.segs)
                 value = values.param_value(par.name, par.segs, par.string)
                 values.add_param(self.inv.params, self.inv.multi, par.name, value)
@@ -458,7 +458,7 @@ class DsmlCapture(Prose):
             and (r.local == PARAMETER or (r.local == INVOKE and r.closing))
             and self._tolerates()
         ):
-            # D60: a parameter left open ends at the next parameter or at its invoke's end
+            # D59: a parameter left open ends at the next parameter or at its invoke's end
             self.inv.bad = self.inv.bad or "broken parameter"
             par.segs, par.text = [], []
             cap.level = _L_INVOKE
@@ -704,7 +704,7 @@ class DsmlCapture(Prose):
 
     def _loose_value(self, content: str, repaired: bool) -> None:
         """The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`:
-        the input ended in it; a later value is repaired when its `]]>` is missing (D59)."""
+        the input ended in it; a later value is repaired when its `]]>` is missing (D58)."""
         t = _LOOSE_CLOSE_TAIL.search(content)
         self.par.segs.append(("cdata", content[: t.start()] if t else content))
         cap = self.cap

@@ -49,7 +49,7 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
         "R14.1-R14.3",
         "DeepSeek-V3.2 <｜DSML｜function_calls> blocks",
         "shell",
-        # D61: DeepSeek's closing wrappers as its models write them (the second needs `dsml` on)
+        # D60: DeepSeek's closing wrappers as its models write them (the second needs `dsml` on)
         strays=("</｜DSML｜function_calls>", "</｜DSML｜tool_calls>"),
     ),
     Format(
@@ -57,7 +57,7 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
         "R14.4-R14.5",
         "DeepSeek V3 / R1 / V3.1 <｜tool▁calls▁begin｜> sections",
         "tokens",
-        # D61: the section end, with either bar on either side (D25)
+        # D60: the section end, with either bar on either side (D25)
         strays=("<｜tool▁calls▁end｜>", "<|tool▁calls▁end|>", "<｜tool▁calls▁end|>", "<|tool▁calls▁end｜>"),
     ),
     Format(

@@ -143,7 +143,7 @@ class _Options:
         self.rejected.update(dict.fromkeys(e.rejected_tool_names))
         st = self.stats
         st["blocks"] += 1
-        if e.repaired:  # the scanner's repairs (D59)
+        if e.repaired:  # the scanner's repairs (D58)
             st["repaired_blocks"] += 1
         st["calls"] += max(0, len(e.calls) - dropped)
         st["rejected_calls"] += len(e.rejected_tool_names)
@@ -161,7 +161,7 @@ class _Options:
             kept = kept[: max(0, 1 - already)]
         st = self.stats
         st["blocks"] += 1
-        if e.repaired:  # the scanner's repairs (D59)
+        if e.repaired:  # the scanner's repairs (D58)
             st["repaired_blocks"] += 1
         st["calls"] += len(kept)
         st["rejected_calls"] += len(calls) - len(result.calls)

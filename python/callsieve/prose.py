@@ -58,7 +58,7 @@ _SPECIAL_JSON_BR: Final = re.compile(r"[\n`<＜〈《{\[]")
 _ANGLE: Final = re.compile(r"[<＜〈《]")
 
 
-# DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D61).
+# DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 _NATIVE_CLOSERS: Final = frozenset(FORMATS["function_calls"].strays)
 
 
@@ -269,7 +269,7 @@ class Prose(ScanBase):
         if isinstance(mk, tuple):
             self.line.indent = -1
             kind, end = mk
-            if kind != sections.SECTION_BEGIN:  # R14.6; a stray section end (R18.3, D61): dropped
+            if kind != sections.SECTION_BEGIN:  # R14.6; a stray section end (R18.3, D60): dropped
                 self.pos = end
                 return True
             self.saw = True
@@ -296,7 +296,7 @@ class Prose(ScanBase):
                 if not r.closing:
                     self._start_capture(_L_TOP, r.end, r.format)
                     return True
-                if self.native and buf[pos : r.end] in _NATIVE_CLOSERS:  # R18.3, D61: dropped
+                if self.native and buf[pos : r.end] in _NATIVE_CLOSERS:  # R18.3, D60: dropped
                     self.pos = r.end
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):

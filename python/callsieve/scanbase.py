@@ -225,7 +225,7 @@ class _Invoke:
     def __init__(self) -> None:
         self.name = ""
         self.start = 0  # absolute offset of its opening tag
-        self.bad = ""  # D60: why it cannot be executed ("": nothing so far)
+        self.bad = ""  # D59: why it cannot be executed ("": nothing so far)
         self.live = False  # R16: announced (its parameters stream)
         # The input object, built as the parameters close (R6.6: `multi` are the names already
         # arrays), so a long invoke keeps its values once, not also as a list of pairs.
@@ -287,9 +287,9 @@ class _Capture:
     def __init__(self) -> None:
         self.level = _L_TOP
         self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
-        self.format = ""  # the row of its opening wrapper, or of its closing one when repaired (D59)
-        self.fixed: list[str] = []  # the decisions of the repairs applied to it (D59)
-        # D60: its malformed invokes so far (start, end, reason, name), None when D4 holds for it
+        self.format = ""  # the row of its opening wrapper, or of its closing one when repaired (D58)
+        self.fixed: list[str] = []  # the decisions of the repairs applied to it (D58)
+        # D59: its malformed invokes so far (start, end, reason, name), None when D4 holds for it
         self.bad: list[tuple[int, int, str, str | None]] | None = None
         self.started = 0  # R16: calls announced in this block (stream_arguments)
         # The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it
@@ -336,8 +336,8 @@ class _Section:
     def __init__(self) -> None:
         self.bad: list[Malformed] = []  # R18.2: the section's calls that cannot be executed
         self.stage = _S_BETWEEN
-        self.lead = False  # right after a section opener: a call may begin without its opener (D62)
-        self.loose = False  # the call's head began so (D62): it must end on its line
+        self.lead = False  # right after a section opener: a call may begin without its opener (D61)
+        self.loose = False  # the call's head began so (D61): it must end on its line
         self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
         self.mark = 0
         self.tail = ""

@@ -355,7 +355,7 @@ class Scanner(DsmlCapture):
         return match_marker(buf, 0, False) is MORE
 
     def _start_head(self, loose: bool) -> None:
-        """A call head begins at `pos` (`loose`: its section opener began it, D62)."""
+        """A call head begins at `pos` (`loose`: its section opener began it, D61)."""
         sec = self.sec
         sec.stage, sec.loose = _S_HEAD, loose
         sec.head, sec.head_len, sec.body = [], 0, []
@@ -385,7 +385,7 @@ class Scanner(DsmlCapture):
                 return False
             if not isinstance(mk, tuple):
                 if lead and buf[pos] != "<":
-                    # R18.3, D62: the section opener stood where the call opener belongs
+                    # R18.3, D61: the section opener stood where the call opener belongs
                     self._start_head(True)
                     return True
                 return self._fail()  # D3: nothing else stands between calls
@@ -403,7 +403,7 @@ class Scanner(DsmlCapture):
             if kind == sections.EOS and (sec.calls or sec.bad):  # the output ended: as at end of input
                 return self._sec_succeed(pos, True)
             if kind == sections.SECTION_END:
-                self.pos = end  # an empty section is text, its end with it (D46, D61)
+                self.pos = end  # an empty section is text, its end with it (D46, D60)
             return self._fail()
         k = buf.find("<", pos)
         if k != pos:
@@ -415,7 +415,7 @@ class Scanner(DsmlCapture):
                 stop = min(end, pos + sections.MAX_HEAD - sec.head_len)  # (`end`: it goes on)
                 nl = piece.find("\n") if sec.loose else -1
                 if nl >= 0 and pos + nl < stop:
-                    stop = pos + nl  # D62: a head its section opener began ends on that line
+                    stop = pos + nl  # D61: a head its section opener began ends on that line
                 if stop < end:
                     self.pos = stop
                     return self._fail()

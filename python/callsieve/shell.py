@@ -255,7 +255,7 @@ def _match_head(s: str, j: int, final: bool, keywords: re.Pattern[str]) -> Tag |
 
 
 def _wrapper_format(word: str) -> str:
-    """The format row a wrapper's name belongs to (D59): `function_calls` (R14.1) or `dsml`."""
+    """The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`."""
     return "function_calls" if word.startswith("function") else "dsml"
 
 

@@ -4160,7 +4160,7 @@ const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
 
 // DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-// dialect, so its malformed calls are reported (D60).
+// dialect, so its malformed calls are reported (D59).
 const NATIVE_SHELL = '<\uff5cDSML\uff5c';
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
@@ -4169,7 +4169,7 @@ function skipAt(re, s, pos) {
   return re.test(s) ? re.lastIndex : pos;
 }
 
-/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D59). */
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
 function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
   const e = { type: 'tool_calls', calls, raw };
   if (format) e.format = format;
@@ -4189,7 +4189,7 @@ class DsmlCapture extends Prose {
     cap.level = level;
     cap.format = fmt;
     cap.fixed = [];
-    // D60: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
+    // D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
     // dialect keeps D4 (its recorded corpus pins broken blocks as text)
     const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
     cap.bad = level === Level.TOP && native ? [] : null;
@@ -4250,7 +4250,7 @@ class DsmlCapture extends Prose {
     this._tapPull();
     this.tap = null;
     if (cap.level !== Level.TOP && !inv.live) {
-      this._malformed(this.pos); // a nameless invoke, never announced (D60)
+      this._malformed(this.pos); // a nameless invoke, never announced (D59)
     } else if (cap.level !== Level.TOP) {
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
@@ -4290,7 +4290,7 @@ class DsmlCapture extends Prose {
     return true;
   }
 
-  /** D60: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
+  /** D59: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
   _malformed(end) {
     const cap = this.cap;
     const inv = this.inv;
@@ -4311,7 +4311,7 @@ class DsmlCapture extends Prose {
   }
 
   /**
-   * D60: the block reports a malformed invoke instead of being text (R18.2); an announced call
+   * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
    * breaks the block instead (R16.3, D37).
    */
   _tolerates() {
@@ -4403,7 +4403,7 @@ class DsmlCapture extends Prose {
       cap.level = Level.INVOKE;
       inv.start = this.base + pos;
       inv.name = isNamed ? this._name(r.name) : '';
-      inv.bad = isNamed ? '' : 'no name'; // D60
+      inv.bad = isNamed ? '' : 'no name'; // D59
       inv.live = false;
       this._newParams();
       inv.text = [];
@@ -4421,7 +4421,7 @@ class DsmlCapture extends Prose {
     if (r.local === WRAPPER && r.closing) {
       this.saw = true;
       if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
-      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D61)
+      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
   }
@@ -4442,7 +4442,7 @@ class DsmlCapture extends Prose {
         if (r.local === PARAMETER && !r.closing) {
           if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) {
             if (!this._tolerates()) return this._fail(); // D14, D5
-            inv.bad = inv.bad || 'broken parameter'; // D60
+            inv.bad = inv.bad || 'broken parameter'; // D59
             if (r.selfClosing) {
               this.pos = r.end;
               return true;
@@ -4466,7 +4466,7 @@ class DsmlCapture extends Prose {
         if (r.local === INVOKE && r.closing) {
           if (inv.bad || !this._invokeEnds()) {
             if (!this._tolerates()) return this._fail();
-            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D60
+            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D59
             this._malformed(r.end);
           }
           this._newParams();
@@ -4476,7 +4476,7 @@ class DsmlCapture extends Prose {
           return true;
         }
         if (r.local === PARAMETER && this._tolerates()) {
-          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D60)
+          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D59)
           this.pos = r.end;
           return true;
         }
@@ -4484,7 +4484,7 @@ class DsmlCapture extends Prose {
       }
       if (!inv.text.length) {
         if (!this._tolerates()) return this._fail();
-        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D60: an angle that starts nothing, beside parameters
+        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D59: an angle that starts nothing, beside parameters
       }
       const end = this._skip(buf, pos);
       inv.text.push(buf.slice(pos, end));
@@ -4493,7 +4493,7 @@ class DsmlCapture extends Prose {
     }
     if (inv.count) {
       if (!this._tolerates()) return this._fail();
-      inv.bad = inv.bad || 'broken parameter'; // D60: text beside parameters
+      inv.bad = inv.bad || 'broken parameter'; // D59: text beside parameters
     }
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
@@ -4634,7 +4634,7 @@ class DsmlCapture extends Prose {
       }
       this._parFlushText();
       if (!this.inv.bad) {
-        // (a malformed call's values are never read, D60)
+        // (a malformed call's values are never read, D59)
         for (const seg of par.segs) this.work += seg[1].length;
         const value = values.paramValue(par.name, par.segs, par.string);
         this._addParam(par.name, value);
@@ -4650,7 +4650,7 @@ class DsmlCapture extends Prose {
       return true;
     }
     if (isTag(r) && (r.local === PARAMETER || (r.local === INVOKE && r.closing)) && this._tolerates()) {
-      // D60: a parameter left open ends at the next parameter or at its invoke's end
+      // D59: a parameter left open ends at the next parameter or at its invoke's end
       this.inv.bad = this.inv.bad || 'broken parameter';
       par.segs = [];
       par.text = [];
@@ -4918,7 +4918,7 @@ class DsmlCapture extends Prose {
 
   /**
    * The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`: the
-   * input ended in it; a later value is repaired when its `]]>` is missing (D59).
+   * input ended in it; a later value is repaired when its `]]>` is missing (D58).
    */
   _looseValue(content, repaired) {
     const t = LOOSE_CLOSE_TAIL.exec(content);
@@ -7126,7 +7126,7 @@ class Options {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
-    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D59)
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
@@ -7143,7 +7143,7 @@ class Options {
     if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
     if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
-    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D59)
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return kept;
@@ -7523,7 +7523,7 @@ const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
 const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
-// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D61).
+// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 
@@ -7780,7 +7780,7 @@ class Prose extends ScanBase {
       this.line.indent = -1;
       const [kind, end] = mk;
       if (kind !== sections.SECTION_BEGIN) {
-        // R14.6; a stray section end (R18.3, D61): dropped
+        // R14.6; a stray section end (R18.3, D60): dropped
         this.pos = end;
         return true;
       }
@@ -7810,7 +7810,7 @@ class Prose extends ScanBase {
           return true;
         }
         if (this.native && NATIVE_CLOSERS.has(buf.slice(pos, r.end))) {
-          this.pos = r.end; // R18.3, D61: dropped
+          this.pos = r.end; // R18.3, D60: dropped
           return true;
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
@@ -9029,7 +9029,7 @@ class _Invoke {
   constructor() {
     this.name = '';
     this.start = 0; // absolute offset of its opening tag
-    this.bad = ''; // D60: why it cannot be executed ('': nothing so far)
+    this.bad = ''; // D59: why it cannot be executed ('': nothing so far)
     this.live = false; // R16: announced (its parameters stream)
     // The parameters so far as flat (name, value) pairs: the input object is built when the
     // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
@@ -9077,9 +9077,9 @@ class _Capture {
   constructor() {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D59)
-    this.fixed = []; // the decisions of the repairs applied to it (D59)
-    this.bad = null; // D60: its malformed invokes so far [start, end, reason, name], null when D4 holds
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
     this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -9103,8 +9103,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
-    this.lead = false; // right after a section opener: a call may begin without its opener (D62)
-    this.loose = false; // the call's head began so (D62): it must end on its line
+    this.lead = false; // right after a section opener: a call may begin without its opener (D61)
+    this.loose = false; // the call's head began so (D61): it must end on its line
     this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
     this.mark = 0;
     this.tail = '';
@@ -9786,7 +9786,7 @@ class Scanner extends DsmlCapture {
     return true;
   }
 
-  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D62). */
+  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D61). */
   _startHead(at, loose) {
     const sec = this.sec;
     sec.stage = Stage.HEAD;
@@ -9824,7 +9824,7 @@ class Scanner extends DsmlCapture {
       }
       if (!Array.isArray(mk)) {
         if (lead && buf[pos] !== '<') {
-          // R18.3, D62: the section opener stood where the call opener belongs
+          // R18.3, D61: the section opener stood where the call opener belongs
           this._startHead(pos, true);
           return true;
         }
@@ -9845,7 +9845,7 @@ class Scanner extends DsmlCapture {
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
       if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
-      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D61)
+      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -9861,7 +9861,7 @@ class Scanner extends DsmlCapture {
           stop = Math.min(end, this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base);
         }
         const nl = sec.loose ? piece.indexOf('\n') : -1;
-        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D62: a head its section opener began ends on that line
+        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D61: a head its section opener began ends on that line
         if (stop < end) {
           this.pos = stop;
           return this._fail();
@@ -10987,13 +10987,13 @@ function isTrailingSep(f) {
 
 /**
  * A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written;
- * `format` a wrapper's format row (D59: `function_calls` for that name, else `dsml`), '' for the others.
+ * `format` a wrapper's format row (D58: `function_calls` for that name, else `dsml`), '' for the others.
  */
 function tag(local, closing, name, selfClosing, end, string = null, format = '') {
   return { local, closing, name, selfClosing, end, string, format };
 }
 
-/** The format row a wrapper's name belongs to (D59): `function_calls` (R14.1) or `dsml`. */
+/** The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`. */
 function wrapperFormat(word) {
   return word.startsWith('function') ? 'function_calls' : 'dsml';
 }

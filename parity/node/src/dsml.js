@@ -31,7 +31,7 @@ const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
 
 // DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-// dialect, so its malformed calls are reported (D60).
+// dialect, so its malformed calls are reported (D59).
 const NATIVE_SHELL = '<\uff5cDSML\uff5c';
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
@@ -40,7 +40,7 @@ function skipAt(re, s, pos) {
   return re.test(s) ? re.lastIndex : pos;
 }
 
-/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D59). */
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
 function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
   const e = { type: 'tool_calls', calls, raw };
   if (format) e.format = format;
@@ -60,7 +60,7 @@ class DsmlCapture extends Prose {
     cap.level = level;
     cap.format = fmt;
     cap.fixed = [];
-    // D60: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
+    // D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
     // dialect keeps D4 (its recorded corpus pins broken blocks as text)
     const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
     cap.bad = level === Level.TOP && native ? [] : null;
@@ -121,7 +121,7 @@ class DsmlCapture extends Prose {
     this._tapPull();
     this.tap = null;
     if (cap.level !== Level.TOP && !inv.live) {
-      this._malformed(this.pos); // a nameless invoke, never announced (D60)
+      this._malformed(this.pos); // a nameless invoke, never announced (D59)
     } else if (cap.level !== Level.TOP) {
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
@@ -161,7 +161,7 @@ class DsmlCapture extends Prose {
     return true;
   }
 
-  /** D60: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
+  /** D59: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
   _malformed(end) {
     const cap = this.cap;
     const inv = this.inv;
@@ -182,7 +182,7 @@ class DsmlCapture extends Prose {
   }
 
   /**
-   * D60: the block reports a malformed invoke instead of being text (R18.2); an announced call
+   * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
    * breaks the block instead (R16.3, D37).
    */
   _tolerates() {
@@ -274,7 +274,7 @@ class DsmlCapture extends Prose {
       cap.level = Level.INVOKE;
       inv.start = this.base + pos;
       inv.name = isNamed ? this._name(r.name) : '';
-      inv.bad = isNamed ? '' : 'no name'; // D60
+      inv.bad = isNamed ? '' : 'no name'; // D59
       inv.live = false;
       this._newParams();
       inv.text = [];
@@ -292,7 +292,7 @@ class DsmlCapture extends Prose {
     if (r.local === WRAPPER && r.closing) {
       this.saw = true;
       if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
-      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D61)
+      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
   }
@@ -313,7 +313,7 @@ class DsmlCapture extends Prose {
         if (r.local === PARAMETER && !r.closing) {
           if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) {
             if (!this._tolerates()) return this._fail(); // D14, D5
-            inv.bad = inv.bad || 'broken parameter'; // D60
+            inv.bad = inv.bad || 'broken parameter'; // D59
             if (r.selfClosing) {
               this.pos = r.end;
               return true;
@@ -337,7 +337,7 @@ class DsmlCapture extends Prose {
         if (r.local === INVOKE && r.closing) {
           if (inv.bad || !this._invokeEnds()) {
             if (!this._tolerates()) return this._fail();
-            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D60
+            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D59
             this._malformed(r.end);
           }
           this._newParams();
@@ -347,7 +347,7 @@ class DsmlCapture extends Prose {
           return true;
         }
         if (r.local === PARAMETER && this._tolerates()) {
-          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D60)
+          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D59)
           this.pos = r.end;
           return true;
         }
@@ -355,7 +355,7 @@ class DsmlCapture extends Prose {
       }
       if (!inv.text.length) {
         if (!this._tolerates()) return this._fail();
-        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D60: an angle that starts nothing, beside parameters
+        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D59: an angle that starts nothing, beside parameters
       }
       const end = this._skip(buf, pos);
       inv.text.push(buf.slice(pos, end));
@@ -364,7 +364,7 @@ class DsmlCapture extends Prose {
     }
     if (inv.count) {
       if (!this._tolerates()) return this._fail();
-      inv.bad = inv.bad || 'broken parameter'; // D60: text beside parameters
+      inv.bad = inv.bad || 'broken parameter'; // D59: text beside parameters
     }
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
@@ -505,7 +505,7 @@ class DsmlCapture extends Prose {
       }
       this._parFlushText();
       if (!this.inv.bad) {
-        // (a malformed call's values are never read, D60)
+        // (a malformed call's values are never read, D59)
         for (const seg of par.segs) this.work += seg[1].length;
         const value = values.paramValue(par.name, par.segs, par.string);
         this._addParam(par.name, value);
@@ -521,7 +521,7 @@ class DsmlCapture extends Prose {
       return true;
     }
     if (isTag(r) && (r.local === PARAMETER || (r.local === INVOKE && r.closing)) && this._tolerates()) {
-      // D60: a parameter left open ends at the next parameter or at its invoke's end
+      // D59: a parameter left open ends at the next parameter or at its invoke's end
       this.inv.bad = this.inv.bad || 'broken parameter';
       par.segs = [];
       par.text = [];
@@ -789,7 +789,7 @@ class DsmlCapture extends Prose {
 
   /**
    * The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`: the
-   * input ended in it; a later value is repaired when its `]]>` is missing (D59).
+   * input ended in it; a later value is repaired when its `]]>` is missing (D58).
    */
   _looseValue(content, repaired) {
     const t = LOOSE_CLOSE_TAIL.exec(content);

@@ -124,7 +124,7 @@ class Options {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
-    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D59)
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
@@ -141,7 +141,7 @@ class Options {
     if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
     if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
-    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D59)
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return kept;

@@ -36,7 +36,7 @@ const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
 const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
-// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D61).
+// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 
@@ -293,7 +293,7 @@ class Prose extends ScanBase {
       this.line.indent = -1;
       const [kind, end] = mk;
       if (kind !== sections.SECTION_BEGIN) {
-        // R14.6; a stray section end (R18.3, D61): dropped
+        // R14.6; a stray section end (R18.3, D60): dropped
         this.pos = end;
         return true;
       }
@@ -323,7 +323,7 @@ class Prose extends ScanBase {
           return true;
         }
         if (this.native && NATIVE_CLOSERS.has(buf.slice(pos, r.end))) {
-          this.pos = r.end; // R18.3, D61: dropped
+          this.pos = r.end; // R18.3, D60: dropped
           return true;
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {

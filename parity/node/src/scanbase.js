@@ -280,7 +280,7 @@ class _Invoke {
   constructor() {
     this.name = '';
     this.start = 0; // absolute offset of its opening tag
-    this.bad = ''; // D60: why it cannot be executed ('': nothing so far)
+    this.bad = ''; // D59: why it cannot be executed ('': nothing so far)
     this.live = false; // R16: announced (its parameters stream)
     // The parameters so far as flat (name, value) pairs: the input object is built when the
     // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
@@ -328,9 +328,9 @@ class _Capture {
   constructor() {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D59)
-    this.fixed = []; // the decisions of the repairs applied to it (D59)
-    this.bad = null; // D60: its malformed invokes so far [start, end, reason, name], null when D4 holds
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
     this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -354,8 +354,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
-    this.lead = false; // right after a section opener: a call may begin without its opener (D62)
-    this.loose = false; // the call's head began so (D62): it must end on its line
+    this.lead = false; // right after a section opener: a call may begin without its opener (D61)
+    this.loose = false; // the call's head began so (D61): it must end on its line
     this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
     this.mark = 0;
     this.tail = '';

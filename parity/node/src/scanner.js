@@ -428,7 +428,7 @@ class Scanner extends DsmlCapture {
     return true;
   }
 
-  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D62). */
+  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D61). */
   _startHead(at, loose) {
     const sec = this.sec;
     sec.stage = Stage.HEAD;
@@ -466,7 +466,7 @@ class Scanner extends DsmlCapture {
       }
       if (!Array.isArray(mk)) {
         if (lead && buf[pos] !== '<') {
-          // R18.3, D62: the section opener stood where the call opener belongs
+          // R18.3, D61: the section opener stood where the call opener belongs
           this._startHead(pos, true);
           return true;
         }
@@ -487,7 +487,7 @@ class Scanner extends DsmlCapture {
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
       if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
-      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D61)
+      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -503,7 +503,7 @@ class Scanner extends DsmlCapture {
           stop = Math.min(end, this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base);
         }
         const nl = sec.loose ? piece.indexOf('\n') : -1;
-        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D62: a head its section opener began ends on that line
+        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D61: a head its section opener began ends on that line
         if (stop < end) {
           this.pos = stop;
           return this._fail();

@@ -127,13 +127,13 @@ function isTrailingSep(f) {
 
 /**
  * A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written;
- * `format` a wrapper's format row (D59: `function_calls` for that name, else `dsml`), '' for the others.
+ * `format` a wrapper's format row (D58: `function_calls` for that name, else `dsml`), '' for the others.
  */
 function tag(local, closing, name, selfClosing, end, string = null, format = '') {
   return { local, closing, name, selfClosing, end, string, format };
 }
 
-/** The format row a wrapper's name belongs to (D59): `function_calls` (R14.1) or `dsml`. */
+/** The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`. */
 function wrapperFormat(word) {
   return word.startsWith('function') ? 'function_calls' : 'dsml';
 }

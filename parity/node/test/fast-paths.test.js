@@ -278,7 +278,7 @@ function checkProse(text, sizes, opts) {
   assert.deepStrictEqual(fast, general, why); // chunk by chunk, the same events
   const events = joined(fast);
   assert.deepStrictEqual(events, joined(feedAll(text, [text.length || 1], opts, true)), why); // whatever the chunks
-  // nothing lost (but the markers dropped where they stand alone: D29, D47, D61)
+  // nothing lost (but the markers dropped where they stand alone: D29, D47, D60)
   assert.ok(kept(events[0].map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join(''), text), why);
 }
 

@@ -1127,7 +1127,7 @@ def test_an_indented_line_is_text_as_written(text: str) -> None:
 @pytest.mark.parametrize("opener", ["<tool_calls>", "<｜tool▁calls▁begin｜>"])
 def test_a_block_at_the_limit_at_a_chunk_end_is_within_it(opener: str) -> None:
     # At the end of a chunk a block of exactly max_capture characters is not past the limit. (A `<`
-    # that starts nothing ends both; a letter would begin a call head after a section opener, D62.)
+    # that starts nothing ends both; a letter would begin a call head after a section opener, D61.)
     text = opener + "<x"
     assert _events(text, len(opener), max_capture_chars=len(opener)) == [{"type": "text", "text": text}]
 
