@@ -239,7 +239,7 @@ def _keep(sc: ScanBase, end: str) -> None:
     raw = "".join(hm.head) + body[:cut] + (end if whole else "")
     sc.saw = True
     sc._flush_text()
-    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "harmony"))
+    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "harmony", (), ("D37",)))
     hm.tap, hm.head, hm.body, hm.kind = None, [], [], CONTENT
     sc._emit(body[cut:])
 

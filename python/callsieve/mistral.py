@@ -236,7 +236,8 @@ def _keep(sc: Scanner) -> None:
     cut = tap.broken
     sc.saw = True
     sc._flush_text()
-    sc.out.append(ToolCallsEvent(tuple(tap.calls), MARKER + "".join(m.head) + text[:cut], (), "mistral"))
+    raw = MARKER + "".join(m.head) + text[:cut]
+    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "mistral", (), ("D37",)))
     m.tap, m.json, m.over = None, [], True
     sc._emit(text[cut:])
 

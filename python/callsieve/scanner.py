@@ -570,7 +570,7 @@ class Scanner(DsmlCapture):
         raw = blk.opener + body[:cut] + (blk.closer if whole and closed else "")
         self.saw = True
         self._flush_text()
-        repaired = ("D44",) if whole and end and not closed else ()
+        repaired = ("D44",) if whole and end and not closed else ("D37",)  # (D58)
         self.out.append(ToolCallsEvent(calls, raw, (), row.name, malformed, repaired))
         blk.tap, blk.parts = None, []
         rest = body[cut:] + (blk.closer if closed and not whole else "")

@@ -6153,7 +6153,7 @@ function keep(sc, endToken) {
   const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
   sc.saw = true;
   sc._flushText();
-  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony', repaired: ['D37'] });
   hm.tap = null;
   hm.head = [];
   hm.body = [];
@@ -6628,7 +6628,8 @@ function keep(sc) {
   const cut = tap.broken;
   sc.saw = true;
   sc._flushText();
-  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  const raw = MARKER + m.head.join('') + text.slice(0, cut);
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'mistral', repaired: ['D37'] });
   m.tap = null;
   m.json = [];
   m.over = true;
@@ -10036,7 +10037,7 @@ class Scanner extends DsmlCapture {
     const e = toolCallsEvent(calls, raw);
     e.format = row.name;
     if (got !== null && got.malformed.length) e.malformed = got.malformed;
-    if (whole && end && !closed) e.repaired = ['D44'];
+    e.repaired = whole && end && !closed ? ['D44'] : ['D37']; // (D58)
     this.out.push(e);
     blk.tap = null;
     blk.parts = [];

@@ -678,7 +678,7 @@ class Scanner extends DsmlCapture {
     const e = toolCallsEvent(calls, raw);
     e.format = row.name;
     if (got !== null && got.malformed.length) e.malformed = got.malformed;
-    if (whole && end && !closed) e.repaired = ['D44'];
+    e.repaired = whole && end && !closed ? ['D44'] : ['D37']; // (D58)
     this.out.push(e);
     blk.tap = null;
     blk.parts = [];

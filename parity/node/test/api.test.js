@@ -236,3 +236,38 @@ test('formats: tokens alone hold a cut prose tag head wherever it is (as Python)
     }
   }
 });
+
+// (output, options, [format, repaired]): the table of python/tests/core/test_api.py
+const INV = '<|DSML|invoke name="f"><|DSML|parameter name="p">1</|DSML|parameter></|DSML|invoke>';
+const CALL = '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>';
+const FORMATS_AND_REPAIRS = [
+  [`<|DSML|tool_calls>${INV}</|DSML|tool_calls>`, {}, ['dsml', []]],
+  [`<\uff5cDSML\uff5cfunction_calls>${INV}</\uff5cDSML\uff5ctool_calls>`, {}, ['function_calls', []]], // the opener's row
+  [`${INV}</|DSML|function_calls>`, {}, ['function_calls', ['D6']]], // R3: the closer's row
+  ['<tool_calls><invoke name="f"><parameter name="p"><![CDATA[x</parameter></invoke></tool_calls>', {}, ['dsml', ['D8']]],
+  [`<\uff5ctool\u2581calls\u2581begin\uff5c>${CALL}<\uff5ctool\u2581calls\u2581end\uff5c>`, {}, ['tokens', []]],
+  [`<\uff5ctool\u2581calls\u2581begin\uff5c>${CALL}`, {}, ['tokens', ['D26']]],
+  [`<tool_calls>${INV} oops`, { streamArguments: true }, ['dsml', ['D37']]],
+  ['<tool_call>{"name": "f", "arguments": {}}', {}, ['hermes', ['D44']]],
+  ['<tool_call>{"name": "f", "arguments": {"p": 1}} x</tool_call>', { streamArguments: true }, ['hermes', ['D37']]],
+  ['[TOOL_CALLS]f[ARGS]{"p": 1', { preset: 'mistral', streamArguments: true }, ['mistral', ['D37']]],
+  ['<|channel|>commentary to=functions.f<|message|>{}', { preset: 'gpt-oss' }, ['harmony', []]], // no repair
+  ['Run {"name": "f", "arguments": {}}', { jsonToolCalls: true }, ['', []]], // R9: no row
+];
+
+test('events name their format and repairs (D58)', () => {
+  for (const [text, opts, want] of FORMATS_AND_REPAIRS) {
+    for (const size of [text.length, 1]) {
+      const s = new Sieve(opts);
+      const events = [];
+      for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+      events.push(...s.flush());
+      const blocks = events.filter((e) => e.type === 'tool_calls');
+      assert.deepEqual(
+        blocks.map((e) => [e.format || '', e.repaired || []]),
+        [want],
+        `${text} ${size}`,
+      );
+    }
+  }
+});

@@ -67,6 +67,49 @@ def test_events_are_frozen_and_carry_raw() -> None:
     }
 
 
+_INV = '<|DSML|invoke name="f"><|DSML|parameter name="p">1</|DSML|parameter></|DSML|invoke>'
+_CALL = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
+# (output, options, (format, repaired)): the same table is in parity/node/test/api.test.js
+FORMATS_AND_REPAIRS: list[tuple[str, dict[str, Any], tuple[str, tuple[str, ...]]]] = [
+    (f"<|DSML|tool_calls>{_INV}</|DSML|tool_calls>", {}, ("dsml", ())),
+    (f"<｜DSML｜function_calls>{_INV}</｜DSML｜tool_calls>", {}, ("function_calls", ())),  # the opener's row
+    (f"{_INV}</|DSML|function_calls>", {}, ("function_calls", ("D6",))),  # R3: the closer's row
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[x</parameter></invoke></tool_calls>',
+        {},
+        ("dsml", ("D8",)),
+    ),
+    (f"<｜tool▁calls▁begin｜>{_CALL}<｜tool▁calls▁end｜>", {}, ("tokens", ())),
+    (f"<｜tool▁calls▁begin｜>{_CALL}", {}, ("tokens", ("D26",))),
+    (f"<tool_calls>{_INV} oops", {"stream_arguments": True}, ("dsml", ("D37",))),
+    ('<tool_call>{"name": "f", "arguments": {}}', {}, ("hermes", ("D44",))),
+    (
+        '<tool_call>{"name": "f", "arguments": {"p": 1}} x</tool_call>',
+        {"stream_arguments": True},
+        ("hermes", ("D37",)),
+    ),
+    ('[TOOL_CALLS]f[ARGS]{"p": 1', {"preset": "mistral", "stream_arguments": True}, ("mistral", ("D37",))),
+    (
+        "<|channel|>commentary to=functions.f<|message|>{}",
+        {"preset": "gpt-oss"},
+        ("harmony", ()),
+    ),  # no repair
+    ('Run {"name": "f", "arguments": {}}', {"json_tool_calls": True}, ("", ())),  # R9: no row
+]
+
+
+@pytest.mark.parametrize(("text", "opts", "want"), FORMATS_AND_REPAIRS)
+def test_events_name_their_format_and_repairs(
+    text: str, opts: dict[str, Any], want: tuple[str, tuple[str, ...]]
+) -> None:
+    """D58: every block's event names the row that read it and the decisions of its repairs."""
+    for size in (len(text), 1):
+        s = Sieve(**opts)
+        events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+        blocks = [e for e in events if isinstance(e, ToolCallsEvent)]
+        assert [(e.format, e.repaired) for e in blocks] == [want]
+
+
 def test_feed_after_flush_raises() -> None:
     s = Sieve()
     s.flush()
