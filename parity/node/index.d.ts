@@ -47,7 +47,7 @@ export interface ToolCallsEvent {
   raw: string;
   /** Names dropped by `unknownTools: 'reject'` (as written, once each); present only when some were. */
   rejectedToolNames?: string[];
-  /** The format row the block was read by (set by the block engine's formats, R17). */
+  /** The format row the block was read by (D58: every format but JSON calls). */
   format?: FormatName;
   /** The block's calls that cannot be executed (R18.2); present only when some were. */
   malformed?: MalformedCall[];
@@ -590,9 +590,9 @@ export function rewriteChatCompletion<Response = unknown>(
 
 /**
  * What a rewriter did: blocks recognized, calls emitted, calls rejected by the policy, blocks
- * released as text at `maxCaptureChars`, blocks the sieve had to repair (a missing opening
- * wrapper, R3; a token section without its end, D26; a block completed because the output
- * ended, D8 and D37).
+ * released as text at `maxCaptureChars`, blocks whose event lists a repair (D58: a missing
+ * opening wrapper, R3; an unclosed CDATA, D8; a token section without its end, D26; a block
+ * broken after a call was announced, D37; a block of an R17 format cut by the end, D44).
  */
 export interface RewriteStats {
   blocks: number;

@@ -1,4 +1,4 @@
-"""Incremental arguments (R16, D58) for the block engine (R17): a block's body read as it arrives.
+"""Incremental arguments (R16, D62) for the block engine (R17): a block's body read as it arrives.
 
 The block engine holds a block to its closer and reads it whole (blocks.py). With
 stream_arguments, a tap reads the same body as it is taken, piece by piece, and tells the Sieve

@@ -153,15 +153,16 @@ class ChatCompletionStreamRewriter:
     def stats(self) -> dict[str, int]:
         """Counts so far: `blocks` (tool-call blocks recognized), `calls` (calls emitted),
         `rejected_calls` (dropped by the reject policy), `capture_limit_releases` (blocks longer
-        than `max_capture_chars`, released as text), `repaired_blocks` (blocks the sieve had to
-        repair: a missing opening wrapper, R3; a token section without its end, D26; a block
-        completed because the output ended, D8 and D37)."""
+        than `max_capture_chars`, released as text), `repaired_blocks` (blocks whose event lists
+        a repair, D58: a missing opening wrapper, R3; an unclosed CDATA, D8; a token section
+        without its end, D26; a block broken after a call was announced, D37; a block of an
+        R17 format cut by the end of the output, D44)."""
         return dict(self._opts.stats)
 
-    def _pieces(self, st: _Choice, events: list[Event], end_from: int) -> list[dict[str, Any]]:
-        """The deltas for a choice's events; those from `end_from` on came from a flush."""
+    def _pieces(self, st: _Choice, events: list[Event]) -> list[dict[str, Any]]:
+        """The deltas for a choice's events."""
         out: list[dict[str, Any]] = []
-        for k, e in enumerate(events):
+        for e in events:
             if self._opts.calls_off and isinstance(e, ToolCallsEvent):
                 e = TextEvent(e.raw)  # tool_choice "none": the markup is the model's text
             if isinstance(e, TextEvent):
@@ -186,11 +187,11 @@ class ChatCompletionStreamRewriter:
                     continue
                 deltas = [d]
             elif self._opts.stream_arguments:
-                self._opts.announced(e, k >= end_from, st.dropped)
+                self._opts.announced(e, st.dropped)
                 st.dropped = 0
                 continue
             else:
-                calls = self._opts.policy(e, k >= end_from, len(st.taken))
+                calls = self._opts.policy(e, len(st.taken))
                 if not calls:
                     continue
                 deltas = to_openai_stream_deltas(
@@ -332,11 +333,10 @@ class ChatCompletionStreamRewriter:
                     st.streamed = {}
                 events += st.sieve.feed(content)
             finish = choice.get("finish_reason")
-            end_from = len(events)
             if finish is not None and st.sieve is not None:
                 events += st.sieve.flush()
                 st.sieve = None
-            pieces = self._pieces(st, events, end_from)
+            pieces = self._pieces(st, events)
             if native is not None and not isinstance(native, list) and any("tool_calls" in p for p in pieces):
                 raise OpenAIFormatError(
                     f"chunk {n}: choices[{pos}].delta.tool_calls must be a list to add calls to"
@@ -408,7 +408,7 @@ class ChatCompletionStreamRewriter:
                 continue
             events = st.sieve.flush()
             st.sieve = None
-            for piece in self._pieces(st, events, 0):
+            for piece in self._pieces(st, events):
                 out.append(self._extra(envelope, idx, piece, None))
         return out
 

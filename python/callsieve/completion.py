@@ -99,9 +99,7 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
                 f"choices[{pos}].message.content must be a string, got {type(content).__name__}"
             )
         sieve = opts.sieve()
-        events = sieve.feed(content)
-        end_from = len(events)
-        events += sieve.flush()
+        events = sieve.feed(content) + sieve.flush()
         for e in events:
             if isinstance(e, TextEvent) and e.note is not None:
                 opts.released(e)
@@ -112,9 +110,9 @@ def _rewrite_response(response: Any, opts: _Options) -> Any:
         upstream = message.get("tool_calls")
         already = len(upstream) if isinstance(upstream, list) else 0
         calls: list[ToolCall] = []
-        for k, e in enumerate(events):
+        for e in events:
             if isinstance(e, ToolCallsEvent) and not opts.calls_off:
-                calls += opts.policy(e, k >= end_from, already + len(calls))
+                calls += opts.policy(e, already + len(calls))
         if not calls and text == content:
             out_choices.append(choice)
             continue

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from . import sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
-from .events import TextEvent, ToolCallsEvent
+from .events import Malformed, TextEvent, ToolCallsEvent
 from .fences import RUN_END, TAIL_END, WAIT
 from .prose import _ANGLE, _WS, Prose
 from .scanbase import (
@@ -51,23 +51,37 @@ _CD_TAIL: Final = re.compile(r"(?:\n {0,3}|\]|[<＜〈《])\Z")
 _LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
 
 
+# DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+# dialect, so its malformed calls are reported (D59).
+_NATIVE_SHELL: Final = "<｜DSML｜"
+
+
 class DsmlCapture(Prose):
     """The DSML / XML-wrapper block capture of the scanner (CAPTURE)."""
 
     # ---- CAPTURE ------------------------------------------------------------------------
 
-    def _start_capture(self, level: Level, end: int) -> None:
+    def _start_capture(self, level: Level, end: int, fmt: str) -> None:
+        """`fmt`: the format row of the opening wrapper ("" for a bare invoke, R3)."""
         self.mode = _M_CAPTURE
         cap = self.cap
         cap.level = level
+        cap.format = fmt
+        cap.fixed = []
+        # D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the
+        # seed's dialect keeps D4 (its recorded corpus pins broken blocks as text)
+        native = fmt == "function_calls" or (self.native and self.buf.startswith(_NATIVE_SHELL, self.pos))
+        cap.bad = [] if level == _L_TOP and native else None
         cap.raw, cap.tail = _Text(), ""
         cap.start = cap.mark = self._abs(self.pos)
         cap.over = False
         cap.calls = _Calls()
         cap.wrapped = level == _L_TOP
         cap.started = 0
-        self.inv.params, self.inv.multi = {}, set()
-        self.inv.text = []
+        inv = self.inv
+        inv.params, inv.multi = {}, set()
+        inv.text = []
+        inv.start, inv.bad, inv.live = cap.start, "", False
         self.pos = end
 
     def _consumed(self) -> str:
@@ -105,7 +119,9 @@ class DsmlCapture(Prose):
         cap, inv, par = self.cap, self.inv, self.par
         self._tap_pull()
         self._tap_done()
-        if cap.level != _L_TOP:
+        if cap.level != _L_TOP and not inv.live:  # a nameless invoke, never announced (D59)
+            self._malformed(self.pos)
+        elif cap.level != _L_TOP:
             inp = inv.params  # (the block ends here: the object is the call's)
             if cap.level != _L_INVOKE:
                 segs = list(par.segs)
@@ -120,12 +136,14 @@ class DsmlCapture(Prose):
             self.out.append(CallDone(inp))
         raw = self._consumed()
         self._flush_text()
-        self.out.append(ToolCallsEvent(cap.calls.take(), raw))
+        fixed = (*cap.fixed, "D37")
+        bad = self._bad_calls(raw)
+        self.out.append(ToolCallsEvent(cap.calls.take(), raw, (), cap.format, bad, fixed))
         cap.started = 0
         self._text_resumes(raw)
         return True
 
-    def _succeed(self, end: int) -> bool:
+    def _succeed(self, end: int, closer: Tag) -> bool:
         cap = self.cap
         self.pos = end
         if not cap.over and not cap.started and self.base + end - cap.start > self.max_capture:
@@ -135,10 +153,34 @@ class DsmlCapture(Prose):
         cap.started = 0
         self._flush_text()
         raw = self._source(cap)  # (first: the pieces go before the calls are made)
-        self.out.append(ToolCallsEvent(cap.calls.take(), raw))
+        if cap.wrapped:
+            fmt, fixed = cap.format, tuple(cap.fixed)
+        else:  # R3: the run of bare invokes takes its closing wrapper's row
+            fmt, fixed = closer.format, ("D6", *cap.fixed)
+        bad = self._bad_calls(raw)
+        self.out.append(ToolCallsEvent(cap.calls.take(), raw, (), fmt, bad, fixed))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
+
+    def _malformed(self, end: int) -> None:
+        """D59: the invoke read so far (to `buf[end]`) is a malformed call of the block."""
+        cap, inv = self.cap, self.inv
+        if cap.bad is not None and not (cap.over and cap.bad):  # (past the limit: "there was one")
+            cap.bad.append((inv.start, self.base + end, inv.bad, inv.name or None))
+
+    def _bad_calls(self, raw: str) -> tuple[Malformed, ...]:
+        """The block's malformed calls, their text cut from its source `raw`."""
+        cap = self.cap
+        if not cap.bad:
+            return ()
+        at = cap.start
+        return tuple(Malformed(strings.trim(raw[s - at : e - at]), why, name) for s, e, why, name in cap.bad)
+
+    def _tolerates(self) -> bool:
+        """D59: the block reports a malformed invoke instead of being text (R18.2); an announced
+        call breaks the block instead (R16.3, D37)."""
+        return self.cap.bad is not None and not self.inv.live
 
     def _overflow(self) -> None:
         """The block grew past max_capture: what was captured is released as text (with a note),
@@ -231,21 +273,31 @@ class DsmlCapture(Prose):
             return False
         if not isinstance(r, Tag):
             return self._fail()
-        if r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
+        cap, inv = self.cap, self.inv
+        if r.local == INVOKE and not r.closing and not r.self_closing:
+            named = _named(r)
+            if not named and cap.bad is None:
+                return self._fail()  # D14
             self.pos = r.end
-            self.cap.level = _L_INVOKE
-            self.inv.name = self._name(r.name)
-            self.inv.params, self.inv.multi = {}, set()
-            self.inv.text = []
-            if self.stream and self.cap.wrapped and not self.cap.over:
-                self.cap.started += 1
-                self.inv.keys, self.inv.top, self.inv.other = set(), -1, False
+            cap.level = _L_INVOKE
+            inv.start = self.base + pos
+            inv.name = self._name(r.name) if named else ""
+            inv.bad = "" if named else "no name"  # D59
+            inv.live = False
+            inv.params, inv.multi = {}, set()
+            inv.text = []
+            if named and self.stream and cap.wrapped and not cap.over:
+                cap.started += 1
+                inv.live = True
+                inv.keys, inv.top, inv.other = set(), -1, False
                 self._flush_text()
-                self.out.append(CallBegun(self.inv.name))
+                self.out.append(CallBegun(inv.name))
             return True
-        if r.local == WRAPPER and r.closing and self.cap.calls:
+        if r.local == WRAPPER and r.closing:
             self.saw = True
-            return self._succeed(r.end)
+            if cap.calls or cap.bad:
+                return self._succeed(r.end, r)
+            self.pos = r.end  # an empty wrapper is text, its closer with it (D46, D60)
         return self._fail()
 
     def _c_invoke(self, final: bool, c: str) -> bool:
@@ -264,9 +316,14 @@ class DsmlCapture(Prose):
             if isinstance(r, Tag):
                 if r.local == PARAMETER and not r.closing:
                     if r.self_closing or not _named(r) or not strings.is_blank("".join(inv.text)):
-                        return self._fail()
+                        if not self._tolerates():
+                            return self._fail()  # D14, D5
+                        inv.bad = inv.bad or "broken parameter"  # D59
+                        if r.self_closing:
+                            self.pos = r.end
+                            return True
                     name = self._name(r.name)
-                    if cap.started and self._reorders(name):
+                    if inv.live and self._reorders(name):
                         return self._break()
                     self.pos = r.end
                     cap.level = _L_PARAM
@@ -274,32 +331,47 @@ class DsmlCapture(Prose):
                     self.par.string = r.string if self.native else None
                     self.par.segs = []
                     self.par.text = []
-                    if cap.started:
+                    if inv.live:
                         self.tap = ValueTap(name, self.par.string)
                         self._tap_text = self._tap_cdata = 0
                     return True
                 if r.local == INVOKE and r.closing:
-                    inp = {} if cap.over else self._invoke_input()
-                    if inp is None:
-                        return self._fail()
+                    inp = {} if cap.over or inv.bad else self._invoke_input()
+                    if inp is None or inv.bad:
+                        if not self._tolerates():
+                            return self._fail()
+                        if not inv.bad:  # D59
+                            inv.bad = "broken parameter" if inv.params else "arguments are not a JSON object"
+                        self._malformed(r.end)
+                    else:
+                        if not (cap.over and cap.calls):  # past the limit only "there was one" counts
+                            cap.calls.add(inv.name, inp)
+                        if inv.live:
+                            self._flush_text()
+                            self.out.append(CallDone(inp))
                     inv.params, inv.multi = {}, set()  # `inp` is the call's now
-                    if not (cap.over and cap.calls):  # past the limit only "there was one" counts
-                        cap.calls.add(inv.name, inp)
-                    if cap.started:
-                        self._flush_text()
-                        self.out.append(CallDone(inp))
+                    inv.text = []
                     self.pos = r.end
                     cap.level = _L_TOP
                     return True
+                if r.local == PARAMETER and self._tolerates():  # a stray closer (D59)
+                    inv.bad = inv.bad or "broken parameter"
+                    self.pos = r.end
+                    return True
                 return self._fail()
             if not inv.text:
-                return self._fail()
+                if not self._tolerates():
+                    return self._fail()
+                if inv.params:  # D59: an angle that starts nothing, beside parameters
+                    inv.bad = inv.bad or "broken parameter"
             end = self._skip(buf, pos)
             inv.text.append(buf[pos:end])
             self.pos = end
             return True
         if inv.params:
-            return self._fail()
+            if not self._tolerates():
+                return self._fail()
+            inv.bad = inv.bad or "broken parameter"  # D59: text beside parameters
         m = _ANGLE.search(buf, pos + 1)
         end = m.start() if m else len(buf)
         inv.text.append(buf[pos:end])
@@ -370,14 +442,25 @@ class DsmlCapture(Prose):
                 self._tap_pull()
                 self._tap_done()
             self._par_flush_text()
-            self.work += sum(len(x) for _, x in par.segs)
-            value = values.param_value(par.name, par.segs, par.string)
+            if not self.inv.bad:  # (a malformed call's values are never read, D59)
+                self.work += sum(len(x) for _, x in par.segs)
+                value = values.param_value(par.name, par.segs, par.string)
+                values.add_param(self.inv.params, self.inv.multi, par.name, value)
+                if self.inv.live:
+                    self._flush_text()
+                    self.out.append(ParamDone(par.name, value))
             par.segs = []  # the body is decoded: keep only its value
-            values.add_param(self.inv.params, self.inv.multi, par.name, value)
-            if cap.started:
-                self._flush_text()
-                self.out.append(ParamDone(par.name, value))
             self.pos = r.end
+            cap.level = _L_INVOKE
+            return True
+        if (
+            isinstance(r, Tag)
+            and (r.local == PARAMETER or (r.local == INVOKE and r.closing))
+            and self._tolerates()
+        ):
+            # D59: a parameter left open ends at the next parameter or at its invoke's end
+            self.inv.bad = self.inv.bad or "broken parameter"
+            par.segs, par.text = [], []
             cap.level = _L_INVOKE
             return True
         return self._fail()  # the end-of-sentence token, or another tag inside a value
@@ -610,7 +693,7 @@ class DsmlCapture(Prose):
             self.pos = k
             return False
         if isinstance(r, Tag) and r.local == PARAMETER and r.closing:
-            self._loose_value("".join(cd.parts) + buf[pos:k])
+            self._loose_value("".join(cd.parts) + buf[pos:k], False)
             cd.parts = []
             self.pos = k
             return True
@@ -619,11 +702,15 @@ class DsmlCapture(Prose):
         self.pos = end
         return True
 
-    def _loose_value(self, content: str) -> None:
-        """The repaired CDATA value (D8): `content` up to its parameter closing tag."""
+    def _loose_value(self, content: str, repaired: bool) -> None:
+        """The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`:
+        the input ended in it; a later value is repaired when its `]]>` is missing (D58)."""
         t = _LOOSE_CLOSE_TAIL.search(content)
         self.par.segs.append(("cdata", content[: t.start()] if t else content))
-        self.cap.level = _L_PARAM
+        cap = self.cap
+        cap.level = _L_PARAM
+        if (repaired or t is None) and "D8" not in cap.fixed:
+            cap.fixed.append("D8")
 
     def _eof_in_cdata(self) -> bool:
         """R5.6 / D8: the input ended inside a CDATA: its value runs to the first parameter
@@ -648,7 +735,7 @@ class DsmlCapture(Prose):
             i = m.start() + 1
         if close < 0:
             return self._fail()
-        self._loose_value(content[:close])
+        self._loose_value(content[:close], True)
         cd.parts, cd.after = [], []
         # The block's source now ends where the value does; reading goes on from there.
         end = cd.start + close

@@ -44,8 +44,22 @@ class Format:
 
 FORMAT_TABLE: Final[tuple[Format, ...]] = (
     Format("dsml", "R1-R3", "<|DSML|tool_calls> and <tool_calls> blocks (the seed's dialect)", "shell"),
-    Format("function_calls", "R14.1-R14.3", "DeepSeek-V3.2 <｜DSML｜function_calls> blocks", "shell"),
-    Format("tokens", "R14.4-R14.5", "DeepSeek V3 / R1 / V3.1 <｜tool▁calls▁begin｜> sections", "tokens"),
+    Format(
+        "function_calls",
+        "R14.1-R14.3",
+        "DeepSeek-V3.2 <｜DSML｜function_calls> blocks",
+        "shell",
+        # D60: DeepSeek's closing wrappers as its models write them (the second needs `dsml` on)
+        strays=("</｜DSML｜function_calls>", "</｜DSML｜tool_calls>"),
+    ),
+    Format(
+        "tokens",
+        "R14.4-R14.5",
+        "DeepSeek V3 / R1 / V3.1 <｜tool▁calls▁begin｜> sections",
+        "tokens",
+        # D60: the section end, with either bar on either side (D25)
+        strays=("<｜tool▁calls▁end｜>", "<|tool▁calls▁end|>", "<｜tool▁calls▁end|>", "<|tool▁calls▁end｜>"),
+    ),
     Format(
         "hermes",
         "R17.1",

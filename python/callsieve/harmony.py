@@ -17,7 +17,7 @@ stand in the role part (`<|start|>assistant to=functions.f<|channel|>commentary`
   as it arrives, holding back at most a partial end token.
 - The markers (header, end tokens) are not content; a stray end token in prose is dropped.
 - With stream_arguments, a call to `functions.NAME` is announced when its header ends and its
-  JSON arguments stream as the body arrives (blocktap.ObjectTap, D58); a body that stops being
+  JSON arguments stream as the body arrives (blocktap.ObjectTap, D62); a body that stops being
   a JSON object ends the call there (R16.3): the call is kept with what it read, and the rest of
   the message is content.
 """
@@ -239,7 +239,7 @@ def _keep(sc: ScanBase, end: str) -> None:
     raw = "".join(hm.head) + body[:cut] + (end if whole else "")
     sc.saw = True
     sc._flush_text()
-    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "harmony"))
+    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "harmony", (), ("D37",)))
     hm.tap, hm.head, hm.body, hm.kind = None, [], [], CONTENT
     sc._emit(body[cut:])
 

@@ -28,7 +28,7 @@ class _Metrics:
             "callsieve_capture_limit_releases", "Blocks released as text at max_capture_chars", registry=r
         )
         self.repaired = Counter(
-            "callsieve_repaired_blocks", "Blocks the sieve had to repair (R3, D8, D26, D37)", registry=r
+            "callsieve_repaired_blocks", "Blocks the sieve had to repair (R3, D8, D26, D37, D44)", registry=r
         )
         self.upstream_errors = Counter("callsieve_upstream_errors", "Upstream failures", ["kind"], registry=r)
         self.disconnects = Counter("callsieve_client_disconnects", "Clients that left mid-stream", registry=r)

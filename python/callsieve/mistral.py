@@ -12,7 +12,7 @@ content again and nothing depends on where a chunk ended.
 - A value cut by the end of the output is text (as D44: only complete calls survive a cut).
 - Calls that cannot be executed are reported as malformed (R18.2).
 - With stream_arguments, a v11 call is announced when its JSON starts after `[ARGS]` and its
-  arguments stream as they arrive (blocktap.ObjectTap, D58); a cut or a value that is no JSON
+  arguments stream as they arrive (blocktap.ObjectTap, D62); a cut or a value that is no JSON
   then keeps the call with what it read (R16.3), and the rest of the JSON is text. The array
   form is announced when complete (D38).
 """
@@ -236,7 +236,8 @@ def _keep(sc: Scanner) -> None:
     cut = tap.broken
     sc.saw = True
     sc._flush_text()
-    sc.out.append(ToolCallsEvent(tuple(tap.calls), MARKER + "".join(m.head) + text[:cut], (), "mistral"))
+    raw = MARKER + "".join(m.head) + text[:cut]
+    sc.out.append(ToolCallsEvent(tuple(tap.calls), raw, (), "mistral", (), ("D37",)))
     m.tap, m.json, m.over = None, [], True
     sc._emit(text[cut:])
 

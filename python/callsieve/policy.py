@@ -14,8 +14,6 @@ from .formats import check_preset
 from .names import UnknownToolsPolicy, apply_policy, check_policy, declared_names, resolve_name
 from .reasoning import ReasoningMode, check_reasoning
 from .schema import check_tools
-from .sections import SECTION_END, match_marker
-from .shell import INVOKE, KEYWORDS_ALL, OPEN_ANGLES, Tag, match_tag
 from .sieve import Sieve, check_formats
 from .toolcalls import IdFactory, UnparsedCall, _check_id_factory
 
@@ -139,18 +137,18 @@ class _Options:
             preset=self.preset.name if self.preset is not None else None,
         )
 
-    def announced(self, e: ToolCallsEvent, at_end: bool, dropped: int = 0) -> None:
+    def announced(self, e: ToolCallsEvent, dropped: int = 0) -> None:
         """R16.5: a block whose calls went out as they were announced: only counted here
         (`dropped`: its calls that tool_choice or parallel_tool_calls left out)."""
         self.rejected.update(dict.fromkeys(e.rejected_tool_names))
         st = self.stats
         st["blocks"] += 1
-        if e.repaired or self.repaired(e.raw, at_end):
+        if e.repaired:  # the scanner's repairs (D58)
             st["repaired_blocks"] += 1
         st["calls"] += max(0, len(e.calls) - dropped)
         st["rejected_calls"] += len(e.rejected_tool_names)
 
-    def policy(self, e: ToolCallsEvent, at_end: bool, already: int = 0) -> tuple[ToolCall, ...]:
+    def policy(self, e: ToolCallsEvent, already: int = 0) -> tuple[ToolCall, ...]:
         """The block's calls under the reject policy (R10.2) and the request's tool_choice and
         parallel_tool_calls (`already`: the calls the choice has so far); counts the block."""
         calls = e.calls
@@ -163,7 +161,7 @@ class _Options:
             kept = kept[: max(0, 1 - already)]
         st = self.stats
         st["blocks"] += 1
-        if e.repaired or self.repaired(e.raw, at_end):
+        if e.repaired:  # the scanner's repairs (D58)
             st["repaired_blocks"] += 1
         st["calls"] += len(kept)
         st["rejected_calls"] += len(calls) - len(result.calls)
@@ -192,25 +190,6 @@ class _Options:
         if self.only is None or name == self.only:
             return name if self.only is None else self.only
         return self.only if resolve_name(name, (self.only,)) is not None else None
-
-    def repaired(self, raw: str, at_end: bool) -> bool:
-        """Whether the sieve had to repair the block whose source is `raw` (`at_end`: it came
-        out when the sieve was flushed): a token section without its section end (D26), a run
-        of bare invokes without its opening wrapper (R3, D6), or a block that is no call when
-        its source is fed alone (an unclosed CDATA completed at the end of the output, D8; a
-        block that broke after a call was announced, D37)."""
-        if not raw or raw[0] not in OPEN_ANGLES:
-            return False  # a JSON call (R9)
-        if isinstance(match_marker(raw, 0, True), tuple):  # a token section (R14.4, R14.5)
-            end = match_marker(raw, raw.rfind("<"), True)  # a section ends at its end marker
-            return not (isinstance(end, tuple) and end[0] == SECTION_END and end[1] == len(raw))
-        tag = match_tag(raw, 0, True, KEYWORDS_ALL)
-        if isinstance(tag, Tag) and tag.local == INVOKE:
-            return True
-        if not at_end and not self.stream_arguments:
-            return False  # a block that closed as it arrived is complete as written (but D37)
-        alone = Sieve(json_tool_calls=self.json_tool_calls, formats=self.formats, reasoning="off")
-        return not any(isinstance(e, ToolCallsEvent) for e in alone.feed(raw))
 
     def resolve(self, name: str) -> str:
         """D22: a name as the gateway hands it out (the declared spelling when it resolves)."""

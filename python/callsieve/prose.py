@@ -12,7 +12,7 @@ from typing import Final
 from . import harmony, mistral, sections, strings
 from .blocks import Typer
 from .fences import _RUNS, PLAIN, RUN_END, TAIL_END, WAIT, FenceLine
-from .formats import DEFAULT_FORMATS, Format
+from .formats import DEFAULT_FORMATS, FORMATS, Format
 from .scanbase import (
     _L_INVOKE,
     _L_TOP,
@@ -56,6 +56,10 @@ _SPECIAL_JSON_BR: Final = re.compile(r"[\n`<＜〈《{\[]")
 
 
 _ANGLE: Final = re.compile(r"[<＜〈《]")
+
+
+# DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
+_NATIVE_CLOSERS: Final = frozenset(FORMATS["function_calls"].strays)
 
 
 _WS: Final = re.compile("[" + strings.JS_SPACE + "]+")
@@ -229,13 +233,15 @@ class Prose(ScanBase):
 
     def _marker(self, buf: str, pos: int, final: bool) -> tuple[str, int] | str:
         """A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
-        (kind, end) for a section opener (tokens) or the end-of-sentence token."""
+        (kind, end) for a section opener or end (tokens) or the end-of-sentence token."""
         if not self.eos or buf[pos] != "<":
             return NO
         r = match_marker(buf, pos, final)
         if isinstance(r, tuple):
             kind = r[0]
-            if (kind == sections.SECTION_BEGIN and self.tokens) or kind == sections.EOS:
+            if kind == sections.EOS or (
+                self.tokens and (kind == sections.SECTION_BEGIN or kind == sections.SECTION_END)
+            ):
                 return r
             return NO
         return r
@@ -263,7 +269,7 @@ class Prose(ScanBase):
         if isinstance(mk, tuple):
             self.line.indent = -1
             kind, end = mk
-            if kind == sections.EOS:  # R14.6: dropped
+            if kind != sections.SECTION_BEGIN:  # R14.6; a stray section end (R18.3, D60): dropped
                 self.pos = end
                 return True
             self.saw = True
@@ -288,11 +294,14 @@ class Prose(ScanBase):
             if r.local == WRAPPER:
                 self.saw = True
                 if not r.closing:
-                    self._start_capture(_L_TOP, r.end)
+                    self._start_capture(_L_TOP, r.end, r.format)
+                    return True
+                if self.native and buf[pos : r.end] in _NATIVE_CLOSERS:  # R18.3, D60: dropped
+                    self.pos = r.end
                     return True
             elif r.local == INVOKE and not r.closing and not r.self_closing and _named(r):
                 # R3 / D6: a bare named invoke may be a block missing its opening wrapper
-                self._start_capture(_L_INVOKE, r.end)
+                self._start_capture(_L_INVOKE, r.end, "")
                 self.inv.name = self._name(r.name)
                 return True
             self._emit(buf[pos : r.end])
@@ -527,7 +536,7 @@ class Prose(ScanBase):
             mk = self._marker(buf, pos, final)
             if mk is MORE:
                 return False
-            if isinstance(mk, tuple):  # a section or an end-of-sentence token: meaning depends
+            if isinstance(mk, tuple):  # a section marker or an end-of-sentence token: meaning depends
                 self._p_hold_here(self._abs(pos))
                 self._p_put(buf[pos : mk[1]])
                 self.pos = mk[1]
@@ -618,7 +627,7 @@ class Prose(ScanBase):
     def _start_block(self, rows: tuple[Format, ...], opener: str, end: int) -> None:
         raise NotImplementedError  # scanner.py
 
-    def _start_capture(self, level: Level, end: int) -> None:
+    def _start_capture(self, level: Level, end: int, fmt: str) -> None:
         raise NotImplementedError  # dsml.py
 
     def _start_section(self, end: int) -> None:

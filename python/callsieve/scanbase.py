@@ -220,10 +220,13 @@ class _Pending:
 class _Invoke:
     """The invoke being captured."""
 
-    __slots__ = ("keys", "multi", "name", "other", "params", "text", "top")
+    __slots__ = ("bad", "keys", "live", "multi", "name", "other", "params", "start", "text", "top")
 
     def __init__(self) -> None:
         self.name = ""
+        self.start = 0  # absolute offset of its opening tag
+        self.bad = ""  # D59: why it cannot be executed ("": nothing so far)
+        self.live = False  # R16: announced (its parameters stream)
         # The input object, built as the parameters close (R6.6: `multi` are the names already
         # arrays), so a long invoke keeps its values once, not also as a list of pairs.
         self.params: dict[str, Any] = {}
@@ -266,11 +269,28 @@ class _Cdata:
 class _Capture:
     """CAPTURE: the block being parsed."""
 
-    __slots__ = ("calls", "level", "mark", "over", "raw", "start", "started", "tail", "wrapped")
+    __slots__ = (
+        "bad",
+        "calls",
+        "fixed",
+        "format",
+        "level",
+        "mark",
+        "over",
+        "raw",
+        "start",
+        "started",
+        "tail",
+        "wrapped",
+    )
 
     def __init__(self) -> None:
         self.level = _L_TOP
         self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
+        self.format = ""  # the row of its opening wrapper, or of its closing one when repaired (D58)
+        self.fixed: list[str] = []  # the decisions of the repairs applied to it (D58)
+        # D59: its malformed invokes so far (start, end, reason, name), None when D4 holds for it
+        self.bad: list[tuple[int, int, str, str | None]] | None = None
         self.started = 0  # R16: calls announced in this block (stream_arguments)
         # The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it
         # is always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -297,11 +317,27 @@ _S_BETWEEN, _S_HEAD, _S_BODY = Stage
 class _Section:
     """TOKENS: the token section being parsed (R14.4, R14.5)."""
 
-    __slots__ = ("bad", "body", "calls", "head", "head_len", "mark", "over", "raw", "stage", "start", "tail")
+    __slots__ = (
+        "bad",
+        "body",
+        "calls",
+        "head",
+        "head_len",
+        "lead",
+        "loose",
+        "mark",
+        "over",
+        "raw",
+        "stage",
+        "start",
+        "tail",
+    )
 
     def __init__(self) -> None:
         self.bad: list[Malformed] = []  # R18.2: the section's calls that cannot be executed
         self.stage = _S_BETWEEN
+        self.lead = False  # right after a section opener: a call may begin without its opener (D61)
+        self.loose = False  # the call's head began so (D61): it must end on its line
         self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
         self.mark = 0
         self.tail = ""
@@ -497,7 +533,7 @@ class ScanBase:
             r = self._memo
             if isinstance(r, Tag):  # `end` was relative to the buffer of that time
                 end = r.end + self._memo_base - self.base
-                return Tag(r.local, r.closing, r.name, r.self_closing, end, r.string)
+                return Tag(r.local, r.closing, r.name, r.self_closing, end, r.string, r.format)
             return r
         if self._keywords is None:
             return NO

@@ -302,6 +302,7 @@ class Scanner(DsmlCapture):
         sec.bad = []
         sec.start = sec.mark = self._abs(self.pos)
         sec.over = False
+        sec.lead, sec.loose = True, False
         self.pos = end
 
     def _sec_succeed(self, end: int, repaired: bool = False) -> bool:
@@ -315,7 +316,7 @@ class Scanner(DsmlCapture):
         self._flush_text()
         raw = self._source(sec)
         fixed = ("D26",) if repaired else ()
-        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "", tuple(sec.bad), fixed))
+        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "tokens", tuple(sec.bad), fixed))
         self.mode = _M_TEXT
         self.line.mid_line()
         return True
@@ -342,7 +343,7 @@ class Scanner(DsmlCapture):
         if sec.stage is _S_BODY:
             sec.body.append(buf)
             return True
-        if sec.head_len + len(buf) > sections.MAX_HEAD:
+        if sec.head_len + len(buf) > sections.MAX_HEAD or (sec.loose and "\n" in buf):
             return False
         sec.head.append(buf)
         sec.head_len += len(buf)
@@ -353,6 +354,12 @@ class Scanner(DsmlCapture):
         complete (`<｜tool▁ca` + `ll▁be`); they would wait again with nothing done (the limit
         acts on what they consumed: see _cap_waits)."""
         return match_marker(buf, 0, False) is MORE
+
+    def _start_head(self, loose: bool) -> None:
+        """A call head begins at `pos` (`loose`: its section opener began it, D61)."""
+        sec = self.sec
+        sec.stage, sec.loose = _S_HEAD, loose
+        sec.head, sec.head_len, sec.body = [], 0, []
 
     def _m_tokens(self, final: bool) -> bool:
         sec = self.sec
@@ -368,39 +375,50 @@ class Scanner(DsmlCapture):
                 return self._sec_succeed(pos, True)
             return self._fail()
         if sec.stage == _S_BETWEEN:
+            lead, sec.lead = sec.lead, False
             m = _WS.match(buf, pos)
             if m:
                 self.pos = m.end()
                 return True
             mk = match_marker(buf, pos, final) if buf[pos] == "<" else NO
             if mk is MORE:
+                sec.lead = lead
                 return False
             if not isinstance(mk, tuple):
+                if lead and buf[pos] != "<":
+                    # R18.3, D61: the section opener stood where the call opener belongs
+                    self._start_head(True)
+                    return True
                 return self._fail()  # D3: nothing else stands between calls
             kind, end = mk
             if kind == sections.CALL_BEGIN:
                 self.pos = end
-                sec.stage = _S_HEAD
-                sec.head, sec.head_len, sec.body = [], 0, []
+                self._start_head(False)
                 return True
             if kind == sections.SECTION_BEGIN:  # R18.3: a repeated section opener is tolerated
                 self.pos = end
+                sec.lead = True
                 return True
             if kind == sections.SECTION_END and (sec.calls or sec.bad):
                 return self._sec_succeed(end)
             if kind == sections.EOS and (sec.calls or sec.bad):  # the output ended: as at end of input
                 return self._sec_succeed(pos, True)
+            if kind == sections.SECTION_END:
+                self.pos = end  # an empty section is text, its end with it (D46, D60)
             return self._fail()
         k = buf.find("<", pos)
         if k != pos:
             end = n if k < 0 else k
             piece = buf[pos:end]
             if sec.stage == _S_HEAD:
-                room = sections.MAX_HEAD - sec.head_len
-                if end - pos > room:
-                    # D26: a head longer than MAX_HEAD is no call. Decided at its first character
-                    # past the limit, so TEXT resumes there whatever the chunks were.
-                    self.pos = pos + room
+                # D26: a head longer than MAX_HEAD is no call. Decided at its first character past
+                # the limit, so TEXT resumes there whatever the chunks were.
+                stop = min(end, pos + sections.MAX_HEAD - sec.head_len)  # (`end`: it goes on)
+                nl = piece.find("\n") if sec.loose else -1
+                if nl >= 0 and pos + nl < stop:
+                    stop = pos + nl  # D61: a head its section opener began ends on that line
+                if stop < end:
+                    self.pos = stop
                     return self._fail()
                 sec.head_len += end - pos
                 sec.head.append(piece)
@@ -566,7 +584,7 @@ class Scanner(DsmlCapture):
         raw = blk.opener + body[:cut] + (blk.closer if whole and closed else "")
         self.saw = True
         self._flush_text()
-        repaired = ("D44",) if whole and end and not closed else ()
+        repaired = ("D44",) if whole and end and not closed else ("D37",)  # (D58)
         self.out.append(ToolCallsEvent(calls, raw, (), row.name, malformed, repaired))
         blk.tap, blk.parts = None, []
         rest = body[cut:] + (blk.closer if closed and not whole else "")

@@ -107,6 +107,8 @@ class Tag:
     self_closing: bool
     end: int  # index just past the tag
     string: str | None = None  # the value of the `string` attribute (R14.2), as written
+    # a wrapper's format row: `function_calls` for that name (R14.1), else `dsml`; "" for the others
+    format: str = ""
 
 
 def fold(s: str) -> str:
@@ -167,7 +169,7 @@ def _match_general(s: str, i: int, final: bool, keywords: re.Pattern[str]) -> Ta
             return NO if final else MORE
         r = _match_head(s, k, final, keywords)
         if isinstance(r, Tag) and not r.closing:
-            return Tag(r.local, True, r.name, r.self_closing, r.end, r.string)
+            return Tag(r.local, True, r.name, r.self_closing, r.end, r.string, r.format)
         return NO if isinstance(r, Tag) else r
     return _match_head(s, j, final, keywords)
 
@@ -216,7 +218,8 @@ def _match_plain(s: str, i: int, final: bool, keywords: re.Pattern[str]) -> Tag 
             elif attr == "string" and string is None:
                 string = value
     local = WRAPPER if word.endswith("calls") else word
-    return Tag(local, m.group("slash") == "/", name, m.group("self") == "/", m.end(), string)
+    fmt = _wrapper_format(word) if local == WRAPPER else ""
+    return Tag(local, m.group("slash") == "/", name, m.group("self") == "/", m.end(), string, fmt)
 
 
 def _match_head(s: str, j: int, final: bool, keywords: re.Pattern[str]) -> Tag | str:
@@ -248,7 +251,12 @@ def _match_head(s: str, j: int, final: bool, keywords: re.Pattern[str]) -> Tag |
     local = WRAPPER if word.endswith("calls") else word
     # Original index just past the keyword.
     k = j + idx[km.end() - 1] + 1
-    return _match_attrs(s, k, local, closing, final)
+    return _match_attrs(s, k, local, closing, final, _wrapper_format(word) if local == WRAPPER else "")
+
+
+def _wrapper_format(word: str) -> str:
+    """The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`."""
+    return "function_calls" if word.startswith("function") else "dsml"
 
 
 # ---- open angles that start no tag, decided by one regex (hostile prefixes) -----------------
@@ -309,9 +317,8 @@ _NO_KEYWORD_HEAD: Final = (
 # closing tag's repeated angles (`</<x…`) before a head with no keyword at all.
 NO_TAG_ANGLES: Final = (
     f"(?:{_ANGLE_CLASS}(?={_ANGLE_CLASS}{{{MAX_LEAD}}}))+"
-    f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=(?![Pp][Rr][Ee])(?![/／]{_ANGLE_CLASS})"
-    f"(?!{NO_TAG_HEAD}{{0,{MAX_HEAD}}}?{_KEYWORD_ANY_CASE}{NO_TAG_HEAD}){NO_TAG_HEAD}{{1,{MAX_HEAD}}}"
-    f"{_ANGLE_CLASS})"
+    f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=(?![Pp][Rr][Ee])(?![/／]{_ANGLE_CLASS}){NO_TAG_HEAD}{{1,{MAX_HEAD}}}"
+    f"{_ANGLE_CLASS})(?!{NO_TAG_HEAD}{{0,{MAX_HEAD}}}?{_KEYWORD_ANY_CASE}{NO_TAG_HEAD})"
     f"|{_ANGLE_CLASS}{{1,{MAX_LEAD}}}(?=[/／]{_ANGLE_CLASS}{{1,{MAX_LEAD}}}{_NO_KEYWORD_HEAD}"
     f"[{re.escape(STOP_CHARS)}])"
 )
@@ -331,7 +338,7 @@ def skip_no_tag(s: str, i: int) -> int:
     return j - MAX_LEAD if j - i > MAX_LEAD else j
 
 
-def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag | str:
+def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool, fmt: str) -> Tag | str:
     """Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6)."""
     n = len(s)
     start = k
@@ -349,7 +356,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
             k += 1
             continue
         if f == ">":
-            return Tag(local, closing, name, False, k + 1, string)
+            return Tag(local, closing, name, False, k + 1, string, fmt)
         if f in _SPACE:
             saw_space = True
             k += 1
@@ -359,7 +366,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
                 return NO if final else MORE
             nf = FOLD.get(ord(s[k + 1]), s[k + 1])
             if nf == ">":
-                return Tag(local, closing, name, True, k + 2, string)
+                return Tag(local, closing, name, True, k + 2, string, fmt)
             return NO
         if saw_space and (f.isascii() and (f.isalpha() or f == "_")):
             # attribute: name [ws] = [ws] value
@@ -423,7 +430,7 @@ def _match_attrs(s: str, k: int, local: str, closing: bool, final: bool) -> Tag 
             if k + 1 >= n and not final:
                 return MORE
             end = k + 2 if k + 1 < n and FOLD.get(ord(s[k + 1]), s[k + 1]) == ">" else k + 1
-            return Tag(local, closing, name, False, end, string)
+            return Tag(local, closing, name, False, end, string, fmt)
         return NO
 
 

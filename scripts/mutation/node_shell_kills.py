@@ -65,6 +65,7 @@ def conv(r):
             "selfClosing": r.self_closing,
             "end": r.end,
             "string": r.string,
+            "format": r.format,
         }
     if isinstance(r, tuple):
         return [conv(x) for x in r]

@@ -176,6 +176,7 @@ def refresh(known: dict[str, Any], base: str | None, langs: tuple[str, ...]) -> 
         src = Sources(lang, base)
         at_base = {keys.mutant_id(lang, e) for e in base_known.get(lang, []) if complete(lang, e)}
         came_from: dict[int, tuple[Any, ...]] = {}  # an entry (by id()) -> its mutant before moving
+        moved_label: dict[int, str] = {}
         for entry in known.get(lang, []):
             if complete(lang, entry):
                 came_from[id(entry)] = keys.mutant_id(lang, entry)
@@ -196,14 +197,27 @@ def refresh(known: dict[str, Any], base: str | None, langs: tuple[str, ...]) -> 
                 if lang == "python":
                     entry["function"] = keys.enclosing_function(module, line)
                 moves.append(f"{lang} {old} -> {module}:{line} {entry.get('function', '')} {entry['change']}")
-        # Entries that named different mutants and now name one: one of them is wrong.
-        sources: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
+                moved_label[id(entry)] = moves[-1]
+        # Entries that named different mutants and now name one: one of them is wrong, and which
+        # is not known, so each goes back where it was and is reported.
+        landed: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         for entry in known.get(lang, []):
             if id(entry) in came_from:
-                sources.setdefault(keys.mutant_id(lang, entry), set()).add(came_from[id(entry)])
-        for mid, olds in sources.items():
-            if len(olds) > 1:
-                unplaced.append(f"{lang} {mid}: {len(olds)} entries of different mutants now name this one")
+                landed.setdefault(keys.mutant_id(lang, entry), []).append(entry)
+        for mid, group in landed.items():
+            if len({came_from[id(e)] for e in group}) > 1:
+                for e in group:
+                    if keys.mutant_id(lang, e) != came_from[id(e)]:
+                        was = came_from[id(e)]
+                        e["module"], e["line"] = was[0], was[-3]
+                        if lang == "python":
+                            e["function"] = was[1]
+                        label = moved_label.pop(id(e), "")
+                        moves[:] = [m for m in moves if m != label]
+                        unplaced.append(
+                            f"{lang} {keys.describe(lang, e)}: it would land on {mid[0]}:{mid[-3]}, "
+                            "where another entry's mutant lands too: left where it was"
+                        )
     return moves, unplaced
 
 

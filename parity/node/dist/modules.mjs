@@ -3483,11 +3483,10 @@ class ChatCompletionStreamRewriter {
     return { ...this._opts.stats };
   }
 
-  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
-  _pieces(st, events, endFrom) {
+  /** The deltas for a choice's events. */
+  _pieces(st, events) {
     const out = [];
-    for (let k = 0; k < events.length; k++) {
-      const e = events[k];
+    for (const e of events) {
       const last = out[out.length - 1];
       if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
         // (toolChoice 'none': a block is the model's text)
@@ -3509,11 +3508,11 @@ class ChatCompletionStreamRewriter {
         if (d === null) continue;
         deltas = [d];
       } else if (this._opts.streamArguments) {
-        this._opts.announced(e, k >= endFrom, st.dropped);
+        this._opts.announced(e, st.dropped);
         st.dropped = 0;
         continue;
       } else {
-        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
+        const calls = this._opts.policy(e, st.taken.size);
         if (!calls.length) continue;
         deltas = toOpenAIStreamDeltas(calls, {
           tools: this._opts.tools,
@@ -3648,12 +3647,11 @@ class ChatCompletionStreamRewriter {
       }
       const reason = get(choice, 'finish_reason');
       let finish = reason;
-      const endFrom = events.length;
       if (finish !== null && st.sieve !== null) {
         events = events.concat(st.sieve.flush());
         st.sieve = null;
       }
-      const pieces = this._pieces(st, events, endFrom);
+      const pieces = this._pieces(st, events);
       if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
       }
@@ -3718,7 +3716,7 @@ class ChatCompletionStreamRewriter {
       if (st.sieve === null) continue;
       const events = st.sieve.flush();
       st.sieve = null;
-      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
+      for (const piece of this._pieces(st, events)) out.push(extra(envelope, idx, piece, null));
     }
     return out;
   }
@@ -3880,20 +3878,19 @@ function rewriteResponse(response, opts) {
       throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
     }
     const sieve = opts.sieve();
-    const fed = sieve.feed(content);
-    const events = fed.concat(sieve.flush());
+    const events = sieve.feed(content).concat(sieve.flush());
     let text = '';
     let thought = '';
     const calls = [];
     const upstream = get(message, 'tool_calls');
     const already = Array.isArray(upstream) ? upstream.length : 0;
-    events.forEach((e, k) => {
+    events.forEach((e) => {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
       } else if (e.type === 'reasoning') thought += e.text;
       else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
-      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
+      else calls.push(...opts.policy(e, already + calls.length));
     });
     if (!calls.length && text === content) {
       outChoices.push(choice);
@@ -4172,24 +4169,40 @@ const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
 
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
   re.lastIndex = pos;
   return re.test(s) ? re.lastIndex : pos;
 }
 
-function toolCallsEvent(calls, raw) {
-  return { type: 'tool_calls', calls, raw };
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
+function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
+  const e = { type: 'tool_calls', calls, raw };
+  if (format) e.format = format;
+  if (malformed !== null && malformed.length) e.malformed = malformed;
+  if (repaired !== null && repaired.length) e.repaired = repaired;
+  return e;
 }
 
 /** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
 class DsmlCapture extends Prose {
   // ---- CAPTURE ------------------------------------------------------------------------
 
-  _startCapture(level, end) {
+  /** `fmt`: the format row of the opening wrapper ('' for a bare invoke, R3). */
+  _startCapture(level, end, fmt) {
     this.mode = Mode.CAPTURE;
     const cap = this.cap;
     cap.level = level;
+    cap.format = fmt;
+    cap.fixed = [];
+    // D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
+    // dialect keeps D4 (its recorded corpus pins broken blocks as text)
+    const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
+    cap.bad = level === Level.TOP && native ? [] : null;
     cap.raw = new _Text();
     cap.tail = '';
     cap.start = cap.mark = this._abs(this.pos);
@@ -4198,7 +4211,11 @@ class DsmlCapture extends Prose {
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
     this._newParams();
-    this.inv.text = [];
+    const inv = this.inv;
+    inv.text = [];
+    inv.start = cap.start;
+    inv.bad = '';
+    inv.live = false;
     this.pos = end;
   }
 
@@ -4242,7 +4259,9 @@ class DsmlCapture extends Prose {
     const par = this.par;
     this._tapPull();
     this.tap = null;
-    if (cap.level !== Level.TOP) {
+    if (cap.level !== Level.TOP && !inv.live) {
+      this._malformed(this.pos); // a nameless invoke, never announced (D59)
+    } else if (cap.level !== Level.TOP) {
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
         if (par.text.length) segs.push(['text', par.text.join('')]);
@@ -4257,23 +4276,56 @@ class DsmlCapture extends Prose {
     }
     const raw = this._consumed();
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), raw));
+    const bad = this._badCalls(raw);
+    this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, [...cap.fixed, 'D37']));
     cap.started = 0;
     this._textResumes(raw);
     return true;
   }
 
-  _succeed(end) {
+  _succeed(end, closer) {
     const cap = this.cap;
     this.pos = end;
     if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
     cap.started = 0;
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
+    const raw = this._source(cap); // (first: the pieces go before the calls are made)
+    const bad = this._badCalls(raw);
+    if (cap.wrapped) this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, cap.fixed));
+    // R3: the run of bare invokes takes its closing wrapper's row
+    else this.out.push(toolCallsEvent(cap.calls.take(), raw, closer.format, bad, ['D6', ...cap.fixed]));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
+  }
+
+  /** D59: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
+  _malformed(end) {
+    const cap = this.cap;
+    const inv = this.inv;
+    // (past the limit: "there was one")
+    if (cap.bad !== null && !(cap.over && cap.bad.length)) cap.bad.push([inv.start, this.base + end, inv.bad, inv.name || null]);
+  }
+
+  /** The block's malformed calls, their text cut from its source `raw`. */
+  _badCalls(raw) {
+    const cap = this.cap;
+    if (cap.bad === null || !cap.bad.length) return null;
+    const at = cap.start;
+    return cap.bad.map(([s, e, reason, name]) => {
+      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
+      if (name !== null) m.name = name;
+      return m;
+    });
+  }
+
+  /**
+   * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
+   * breaks the block instead (R16.3, D37).
+   */
+  _tolerates() {
+    return this.cap.bad !== null && !this.inv.live;
   }
 
   /**
@@ -4352,25 +4404,34 @@ class DsmlCapture extends Prose {
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
-    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+    const cap = this.cap;
+    const inv = this.inv;
+    if (r.local === INVOKE && !r.closing && !r.selfClosing) {
+      const isNamed = named(r);
+      if (!isNamed && cap.bad === null) return this._fail(); // D14
       this.pos = r.end;
-      this.cap.level = Level.INVOKE;
-      this.inv.name = this._name(r.name);
+      cap.level = Level.INVOKE;
+      inv.start = this.base + pos;
+      inv.name = isNamed ? this._name(r.name) : '';
+      inv.bad = isNamed ? '' : 'no name'; // D59
+      inv.live = false;
       this._newParams();
-      this.inv.text = [];
-      if (this.stream && this.cap.wrapped && !this.cap.over) {
-        this.cap.started += 1;
-        this.inv.keys = new Set();
-        this.inv.top = -1;
-        this.inv.other = false;
+      inv.text = [];
+      if (isNamed && this.stream && cap.wrapped && !cap.over) {
+        cap.started += 1;
+        inv.live = true;
+        inv.keys = new Set();
+        inv.top = -1;
+        inv.other = false;
         this._flushText();
-        this.out.push({ kind: 'begun', name: this.inv.name });
+        this.out.push({ kind: 'begun', name: inv.name });
       }
       return true;
     }
-    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
+    if (r.local === WRAPPER && r.closing) {
       this.saw = true;
-      return this._succeed(r.end);
+      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
+      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
   }
@@ -4389,9 +4450,16 @@ class DsmlCapture extends Prose {
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) {
+            if (!this._tolerates()) return this._fail(); // D14, D5
+            inv.bad = inv.bad || 'broken parameter'; // D59
+            if (r.selfClosing) {
+              this.pos = r.end;
+              return true;
+            }
+          }
           const name = this._name(r.name);
-          if (cap.started && this._reorders(name)) return this._break();
+          if (inv.live && this._reorders(name)) return this._break();
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = name;
@@ -4399,28 +4467,44 @@ class DsmlCapture extends Prose {
           this.par.segs = [];
           this.par.text = [];
           this.par.start = this._abs(r.end);
-          if (cap.started) {
+          if (inv.live) {
             this.tap = new ValueTap(name, this.par.string);
             this._tapText = this._tapCdata = 0;
           }
           return true;
         }
         if (r.local === INVOKE && r.closing) {
-          if (!this._invokeEnds()) return this._fail();
+          if (inv.bad || !this._invokeEnds()) {
+            if (!this._tolerates()) return this._fail();
+            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D59
+            this._malformed(r.end);
+          }
           this._newParams();
+          inv.text = [];
           this.pos = r.end;
           cap.level = Level.TOP;
           return true;
         }
+        if (r.local === PARAMETER && this._tolerates()) {
+          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D59)
+          this.pos = r.end;
+          return true;
+        }
         return this._fail();
       }
-      if (!inv.text.length) return this._fail();
+      if (!inv.text.length) {
+        if (!this._tolerates()) return this._fail();
+        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D59: an angle that starts nothing, beside parameters
+      }
       const end = this._skip(buf, pos);
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
       return true;
     }
-    if (inv.count) return this._fail();
+    if (inv.count) {
+      if (!this._tolerates()) return this._fail();
+      inv.bad = inv.bad || 'broken parameter'; // D59: text beside parameters
+    }
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
     inv.text.push(buf.slice(pos, end));
@@ -4472,7 +4556,7 @@ class DsmlCapture extends Prose {
     let input = null;
     if (inv.count) {
       if (!strings.isBlank(body)) return false;
-      if (!cap.started && inv.params === null) {
+      if (!inv.live && inv.params === null) {
         cap.calls.addPairs(inv.name, inv.pairs);
         return true;
       }
@@ -4482,7 +4566,7 @@ class DsmlCapture extends Prose {
       if (input === null) return false;
     }
     cap.calls.addInput(inv.name, input);
-    if (cap.started) {
+    if (inv.live) {
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
@@ -4559,16 +4643,27 @@ class DsmlCapture extends Prose {
         this.tap = null;
       }
       this._parFlushText();
-      for (const seg of par.segs) this.work += seg[1].length;
-      const value = values.paramValue(par.name, par.segs, par.string);
-      par.segs = []; // the body is decoded: keep only its value
-      this._addParam(par.name, value);
-      this.inv.count += 1;
-      if (cap.started) {
-        this._flushText();
-        this.out.push({ kind: 'param', key: par.name, value });
+      if (!this.inv.bad) {
+        // (a malformed call's values are never read, D59)
+        for (const seg of par.segs) this.work += seg[1].length;
+        const value = values.paramValue(par.name, par.segs, par.string);
+        this._addParam(par.name, value);
+        this.inv.count += 1;
+        if (this.inv.live) {
+          this._flushText();
+          this.out.push({ kind: 'param', key: par.name, value });
+        }
       }
+      par.segs = []; // the body is decoded: keep only its value
       this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    if (isTag(r) && (r.local === PARAMETER || (r.local === INVOKE && r.closing)) && this._tolerates()) {
+      // D59: a parameter left open ends at the next parameter or at its invoke's end
+      this.inv.bad = this.inv.bad || 'broken parameter';
+      par.segs = [];
+      par.text = [];
       cap.level = Level.INVOKE;
       return true;
     }
@@ -4820,7 +4915,7 @@ class DsmlCapture extends Prose {
       return false;
     }
     if (isTag(r) && r.local === PARAMETER && r.closing) {
-      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
+      this._looseValue(cd.parts.join('') + buf.slice(pos, k), false);
       cd.parts = [];
       this.pos = k;
       return true;
@@ -4831,11 +4926,16 @@ class DsmlCapture extends Prose {
     return true;
   }
 
-  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
-  _looseValue(content) {
+  /**
+   * The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`: the
+   * input ended in it; a later value is repaired when its `]]>` is missing (D58).
+   */
+  _looseValue(content, repaired) {
     const t = LOOSE_CLOSE_TAIL.exec(content);
     this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
-    this.cap.level = Level.PARAM;
+    const cap = this.cap;
+    cap.level = Level.PARAM;
+    if ((repaired || !t) && !cap.fixed.includes('D8')) cap.fixed.push('D8');
   }
 
   /**
@@ -4864,7 +4964,7 @@ class DsmlCapture extends Prose {
       i = m.index + 1;
     }
     if (close < 0) return this._fail();
-    this._looseValue(content.slice(0, close));
+    this._looseValue(content.slice(0, close), true);
     cd.parts = [];
     cd.after = [];
     // The block's source now ends where the value does; reading goes on from there.
@@ -5108,7 +5208,10 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [
+        "</｜DSML｜function_calls>",
+        "</｜DSML｜tool_calls>"
+      ]
     },
     {
       "name": "tokens",
@@ -5122,7 +5225,12 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [
+        "<｜tool▁calls▁end｜>",
+        "<|tool▁calls▁end|>",
+        "<｜tool▁calls▁end|>",
+        "<|tool▁calls▁end｜>"
+      ]
     },
     {
       "name": "hermes",
@@ -6055,7 +6163,7 @@ function keep(sc, endToken) {
   const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
   sc.saw = true;
   sc._flushText();
-  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony', repaired: ['D37'] });
   hm.tap = null;
   hm.head = [];
   hm.body = [];
@@ -6290,7 +6398,7 @@ class Metrics {
     counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
     counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
     counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
-    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
+    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37, D44)', [['', this.repaired]]);
     counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
     counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
     counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));
@@ -6530,7 +6638,8 @@ function keep(sc) {
   const cut = tap.broken;
   sc.saw = true;
   sc._flushText();
-  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  const raw = MARKER + m.head.join('') + text.slice(0, cut);
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'mistral', repaired: ['D37'] });
   m.tap = null;
   m.json = [];
   m.over = true;
@@ -6916,8 +7025,6 @@ const { checkPolicy, declaredNames, applyPolicy, resolveName } = __require("src/
 const { checkTools } = __require("src/schema.js");
 const { hasOwn, isObject } = __require("src/jsontext.js");
 const { Sieve, checkFormats, checkPreset } = __require("src/sieve.js");
-const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = __require("src/shell.js");
-const { SECTION_END, matchMarker } = __require("src/sections.js");
 const { checkReasoning } = __require("src/reasoning.js");
 const { RAW_ARGUMENTS, checkIdFactory, isInt, unparsedCall } = __require("src/toolcalls.js");
 
@@ -7026,11 +7133,11 @@ class Options {
    * R16.5: a block whose calls went out as they were announced: only counted here (`dropped`: its
    * calls that toolChoice or parallelToolCalls left out).
    */
-  announced(e, atEnd, dropped = 0) {
+  announced(e, dropped = 0) {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
@@ -7039,7 +7146,7 @@ class Options {
    * The block's calls under the reject policy (R10.2) and the request's toolChoice and
    * parallelToolCalls (`already`: the calls the choice has so far); counts the block.
    */
-  policy(e, atEnd, already = 0) {
+  policy(e, already = 0) {
     const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
@@ -7047,7 +7154,7 @@ class Options {
     if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
     if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return kept;
@@ -7078,27 +7185,6 @@ class Options {
     if (this.only === null) return name;
     if (name === this.only) return this.only;
     return resolveName(name, [this.only]) !== null ? this.only : null;
-  }
-
-  /**
-   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
-   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
-   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
-   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
-   * call was announced, D37).
-   */
-  repaired(raw, atEnd) {
-    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
-    if (Array.isArray(matchMarker(raw, 0, true))) {
-      // a token section (R14.4, R14.5): it ends at its end marker
-      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
-      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
-    }
-    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
-    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
-    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
-    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
-    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
   }
 
   /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */
@@ -7438,6 +7524,7 @@ const {
 } = __require("src/shell.js");
 const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("src/fences.js");
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
+const { FORMATS } = __require("src/formats.js");
 
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
@@ -7447,6 +7534,8 @@ const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
 const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
+const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 
 // Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
@@ -7650,14 +7739,14 @@ class Prose extends ScanBase {
 
   /**
    * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
-   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
+   * [kind, end] for a section opener or end (tokens) or the end-of-sentence token.
    */
   _marker(buf, pos, final) {
     if (!this.eos || buf[pos] !== '<') return NO;
     const r = matchMarker(buf, pos, final);
     if (Array.isArray(r)) {
       const kind = r[0];
-      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
+      if (kind === sections.EOS || (this.tokens && (kind === sections.SECTION_BEGIN || kind === sections.SECTION_END))) return r;
       return NO;
     }
     return r;
@@ -7701,8 +7790,8 @@ class Prose extends ScanBase {
     if (Array.isArray(mk)) {
       this.line.indent = -1;
       const [kind, end] = mk;
-      if (kind === sections.EOS) {
-        // R14.6: dropped
+      if (kind !== sections.SECTION_BEGIN) {
+        // R14.6; a stray section end (R18.3, D60): dropped
         this.pos = end;
         return true;
       }
@@ -7728,11 +7817,15 @@ class Prose extends ScanBase {
       if (r.local === WRAPPER) {
         this.saw = true;
         if (!r.closing) {
-          this._startCapture(Level.TOP, r.end);
+          this._startCapture(Level.TOP, r.end, r.format);
+          return true;
+        }
+        if (this.native && NATIVE_CLOSERS.has(buf.slice(pos, r.end))) {
+          this.pos = r.end; // R18.3, D60: dropped
           return true;
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-        this._startCapture(Level.INVOKE, r.end);
+        this._startCapture(Level.INVOKE, r.end, '');
         this.inv.name = this._name(r.name);
         return true;
       }
@@ -8008,7 +8101,7 @@ class Prose extends ScanBase {
       const mk = this._marker(buf, pos, final);
       if (mk === MORE) return false;
       if (Array.isArray(mk)) {
-        // a section or an end-of-sentence token: meaning depends
+        // a section marker or an end-of-sentence token: meaning depends
         this._pHoldHere(this._abs(pos));
         this._pPut(buf.slice(pos, mk[1]));
         this.pos = mk[1];
@@ -8946,6 +9039,9 @@ function inputOf(flat, i, k) {
 class _Invoke {
   constructor() {
     this.name = '';
+    this.start = 0; // absolute offset of its opening tag
+    this.bad = ''; // D59: why it cannot be executed ('': nothing so far)
+    this.live = false; // R16: announced (its parameters stream)
     // The parameters so far as flat (name, value) pairs: the input object is built when the
     // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
     // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
@@ -8992,6 +9088,9 @@ class _Capture {
   constructor() {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
     this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -9015,6 +9114,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
+    this.lead = false; // right after a section opener: a call may begin without its opener (D61)
+    this.loose = false; // the call's head began so (D61): it must end on its line
     this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
     this.mark = 0;
     this.tail = '';
@@ -9196,7 +9297,7 @@ class ScanBase {
       if (isTag(r)) {
         // `end` was relative to the buffer of that time
         const end = r.end + this._memoBase - this.base;
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string, format: r.format };
       }
       return r;
     }
@@ -9641,6 +9742,8 @@ class Scanner extends DsmlCapture {
     sec.bad = [];
     sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
+    sec.lead = true;
+    sec.loose = false;
     this.pos = end;
   }
 
@@ -9652,10 +9755,7 @@ class Scanner extends DsmlCapture {
     if (sec.over) return this._fail();
     this._flushText();
     const raw = this._source(sec);
-    const e = toolCallsEvent(sec.calls.slice(), raw);
-    if (sec.bad.length) e.malformed = sec.bad;
-    if (repaired) e.repaired = ['D26'];
-    this.out.push(e);
+    this.out.push(toolCallsEvent(sec.calls.slice(), raw, 'tokens', sec.bad, repaired ? ['D26'] : null));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -9691,10 +9791,21 @@ class Scanner extends DsmlCapture {
       sec.body.push(buf);
       return true;
     }
-    if (sec.headLen + buf.length > sections.MAX_HEAD) return false;
+    if (sec.headLen + buf.length > sections.MAX_HEAD || (sec.loose && buf.includes('\n'))) return false;
     sec.head.push(buf);
     sec.headLen += buf.length;
     return true;
+  }
+
+  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D61). */
+  _startHead(at, loose) {
+    const sec = this.sec;
+    sec.stage = Stage.HEAD;
+    sec.loose = loose;
+    sec.head = [];
+    sec.headLen = 0;
+    sec.headStart = this._abs(at);
+    sec.body = [];
   }
 
   _mTokens(final) {
@@ -9710,32 +9821,42 @@ class Scanner extends DsmlCapture {
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
+      const lead = sec.lead;
+      sec.lead = false;
       const ws = skipAt(WS, buf, pos);
       if (ws > pos) {
         this.pos = ws;
         return true;
       }
       const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;
-      if (mk === MORE) return false;
-      if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
+      if (mk === MORE) {
+        sec.lead = lead;
+        return false;
+      }
+      if (!Array.isArray(mk)) {
+        if (lead && buf[pos] !== '<') {
+          // R18.3, D61: the section opener stood where the call opener belongs
+          this._startHead(pos, true);
+          return true;
+        }
+        return this._fail(); // D3: nothing else stands between calls
+      }
       const [kind, end] = mk;
       if (kind === sections.CALL_BEGIN) {
         this.pos = end;
-        sec.stage = Stage.HEAD;
-        sec.head = [];
-        sec.headLen = 0;
-        sec.headStart = this._abs(end);
-        sec.body = [];
+        this._startHead(end, false);
         return true;
       }
       if (kind === sections.SECTION_BEGIN) {
         // R18.3: a repeated section opener is tolerated
         this.pos = end;
+        sec.lead = true;
         return true;
       }
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
       if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
+      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -9743,15 +9864,18 @@ class Scanner extends DsmlCapture {
       const end = k < 0 ? n : k;
       const piece = buf.slice(pos, end);
       if (sec.stage === Stage.HEAD) {
+        let stop = end; // where the head stops being one (`end`: it goes on)
         // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
         if (sec.headLen + (end - pos) > sections.MAX_HEAD) {
-          const stop = this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base;
-          if (stop < end) {
-            // D26: a head longer than MAX_HEAD is no call. Decided at its first character
-            // past the limit, so TEXT resumes there whatever the chunks were.
-            this.pos = stop;
-            return this._fail();
-          }
+          // D26: a head longer than MAX_HEAD is no call. Decided at its first character past
+          // the limit, so TEXT resumes there whatever the chunks were.
+          stop = Math.min(end, this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base);
+        }
+        const nl = sec.loose ? piece.indexOf('\n') : -1;
+        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D61: a head its section opener began ends on that line
+        if (stop < end) {
+          this.pos = stop;
+          return this._fail();
         }
         sec.headLen += end - pos;
         sec.head.push(piece);
@@ -9945,7 +10069,7 @@ class Scanner extends DsmlCapture {
     const e = toolCallsEvent(calls, raw);
     e.format = row.name;
     if (got !== null && got.malformed.length) e.malformed = got.malformed;
-    if (whole && end && !closed) e.repaired = ['D44'];
+    e.repaired = whole && end && !closed ? ['D44'] : ['D37']; // (D58)
     this.out.push(e);
     blk.tap = null;
     blk.parts = [];
@@ -10894,9 +11018,17 @@ function isTrailingSep(f) {
   return !ALNUM_RE.test(f) && !CLOSE_ANGLES.includes(f) && !OPEN_ANGLES.includes(f);
 }
 
-/** A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written. */
-function tag(local, closing, name, selfClosing, end, string = null) {
-  return { local, closing, name, selfClosing, end, string };
+/**
+ * A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written;
+ * `format` a wrapper's format row (D58: `function_calls` for that name, else `dsml`), '' for the others.
+ */
+function tag(local, closing, name, selfClosing, end, string = null, format = '') {
+  return { local, closing, name, selfClosing, end, string, format };
+}
+
+/** The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`. */
+function wrapperFormat(word) {
+  return word.startsWith('function') ? 'function_calls' : 'dsml';
 }
 
 const KEYWORDS_SEED = KEYWORD_RE;
@@ -10927,7 +11059,7 @@ function matchGeneral(s, i, final, keywords) {
     if (k - j - 1 > MAX_LEAD) return NO;
     if (k === n) return final ? NO : MORE;
     const r = matchHead(s, k, final, keywords);
-    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string);
+    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string, r.format);
     return isTag(r) ? NO : r;
   }
   return matchHead(s, j, final, keywords);
@@ -11025,7 +11157,9 @@ function matchPlain(s, i, final, keywords) {
     else if (attr === 'string' && string === null) string = a[2];
   }
   // (a `/` right before the `>` is the self-closing one: attributes end with `"`, the name with a letter)
-  return tag(word.endsWith('calls') ? WRAPPER : word, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string);
+  const local = word.endsWith('calls') ? WRAPPER : word;
+  const fmt = local === WRAPPER ? wrapperFormat(word) : '';
+  return tag(local, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string, fmt);
 }
 
 /** The local name PLAIN_TAG matched at `s[start]`, lowercased (the regex allows only these). */
@@ -11057,7 +11191,7 @@ function matchHead(s, j, final, keywords) {
   const local = word.endsWith('calls') ? WRAPPER : word;
   // Original index just past the keyword.
   const k = j + idx[km.index + km[0].length - 1] + 1;
-  return matchAttrs(s, k, local, closing, final);
+  return matchAttrs(s, k, local, closing, final, local === WRAPPER ? wrapperFormat(word) : '');
 }
 
 // ---- open angles that start no tag, decided by one regex (hostile prefixes) ------------------
@@ -11105,8 +11239,8 @@ const NO_KEYWORD_HEAD =
 const NO_TAG_ANGLES =
   '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
-  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
   '[' + escapeClass(STOP_CHARS) + '])';
 const NO_TAG_SO_FAR =
@@ -11123,7 +11257,7 @@ function skipNoTag(s, i) {
 }
 
 /** Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6). */
-function matchAttrs(s, k, local, closing, final) {
+function matchAttrs(s, k, local, closing, final, fmt) {
   const n = s.length;
   const start = k;
   let name = null;
@@ -11148,7 +11282,7 @@ function matchAttrs(s, k, local, closing, final) {
       k += ch.length;
       continue;
     }
-    if (f === '>') return tag(local, closing, name, false, k + 1, string);
+    if (f === '>') return tag(local, closing, name, false, k + 1, string, fmt);
     if (SPACE.includes(f)) {
       sawSpace = true;
       k += 1;
@@ -11157,7 +11291,7 @@ function matchAttrs(s, k, local, closing, final) {
     if (f === '/') {
       if (k + 1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k + 1));
-      if (nf === '>') return tag(local, closing, name, true, k + 2, string);
+      if (nf === '>') return tag(local, closing, name, true, k + 2, string, fmt);
       return NO;
     }
     if (sawSpace && /^[a-zA-Z_]$/.test(f)) {
@@ -11225,7 +11359,7 @@ function matchAttrs(s, k, local, closing, final) {
       const k1 = k + ch.length;
       if (k1 >= n && !final) return MORE;
       const end = k1 < n && fold1(charAt(s, k1)) === '>' ? k1 + 1 : k1;
-      return tag(local, closing, name, false, end, string);
+      return tag(local, closing, name, false, end, string, fmt);
     }
     return NO;
   }

@@ -109,11 +109,10 @@ class ChatCompletionStreamRewriter {
     return { ...this._opts.stats };
   }
 
-  /** The deltas for a choice's events; those from `endFrom` on came from a flush. */
-  _pieces(st, events, endFrom) {
+  /** The deltas for a choice's events. */
+  _pieces(st, events) {
     const out = [];
-    for (let k = 0; k < events.length; k++) {
-      const e = events[k];
+    for (const e of events) {
       const last = out[out.length - 1];
       if (e.type === 'text' || (e.type === 'tool_calls' && this._opts.callsOff)) {
         // (toolChoice 'none': a block is the model's text)
@@ -135,11 +134,11 @@ class ChatCompletionStreamRewriter {
         if (d === null) continue;
         deltas = [d];
       } else if (this._opts.streamArguments) {
-        this._opts.announced(e, k >= endFrom, st.dropped);
+        this._opts.announced(e, st.dropped);
         st.dropped = 0;
         continue;
       } else {
-        const calls = this._opts.policy(e, k >= endFrom, st.taken.size);
+        const calls = this._opts.policy(e, st.taken.size);
         if (!calls.length) continue;
         deltas = toOpenAIStreamDeltas(calls, {
           tools: this._opts.tools,
@@ -274,12 +273,11 @@ class ChatCompletionStreamRewriter {
       }
       const reason = get(choice, 'finish_reason');
       let finish = reason;
-      const endFrom = events.length;
       if (finish !== null && st.sieve !== null) {
         events = events.concat(st.sieve.flush());
         st.sieve = null;
       }
-      const pieces = this._pieces(st, events, endFrom);
+      const pieces = this._pieces(st, events);
       if (native !== null && !Array.isArray(native) && pieces.some((p) => hasOwn(p, 'tool_calls'))) {
         throw new OpenAIFormatError(`${where}: choices[${pos}].delta.tool_calls must be a list to add calls to`);
       }
@@ -344,7 +342,7 @@ class ChatCompletionStreamRewriter {
       if (st.sieve === null) continue;
       const events = st.sieve.flush();
       st.sieve = null;
-      for (const piece of this._pieces(st, events, 0)) out.push(extra(envelope, idx, piece, null));
+      for (const piece of this._pieces(st, events)) out.push(extra(envelope, idx, piece, null));
     }
     return out;
   }

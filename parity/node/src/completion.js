@@ -52,20 +52,19 @@ function rewriteResponse(response, opts) {
       throw new OpenAIFormatError(`choices[${pos}].message.content must be a string, got ${typeName(content)}`);
     }
     const sieve = opts.sieve();
-    const fed = sieve.feed(content);
-    const events = fed.concat(sieve.flush());
+    const events = sieve.feed(content).concat(sieve.flush());
     let text = '';
     let thought = '';
     const calls = [];
     const upstream = get(message, 'tool_calls');
     const already = Array.isArray(upstream) ? upstream.length : 0;
-    events.forEach((e, k) => {
+    events.forEach((e) => {
       if (e.type === 'text') {
         text += e.text;
         if (e.note) opts.released(e);
       } else if (e.type === 'reasoning') thought += e.text;
       else if (opts.callsOff) text += e.raw; // toolChoice 'none': the markup is the model's text
-      else calls.push(...opts.policy(e, k >= fed.length, already + calls.length));
+      else calls.push(...opts.policy(e, already + calls.length));
     });
     if (!calls.length && text === content) {
       outChoices.push(choice);

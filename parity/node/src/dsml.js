@@ -30,24 +30,40 @@ const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
 const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
 const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
 
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
   re.lastIndex = pos;
   return re.test(s) ? re.lastIndex : pos;
 }
 
-function toolCallsEvent(calls, raw) {
-  return { type: 'tool_calls', calls, raw };
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
+function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
+  const e = { type: 'tool_calls', calls, raw };
+  if (format) e.format = format;
+  if (malformed !== null && malformed.length) e.malformed = malformed;
+  if (repaired !== null && repaired.length) e.repaired = repaired;
+  return e;
 }
 
 /** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
 class DsmlCapture extends Prose {
   // ---- CAPTURE ------------------------------------------------------------------------
 
-  _startCapture(level, end) {
+  /** `fmt`: the format row of the opening wrapper ('' for a bare invoke, R3). */
+  _startCapture(level, end, fmt) {
     this.mode = Mode.CAPTURE;
     const cap = this.cap;
     cap.level = level;
+    cap.format = fmt;
+    cap.fixed = [];
+    // D59: R18.2 in function_calls blocks and in tool_calls blocks of the native shell; the seed's
+    // dialect keeps D4 (its recorded corpus pins broken blocks as text)
+    const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
+    cap.bad = level === Level.TOP && native ? [] : null;
     cap.raw = new _Text();
     cap.tail = '';
     cap.start = cap.mark = this._abs(this.pos);
@@ -56,7 +72,11 @@ class DsmlCapture extends Prose {
     cap.wrapped = level === Level.TOP;
     cap.started = 0;
     this._newParams();
-    this.inv.text = [];
+    const inv = this.inv;
+    inv.text = [];
+    inv.start = cap.start;
+    inv.bad = '';
+    inv.live = false;
     this.pos = end;
   }
 
@@ -100,7 +120,9 @@ class DsmlCapture extends Prose {
     const par = this.par;
     this._tapPull();
     this.tap = null;
-    if (cap.level !== Level.TOP) {
+    if (cap.level !== Level.TOP && !inv.live) {
+      this._malformed(this.pos); // a nameless invoke, never announced (D59)
+    } else if (cap.level !== Level.TOP) {
       if (cap.level !== Level.INVOKE) {
         const segs = par.segs.slice();
         if (par.text.length) segs.push(['text', par.text.join('')]);
@@ -115,23 +137,56 @@ class DsmlCapture extends Prose {
     }
     const raw = this._consumed();
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), raw));
+    const bad = this._badCalls(raw);
+    this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, [...cap.fixed, 'D37']));
     cap.started = 0;
     this._textResumes(raw);
     return true;
   }
 
-  _succeed(end) {
+  _succeed(end, closer) {
     const cap = this.cap;
     this.pos = end;
     if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
     if (cap.over) return this._fail();
     cap.started = 0;
     this._flushText();
-    this.out.push(toolCallsEvent(cap.calls.take(), this._source(cap)));
+    const raw = this._source(cap); // (first: the pieces go before the calls are made)
+    const bad = this._badCalls(raw);
+    if (cap.wrapped) this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, cap.fixed));
+    // R3: the run of bare invokes takes its closing wrapper's row
+    else this.out.push(toolCallsEvent(cap.calls.take(), raw, closer.format, bad, ['D6', ...cap.fixed]));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
+  }
+
+  /** D59: the invoke read so far (to `buf[end]`) is a malformed call of the block. */
+  _malformed(end) {
+    const cap = this.cap;
+    const inv = this.inv;
+    // (past the limit: "there was one")
+    if (cap.bad !== null && !(cap.over && cap.bad.length)) cap.bad.push([inv.start, this.base + end, inv.bad, inv.name || null]);
+  }
+
+  /** The block's malformed calls, their text cut from its source `raw`. */
+  _badCalls(raw) {
+    const cap = this.cap;
+    if (cap.bad === null || !cap.bad.length) return null;
+    const at = cap.start;
+    return cap.bad.map(([s, e, reason, name]) => {
+      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
+      if (name !== null) m.name = name;
+      return m;
+    });
+  }
+
+  /**
+   * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
+   * breaks the block instead (R16.3, D37).
+   */
+  _tolerates() {
+    return this.cap.bad !== null && !this.inv.live;
   }
 
   /**
@@ -210,25 +265,34 @@ class DsmlCapture extends Prose {
     const r = this._tag(buf, pos, final);
     if (r === MORE) return false;
     if (!isTag(r)) return this._fail();
-    if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
+    const cap = this.cap;
+    const inv = this.inv;
+    if (r.local === INVOKE && !r.closing && !r.selfClosing) {
+      const isNamed = named(r);
+      if (!isNamed && cap.bad === null) return this._fail(); // D14
       this.pos = r.end;
-      this.cap.level = Level.INVOKE;
-      this.inv.name = this._name(r.name);
+      cap.level = Level.INVOKE;
+      inv.start = this.base + pos;
+      inv.name = isNamed ? this._name(r.name) : '';
+      inv.bad = isNamed ? '' : 'no name'; // D59
+      inv.live = false;
       this._newParams();
-      this.inv.text = [];
-      if (this.stream && this.cap.wrapped && !this.cap.over) {
-        this.cap.started += 1;
-        this.inv.keys = new Set();
-        this.inv.top = -1;
-        this.inv.other = false;
+      inv.text = [];
+      if (isNamed && this.stream && cap.wrapped && !cap.over) {
+        cap.started += 1;
+        inv.live = true;
+        inv.keys = new Set();
+        inv.top = -1;
+        inv.other = false;
         this._flushText();
-        this.out.push({ kind: 'begun', name: this.inv.name });
+        this.out.push({ kind: 'begun', name: inv.name });
       }
       return true;
     }
-    if (r.local === WRAPPER && r.closing && this.cap.calls.length) {
+    if (r.local === WRAPPER && r.closing) {
       this.saw = true;
-      return this._succeed(r.end);
+      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
+      this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
   }
@@ -247,9 +311,16 @@ class DsmlCapture extends Prose {
       if (r === MORE) return false;
       if (isTag(r)) {
         if (r.local === PARAMETER && !r.closing) {
-          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) return this._fail();
+          if (r.selfClosing || !named(r) || !strings.isBlank(inv.text.join(''))) {
+            if (!this._tolerates()) return this._fail(); // D14, D5
+            inv.bad = inv.bad || 'broken parameter'; // D59
+            if (r.selfClosing) {
+              this.pos = r.end;
+              return true;
+            }
+          }
           const name = this._name(r.name);
-          if (cap.started && this._reorders(name)) return this._break();
+          if (inv.live && this._reorders(name)) return this._break();
           this.pos = r.end;
           cap.level = Level.PARAM;
           this.par.name = name;
@@ -257,28 +328,44 @@ class DsmlCapture extends Prose {
           this.par.segs = [];
           this.par.text = [];
           this.par.start = this._abs(r.end);
-          if (cap.started) {
+          if (inv.live) {
             this.tap = new ValueTap(name, this.par.string);
             this._tapText = this._tapCdata = 0;
           }
           return true;
         }
         if (r.local === INVOKE && r.closing) {
-          if (!this._invokeEnds()) return this._fail();
+          if (inv.bad || !this._invokeEnds()) {
+            if (!this._tolerates()) return this._fail();
+            if (!inv.bad) inv.bad = inv.count ? 'broken parameter' : 'arguments are not a JSON object'; // D59
+            this._malformed(r.end);
+          }
           this._newParams();
+          inv.text = [];
           this.pos = r.end;
           cap.level = Level.TOP;
           return true;
         }
+        if (r.local === PARAMETER && this._tolerates()) {
+          inv.bad = inv.bad || 'broken parameter'; // a stray closer (D59)
+          this.pos = r.end;
+          return true;
+        }
         return this._fail();
       }
-      if (!inv.text.length) return this._fail();
+      if (!inv.text.length) {
+        if (!this._tolerates()) return this._fail();
+        if (inv.count) inv.bad = inv.bad || 'broken parameter'; // D59: an angle that starts nothing, beside parameters
+      }
       const end = this._skip(buf, pos);
       inv.text.push(buf.slice(pos, end));
       this.pos = end;
       return true;
     }
-    if (inv.count) return this._fail();
+    if (inv.count) {
+      if (!this._tolerates()) return this._fail();
+      inv.bad = inv.bad || 'broken parameter'; // D59: text beside parameters
+    }
     const m = search(ANGLE, buf, pos + 1);
     const end = m ? m.index : buf.length;
     inv.text.push(buf.slice(pos, end));
@@ -330,7 +417,7 @@ class DsmlCapture extends Prose {
     let input = null;
     if (inv.count) {
       if (!strings.isBlank(body)) return false;
-      if (!cap.started && inv.params === null) {
+      if (!inv.live && inv.params === null) {
         cap.calls.addPairs(inv.name, inv.pairs);
         return true;
       }
@@ -340,7 +427,7 @@ class DsmlCapture extends Prose {
       if (input === null) return false;
     }
     cap.calls.addInput(inv.name, input);
-    if (cap.started) {
+    if (inv.live) {
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
@@ -417,16 +504,27 @@ class DsmlCapture extends Prose {
         this.tap = null;
       }
       this._parFlushText();
-      for (const seg of par.segs) this.work += seg[1].length;
-      const value = values.paramValue(par.name, par.segs, par.string);
-      par.segs = []; // the body is decoded: keep only its value
-      this._addParam(par.name, value);
-      this.inv.count += 1;
-      if (cap.started) {
-        this._flushText();
-        this.out.push({ kind: 'param', key: par.name, value });
+      if (!this.inv.bad) {
+        // (a malformed call's values are never read, D59)
+        for (const seg of par.segs) this.work += seg[1].length;
+        const value = values.paramValue(par.name, par.segs, par.string);
+        this._addParam(par.name, value);
+        this.inv.count += 1;
+        if (this.inv.live) {
+          this._flushText();
+          this.out.push({ kind: 'param', key: par.name, value });
+        }
       }
+      par.segs = []; // the body is decoded: keep only its value
       this.pos = r.end;
+      cap.level = Level.INVOKE;
+      return true;
+    }
+    if (isTag(r) && (r.local === PARAMETER || (r.local === INVOKE && r.closing)) && this._tolerates()) {
+      // D59: a parameter left open ends at the next parameter or at its invoke's end
+      this.inv.bad = this.inv.bad || 'broken parameter';
+      par.segs = [];
+      par.text = [];
       cap.level = Level.INVOKE;
       return true;
     }
@@ -678,7 +776,7 @@ class DsmlCapture extends Prose {
       return false;
     }
     if (isTag(r) && r.local === PARAMETER && r.closing) {
-      this._looseValue(cd.parts.join('') + buf.slice(pos, k));
+      this._looseValue(cd.parts.join('') + buf.slice(pos, k), false);
       cd.parts = [];
       this.pos = k;
       return true;
@@ -689,11 +787,16 @@ class DsmlCapture extends Prose {
     return true;
   }
 
-  /** The repaired CDATA value (D8): `content` up to its parameter closing tag. */
-  _looseValue(content) {
+  /**
+   * The repaired CDATA value (D8): `content` up to its parameter closing tag. `repaired`: the
+   * input ended in it; a later value is repaired when its `]]>` is missing (D58).
+   */
+  _looseValue(content, repaired) {
     const t = LOOSE_CLOSE_TAIL.exec(content);
     this.par.segs.push(['cdata', t ? content.slice(0, t.index) : content]);
-    this.cap.level = Level.PARAM;
+    const cap = this.cap;
+    cap.level = Level.PARAM;
+    if ((repaired || !t) && !cap.fixed.includes('D8')) cap.fixed.push('D8');
   }
 
   /**
@@ -722,7 +825,7 @@ class DsmlCapture extends Prose {
       i = m.index + 1;
     }
     if (close < 0) return this._fail();
-    this._looseValue(content.slice(0, close));
+    this._looseValue(content.slice(0, close), true);
     cd.parts = [];
     cd.after = [];
     // The block's source now ends where the value does; reading goes on from there.

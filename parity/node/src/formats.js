@@ -32,7 +32,10 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [
+        "</｜DSML｜function_calls>",
+        "</｜DSML｜tool_calls>"
+      ]
     },
     {
       "name": "tokens",
@@ -46,7 +49,12 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [
+        "<｜tool▁calls▁end｜>",
+        "<|tool▁calls▁end|>",
+        "<｜tool▁calls▁end|>",
+        "<|tool▁calls▁end｜>"
+      ]
     },
     {
       "name": "hermes",

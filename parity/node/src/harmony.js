@@ -238,7 +238,7 @@ function keep(sc, endToken) {
   const raw = hm.head.join('') + text.slice(0, cut) + (whole ? endToken : '');
   sc.saw = true;
   sc._flushText();
-  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony' });
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'harmony', repaired: ['D37'] });
   hm.tap = null;
   hm.head = [];
   hm.body = [];

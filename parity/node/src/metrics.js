@@ -40,7 +40,7 @@ class Metrics {
     counter('callsieve_tool_calls', 'Tool calls emitted', [['', this.calls]]);
     counter('callsieve_rejected_calls', 'Calls dropped by unknown_tools=reject', [['', this.rejected]]);
     counter('callsieve_capture_limit_releases', 'Blocks released as text at max_capture_chars', [['', this.capture]]);
-    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37)', [['', this.repaired]]);
+    counter('callsieve_repaired_blocks', 'Blocks the sieve had to repair (R3, D8, D26, D37, D44)', [['', this.repaired]]);
     counter('callsieve_upstream_errors', 'Upstream failures', [...this.upstreamErrors].map(([kind, v]) => [label({ kind }), v]));
     counter('callsieve_client_disconnects', 'Clients that left mid-stream', [['', this.disconnects]]);
     counter('callsieve_preset_requests', 'Chat requests by the preset chosen (-: none)', [...this.presets].map(([preset, v]) => [label({ preset }), v]));

@@ -219,7 +219,8 @@ function keep(sc) {
   const cut = tap.broken;
   sc.saw = true;
   sc._flushText();
-  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw: MARKER + m.head.join('') + text.slice(0, cut), format: 'mistral' });
+  const raw = MARKER + m.head.join('') + text.slice(0, cut);
+  sc.out.push({ type: 'tool_calls', calls: tap.calls, raw, format: 'mistral', repaired: ['D37'] });
   m.tap = null;
   m.json = [];
   m.over = true;

@@ -12,8 +12,6 @@ const { checkPolicy, declaredNames, applyPolicy, resolveName } = require('./name
 const { checkTools } = require('./schema');
 const { hasOwn, isObject } = require('./jsontext');
 const { Sieve, checkFormats, checkPreset } = require('./sieve');
-const { INVOKE, KEYWORDS_ALL, OPEN_ANGLES, matchTag } = require('./shell');
-const { SECTION_END, matchMarker } = require('./sections');
 const { checkReasoning } = require('./reasoning');
 const { RAW_ARGUMENTS, checkIdFactory, isInt, unparsedCall } = require('./toolcalls');
 
@@ -122,11 +120,11 @@ class Options {
    * R16.5: a block whose calls went out as they were announced: only counted here (`dropped`: its
    * calls that toolChoice or parallelToolCalls left out).
    */
-  announced(e, atEnd, dropped = 0) {
+  announced(e, dropped = 0) {
     const rejected = e.rejectedToolNames || [];
     for (const n of rejected) this.rejected.add(n);
     this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += Math.max(0, e.calls.length - dropped);
     this.stats.rejectedCalls += rejected.length;
   }
@@ -135,7 +133,7 @@ class Options {
    * The block's calls under the reject policy (R10.2) and the request's toolChoice and
    * parallelToolCalls (`already`: the calls the choice has so far); counts the block.
    */
-  policy(e, atEnd, already = 0) {
+  policy(e, already = 0) {
     const calls = e.calls;
     const r = applyPolicy(calls, this.toolNames, this.unknownTools);
     for (const n of r.rejectedToolNames) this.rejected.add(n);
@@ -143,7 +141,7 @@ class Options {
     if (this.only !== null) kept = kept.filter((c) => this.chosen(c.name) !== null).map((c) => renamed(c, this.only));
     if (this.single) kept = kept.slice(0, Math.max(0, 1 - already));
     this.stats.blocks += 1;
-    if ((e.repaired && e.repaired.length) || this.repaired(e.raw, atEnd)) this.stats.repairedBlocks += 1;
+    if (e.repaired && e.repaired.length) this.stats.repairedBlocks += 1; // the scanner's repairs (D58)
     this.stats.calls += kept.length;
     this.stats.rejectedCalls += calls.length - r.calls.length;
     return kept;
@@ -174,27 +172,6 @@ class Options {
     if (this.only === null) return name;
     if (name === this.only) return this.only;
     return resolveName(name, [this.only]) !== null ? this.only : null;
-  }
-
-  /**
-   * Whether the sieve had to repair the block whose source is `raw` (`atEnd`: it came out when
-   * the sieve was flushed): a token section without its section end (D26), a run of bare invokes
-   * without its opening wrapper (R3, D6), or a block that is no call when its source is fed
-   * alone (an unclosed CDATA completed at the end of the output, D8; a block that broke after a
-   * call was announced, D37).
-   */
-  repaired(raw, atEnd) {
-    if (!raw || !OPEN_ANGLES.includes(raw[0])) return false; // a JSON call (R9)
-    if (Array.isArray(matchMarker(raw, 0, true))) {
-      // a token section (R14.4, R14.5): it ends at its end marker
-      const end = matchMarker(raw, raw.lastIndexOf('<'), true);
-      return !(Array.isArray(end) && end[0] === SECTION_END && end[1] === raw.length);
-    }
-    const tag = matchTag(raw, 0, true, KEYWORDS_ALL);
-    if (tag !== null && typeof tag === 'object' && tag.local === INVOKE) return true;
-    if (!atEnd && !this.streamArguments) return false; // a block that closed as it arrived is complete as written (but D37)
-    const alone = new Sieve({ jsonToolCalls: this.jsonToolCalls, formats: this.formats, reasoning: 'off' });
-    return !alone.feed(raw).some((e) => e.type === 'tool_calls');
   }
 
   /** D22: a name as the gateway hands it out (the declared spelling when it resolves). */

@@ -26,6 +26,7 @@ const {
 } = require('./shell');
 const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = require('./fences');
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = require('./scanbase');
+const { FORMATS } = require('./formats');
 
 // `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
 const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
@@ -35,6 +36,8 @@ const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
 const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
 
 const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
+const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
 
 // Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
@@ -238,14 +241,14 @@ class Prose extends ScanBase {
 
   /**
    * A token marker at `buf[pos]` that some format in use gives a meaning: MORE, NO, or
-   * [kind, end] for a section opener (tokens) or the end-of-sentence token.
+   * [kind, end] for a section opener or end (tokens) or the end-of-sentence token.
    */
   _marker(buf, pos, final) {
     if (!this.eos || buf[pos] !== '<') return NO;
     const r = matchMarker(buf, pos, final);
     if (Array.isArray(r)) {
       const kind = r[0];
-      if ((kind === sections.SECTION_BEGIN && this.tokens) || kind === sections.EOS) return r;
+      if (kind === sections.EOS || (this.tokens && (kind === sections.SECTION_BEGIN || kind === sections.SECTION_END))) return r;
       return NO;
     }
     return r;
@@ -289,8 +292,8 @@ class Prose extends ScanBase {
     if (Array.isArray(mk)) {
       this.line.indent = -1;
       const [kind, end] = mk;
-      if (kind === sections.EOS) {
-        // R14.6: dropped
+      if (kind !== sections.SECTION_BEGIN) {
+        // R14.6; a stray section end (R18.3, D60): dropped
         this.pos = end;
         return true;
       }
@@ -316,11 +319,15 @@ class Prose extends ScanBase {
       if (r.local === WRAPPER) {
         this.saw = true;
         if (!r.closing) {
-          this._startCapture(Level.TOP, r.end);
+          this._startCapture(Level.TOP, r.end, r.format);
+          return true;
+        }
+        if (this.native && NATIVE_CLOSERS.has(buf.slice(pos, r.end))) {
+          this.pos = r.end; // R18.3, D60: dropped
           return true;
         }
       } else if (r.local === INVOKE && !r.closing && !r.selfClosing && named(r)) {
-        this._startCapture(Level.INVOKE, r.end);
+        this._startCapture(Level.INVOKE, r.end, '');
         this.inv.name = this._name(r.name);
         return true;
       }
@@ -596,7 +603,7 @@ class Prose extends ScanBase {
       const mk = this._marker(buf, pos, final);
       if (mk === MORE) return false;
       if (Array.isArray(mk)) {
-        // a section or an end-of-sentence token: meaning depends
+        // a section marker or an end-of-sentence token: meaning depends
         this._pHoldHere(this._abs(pos));
         this._pPut(buf.slice(pos, mk[1]));
         this.pos = mk[1];

@@ -279,6 +279,9 @@ function inputOf(flat, i, k) {
 class _Invoke {
   constructor() {
     this.name = '';
+    this.start = 0; // absolute offset of its opening tag
+    this.bad = ''; // D59: why it cannot be executed ('': nothing so far)
+    this.live = false; // R16: announced (its parameters stream)
     // The parameters so far as flat (name, value) pairs: the input object is built when the
     // block's calls are taken (see _Calls), so a held call costs a few array slots, not objects.
     // Past PAIRS_MAX parameters the object is built as they close (`params`; `multi`: the names
@@ -325,6 +328,9 @@ class _Capture {
   constructor() {
     this.level = Level.TOP;
     this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
     this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
@@ -348,6 +354,8 @@ const Stage = Object.freeze({
 class _Section {
   constructor() {
     this.stage = Stage.BETWEEN;
+    this.lead = false; // right after a section opener: a call may begin without its opener (D61)
+    this.loose = false; // the call's head began so (D61): it must end on its line
     this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
     this.mark = 0;
     this.tail = '';
@@ -529,7 +537,7 @@ class ScanBase {
       if (isTag(r)) {
         // `end` was relative to the buffer of that time
         const end = r.end + this._memoBase - this.base;
-        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string };
+        return { local: r.local, closing: r.closing, name: r.name, selfClosing: r.selfClosing, end, string: r.string, format: r.format };
       }
       return r;
     }

@@ -373,6 +373,8 @@ class Scanner extends DsmlCapture {
     sec.bad = [];
     sec.start = sec.mark = this._abs(this.pos);
     sec.over = false;
+    sec.lead = true;
+    sec.loose = false;
     this.pos = end;
   }
 
@@ -384,10 +386,7 @@ class Scanner extends DsmlCapture {
     if (sec.over) return this._fail();
     this._flushText();
     const raw = this._source(sec);
-    const e = toolCallsEvent(sec.calls.slice(), raw);
-    if (sec.bad.length) e.malformed = sec.bad;
-    if (repaired) e.repaired = ['D26'];
-    this.out.push(e);
+    this.out.push(toolCallsEvent(sec.calls.slice(), raw, 'tokens', sec.bad, repaired ? ['D26'] : null));
     this.mode = Mode.TEXT;
     this.line.midLine();
     return true;
@@ -423,10 +422,21 @@ class Scanner extends DsmlCapture {
       sec.body.push(buf);
       return true;
     }
-    if (sec.headLen + buf.length > sections.MAX_HEAD) return false;
+    if (sec.headLen + buf.length > sections.MAX_HEAD || (sec.loose && buf.includes('\n'))) return false;
     sec.head.push(buf);
     sec.headLen += buf.length;
     return true;
+  }
+
+  /** A call head begins at `buf[at]` (`loose`: its section opener began it, D61). */
+  _startHead(at, loose) {
+    const sec = this.sec;
+    sec.stage = Stage.HEAD;
+    sec.loose = loose;
+    sec.head = [];
+    sec.headLen = 0;
+    sec.headStart = this._abs(at);
+    sec.body = [];
   }
 
   _mTokens(final) {
@@ -442,32 +452,42 @@ class Scanner extends DsmlCapture {
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
+      const lead = sec.lead;
+      sec.lead = false;
       const ws = skipAt(WS, buf, pos);
       if (ws > pos) {
         this.pos = ws;
         return true;
       }
       const mk = buf[pos] === '<' ? matchMarker(buf, pos, final) : NO;
-      if (mk === MORE) return false;
-      if (!Array.isArray(mk)) return this._fail(); // D3: nothing else stands between calls
+      if (mk === MORE) {
+        sec.lead = lead;
+        return false;
+      }
+      if (!Array.isArray(mk)) {
+        if (lead && buf[pos] !== '<') {
+          // R18.3, D61: the section opener stood where the call opener belongs
+          this._startHead(pos, true);
+          return true;
+        }
+        return this._fail(); // D3: nothing else stands between calls
+      }
       const [kind, end] = mk;
       if (kind === sections.CALL_BEGIN) {
         this.pos = end;
-        sec.stage = Stage.HEAD;
-        sec.head = [];
-        sec.headLen = 0;
-        sec.headStart = this._abs(end);
-        sec.body = [];
+        this._startHead(end, false);
         return true;
       }
       if (kind === sections.SECTION_BEGIN) {
         // R18.3: a repeated section opener is tolerated
         this.pos = end;
+        sec.lead = true;
         return true;
       }
       const some = sec.calls.length || sec.bad.length;
       if (kind === sections.SECTION_END && some) return this._secSucceed(end);
       if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
+      if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
     const k = buf.indexOf('<', pos);
@@ -475,15 +495,18 @@ class Scanner extends DsmlCapture {
       const end = k < 0 ? n : k;
       const piece = buf.slice(pos, end);
       if (sec.stage === Stage.HEAD) {
+        let stop = end; // where the head stops being one (`end`: it goes on)
         // MAX_HEAD counts code points (Python); the code unit count is an upper bound of it
         if (sec.headLen + (end - pos) > sections.MAX_HEAD) {
-          const stop = this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base;
-          if (stop < end) {
-            // D26: a head longer than MAX_HEAD is no call. Decided at its first character
-            // past the limit, so TEXT resumes there whatever the chunks were.
-            this.pos = stop;
-            return this._fail();
-          }
+          // D26: a head longer than MAX_HEAD is no call. Decided at its first character past
+          // the limit, so TEXT resumes there whatever the chunks were.
+          stop = Math.min(end, this._cpAdvance(sec.headStart, sections.MAX_HEAD) - this.base);
+        }
+        const nl = sec.loose ? piece.indexOf('\n') : -1;
+        if (nl >= 0 && pos + nl < stop) stop = pos + nl; // D61: a head its section opener began ends on that line
+        if (stop < end) {
+          this.pos = stop;
+          return this._fail();
         }
         sec.headLen += end - pos;
         sec.head.push(piece);
@@ -677,7 +700,7 @@ class Scanner extends DsmlCapture {
     const e = toolCallsEvent(calls, raw);
     e.format = row.name;
     if (got !== null && got.malformed.length) e.malformed = got.malformed;
-    if (whole && end && !closed) e.repaired = ['D44'];
+    e.repaired = whole && end && !closed ? ['D44'] : ['D37']; // (D58)
     this.out.push(e);
     blk.tap = null;
     blk.parts = [];

@@ -125,9 +125,17 @@ function isTrailingSep(f) {
   return !ALNUM_RE.test(f) && !CLOSE_ANGLES.includes(f) && !OPEN_ANGLES.includes(f);
 }
 
-/** A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written. */
-function tag(local, closing, name, selfClosing, end, string = null) {
-  return { local, closing, name, selfClosing, end, string };
+/**
+ * A recognized tool tag; `string` is the value of the `string` attribute (R14.2), as written;
+ * `format` a wrapper's format row (D58: `function_calls` for that name, else `dsml`), '' for the others.
+ */
+function tag(local, closing, name, selfClosing, end, string = null, format = '') {
+  return { local, closing, name, selfClosing, end, string, format };
+}
+
+/** The format row a wrapper's name belongs to (D58): `function_calls` (R14.1) or `dsml`. */
+function wrapperFormat(word) {
+  return word.startsWith('function') ? 'function_calls' : 'dsml';
 }
 
 const KEYWORDS_SEED = KEYWORD_RE;
@@ -158,7 +166,7 @@ function matchGeneral(s, i, final, keywords) {
     if (k - j - 1 > MAX_LEAD) return NO;
     if (k === n) return final ? NO : MORE;
     const r = matchHead(s, k, final, keywords);
-    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string);
+    if (isTag(r) && !r.closing) return tag(r.local, true, r.name, r.selfClosing, r.end, r.string, r.format);
     return isTag(r) ? NO : r;
   }
   return matchHead(s, j, final, keywords);
@@ -256,7 +264,9 @@ function matchPlain(s, i, final, keywords) {
     else if (attr === 'string' && string === null) string = a[2];
   }
   // (a `/` right before the `>` is the self-closing one: attributes end with `"`, the name with a letter)
-  return tag(word.endsWith('calls') ? WRAPPER : word, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string);
+  const local = word.endsWith('calls') ? WRAPPER : word;
+  const fmt = local === WRAPPER ? wrapperFormat(word) : '';
+  return tag(local, slash === 1, name, s.charCodeAt(end - 2) === 0x2f, end, string, fmt);
 }
 
 /** The local name PLAIN_TAG matched at `s[start]`, lowercased (the regex allows only these). */
@@ -288,7 +298,7 @@ function matchHead(s, j, final, keywords) {
   const local = word.endsWith('calls') ? WRAPPER : word;
   // Original index just past the keyword.
   const k = j + idx[km.index + km[0].length - 1] + 1;
-  return matchAttrs(s, k, local, closing, final);
+  return matchAttrs(s, k, local, closing, final, local === WRAPPER ? wrapperFormat(word) : '');
 }
 
 // ---- open angles that start no tag, decided by one regex (hostile prefixes) ------------------
@@ -336,8 +346,8 @@ const NO_KEYWORD_HEAD =
 const NO_TAG_ANGLES =
   '(?:' + ANGLE_CLASS + '(?=' + ANGLE_CLASS + '{' + MAX_LEAD + '}))+' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=(?![Pp][Rr][Ee])(?![/\uff0f]' + ANGLE_CLASS + ')' +
-  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   NO_TAG_HEAD + '{1,' + MAX_HEAD + '}' + ANGLE_CLASS + ')' +
+  '(?!' + NO_TAG_HEAD + '{0,' + MAX_HEAD + '}?' + KEYWORD_ANY_CASE + NO_TAG_HEAD + ')' +
   '|' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}(?=[/\uff0f]' + ANGLE_CLASS + '{1,' + MAX_LEAD + '}' + NO_KEYWORD_HEAD +
   '[' + escapeClass(STOP_CHARS) + '])';
 const NO_TAG_SO_FAR =
@@ -354,7 +364,7 @@ function skipNoTag(s, i) {
 }
 
 /** Parse the attribute area after the local name, up to the tag end (R1.4, R2.3, R2.6). */
-function matchAttrs(s, k, local, closing, final) {
+function matchAttrs(s, k, local, closing, final, fmt) {
   const n = s.length;
   const start = k;
   let name = null;
@@ -379,7 +389,7 @@ function matchAttrs(s, k, local, closing, final) {
       k += ch.length;
       continue;
     }
-    if (f === '>') return tag(local, closing, name, false, k + 1, string);
+    if (f === '>') return tag(local, closing, name, false, k + 1, string, fmt);
     if (SPACE.includes(f)) {
       sawSpace = true;
       k += 1;
@@ -388,7 +398,7 @@ function matchAttrs(s, k, local, closing, final) {
     if (f === '/') {
       if (k + 1 >= n) return final ? NO : MORE;
       const nf = fold1(charAt(s, k + 1));
-      if (nf === '>') return tag(local, closing, name, true, k + 2, string);
+      if (nf === '>') return tag(local, closing, name, true, k + 2, string, fmt);
       return NO;
     }
     if (sawSpace && /^[a-zA-Z_]$/.test(f)) {
@@ -456,7 +466,7 @@ function matchAttrs(s, k, local, closing, final) {
       const k1 = k + ch.length;
       if (k1 >= n && !final) return MORE;
       const end = k1 < n && fold1(charAt(s, k1)) === '>' ? k1 + 1 : k1;
-      return tag(local, closing, name, false, end, string);
+      return tag(local, closing, name, false, end, string, fmt);
     }
     return NO;
   }

@@ -35,7 +35,7 @@ test('Sieve events: text and tool_calls with raw; coalesce', () => {
   const events = [...s.feed('hi '), ...s.feed(BLOCK.slice(0, 20)), ...s.feed(BLOCK.slice(20) + ' bye'), ...s.flush()];
   assert.deepEqual(coalesce(events), [
     { type: 'text', text: 'hi ' },
-    { type: 'tool_calls', calls: [{ name: 'ls', input: { path: '.' } }], raw: BLOCK },
+    { type: 'tool_calls', calls: [{ name: 'ls', input: { path: '.' } }], raw: BLOCK, format: 'dsml' },
     { type: 'text', text: ' bye' },
   ]);
   assert.equal(s.sawToolCallSyntax, true);
@@ -183,7 +183,7 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
     result: {
       events: [
         { type: 'text', text: 'a' },
-        { type: 'tool_calls', calls: [{ name: 'x', input: {} }] },
+        { type: 'tool_calls', calls: [{ name: 'x', input: {} }], format: 'dsml' },
         { type: 'text', text: 'b' },
       ],
     },
@@ -233,6 +233,41 @@ test('formats: tokens alone hold a cut prose tag head wherever it is (as Python)
       const s = new Sieve({ formats: ['tokens'] });
       assert.equal(s.feed(before + head).map((e) => e.text).join(''), before, JSON.stringify(before + head));
       assert.deepEqual(s.flush().map((e) => e.text), [head], JSON.stringify(before + head));
+    }
+  }
+});
+
+// (output, options, [format, repaired]): the table of python/tests/core/test_api.py
+const INV = '<|DSML|invoke name="f"><|DSML|parameter name="p">1</|DSML|parameter></|DSML|invoke>';
+const CALL = '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>';
+const FORMATS_AND_REPAIRS = [
+  [`<|DSML|tool_calls>${INV}</|DSML|tool_calls>`, {}, ['dsml', []]],
+  [`<\uff5cDSML\uff5cfunction_calls>${INV}</\uff5cDSML\uff5ctool_calls>`, {}, ['function_calls', []]], // the opener's row
+  [`${INV}</|DSML|function_calls>`, {}, ['function_calls', ['D6']]], // R3: the closer's row
+  ['<tool_calls><invoke name="f"><parameter name="p"><![CDATA[x</parameter></invoke></tool_calls>', {}, ['dsml', ['D8']]],
+  [`<\uff5ctool\u2581calls\u2581begin\uff5c>${CALL}<\uff5ctool\u2581calls\u2581end\uff5c>`, {}, ['tokens', []]],
+  [`<\uff5ctool\u2581calls\u2581begin\uff5c>${CALL}`, {}, ['tokens', ['D26']]],
+  [`<tool_calls>${INV} oops`, { streamArguments: true }, ['dsml', ['D37']]],
+  ['<tool_call>{"name": "f", "arguments": {}}', {}, ['hermes', ['D44']]],
+  ['<tool_call>{"name": "f", "arguments": {"p": 1}} x</tool_call>', { streamArguments: true }, ['hermes', ['D37']]],
+  ['[TOOL_CALLS]f[ARGS]{"p": 1', { preset: 'mistral', streamArguments: true }, ['mistral', ['D37']]],
+  ['<|channel|>commentary to=functions.f<|message|>{}', { preset: 'gpt-oss' }, ['harmony', []]], // no repair
+  ['Run {"name": "f", "arguments": {}}', { jsonToolCalls: true }, ['', []]], // R9: no row
+];
+
+test('events name their format and repairs (D58)', () => {
+  for (const [text, opts, want] of FORMATS_AND_REPAIRS) {
+    for (const size of [text.length, 1]) {
+      const s = new Sieve(opts);
+      const events = [];
+      for (let i = 0; i < text.length; i += size) events.push(...s.feed(text.slice(i, i + size)));
+      events.push(...s.flush());
+      const blocks = events.filter((e) => e.type === 'tool_calls');
+      assert.deepEqual(
+        blocks.map((e) => [e.format || '', e.repaired || []]),
+        [want],
+        `${text} ${size}`,
+      );
     }
   }
 });

@@ -108,7 +108,7 @@ test('an unmatched code span holds at most maxCaptureChars (issue 14.1)', () => 
   }
 });
 
-// R16 in the R17 formats (D58): the taps read each block as it arrives; with streamArguments they
+// R16 in the R17 formats (D62): the taps read each block as it arrives; with streamArguments they
 // must stay as linear as the block engine that holds the block (python/tests/core/test_hostile.py).
 const STREAMED = {
   'Qwen3-Coder value of one million <': () => '<tool_call>\n<function=f>\n<parameter=p>\n' + '<'.repeat(1_000_000),

@@ -63,6 +63,13 @@ const TYPED = [
   [{ oneOf: [{ type: 'integer' }, { type: 'null' }] }, 'None', [true, null]],
   [{ anyOf: [{ type: 'integer' }, { type: ['integer', 'string'] }] }, '7', [true, '7']],
   [{ anyOf: [1, { type: 'number' }], oneOf: [{ type: 'boolean' }] }, 'true', [true, true]],
+  [{ anyOf: [null, { type: 'number' }] }, '1', [true, 1]],
+  [{ type: 'integer' }, 'true', [false, null]],
+  [{ type: 'boolean' }, '5', [false, null]],
+  [{ type: 'integer' }, '{"a": 1}', [false, null]],
+  [{ type: 'integer' }, '[1]', [false, null]],
+  [{ type: 'number' }, '"5"', [false, null]],
+  [{ type: 'number' }, 'true', [false, null]],
 ];
 
 test('schema: raw-text values typed by the schema (R17.9)', () => {
@@ -77,6 +84,7 @@ test('schema: a property schema falls back to additionalProperties', () => {
   assert.deepEqual(propertySchema({ additionalProperties: integer }, 'k'), integer);
   assert.equal(propertySchema({ additionalProperties: true }, 'k'), null);
   assert.equal(propertySchema(null, 'k'), null);
+  assert.equal(propertySchema(undefined, 'k'), null);
   assert.deepEqual(propertySchema({ properties: { k: { type: 'string' } }, additionalProperties: integer }, 'k'), {
     type: 'string',
   });
@@ -110,4 +118,18 @@ test('shell: a cut drifted CDATA opener waits for more (R5.5)', () => {
   assert.equal(matchCdataOpen('<！', 0, true), NO);
   assert.equal(matchCdataOpen('<！ no bracket in this window at all', 0, false), NO);
   assert.equal(matchCdataOpen('<！[ＣＤＡＴＡ[x', 0, false), 9);
+});
+
+test('names: what folds and what separates in loose keys (R10.1), as Python', () => {
+  const { nameTables, checkToolNames } = require('../src/names.js');
+  assert.equal(resolveToolName('Աx', ['աx']), null); // Armenian capitals are not folded
+  assert.equal(resolveToolName('İx', ['i\u0307x']), null); // a letter that lower-cases to two stays
+  assert.equal(resolveToolName('get·weather', ['get_weather']), 'get_weather');
+  assert.equal(resolveToolName('get、weather', ['get_weather']), 'get_weather');
+  assert.equal(resolveToolName('A.B', ['a.b', 'b']), 'a.b'); // found whole: the tail is not tried
+  // Tables of an array not checked here are not kept for it: checking it still copies and freezes.
+  const arr = ['a'];
+  nameTables(arr);
+  const checked = checkToolNames(arr);
+  assert.ok(Object.isFrozen(checked) && checked !== arr);
 });

@@ -432,10 +432,13 @@ const REPAIRS = [
   [`${INVOKE}</tool_calls> and <tool_calls>${INVOKE}</tool_calls>`, 2, 1],
   [`<tool_calls>${INVOKE}`, 0, 0, 1, 1], // D27: text; D37: the announced call is kept
   [`<tool_calls>${INVOKE} b </tool_calls>`, 0, 0, 1, 1], // D37: the block breaks at "b"
+  ['<tool_call>{"name": "f", "arguments": {"p": 1}} x</tool_call>', 1, 0, 1, 1], // malformed; D37 once announced
+  ['<|channel|>commentary to=functions.f<|message|>{"p": 1}', 1, 0], // Harmony's end token may be the end (D58)
+  [`<tool_calls>${INVOKE}</tool_calls|`, 1, 0], // R2.6: read as written, no repair (D58)
   ['no markup', 0, 0],
 ];
 
-test('stats: repairedBlocks counts the blocks the sieve repaired (R3, D8, D26, D37)', () => {
+test('stats: repairedBlocks counts the blocks whose event lists a repair (D58: R3, D8, D26, D37, D44)', () => {
   for (const [text, blocks, repaired, ...announced] of REPAIRS) {
     const want = { blocks, repairedBlocks: repaired };
     const [b, r] = announced.length ? announced : [blocks, repaired];

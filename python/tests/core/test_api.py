@@ -56,10 +56,58 @@ def test_parse_returns_the_prose() -> None:
 def test_events_are_frozen_and_carry_raw() -> None:
     s = Sieve()
     events = s.feed("hi " + BLOCK + " bye") + s.flush()
-    assert events == [TextEvent("hi "), ToolCallsEvent((ToolCall("ls", {"p": 1}),), BLOCK), TextEvent(" bye")]
+    block = ToolCallsEvent((ToolCall("ls", {"p": 1}),), BLOCK, format="dsml")
+    assert events == [TextEvent("hi "), block, TextEvent(" bye")]
     with pytest.raises(dataclasses.FrozenInstanceError):
         events[0].text = "x"  # type: ignore[misc,union-attr]
-    assert events[1].to_dict() == {"type": "tool_calls", "calls": [{"name": "ls", "input": {"p": 1}}]}
+    assert events[1].to_dict() == {
+        "type": "tool_calls",
+        "calls": [{"name": "ls", "input": {"p": 1}}],
+        "format": "dsml",
+    }
+
+
+_INV = '<|DSML|invoke name="f"><|DSML|parameter name="p">1</|DSML|parameter></|DSML|invoke>'
+_CALL = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
+# (output, options, (format, repaired)): the same table is in parity/node/test/api.test.js
+FORMATS_AND_REPAIRS: list[tuple[str, dict[str, Any], tuple[str, tuple[str, ...]]]] = [
+    (f"<|DSML|tool_calls>{_INV}</|DSML|tool_calls>", {}, ("dsml", ())),
+    (f"<｜DSML｜function_calls>{_INV}</｜DSML｜tool_calls>", {}, ("function_calls", ())),  # the opener's row
+    (f"{_INV}</|DSML|function_calls>", {}, ("function_calls", ("D6",))),  # R3: the closer's row
+    (
+        '<tool_calls><invoke name="f"><parameter name="p"><![CDATA[x</parameter></invoke></tool_calls>',
+        {},
+        ("dsml", ("D8",)),
+    ),
+    (f"<｜tool▁calls▁begin｜>{_CALL}<｜tool▁calls▁end｜>", {}, ("tokens", ())),
+    (f"<｜tool▁calls▁begin｜>{_CALL}", {}, ("tokens", ("D26",))),
+    (f"<tool_calls>{_INV} oops", {"stream_arguments": True}, ("dsml", ("D37",))),
+    ('<tool_call>{"name": "f", "arguments": {}}', {}, ("hermes", ("D44",))),
+    (
+        '<tool_call>{"name": "f", "arguments": {"p": 1}} x</tool_call>',
+        {"stream_arguments": True},
+        ("hermes", ("D37",)),
+    ),
+    ('[TOOL_CALLS]f[ARGS]{"p": 1', {"preset": "mistral", "stream_arguments": True}, ("mistral", ("D37",))),
+    (
+        "<|channel|>commentary to=functions.f<|message|>{}",
+        {"preset": "gpt-oss"},
+        ("harmony", ()),
+    ),  # no repair
+    ('Run {"name": "f", "arguments": {}}', {"json_tool_calls": True}, ("", ())),  # R9: no row
+]
+
+
+@pytest.mark.parametrize(("text", "opts", "want"), FORMATS_AND_REPAIRS)
+def test_events_name_their_format_and_repairs(
+    text: str, opts: dict[str, Any], want: tuple[str, tuple[str, ...]]
+) -> None:
+    """D58: every block's event names the row that read it and the decisions of its repairs."""
+    for size in (len(text), 1):
+        s = Sieve(**opts)
+        events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+        blocks = [e for e in events if isinstance(e, ToolCallsEvent)]
+        assert [(e.format, e.repaired) for e in blocks] == [want]
 
 
 def test_feed_after_flush_raises() -> None:
@@ -170,8 +218,8 @@ def test_rejected_names_accumulate_on_the_sieve() -> None:
     first = s.feed(block.format("fly") + block.format("LS"))
     rest = s.flush()
     assert [e.to_dict() for e in first + rest if isinstance(e, ToolCallsEvent)] == [
-        {"type": "tool_calls", "calls": [], "rejectedToolNames": ["fly"]},
-        {"type": "tool_calls", "calls": [{"name": "ls", "input": {}}]},
+        {"type": "tool_calls", "calls": [], "rejectedToolNames": ["fly"], "format": "dsml"},
+        {"type": "tool_calls", "calls": [{"name": "ls", "input": {}}], "format": "dsml"},
     ]
     assert s.rejected_tool_names == ("fly",)
     assert s.tool_names == ("ls",)

@@ -101,6 +101,7 @@ def test_declared_tools_from_a_request_file(tmp_path: Path) -> None:
         "type": "tool_calls",
         "calls": [{"name": "read_file", "input": {"path": "7"}}],
         "rejectedToolNames": ["fly"],
+        "format": "dsml",
     }
 
 

@@ -126,7 +126,7 @@ def test_every_prefix_of_a_valid_block_then_flush() -> None:
         assert work <= 4 * len(prefix) + 64 * (len(prefix) // 5 + 1)
 
 
-# R16 in the R17 formats (D58): the taps read each block as it arrives; with stream_arguments
+# R16 in the R17 formats (D62): the taps read each block as it arrives; with stream_arguments
 # they must stay as linear as the block engine that holds the block.
 STREAMED: dict[str, Callable[[], str]] = {
     "Qwen3-Coder value of one million <": lambda: (

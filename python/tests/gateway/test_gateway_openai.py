@@ -369,6 +369,19 @@ REPAIRS = [
     (f"{_INVOKE}</tool_calls> and <tool_calls>{_INVOKE}</tool_calls>", 2, 1),
     (f"<tool_calls>{_INVOKE}", 0, 0, 1, 1),  # D27: text; D37: the announced call is kept
     (f"<tool_calls>{_INVOKE} b </tool_calls>", 0, 0, 1, 1),  # D37: the block breaks at "b"
+    (
+        '<tool_call>{"name": "f", "arguments": {"p": 1}} x</tool_call>',
+        1,
+        0,
+        1,
+        1,
+    ),  # malformed; D37 once announced
+    (
+        '<|channel|>commentary to=functions.f<|message|>{"p": 1}',
+        1,
+        0,
+    ),  # Harmony's end token may be the end (D58)
+    (f"<tool_calls>{_INVOKE}</tool_calls|", 1, 0),  # R2.6: read as written, no repair (D58)
     ("no markup", 0, 0),
 ]
 

@@ -24,6 +24,15 @@ def test_a_tie_of_three_is_still_a_tie() -> None:
     assert resolve_tool_name("a-b", ["a_b", "a__b", "A_B"]) is None
 
 
+def test_what_folds_and_what_separates_in_loose_keys() -> None:
+    # The cases of Node's mutation-kills-fresh.test.js (its mutants of 2026-12-06), here too.
+    assert resolve_tool_name("Աx", ["աx"]) is None  # Armenian capitals are not folded
+    assert resolve_tool_name("İx", ["i\u0307x"]) is None  # a letter that lower-cases to two stays
+    assert resolve_tool_name("get·weather", ["get_weather"]) == "get_weather"
+    assert resolve_tool_name("get、weather", ["get_weather"]) == "get_weather"
+    assert resolve_tool_name("A.B", ["a.b", "b"]) == "a.b"  # found whole: the tail is not tried
+
+
 def test_a_resolved_call_keeps_its_id() -> None:
     calls = [ToolCall("GET_WEATHER", {"city": "Paris"}, "call_1"), ToolCall("other", {}, "call_2")]
     result = apply_policy(calls, ["get_weather"])
@@ -76,6 +85,14 @@ TYPED = [
     ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "7", (True, 7)),
     ({"oneOf": [{"type": "integer"}, {"type": "null"}]}, "None", (True, None)),
     ({"anyOf": [{"type": "integer"}, {"type": ["integer", "string"]}]}, "7", (True, "7")),
+    ({"anyOf": [None, {"type": "number"}]}, "1", (True, 1)),  # a branch that is no schema: skipped
+    # A value of another JSON type than the schema's is no match (Node's mutants of 2026-12-06).
+    ({"type": "integer"}, "true", (False, None)),
+    ({"type": "boolean"}, "5", (False, None)),
+    ({"type": "integer"}, '{"a": 1}', (False, None)),
+    ({"type": "integer"}, "[1]", (False, None)),
+    ({"type": "number"}, '"5"', (False, None)),
+    ({"type": "number"}, "true", (False, None)),
 ]
 
 

@@ -272,7 +272,11 @@ def test_a_break_inside_a_cdata_keeps_its_content_as_written() -> None:
     # R16.3: the input ends inside the CDATA of an announced call; the value is the CDATA's.
     for content, value in (("  a &amp; b  ", "  a &amp; b  "), ("\n a\n", "\n a\n")):
         out = _events(CDATA_OPEN + content, stream_arguments=True)
-        assert out[-1] == {"type": "tool_calls", "calls": [{"name": "f", "input": {"a": value}}]}
+        assert out[-1] == {
+            "type": "tool_calls",
+            "calls": [{"name": "f", "input": {"a": value}}],
+            "format": "dsml",
+        }
 
 
 def test_a_break_counts_the_body_it_decodes() -> None:
@@ -302,13 +306,18 @@ def test_a_later_cdata_the_input_ends_in_is_the_value_of_an_announced_call() -> 
         '<tool_calls><invoke name="m"><parameter name="b"><![CDATA[two'
     )
     out = _events(text, stream_arguments=True)
-    assert out[-1] == {"type": "tool_calls", "calls": [{"name": "m", "input": {"b": "two"}}]}
+    assert out[-1] == {
+        "type": "tool_calls",
+        "calls": [{"name": "m", "input": {"b": "two"}}],
+        "format": "dsml",
+    }
 
 
 def test_a_later_cdata_keeps_the_angles_in_it() -> None:
     text = REPAIRED + '<parameter name="b"><![CDATA[a<b<c</parameter></invoke></tool_calls>'
     out = _events(text)
-    assert out == [{"type": "tool_calls", "calls": [{"name": "n", "input": {"a": "one", "b": "a<b<c"}}]}]
+    call = {"name": "n", "input": {"a": "one", "b": "a<b<c"}}
+    assert out == [{"type": "tool_calls", "calls": [call], "format": "dsml"}]
 
 
 def test_the_repair_reads_the_rest_once() -> None:
@@ -477,7 +486,7 @@ def test_the_rescan_of_a_literal_span_jumps_over_the_spans_it_indexed() -> None:
     assert [e["type"] for e in _events("p `a `` " + BLOCK + " `` b\n\nx")] == ["text"]
     assert _events("p `a `` y `` " + BLOCK + "\n\nx") == [
         {"type": "text", "text": "p `a `` y `` "},
-        {"type": "tool_calls", "calls": [{"name": "f", "input": {}}]},
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {}}], "format": "dsml"},
         {"type": "text", "text": "\n\nx"},
     ]
     assert _events("p `a ``x`` b\n\nc") == [{"type": "text", "text": "p `a ``x`` b\n\nc"}]
@@ -688,7 +697,11 @@ def test_an_end_of_sentence_token_inside_a_block_makes_it_text(text: str) -> Non
 def test_a_section_opener_in_a_value_is_part_of_it() -> None:
     text = P_OPEN + "a<｜tool▁calls▁begin｜>b" + P_CLOSE
     assert _events(text) == [
-        {"type": "tool_calls", "calls": [{"name": "f", "input": {"p": "a<｜tool▁calls▁begin｜>b"}}]}
+        {
+            "type": "tool_calls",
+            "calls": [{"name": "f", "input": {"p": "a<｜tool▁calls▁begin｜>b"}}],
+            "format": "dsml",
+        }
     ]
 
 
@@ -723,7 +736,9 @@ def test_what_no_block_holds_fails_it(text: str) -> None:
 
 def test_an_angle_in_a_json_body_is_part_of_it() -> None:
     text = '<tool_calls><invoke name="f">{"a": "<"}</invoke></tool_calls>'
-    assert _events(text) == [{"type": "tool_calls", "calls": [{"name": "f", "input": {"a": "<"}}]}]
+    assert _events(text) == [
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {"a": "<"}}], "format": "dsml"}
+    ]
 
 
 def test_past_the_limit_an_invoke_with_a_json_body_still_closes() -> None:
@@ -808,7 +823,7 @@ CDATA_CASES = [
         {"stream_arguments": True},
         ["tool_call_start", "tool_call_arguments", "tool_calls"],
         [158, 519, 241],
-        "3f9d4ea0937e4337",
+        "d5769c4fd14a7004",
     ),
     (
         P_OPEN + "<![CDATA[\n]]>",
@@ -836,7 +851,7 @@ CDATA_CASES = [
         {"stream_arguments": True},
         ["tool_call_start", "tool_call_arguments", "tool_calls"],
         [220, 587, 298],
-        "1ec8ffe4be697c30",
+        "7cfdbf94a0f8b4a5",
     ),
     (
         P_OPEN + "<![CDATA[]]> \n   ~~~\n~~~~\n\n   \t",
@@ -864,49 +879,49 @@ CDATA_CASES = [
         {},
         ["tool_calls"],
         [232, 740, 345],
-        "c159cb8337a94fdc",
+        "48c78f172d46bd1e",
     ),
     (
         P_OPEN + "<![CDATA[a<![CDATA[b<![CDATA[c]]>d]]></parameter>x]]>" + P_CLOSE,
         {},
         ["tool_calls"],
         [313, 870, 406],
-        "681325c03cd9a524",
+        "1d8f2c933e354fb8",
     ),
     (
         P_OPEN + "<![CDATA[a]]>X" + P_CLOSE,
         {},
         ["tool_calls"],
         [238, 578, 297],
-        "4980ce126c224866",
+        "7042216ce070f319",
     ),
     (
         P_OPEN + "<![CDATA[a]]> X" + P_CLOSE,
         {},
         ["tool_calls"],
         [242, 581, 298],
-        "243a91c9e2552be8",
+        "4a42b913d729b2fb",
     ),
     (
         P_OPEN + "<![CDATA[a]]>\n\t```x]]>" + P_CLOSE,
         {},
         ["tool_calls"],
         [220, 732, 302],
-        "6ab5f2d7f33870e7",
+        "3428e727fccfc170",
     ),
     (
         P_OPEN + "<![CDATA[a]]>  ```x]]>" + P_CLOSE,
         {},
         ["tool_calls"],
         [220, 732, 302],
-        "f5c3ffacaa6ad826",
+        "8482d1c2fcf6c3cc",
     ),
     (
         P_OPEN + "<![CDATA[a]]>b<![CDATA[c]]>" + P_CLOSE,
         {"stream_arguments": True},
         ["tool_call_start", "tool_call_arguments", "tool_calls"],
         [325, 691, 379],
-        "f5bd2e73ca6457df",
+        "559c9598030e649f",
     ),
 ]
 
@@ -979,7 +994,7 @@ def test_a_token_section_end_at_a_chunk_start_ends_it_in_that_feed() -> None:
     assert s.feed(head) == []
     out = [e.to_dict() for e in s.feed("<｜tool▁calls▁end｜>x")]
     assert out == [
-        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
+        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}], "format": "tokens"},
         {"type": "text", "text": "x"},
     ]
 
@@ -1009,7 +1024,7 @@ def test_after_a_token_section_in_the_chunk_the_chunk_goes_on() -> None:
     first = [e.to_dict() for e in s.feed("x" + section + "y")]
     assert first == [
         {"type": "text", "text": "x"},
-        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}]},
+        {"type": "tool_calls", "calls": [{"name": "read", "input": {"path": "a"}}], "format": "tokens"},
         {"type": "text", "text": "y"},
     ]
 
@@ -1111,8 +1126,9 @@ def test_an_indented_line_is_text_as_written(text: str) -> None:
 
 @pytest.mark.parametrize("opener", ["<tool_calls>", "<｜tool▁calls▁begin｜>"])
 def test_a_block_at_the_limit_at_a_chunk_end_is_within_it(opener: str) -> None:
-    # At the end of a chunk a block of exactly max_capture characters is not past the limit.
-    text = opener + "x"
+    # At the end of a chunk a block of exactly max_capture characters is not past the limit. (A `<`
+    # that starts nothing ends both; a letter would begin a call head after a section opener, D61.)
+    text = opener + "<x"
     assert _events(text, len(opener), max_capture_chars=len(opener)) == [{"type": "text", "text": text}]
 
 
@@ -1132,7 +1148,7 @@ def test_the_tag_a_block_fails_at_is_read_again_as_in_prose() -> None:
     text = '<tool_calls><invoke name="f"><invoke name="g"></invoke></tool_calls>'
     assert _events(text) == [
         {"type": "text", "text": '<tool_calls><invoke name="f">'},
-        {"type": "tool_calls", "calls": [{"name": "g", "input": {}}]},
+        {"type": "tool_calls", "calls": [{"name": "g", "input": {}}], "format": "dsml"},
     ]
     text = '<tool_calls><invoke name="f"/></invoke></tool_calls>'
     assert _events(text) == [{"type": "text", "text": text}]
