@@ -156,7 +156,7 @@ test('a name of 256 astral characters is announced, one of 257 is not', () => {
   }
 });
 
-test('the capture limit stops applying once a call is announced (D37, D58)', () => {
+test('the capture limit stops applying once a call is announced (D37, D62)', () => {
   const x = 'x'.repeat(200);
   const cases = [
     [`<tool_call>\n<function=f>\n<parameter=p>\n${x}\n</parameter>\n</function>\n</tool_call>`, {}],
@@ -174,7 +174,7 @@ test('the capture limit stops applying once a call is announced (D37, D58)', () 
   }
 });
 
-test('whether a call is announced before the limit does not depend on chunks (D43, D58)', () => {
+test('whether a call is announced before the limit does not depend on chunks (D43, D62)', () => {
   const text =
     '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0' +
     '<|tool_call_argument_begin|>{"a": "b"}<|tool_call_end|>\n<|tool_calls_section_end|>';

@@ -250,7 +250,7 @@ def test_a_name_of_256_astral_characters_is_announced_one_of_257_is_not(n: int, 
 def test_the_capture_limit_stops_applying_once_a_call_is_announced(
     text: str, options: dict[str, Any]
 ) -> None:
-    """D37, D58: an announced call streams past max_capture_chars instead of turning to text."""
+    """D37, D62: an announced call streams past max_capture_chars instead of turning to text."""
     s = Sieve(stream_arguments=True, max_capture_chars=50, **options)
     events = [e for i in range(0, len(text), 16) for e in s.feed(text[i : i + 16])] + s.flush()
     calls = [c for e in events if e.type == "tool_calls" for c in getattr(e, "calls", ())]
@@ -260,7 +260,7 @@ def test_the_capture_limit_stops_applying_once_a_call_is_announced(
 
 @pytest.mark.parametrize("limit", [40, 69, 70, 120])
 def test_whether_a_call_is_announced_before_the_limit_does_not_depend_on_chunks(limit: int) -> None:
-    """D43, D58: the tap reads to the limit before the block is released, so a call announced
+    """D43, D62: the tap reads to the limit before the block is released, so a call announced
     past it never is, whole or character by character."""
     text = (
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
