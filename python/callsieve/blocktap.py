@@ -494,17 +494,21 @@ class FunctionTap(BlockTap):
 
     def _value(self, final: bool) -> bool:
         s, i = self.s, self.i
+        n = len(s)
         k = i
         while True:
             k = s.find("<", k)
             if k < 0:
                 self.chars(s[i:])
-                self.i = len(s)
+                self.i = n
                 if final:
                     self.end_value()
                     self.state = _F_PARAMS
                     return True
                 return False
+            if k + 1 < n and s[k + 1] not in "/pf":
+                k += 1  # (a `<` of the value: no marker starts so)
+                continue
             m = _starts(s, k, _PARAM_STOPS)
             if m:
                 self.chars(s[i:k])
@@ -887,13 +891,17 @@ class InvokeTap(BlockTap):
 
     def _value(self, final: bool) -> bool:
         s, i = self.s, self.i
+        n = len(s)
         k = i
         while True:
             k = s.find("<", k)
             if k < 0:
                 self.chars(s[i:])
-                self.i = len(s)
-                return self.fail(self.off + len(s)) if final else False
+                self.i = n
+                return self.fail(self.off + n) if final else False
+            if k + 1 < n and s[k + 1] not in "/i":
+                k += 1  # (a `<` of the value: no marker starts so)
+                continue
             m = _starts(s, k, _VALUE_STOPS)
             if m == _P_END:
                 self.chars(s[i:k])

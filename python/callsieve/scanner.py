@@ -186,7 +186,8 @@ class Scanner(DsmlCapture):
         elif self.mode == _M_TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
             self._sec_overflow()
         elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
-            self._blk_overflow()
+            if self.blk.tap is None or not self.blk.tap.started:  # (D37, as above)
+                self._blk_overflow()
         elif self.mode == _M_JSON and at - self.json.start >= self.max_capture:
             self._json_release()
             step = _STEPS
@@ -504,6 +505,19 @@ class Scanner(DsmlCapture):
         blk = self.blk
         if blk.over:
             self._emit(s)
+            return
+        quiet = blk.wait or (blk.tap is not None and not blk.tap.started)  # (no call announced yet)
+        if quiet and blk.size + len(s) > self.max_capture:
+            room = self.max_capture - blk.size
+            if room > 0:
+                # The tap reads to the limit first: whether a call is announced before the block
+                # reaches it is decided there, wherever the chunk ends (D43, D37).
+                self._blk_take(s[:room])
+                self._blk_take(s[room:])
+                return
+            blk.parts.append(s)  # (past the limit with no call announced: the block is text)
+            blk.size += len(s)
+            self._blk_overflow()
             return
         blk.parts.append(s)
         blk.size += len(s)

@@ -2180,18 +2180,23 @@ class FunctionTap extends BlockTap {
   _value(final) {
     const s = this.s;
     const i = this.i;
+    const n = s.length;
     let k = i;
     for (;;) {
       k = s.indexOf('<', k);
       if (k < 0) {
         this.chars(s.slice(i));
-        this.i = s.length;
+        this.i = n;
         if (final) {
           this.endValue();
           this.state = F.PARAMS;
           return true;
         }
         return false;
+      }
+      if (k + 1 < n && !'/pf'.includes(s[k + 1])) {
+        k += 1; // (a `<` of the value: no marker starts so)
+        continue;
       }
       const m = starts(s, k, PARAM_STOPS);
       if (m) {
@@ -2594,13 +2599,18 @@ class InvokeTap extends BlockTap {
   _value(final) {
     const s = this.s;
     const i = this.i;
+    const n = s.length;
     let k = i;
     for (;;) {
       k = s.indexOf('<', k);
       if (k < 0) {
         this.chars(s.slice(i));
-        this.i = s.length;
-        return final ? this.fail(this.off + s.length) : false;
+        this.i = n;
+        return final ? this.fail(this.off + n) : false;
+      }
+      if (k + 1 < n && !'/i'.includes(s[k + 1])) {
+        k += 1; // (a `<` of the value: no marker starts so)
+        continue;
       }
       const m = starts(s, k, VALUE_STOPS);
       if (m === P_END) {
@@ -9487,7 +9497,7 @@ class Scanner extends DsmlCapture {
     } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
       this._secOverflow();
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
-      this._blkOverflow();
+      if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
     } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
       this._jsonRelease();
       this._run(false);
@@ -9968,6 +9978,28 @@ class Scanner extends DsmlCapture {
     if (blk.over) {
       this._emit(s);
       return;
+    }
+    if (blk.wait || (blk.tap !== null && !blk.tap.started)) {
+      const cps = strings.codePoints(s);
+      const room = this.maxCapture - blk.size;
+      if (blk.size + cps > this.maxCapture && room <= 0) {
+        blk.parts.push(s); // (past the limit with no call announced: the block is text)
+        blk.size += cps;
+        this._blkOverflow();
+        return;
+      }
+      if (blk.size + cps > this.maxCapture) {
+        // The tap reads to the limit first: whether a call is announced before the block reaches
+        // it is decided there, wherever the chunk ends (D43, D37).
+        let k = 0;
+        for (let left = room; left > 0; left--) {
+          const c = s.charCodeAt(k);
+          k += c >= 0xd800 && c <= 0xdbff && k + 1 < s.length && (s.charCodeAt(k + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+        }
+        this._blkTake(s.slice(0, k));
+        this._blkTake(s.slice(k));
+        return;
+      }
     }
     blk.parts.push(s);
     blk.size += strings.codePoints(s);

@@ -478,18 +478,23 @@ class FunctionTap extends BlockTap {
   _value(final) {
     const s = this.s;
     const i = this.i;
+    const n = s.length;
     let k = i;
     for (;;) {
       k = s.indexOf('<', k);
       if (k < 0) {
         this.chars(s.slice(i));
-        this.i = s.length;
+        this.i = n;
         if (final) {
           this.endValue();
           this.state = F.PARAMS;
           return true;
         }
         return false;
+      }
+      if (k + 1 < n && !'/pf'.includes(s[k + 1])) {
+        k += 1; // (a `<` of the value: no marker starts so)
+        continue;
       }
       const m = starts(s, k, PARAM_STOPS);
       if (m) {
@@ -892,13 +897,18 @@ class InvokeTap extends BlockTap {
   _value(final) {
     const s = this.s;
     const i = this.i;
+    const n = s.length;
     let k = i;
     for (;;) {
       k = s.indexOf('<', k);
       if (k < 0) {
         this.chars(s.slice(i));
-        this.i = s.length;
-        return final ? this.fail(this.off + s.length) : false;
+        this.i = n;
+        return final ? this.fail(this.off + n) : false;
+      }
+      if (k + 1 < n && !'/i'.includes(s[k + 1])) {
+        k += 1; // (a `<` of the value: no marker starts so)
+        continue;
       }
       const m = starts(s, k, VALUE_STOPS);
       if (m === P_END) {

@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Sieve } = require('../index.js');
+const { Sieve, coalesce } = require('../index.js');
 const { HEAD_LIMIT, Value } = require('../src/blocktap');
 
 const TOOLS = [
@@ -153,5 +153,41 @@ test('a name of 256 astral characters is announced, one of 257 is not', () => {
     const name = '\u{1F600}'.repeat(n);
     const got = steps([`<tool_call>\n<function=${name}>\n<parameter=p>\nx\n</parameter>\n</function>\n</tool_call>`]);
     assert.equal(got[0].some((e) => e[0] === 'start'), announced, String(n));
+  }
+});
+
+test('the capture limit stops applying once a call is announced (D37, D62)', () => {
+  const x = 'x'.repeat(200);
+  const cases = [
+    [`<tool_call>\n<function=f>\n<parameter=p>\n${x}\n</parameter>\n</function>\n</tool_call>`, {}],
+    [`<|channel|>commentary to=functions.f<|message|>{"p": "${x}"}<|call|>`, { preset: 'gpt-oss' }],
+    [`[TOOL_CALLS]f[ARGS]{"p": "${x}"} `, { preset: 'mistral' }],
+  ];
+  for (const [text, options] of cases) {
+    const s = new Sieve({ streamArguments: true, maxCaptureChars: 50, ...options });
+    const events = [];
+    for (let i = 0; i < text.length; i += 16) events.push(...s.feed(text.slice(i, i + 16)));
+    events.push(...s.flush());
+    const calls = events.filter((e) => e.type === 'tool_calls').flatMap((e) => e.calls);
+    assert.deepEqual(calls.map((c) => c.input), [{ p: x }], text);
+    assert.ok(!events.some((e) => e.note === 'capture_limit'), text);
+  }
+});
+
+test('whether a call is announced before the limit does not depend on chunks (D43, D62)', () => {
+  const text =
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0' +
+    '<|tool_call_argument_begin|>{"a": "b"}<|tool_call_end|>\n<|tool_calls_section_end|>';
+  for (const limit of [40, 69, 70, 120]) {
+    const got = [];
+    for (const chunks of [[text], [...text]]) {
+      const s = new Sieve({ streamArguments: true, maxCaptureChars: limit });
+      const events = [];
+      for (const c of chunks) events.push(...s.feed(c));
+      events.push(...s.flush());
+      got.push(JSON.stringify(coalesce(events).map((e) => [e.type, e.text ?? e.name ?? e.delta ?? null])));
+    }
+    assert.equal(got[0], got[1], String(limit));
+    assert.equal(got[0].includes('tool_call_start'), limit >= 70, String(limit)); // (the body to the argument marker is 70 characters)
   }
 });

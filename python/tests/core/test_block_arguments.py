@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from callsieve import Sieve
+from callsieve import Sieve, coalesce
 from callsieve.blocktap import HEAD_LIMIT, _Value
 
 TOOLS = [
@@ -229,3 +229,49 @@ def test_a_name_of_256_astral_characters_is_announced_one_of_257_is_not(n: int, 
         [f"<tool_call>\n<function={name}>\n<parameter=p>\nx\n</parameter>\n</function>\n</tool_call>"]
     )
     assert any(e[0] == "start" for e in got[0]) is announced
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        (
+            "<tool_call>\n<function=f>\n<parameter=p>\n"
+            + "x" * 200
+            + "\n</parameter>\n</function>\n</tool_call>",
+            {},
+        ),
+        (
+            '<|channel|>commentary to=functions.f<|message|>{"p": "' + "x" * 200 + '"}<|call|>',
+            {"preset": "gpt-oss"},
+        ),
+        ('[TOOL_CALLS]f[ARGS]{"p": "' + "x" * 200 + '"} ', {"preset": "mistral"}),
+    ],
+)
+def test_the_capture_limit_stops_applying_once_a_call_is_announced(
+    text: str, options: dict[str, Any]
+) -> None:
+    """D37, D62: an announced call streams past max_capture_chars instead of turning to text."""
+    s = Sieve(stream_arguments=True, max_capture_chars=50, **options)
+    events = [e for i in range(0, len(text), 16) for e in s.feed(text[i : i + 16])] + s.flush()
+    calls = [c for e in events if e.type == "tool_calls" for c in getattr(e, "calls", ())]
+    assert [c.input for c in calls] == [{"p": "x" * 200}]
+    assert not any(getattr(e, "note", None) == "capture_limit" for e in events)
+
+
+@pytest.mark.parametrize("limit", [40, 69, 70, 120])
+def test_whether_a_call_is_announced_before_the_limit_does_not_depend_on_chunks(limit: int) -> None:
+    """D43, D62: the tap reads to the limit before the block is released, so a call announced
+    past it never is, whole or character by character."""
+    text = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"a": "b"}<|tool_call_end|>\n<|tool_calls_section_end|>'
+    )
+    got = []
+    for chunks in ([text], list(text)):
+        s = Sieve(stream_arguments=True, max_capture_chars=limit)
+        events = [e for c in chunks for e in s.feed(c)] + s.flush()
+        got.append([e.to_dict() for e in coalesce(events)])
+    assert got[0] == got[1]
+    assert any(e["type"] == "tool_call_start" for e in got[0]) is (
+        limit >= 70
+    )  # (the body to the argument marker is 70 characters)

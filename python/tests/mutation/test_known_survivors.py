@@ -177,3 +177,24 @@ def test_stale_entries_name_the_problem(lang: str) -> None:
     entry["line"] += 100000
     [(_, _, why)] = keys.stale_entries({lang: [entry]}, (lang,))
     assert "not in the module" in why
+
+
+def test_refresh_leaves_two_entries_that_would_name_one_mutant(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    src = repo / "parity" / "node" / "src"
+    body = "function isTag(r) {\n  return r !== null;\n}\n"
+    (src / "mod.js").write_text("// mod\n" + body)
+    (src / "other.js").write_text("// other\n" + body)
+    entry = {"line": 3, "text": "return r !== null;", "change": "ConditionalExpression: r !== null => true"}
+    known: dict[str, Any] = {
+        "description": "test",
+        "python": [],
+        "node": [{"module": m, **entry, "reason": m} for m in ("mod", "other")],
+    }
+    (repo / "parity" / "known-survivors.json").write_text(json.dumps(known))
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two isTag")
+    (src / "mod.js").write_text("// mod, isTag gone\n")  # mod's line is gone; its text is other's
+    code, out, after = _refresh(repo, "--lang", "node")
+    assert code == 1 and "lands too" in out, out
+    assert sorted((e["module"], e["line"]) for e in after["node"]) == [("mod", 3), ("other", 3)]
