@@ -2,7 +2,8 @@
 /**
  * Tests that tell the Node port apart from mutants that survived the full runs of 2026-12-06
  * (names, schema): the same cases as python/tests/mutation/test_mutation_kills_fresh.py, and the
- * same expectations (the rules, R10.1 and R17.9, as the Python reference gives them).
+ * same expectations (the rules, R10.1 and R17.9, as the Python reference gives them). Reasoning
+ * (its first Node run's survivors): traces of the Python gate, and the misuse errors.
  */
 
 const assert = require('node:assert/strict');
@@ -11,6 +12,7 @@ const { test } = require('node:test');
 const { typedValue, propertySchema } = require('../src/schema.js');
 const { applyPolicy, resolveToolName } = require('../src/names.js');
 const { parse } = require('../src/sieve.js');
+const { ReasoningGate, checkReasoning } = require('../src/reasoning.js');
 
 test('names: a tie of three is still a tie (R10.1)', () => {
   assert.equal(resolveToolName('aB', ['ab', 'AB', 'Ab']), null);
@@ -132,4 +134,44 @@ test('names: what folds and what separates in loose keys (R10.1), as Python', ()
   nameTables(arr);
   const checked = checkToolNames(arr);
   assert.ok(Object.isFrozen(checked) && checked !== arr);
+});
+
+// ---- reasoning (R15): the gate, step by step -----------------------------------------------------
+// Traces of the Python reference's ReasoningGate (python/callsieve/reasoning.py): per feed, the
+// pieces ([isReasoning, text]), then phase, held and work; at the end what finish() gives, and a
+// second finish() gives nothing (as python/tests/core/test_arguments_tap.py checks). The sieve
+// never feeds a gate that is DONE, but the gate answers such a feed with the chunk as content and
+// counts none of it (the last steps of the second trace).
+const REASONING_TRACES = [
+  {"mode": "open", "markers": null, "steps": [{"chunk": "  <t", "out": [[true, "  "]], "phase": 1, "held": "<t", "work": 4}, {"chunk": "h", "out": [], "phase": 1, "held": "<th", "work": 7}, {"chunk": "i", "out": [], "phase": 1, "held": "<thi", "work": 11}, {"chunk": "nk> ", "out": [[true, " "]], "phase": 2, "held": "", "work": 19}, {"chunk": "r </", "out": [[true, "r "]], "phase": 2, "held": "</", "work": 23}, {"chunk": "thin", "out": [], "phase": 2, "held": "</thin", "work": 29}, {"chunk": "k> c", "out": [[false, " c"]], "phase": 3, "held": "", "work": 39}, {"chunk": " ", "out": [[false, " "]], "phase": 3, "held": "", "work": 39}], "finish": [], "phase": 3, "work": 39},
+  {"mode": "auto", "markers": null, "steps": [{"chunk": " \t\r\n", "out": [[false, " \t\r\n"]], "phase": 0, "held": "", "work": 4}, {"chunk": " <think>x</think>", "out": [[false, " "], [true, "x"]], "phase": 3, "held": "", "work": 21}], "finish": [], "phase": 3, "work": 21},
+  {"mode": "open", "markers": ["<seed:think>", "</seed:think>"], "steps": [{"chunk": "<think>r</", "out": [[true, "<think>r"]], "phase": 2, "held": "</", "work": 10}], "finish": [[true, "</"]], "phase": 3, "work": 10},
+  {"mode": "auto", "markers": null, "steps": [{"chunk": "a", "out": [[false, "a"]], "phase": 3, "held": "", "work": 1}], "finish": [], "phase": 3, "work": 1},
+  {"mode": "off", "markers": null, "steps": [{"chunk": "", "out": [[false, ""]], "phase": 3, "held": "", "work": 0}], "finish": [], "phase": 3, "work": 0},
+  {"mode": "open", "markers": null, "steps": [{"chunk": "<t", "out": [], "phase": 1, "held": "<t", "work": 2}], "finish": [[true, "<t"]], "phase": 3, "work": 2},
+  {"mode": "auto", "markers": null, "steps": [{"chunk": "<t", "out": [], "phase": 0, "held": "<t", "work": 2}], "finish": [[false, "<t"]], "phase": 3, "work": 2},
+];
+
+test('reasoning: the gate splits chunks as the Python reference does', () => {
+  for (const c of REASONING_TRACES) {
+    const g = c.markers ? new ReasoningGate(c.mode, c.markers) : new ReasoningGate(c.mode);
+    for (const s of c.steps) {
+      assert.deepEqual(g.feed(s.chunk), s.out, JSON.stringify([c.mode, s.chunk]));
+      assert.deepEqual([g.phase, g.held, g.work], [s.phase, s.held, s.work]);
+    }
+    assert.deepEqual(g.finish(), c.finish);
+    assert.deepEqual(g.finish(), []);
+    assert.deepEqual([g.phase, g.held, g.work], [c.phase, '', c.work]);
+  }
+});
+
+test('reasoning: misuse names the option and what was given', () => {
+  // Python: "reasoning must be a string, got int", "unknown reasoning mode 'maybe'; known: ...":
+  // the same classes, in Node's words (PORT_NOTES: messages match in class, not wording).
+  assert.throws(() => checkReasoning(5), { name: 'InputTypeError', message: 'reasoning must be a string, got number' });
+  assert.throws(() => checkReasoning('maybe'), {
+    name: 'OptionsError',
+    message: 'unknown reasoning mode "maybe"; known: off, auto, open',
+  });
+  for (const m of ['off', 'auto', 'open']) assert.equal(checkReasoning(m), m);
 });
