@@ -3,7 +3,8 @@
  * Tests that tell the Node port apart from mutants that survived the full runs of 2026-12-06
  * (names, schema): the same cases as python/tests/mutation/test_mutation_kills_fresh.py, and the
  * same expectations (the rules, R10.1 and R17.9, as the Python reference gives them). Reasoning
- * (its first Node run's survivors): traces of the Python gate, and the misuse errors.
+ * (its first Node run's survivors): traces of the Python gate, and the misuse errors. Arguments
+ * (its first Node run, 2026-12-07): traces of the Python value tap, ruledOut, surrogate ends.
  */
 
 const assert = require('node:assert/strict');
@@ -13,6 +14,8 @@ const { typedValue, propertySchema } = require('../src/schema.js');
 const { applyPolicy, resolveToolName } = require('../src/names.js');
 const { parse } = require('../src/sieve.js');
 const { ReasoningGate, checkReasoning } = require('../src/reasoning.js');
+const { ValueTap, ruledOut } = require('../src/arguments.js');
+const { Sieve } = require('../index.js');
 
 test('names: a tie of three is still a tie (R10.1)', () => {
   assert.equal(resolveToolName('aB', ['ab', 'AB', 'Ab']), null);
@@ -174,4 +177,50 @@ test('reasoning: misuse names the option and what was given', () => {
     message: 'unknown reasoning mode "maybe"; known: off, auto, open',
   });
   for (const m of ['off', 'auto', 'open']) assert.equal(checkReasoning(m), m);
+});
+
+// ---- arguments (R16): the value tap, the writer's surrogate test, ruledOut ------------------------
+// Traces of the Python reference's ValueTap (python/callsieve/arguments.py): per call, what it
+// returns (null for cdataClose) and the state after it. The last: blank text after a CDATA, then a
+// second CDATA in two pieces (the blank text goes out once, before the first piece).
+const TAP_TRACES = [
+  {"name": "code", "string": null, "ops": [["text", "00-"], ["text", "  p;&&"], ["text", "fz"], ["open"], ["close"], ["text", "&lt;"]], "out": [["", 1], ["00-  p;&", 2], ["", 2], ["&fz", 2], [null, 2], ["<", 2]]},
+  {"name": "file_content", "string": "", "ops": [["open"], ["piece", "f"], ["piece", "ue&lt;<b>"], ["close"], ["text", "&amp;f<"], ["text", "\";&#"], ["open"], ["piece", "a&n"], ["close"]], "out": [["", 0], ["", 1], ["fue&lt;<b>", 2], [null, 3], ["&f<", 2], ["\";", 2], ["&#", 2], ["a&n", 2], [null, 2]]},
+  {"name": "v", "string": null, "ops": [["open"], ["piece", "a"], ["close"], ["text", " "], ["open"], ["piece", "b"], ["piece", "c"], ["text", "d"]], "out": [["", 0], ["a", 2], [null, 3], ["", 3], ["", 2], [" b", 2], ["c", 2], ["d", 2]]},
+];
+
+test('arguments: the value tap returns what the Python reference returns, call by call', () => {
+  for (const c of TAP_TRACES) {
+    const tap = new ValueTap(c.name, c.string);
+    c.ops.forEach(([op, s], i) => {
+      let r = null;
+      if (op === 'text') r = tap.text(s);
+      else if (op === 'open') r = tap.cdataOpen();
+      else if (op === 'piece') r = tap.cdataPiece(s);
+      else tap.cdataClose();
+      assert.deepEqual([r, tap.state], c.out[i], `${JSON.stringify(c.ops)}: step ${i}`);
+    });
+  }
+  // No string attribute, given as undefined: as null (Python's None).
+  assert.equal(new ValueTap('v', undefined).text(' x'), 'x');
+});
+
+test('arguments: ruledOut never rules out a JSON-like opening (the text can run on)', () => {
+  // Python: _ruled_out gives False for each.
+  for (const d of ['{', '[1', '"x', '{"a": 1} z']) assert.equal(ruledOut(d), false, d);
+});
+
+test('arguments: a pair whose high half is U+D800 or U+DBFF is held whole across chunks', () => {
+  // U+10000 is \ud800\udc00, U+10FFFD is \udbff\udffd: the ends of the high-surrogate range.
+  const open = '<|DSML|tool_calls><|DSML|invoke name="w"><|DSML|parameter name="content">';
+  const text = open + 'a\u{10000}b\u{10FFFD}c</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+  const cut1 = text.indexOf('\ud800') + 1;
+  const cut2 = text.indexOf('\udbff') + 1;
+  for (const parts of [[text.slice(0, cut1), text.slice(cut1, cut2), text.slice(cut2)], text.split('')]) {
+    const sieve = new Sieve({ streamArguments: true });
+    const events = [...parts.flatMap((p) => sieve.feed(p)), ...sieve.flush()];
+    const fragments = events.filter((e) => e.type === 'tool_call_arguments').map((e) => e.delta);
+    assert.equal(fragments.join(''), '{"content":"a\u{10000}b\u{10FFFD}c"}'); // Python's json_text
+    for (const f of fragments) assert.ok(!/\\ud[89ab]/i.test(f), JSON.stringify(f));
+  }
 });
