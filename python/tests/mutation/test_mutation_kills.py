@@ -292,7 +292,7 @@ def test_literal_opening_trims_only_javascript_whitespace() -> None:
 
 
 def _tap_steps(name: str, string: str | None, calls: list[tuple[str, str]]) -> tuple[list[str], str]:
-    from test_arguments_tap import steps  # (the step driver of the tap's own tests)
+    from tap_support import steps  # (the step driver of the tap's own tests)
 
     from callsieve.arguments import ValueTap
 
