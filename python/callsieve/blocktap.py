@@ -1050,7 +1050,8 @@ class JsonArgs:
 
     def _string_end(self, s: str, i: int, final: bool) -> int:
         """The closing quote of the string going on at s[i] (escapes skipped): its index; -1 not
-        yet; -2 not a JSON string; -(k + 3) a stop marker (or its prefix: wait) at k."""
+        yet; -2 not a JSON string; -(k + 3) a stop marker at k, or wait at k (a stop marker's
+        prefix, or an escape cut by the chunk's end: the next chunk must read it whole)."""
         n = len(s)
         while True:
             m = _STRING_STOP.search(s, i)
@@ -1062,11 +1063,11 @@ class JsonArgs:
                 return k
             if ch == "\\":
                 if k + 1 >= n:
-                    return -2 if final else -1
+                    return -2 if final else -(k + 3)
                 e = s[k + 1]
                 if e == "u":
                     if k + 6 > n and all(c in _HEX_DIGITS for c in s[k + 2 :]):
-                        return -2 if final else -1
+                        return -2 if final else -(k + 3)
                     if _HEX.match(s, k + 2) is None:
                         return -2
                     i = k + 6

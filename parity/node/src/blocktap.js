@@ -1083,7 +1083,8 @@ class JsonArgs {
   }
 
   /** The closing quote of the string going on at s[i]: its index; -1 not yet; -2 not a JSON
-   * string; -(k + 3) a stop marker (or its prefix: wait) at k. */
+   * string; -(k + 3) a stop marker at k, or wait at k (a stop marker's prefix, or an escape cut
+   * by the chunk's end: the next chunk must read it whole). */
   _stringEnd(s, i, final) {
     const n = s.length;
     for (;;) {
@@ -1092,10 +1093,10 @@ class JsonArgs {
       const ch = s[k];
       if (ch === '"') return k;
       if (ch === '\\') {
-        if (k + 1 >= n) return final ? -2 : -1;
+        if (k + 1 >= n) return final ? -2 : -(k + 3);
         const e = s[k + 1];
         if (e === 'u') {
-          if (k + 6 > n && allHex(s.slice(k + 2))) return final ? -2 : -1;
+          if (k + 6 > n && allHex(s.slice(k + 2))) return final ? -2 : -(k + 3);
           if (!hexAt(s, k + 2)) return -2;
           i = k + 6;
         } else if (ESC_CHARS.includes(e)) {
