@@ -188,9 +188,9 @@ class BlockTap:
     """What every family's tap shares: the pending text, the calls announced, the open value."""
 
     __slots__ = (
-        "args", "at", "broken", "call_at", "call_id", "calls", "done_at", "i", "key", "keys",
-        "name", "off", "open", "other", "out", "s", "started", "state", "top", "typer", "val",
-        "vc", "work",
+        "args", "at", "broken", "call_at", "call_id", "calls", "done_at", "end", "i", "key",
+        "keys", "name", "off", "open", "other", "out", "s", "started", "state", "top", "typer",
+        "val", "vc", "work",
     )  # fmt: skip
 
     def __init__(self, typer: Typer | None) -> None:
@@ -200,6 +200,7 @@ class BlockTap:
         self.i = 0  # cursor into s
         self.off = 0  # body offset of s[0]
         self.state = 0
+        self.end = -1  # the state in which the tap reads no more (it then keeps no text)
         self.calls: list[ToolCall] = []  # the announced calls, once complete
         self.started = 0  # calls announced
         self.broken = -1  # where an announced call stopped being one: the block ends there
@@ -219,12 +220,14 @@ class BlockTap:
         self.work = 0
 
     def feed(self, piece: str) -> None:
+        if self.state == self.end:
+            return  # (it would only gather the rest of the body, copied again at every chunk)
         if self.i:
             self.s = self.s[self.i :]
             self.off += self.i
             self.i = 0
         self.s = self.s + piece if self.s else piece
-        self.work += len(piece)
+        self.work += len(self.s)  # (what the join copied: the pending text and the piece)
         while self.broken < 0 and self.step(False):
             pass
         self.flush_chars()
@@ -356,6 +359,7 @@ class FunctionTap(BlockTap):
 
     def __init__(self, typer: Typer | None) -> None:
         super().__init__(typer)
+        self.end = _F_DONE
         self.head: list[str] = []
         self.head_state = 0
         self.keybuf: list[str] = []
@@ -556,6 +560,7 @@ class PairTap(BlockTap):
 
     def __init__(self, typer: Typer | None) -> None:
         super().__init__(typer)
+        self.end = _G_DONE
         self.head: list[str] = []
         self.head_state = 0
         self.keybuf: list[str] = []
@@ -779,6 +784,7 @@ class InvokeTap(BlockTap):
 
     def __init__(self, typer: Typer | None) -> None:
         super().__init__(typer)
+        self.end = _M_DONE
         self.attr = _Attr()
         self.head_len = 0
         self.word = 0  # characters of the tag's word (`<invoke`, `<parameter`) still to match
@@ -1414,6 +1420,7 @@ class HermesTap(BlockTap):
 
     def __init__(self, typer: Typer | None) -> None:
         super().__init__(typer)
+        self.end = _H_QUIT
         self.js = JsonArgs(())
         self.rd = JsonArgs((), _J_KEY, True)  # an outer key or value
         self.hkey = ""
@@ -1568,6 +1575,7 @@ class ObjectTap(BlockTap):
 
     def __init__(self, typer: Typer | None, name: str, call_id: str | None = None) -> None:
         super().__init__(typer)
+        self.end = 2
         self.js = JsonArgs(())
         self.blank = False  # a blank JSON does not allow (blank arguments are still {})
         self.begin(name, 0, call_id)

@@ -176,6 +176,7 @@ class BlockTap {
     this.i = 0; // cursor into s
     this.off = 0; // body offset of s[0]
     this.state = 0;
+    this.end = -1; // the state in which the tap reads no more (it then keeps no text)
     this.calls = []; // the announced calls, once complete
     this.started = 0; // calls announced
     this.broken = -1; // where an announced call stopped being one: the block ends there
@@ -196,13 +197,14 @@ class BlockTap {
   }
 
   feed(piece) {
+    if (this.state === this.end) return; // (it would only gather the rest of the body)
     if (this.i) {
       this.s = this.s.slice(this.i);
       this.off += this.i;
       this.i = 0;
     }
     this.s = this.s ? this.s + piece : piece;
-    this.work += piece.length;
+    this.work += this.s.length; // (what the join copied: the pending text and the piece)
     while (this.broken < 0 && this.step(false));
     this.flushChars();
   }
@@ -317,6 +319,7 @@ const F = Object.freeze({ BETWEEN: 0, HEAD: 1, SKIP: 2, PARAMS: 3, KEY: 4, VALUE
 class FunctionTap extends BlockTap {
   constructor(typer) {
     super(typer);
+    this.end = F.DONE;
     this.head = [];
     this.headState = 0;
     this.keybuf = [];
@@ -532,6 +535,7 @@ const G = Object.freeze({ NAME: 0, PAIRS: 1, KEY: 2, BETWEEN: 3, VALUE: 4, DONE:
 class PairTap extends BlockTap {
   constructor(typer) {
     super(typer);
+    this.end = G.DONE;
     this.head = [];
     this.headState = 0;
     this.keybuf = [];
@@ -764,6 +768,7 @@ const M = Object.freeze({ BETWEEN: 0, HEAD: 1, NOT: 2, SKIP: 3, PARAMS: 4, PHEAD
 class InvokeTap extends BlockTap {
   constructor(typer) {
     super(typer);
+    this.end = M.DONE;
     this.attr = new Attr();
     this.headLen = 0;
   }
@@ -1442,6 +1447,7 @@ const H = Object.freeze({
 class HermesTap extends BlockTap {
   constructor(typer) {
     super(typer);
+    this.end = H.QUIT;
     this.js = new JsonArgs([]);
     this.rd = new JsonArgs([], J.KEY, true); // an outer key or value
     this.hkey = '';
@@ -1606,6 +1612,7 @@ class HermesTap extends BlockTap {
 class ObjectTap extends BlockTap {
   constructor(typer, name, callId = null) {
     super(typer);
+    this.end = 2;
     this.js = new JsonArgs([]);
     this.blank = false; // a blank JSON does not allow (blank arguments are still {})
     this.begin(name, 0, callId);

@@ -137,6 +137,11 @@ const STREAMED = {
     Array.from({ length: 100_000 }, (_, i) => `"k${i}": "${i}"`).join(', ') +
     '}}</tool_call>',
   'Harmony body of one million <|': () => '<|channel|>commentary to=functions.f<|message|>{"s": "' + '<|'.repeat(500_000) + '"}<|call|>',
+  // a tap that reads no more (text after an announced call, a head past the limit) keeps no text
+  'Qwen3-Coder 1 MB of text after an announced call': () =>
+    '<tool_call>\n<function=f>\n<parameter=p>\n1\n</parameter>\n</function>\nnote ' + 'x'.repeat(1_000_000) + '\n</tool_call>',
+  'MiniMax head past the limit after an announced call': () =>
+    '<minimax:tool_call><invoke name="a"></invoke><invoke' + ' '.repeat(2000) + 'y'.repeat(1_000_000) + '</minimax:tool_call>',
   'Mistral arguments of 100,000 nested objects': () =>
     '[TOOL_CALLS]f[ARGS]{"v": ' + '{"a": '.repeat(100_000) + '1' + '}'.repeat(100_000) + '}',
 };

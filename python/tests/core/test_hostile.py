@@ -169,6 +169,19 @@ STREAMED: dict[str, Callable[[], str]] = {
     "Harmony body of one million <|": lambda: (
         '<|channel|>commentary to=functions.f<|message|>{"s": "' + "<|" * 500_000 + '"}<|call|>'
     ),
+    # a tap that reads no more (text after an announced call, a head past the limit) keeps no
+    # text: it gathered the rest of the block, copied again at every chunk
+    "Qwen3-Coder 1 MB of text after an announced call": lambda: (
+        "<tool_call>\n<function=f>\n<parameter=p>\n1\n</parameter>\n</function>\nnote "
+        + "x" * 1_000_000
+        + "\n</tool_call>"
+    ),
+    "MiniMax head past the limit after an announced call": lambda: (
+        '<minimax:tool_call><invoke name="a"></invoke><invoke'
+        + " " * 2000
+        + "y" * 1_000_000
+        + "</minimax:tool_call>"
+    ),
     "Mistral arguments of 100,000 nested objects": lambda: (
         '[TOOL_CALLS]f[ARGS]{"v": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}"
     ),
