@@ -16,6 +16,15 @@ the calls announced are kept, completed with what they read (an open value as fa
 read), and the rest of the block is text. A tap breaks where an announced call stops being one
 (`broken`: the body offset of that point).
 
+Why the grammar is written twice, here and in blocks.py: a grammar reads a whole body with
+forward searches, reports every malformed call with its reason and reads on past it; a tap must
+decide at each chunk's end whether the text so far is a marker, a marker's prefix or neither, and
+stops at the first break. Neither can run as the other without losing its linear time or its
+reports. What they can share they do: the markers and the name's characters (blocks.py's, which
+gen_tables.py writes into Node's tables.js), `name_ok`, `kimi_name`, the value readings
+(`_one_newline`, `_raw_value`, `glm_value`). The two readings are held to each other at every
+block's end (`same_calls`): a tap that disagrees ends the block after its announced calls.
+
 Values as the families write them (D48): Qwen3-Coder and Seed-OSS as written less one line break
 at each end, MiniMax trimmed, GLM as written (JSON or a Python literal when it reads as one), JSON
 families' top-level string values decoded. A value whose schema types it as a non-string, and a
@@ -30,12 +39,32 @@ from typing import Any, Final
 
 from . import strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, is_index_key
-from .blocks import Typer, _one_newline, _raw_value, kimi_name, name_ok
+
+# The markers and the name's characters are the grammars' own (one table for both readings)
+from .blocks import (
+    _FN,
+    _FN_END,
+    _INV_END,
+    _K,
+    _K_END,
+    _KA,
+    _KB,
+    _KE,
+    _NOT_NAME,
+    _P,
+    _P_END,
+    _V,
+    _V_END,
+    Typer,
+    _one_newline,
+    _raw_value,
+    kimi_name,
+    name_ok,
+)
 from .events import ToolCall
 from .jsontext import json_text
 
 _BLANK: Final = strings.JS_SPACE
-_NOT_NAME: Final = strings.JS_SPACE + "<>\"'`{}[],;"
 _JSON_WS: Final = " \t\n\r"
 _NUMBER_CHARS: Final = "0123456789.eE+-"
 HEAD_LIMIT: Final = 1024  # a head (a tag's attributes, an id) still undecided past this is no call
@@ -327,10 +356,6 @@ class BlockTap:
 
 # ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
 
-_FN: Final = "<function="
-_FN_END: Final = "</function>"
-_P: Final = "<parameter="
-_P_END: Final = "</parameter>"
 _CALL_ENDS: Final = (_FN, _FN_END)
 _PARAM_STOPS: Final = (_P_END, _P, _FN, _FN_END)
 _IN_CALL: Final = (_P, _FN_END, _FN)
@@ -532,11 +557,6 @@ class FunctionTap(BlockTap):
 
 # ---- R17.3 GLM ------------------------------------------------------------------------------------
 
-_K: Final = "<arg_key>"
-_K_END: Final = "</arg_key>"
-_V: Final = "<arg_value>"
-_V_END: Final = "</arg_value>"
-
 
 class _G(IntEnum):
     """The states of a tap (module constants below: an Enum attribute is slow to read)."""
@@ -686,7 +706,6 @@ class PairTap(BlockTap):
 # ---- R17.4 MiniMax ------------------------------------------------------------------------------
 
 _INV: Final = "<invoke"
-_INV_END: Final = "</invoke>"
 _PARAM: Final = "<parameter"
 _INV_STOPS: Final = (_INV_END, _INV)
 _VALUE_STOPS: Final = (_P_END, _INV_END, _INV)
@@ -1247,9 +1266,6 @@ def _maybe_low(t: str) -> bool:
 
 # ---- R17.5 Kimi-K2 --------------------------------------------------------------------------------
 
-_KB: Final = "<|tool_call_begin|>"
-_KA: Final = "<|tool_call_argument_begin|>"
-_KE: Final = "<|tool_call_end|>"
 _K_STOPS: Final = (_KE, _KB)
 
 

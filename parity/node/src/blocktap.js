@@ -1,7 +1,9 @@
 'use strict';
 /**
  * Incremental arguments (R16) for the block engine (R17): a block's body read as it arrives.
- * Port of python/callsieve/blocktap.py, class for class; read the module docstring there.
+ * Port of python/callsieve/blocktap.py, class for class; read the module docstring there (it
+ * says why the grammars of blocks.js are written again here, and what the two share: the markers
+ * come from tables.js, generated from blocks.py).
  * Names are bounded in code points, as the grammars' `u` regexes count: the taps announce only
  * names `nameOk` accepts.
  */
@@ -11,9 +13,10 @@ const values = require('./values');
 const { isIndexKey } = require('./arguments');
 const { kimiName, nameOk, oneNewline, rawValue, setKey } = require('./blocks');
 const { jsonText } = require('./jsontext');
+// The markers and the name's characters are the grammars' own (one table for both readings)
+const { NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END, KB, KA, KE } = require('./tables');
 
 const BLANK = strings.JS_SPACE;
-const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
 const JSON_WS = ' \t\n\r';
 const NUMBER_CHARS = '0123456789.eE+-';
 const HEAD_LIMIT = 1024; // a head (a tag's attributes, an id) still undecided past this is no call
@@ -305,10 +308,6 @@ class BlockTap {
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
 
-const FN = '<function=';
-const FN_END = '</function>';
-const P = '<parameter=';
-const P_END = '</parameter>';
 const CALL_ENDS = [FN, FN_END];
 const PARAM_STOPS = [P_END, P, FN, FN_END];
 const IN_CALL = [P, FN_END, FN];
@@ -523,10 +522,6 @@ class FunctionTap extends BlockTap {
 
 // ---- R17.3 GLM ------------------------------------------------------------------------------------
 
-const K = '<arg_key>';
-const K_END = '</arg_key>';
-const V = '<arg_value>';
-const V_END = '</arg_value>';
 
 const G = Object.freeze({ NAME: 0, PAIRS: 1, KEY: 2, BETWEEN: 3, VALUE: 4, DONE: 5 });
 
@@ -679,7 +674,6 @@ class PairTap extends BlockTap {
 // ---- R17.4 MiniMax ------------------------------------------------------------------------------
 
 const INV = '<invoke';
-const INV_END = '</invoke>';
 const PARAM = '<parameter';
 const INV_STOPS = [INV_END, INV];
 const VALUE_STOPS = [P_END, INV_END, INV];
@@ -1286,9 +1280,6 @@ class JsonArgs {
 
 // ---- R17.5 Kimi-K2 --------------------------------------------------------------------------------
 
-const KB = '<|tool_call_begin|>';
-const KA = '<|tool_call_argument_begin|>';
-const KE = '<|tool_call_end|>';
 const K_STOPS = [KE, KB];
 
 const KI = Object.freeze({ BETWEEN: 0, ID: 1, SKIP: 2, ARGS: 3, TAIL: 4 });
