@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { typedValue, propertySchema } = require('../src/schema.js');
+const { keepsText, typedValue, propertySchema } = require('../src/schema.js');
 const { applyPolicy, resolveToolName } = require('../src/names.js');
 const { parse } = require('../src/sieve.js');
 
@@ -70,12 +70,34 @@ const TYPED = [
   [{ type: 'integer' }, '[1]', [false, null]],
   [{ type: 'number' }, '"5"', [false, null]],
   [{ type: 'number' }, 'true', [false, null]],
+  // R17.9: only a container converts for object and array, a bare number stays the string
+  [{ type: 'object' }, '5', [false, null]],
+  [{ type: 'array' }, '7', [false, null]],
+  [{ type: ['object', 'null'] }, '5', [false, null]],
+  [{ type: ['object', 'integer'] }, '5', [true, 5]],
+  [{ type: ['array', 'object'] }, '{"a": 1}', [true, { a: 1 }]],
+  // D65: an integer beyond 2**53 - 1 stays the string (a double cannot hold it exactly)
+  [{ type: 'integer' }, '12345678901234567890', [false, null]],
+  [{ type: 'integer' }, '9007199254740992', [false, null]],
+  [{ type: 'integer' }, '-9007199254740992', [false, null]],
+  [{ type: 'integer' }, '9007199254740991', [true, 9007199254740991]],
+  [{ type: 'integer' }, '-9007199254740991', [true, -9007199254740991]],
+  [{ type: 'number' }, '12345678901234567890', [true, 12345678901234567000]],
 ];
 
 test('schema: raw-text values typed by the schema (R17.9)', () => {
   for (const [schema, raw, want] of TYPED) {
     assert.deepEqual(typedValue(schema, raw), want, `${JSON.stringify(schema)} ${JSON.stringify(raw)}`);
   }
+});
+
+test('schema: keepsText when a string is allowed or nothing usable is said (R16, R17.9)', () => {
+  assert.ok(keepsText(null) && keepsText('string') && keepsText({}));
+  assert.ok(keepsText({ type: 'string' }));
+  assert.ok(keepsText({ type: ['integer', 'string'] }));
+  assert.ok(keepsText({ anyOf: [{ type: 'integer' }, { type: 'string' }] }));
+  assert.ok(!keepsText({ type: 'integer' }));
+  assert.ok(!keepsText({ type: ['object', 'null'] }));
 });
 
 test('schema: a property schema falls back to additionalProperties', () => {
