@@ -734,7 +734,7 @@ module.exports = {
  *
  * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
  * learns into small internal events, plain objects with a `kind` (public events have a `type`):
- * `{kind: 'begun', name}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
+ * `{kind: 'begun', name, id}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
  * `{kind: 'done', input}`. The Sieve writes them as `tool_call_start` / `tool_call_arguments`
  * (`ArgumentsWriter`), after name resolution and schema normalization (R10, R12).
  *
@@ -989,11 +989,11 @@ class Call {
  */
 class ArgumentsWriter {
   /**
-   * @param {(index: number, name: string) => object} start the `tool_call_start` event
+   * @param {(index: number, name: string, id: string | null) => object} start the `tool_call_start` event
    * @param {(index: number, delta: string) => object} delta the `tool_call_arguments` event
    */
   constructor(start, delta) {
-    this._start = start; // (index, name) -> event
+    this._start = start; // (index, name, id) -> event
     this._delta = delta; // (index, text) -> event
     this.nextIndex = 0;
     this._call = null;
@@ -1018,7 +1018,7 @@ class ArgumentsWriter {
           this._param(e, out, normalize);
           break;
         case 'begun':
-          this._begin(e.name, out, resolve);
+          this._begin(e.name, e.id === undefined ? null : e.id, out, resolve);
           break;
         case 'done':
           this._done(e.input, out, normalize);
@@ -1031,7 +1031,7 @@ class ArgumentsWriter {
     return out;
   }
 
-  _begin(name, out, resolve) {
+  _begin(name, callId, out, resolve) {
     this._begun += 1;
     const resolved = resolve(name);
     if (resolved === null) {
@@ -1040,7 +1040,7 @@ class ArgumentsWriter {
     }
     this._call = new Call(this.nextIndex, resolved);
     this.nextIndex += 1;
-    out.push(this._start(this._call.index, resolved));
+    out.push(this._start(this._call.index, resolved, callId));
   }
 
   _send(c, text, out) {
@@ -1109,7 +1109,7 @@ class ArgumentsWriter {
       if (resolved === null) continue;
       const index = this.nextIndex;
       this.nextIndex += 1;
-      out.push(this._start(index, resolved));
+      out.push(this._start(index, resolved, call.id === undefined ? null : call.id));
       out.push(this._delta(index, jsonText(normalize(resolved, call.input))));
     }
     out.push(applied);
@@ -1246,11 +1246,11 @@ function jsonCall(body, typer = null) {
     return out;
   }
   const items = Array.isArray(v) && v.length ? v : [v];
-  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null);
+  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null, item === v);
   return out;
 }
 
-function jsonItem(item, out, raw) {
+function jsonItem(item, out, raw, lone = false) {
   const text = raw !== null ? strings.trim(raw) : jsonText(item);
   if (!isDict(item)) {
     out.bad(text, 'not a JSON object');
@@ -1277,8 +1277,24 @@ function jsonItem(item, out, raw) {
     out.bad(text, 'arguments are not a JSON object', name);
     return;
   }
-  const id = has('id') ? item.id : undefined;
+  const id = has('id') && !(lone && lateId(item)) ? item.id : undefined;
   out.calls.push(call(name, args, typeof id === 'string' && id ? id : null));
+}
+
+/**
+ * D63: is `id` written after the arguments object that announces a lone Hermes call with
+ * streamArguments (D62)? Such an id is not the call's, so that the call is the same however it
+ * streams: an OpenAI stream's first delta of a call carries its id (R16.5).
+ */
+function lateId(item) {
+  const keys = Object.keys(item);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    if (key === 'arguments' || key === 'parameters') {
+      return isDict(item[key]) && keys.slice(0, k).includes('name') && keys.indexOf('id') > k;
+    }
+  }
+  return false;
 }
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
@@ -1927,7 +1943,7 @@ class BlockTap {
     this.keys = new Set();
     this.top = -1;
     this.other = false;
-    this.out.push({ kind: 'begun', name });
+    this.out.push({ kind: 'begun', name, id: callId });
   }
 
   endCall(at) {
@@ -3244,7 +3260,7 @@ class HermesTap extends BlockTap {
       } else if (this.spelled && ch === '{') {
         this.argsKey = key;
         this.i = j + 1;
-        this.begin(this.spelled, 0);
+        this.begin(this.spelled, 0, this.hid);
         this.js = new JsonArgs([], J.FIRST);
         this.state = H.ARGS;
         return true;
@@ -3253,6 +3269,8 @@ class HermesTap extends BlockTap {
       }
     } else if (key === 'name' && this.started) {
       return this.fail(this.at); // a second name would rename the call
+    } else if (key === 'id' && this.started && this.hid !== null) {
+      return this.fail(this.at); // a second id would change the id announced (D63)
     }
     this.rd = new JsonArgs([], J.OTHER, true);
     this.rd.at = this.off + j;
@@ -3275,7 +3293,7 @@ class HermesTap extends BlockTap {
       if (rd.state === J.AFTER) {
         const v = rd.got;
         if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
-        else if (this.hkey === 'id') this.hid = typeof v === 'string' && v ? v : null;
+        else if (this.hkey === 'id' && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
         this.state = H.AFTER;
         return true;
       }
@@ -3549,7 +3567,8 @@ class ChatCompletionStreamRewriter {
     st.streamed.set(e.index, index);
     st.taken.add(index);
     st.nextIndex = index + 1;
-    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
+    const id = e.id || nextId(this._opts.idFactory); // D63: the call's own id when announced with it
+    return { index, id, type: 'function', function: { name, arguments: '' } };
   }
 
   /** The output chunks for one input chunk, in order. */
@@ -11553,7 +11572,7 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (index, name) => ({ type: 'tool_call_start', index, name }),
+          (index, name, id) => (id === null ? { type: 'tool_call_start', index, name } : { type: 'tool_call_start', index, name, id }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
       : null;
