@@ -173,6 +173,8 @@ export interface FormatRow {
   alsoOpens: string[];
   /** More end markers dropped where they stand alone (R18.3). */
   strays: string[];
+  /** What opens the row's body bare in prose, without its special tokens (pythonic: `[`, D64). */
+  bare: string;
 }
 
 /** One preset. */

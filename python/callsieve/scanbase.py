@@ -8,13 +8,13 @@ from enum import IntEnum
 from sys import intern
 from typing import Any, Final
 
-from . import harmony, mistral, strings
+from . import harmony, mistral, pylist, strings
 from .arguments import ValueTap
 from .blocks import Typer, body_kind
 from .blocktap import BlockTap
 from .events import Event, Malformed, TextEvent, ToolCall
 from .fences import FenceLine
-from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, Format
+from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, Format
 from .sections import BARS
 from .shell import (
     KEYWORDS_ALL,
@@ -42,6 +42,7 @@ class Mode(IntEnum):
     BLOCK = 8
     HARMONY = 9
     MISTRAL = 10
+    PYLIST = 11
 
 
 # The members as module constants: the hot paths compare them at every step, and an Enum
@@ -58,6 +59,7 @@ class Mode(IntEnum):
     _M_BLOCK,
     _M_HARMONY,
     _M_MISTRAL,
+    _M_PYLIST,
 ) = Mode
 
 
@@ -465,7 +467,11 @@ class ScanBase:
         self.native = native  # the `string` attribute (R14.2)
         self.tokens = "tokens" in formats
         self.eos = native or self.tokens  # R14.6: the end-of-sentence token is not content
-        self._brackets = "mistral" in formats  # `[TOOL_CALLS]` (R17.7)
+        self._mistral = "mistral" in formats  # `[TOOL_CALLS]` (R17.7)
+        rows = [FORMATS[f] for f in formats]
+        self._bare = any(r.bare == "[" for r in rows)  # a bare pythonic list (R17.8, D64)
+        # The prose skip stops at `[` for a row whose opener or bare body starts with it.
+        self._brackets = any(r.opener.startswith("[") or r.bare == "[" for r in rows)
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
         self._memo: Tag | str = NO
@@ -493,6 +499,7 @@ class ScanBase:
         self.blk = _Block()
         self.hm = harmony.Harmony()
         self.mi = mistral.Mistral()
+        self.py = pylist.PyList()
         self._blocks = block_markers(formats)
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
         self._prose_stop = -1  # absolute offset where this feed's prose skip stopped (-1: none)

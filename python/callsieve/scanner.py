@@ -55,7 +55,8 @@ below it, so a mode's step is one method and the hot paths stay plain attribute 
 - `dsml.DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA).
 - `scanner.Scanner` (this module): `feed` / `finish` and the step loop over `_STEPS`, the capture
   limit, and the other holding engines: R9's JSON calls (JSON), token sections (TOKENS) and the
-  block engine's modes (BLOCK, HARMONY, MISTRAL; grammars in blocks.py, harmony.py, mistral.py).
+  block engine's modes (BLOCK, HARMONY, MISTRAL; grammars in blocks.py, harmony.py, mistral.py)
+  and bare pythonic lists (PYLIST, pylist.py).
 A lower layer calls an engine above it only through the methods it declares at its end.
 """
 
@@ -64,7 +65,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from . import harmony, mistral, sections, strings, values
+from . import harmony, mistral, pylist, sections, strings, values
 from .blocks import GRAMMARS
 from .blocktap import TAPS, BlockTap, same_calls
 from .dsml import DsmlCapture
@@ -501,6 +502,9 @@ class Scanner(DsmlCapture):
     def _m_mistral(self, final: bool) -> bool:
         return mistral.step(self, final)
 
+    def _m_pylist(self, final: bool) -> bool:
+        return pylist.step(self, final)
+
     def _blk_take(self, s: str) -> None:
         blk = self.blk
         if blk.over:
@@ -663,6 +667,7 @@ _STEPS: Final = (
     Scanner._m_block,
     Scanner._m_harmony,
     Scanner._m_mistral,
+    Scanner._m_pylist,
 )
 
 

@@ -73,6 +73,7 @@ SHARED: dict[str, tuple[str | tuple[str, str], ...]] = {
         "MAX_HEADER",
     ),
     "mistral": ("MARKER", "ARGS", "CALL_ID", "MAX_HEAD"),
+    "pylist": ("MAX_HEAD",),
     "reasoning": ("REASONING_MODES", "OPEN", "CLOSE"),
     "values": ("RAW_TEXT_NAMES", ("_ENTITY_RE", "regex/g"), "_NAMED", "_JSON_START", "MAX_DEPTH"),
     "arguments": ("_JSON_START", "_NUMBER_CHARS", "_LITERALS", "_ENTITY_SPAN"),

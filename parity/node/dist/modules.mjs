@@ -1713,7 +1713,7 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, rawValue, setKey };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, pythonicCalls, rawValue, setKey };
   },
   "src/blocktap.js": function (module, exports, __require) {
 'use strict';
@@ -5213,7 +5213,8 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "function_calls",
@@ -5230,7 +5231,8 @@ const TABLE = {
       "strays": [
         "</｜DSML｜function_calls>",
         "</｜DSML｜tool_calls>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "tokens",
@@ -5249,7 +5251,8 @@ const TABLE = {
         "<|tool▁calls▁end|>",
         "<｜tool▁calls▁end|>",
         "<|tool▁calls▁end｜>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "hermes",
@@ -5263,7 +5266,8 @@ const TABLE = {
       "body": "json",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "qwen3_coder",
@@ -5277,7 +5281,8 @@ const TABLE = {
       "body": "function",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "seed_oss",
@@ -5291,7 +5296,8 @@ const TABLE = {
       "body": "function",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "glm",
@@ -5305,7 +5311,8 @@ const TABLE = {
       "body": "name",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "minimax",
@@ -5319,7 +5326,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "kimi_k2",
@@ -5333,7 +5341,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "mistral",
@@ -5347,7 +5356,8 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "llama_json",
@@ -5365,12 +5375,13 @@ const TABLE = {
         "<|python_tag|>",
         "<|eom_id|>",
         "<|eot_id|>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "pythonic",
       "rule": "R17.8",
-      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
+      "summary": "Llama 4: [get_weather(city=\"Paris\")], bare or in <|python_start|> … <|python_end|> (off by default)",
       "engine": "block",
       "default": false,
       "opener": "<|python_start|>",
@@ -5379,7 +5390,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": "["
     },
     {
       "name": "harmony",
@@ -5398,7 +5410,8 @@ const TABLE = {
       "strays": [
         "<|call|>",
         "<|return|>"
-      ]
+      ],
+      "bare": ""
     }
   ],
   "presets": [
@@ -7528,6 +7541,7 @@ const sections = __require("src/sections.js");
 const strings = __require("src/strings.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
+const pylist = __require("src/pylist.js");
 const { matchMarker } = sections;
 const {
   INVOKE,
@@ -7752,7 +7766,7 @@ class Prose extends ScanBase {
       }
       return this._textTag(final);
     }
-    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
+    if (c === '[') return this._textBracket(final); // (only with Mistral or a bare pythonic list: else prose took it)
     return this._textJson(final); // `{`: the only other character prose stops at
   }
 
@@ -7774,12 +7788,21 @@ class Prose extends ScanBase {
   _textBracket(final) {
     const buf = this.buf;
     const pos = this.pos;
-    const r = mistral.matchMarker(buf, pos, final);
-    if (r === 'more') return false;
+    if (this._mistral) {
+      const r = mistral.matchMarker(buf, pos, final);
+      if (r === 'more') return false;
+      if (Array.isArray(r)) {
+        this.line.indent = -1;
+        this.mode = Mode.MISTRAL;
+        mistral.start(this, r[1]);
+        return true;
+      }
+    }
     this.line.indent = -1;
-    if (Array.isArray(r)) {
-      this.mode = Mode.MISTRAL;
-      mistral.start(this, r[1]);
+    if (this._bare) {
+      // R17.8, D64: a bare pythonic list may open here
+      this.mode = Mode.PYLIST;
+      pylist.start(this);
       return true;
     }
     this._emit('[');
@@ -8075,7 +8098,7 @@ class Prose extends ScanBase {
           this._pendingLiteral(p.lineStart);
           return true;
         }
-      } else if (c === '[' && this._brackets) {
+      } else if (c === '[' && this._mistral) {
         const mr = mistral.matchMarker(buf, pos, final);
         if (mr === 'more') return false;
         if (Array.isArray(mr)) {
@@ -8150,7 +8173,7 @@ class Prose extends ScanBase {
       this.pos = end;
       return true;
     }
-    if (c === '[' && this._brackets) {
+    if (c === '[' && this._mistral) {
       const mr = mistral.matchMarker(buf, pos, final);
       if (mr === 'more') return false;
       if (Array.isArray(mr)) {
@@ -8160,6 +8183,13 @@ class Prose extends ScanBase {
         this.pos = mr[1];
         return true;
       }
+    }
+    if (c === '[' && this._bare) {
+      // a bare pythonic list: its meaning depends on the span (D64)
+      this._pHoldHere(this._abs(pos));
+      this._pPut(c);
+      this.pos = pos + 1;
+      return true;
     }
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
@@ -8223,6 +8253,208 @@ class Prose extends ScanBase {
 }
 
 module.exports = { ANGLE, Prose, WS, matchRegion, proseEnd, search };
+  },
+  "src/pylist.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Bare pythonic call lists (R17.8, D64): the scanner's PYLIST mode, from `[` to the outer `]`.
+ * Port of python/callsieve/pylist.py, function for function; read the module docstring there.
+ * The head holds ASCII only, so its limit counts code points as Python does; the list's capture
+ * limit is measured in code points (the scanner's _cpAdvance).
+ */
+
+const { pythonicCalls } = __require("src/blocks.js");
+
+// The head's limit: generated from pylist.py (tables.js).
+const { PYLIST_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
+const OUT = /["'()[\]{}]/g; // what matters outside a string
+const IN = { '"': /["\\\n]/g, "'": /['\\\n]/g }; // inside one, per quote
+
+// Head states: after `[` or its blanks, in a name, blanks after a name, after a dot.
+const LEAD = 0;
+const NAME = 1;
+const GAP = 2;
+const DOT = 3;
+// Stages: the head, then the list to its end.
+const HEAD = 0;
+const LIST = 1;
+
+class PyList {
+  constructor() {
+    this.stage = HEAD;
+    this.head = LEAD;
+    this.parts = []; // the candidate's text so far
+    this.size = 0; // its length
+    this.start = 0; // absolute offset of its `[`
+    this.depth = 0; // open brackets, parentheses and braces
+    this.quote = ''; // the open string's quote ('' outside strings)
+    this.esc = false; // a backslash ended the text so far, inside a string
+  }
+}
+
+function isIdentStart(c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c === '_';
+}
+
+function isIdent(c) {
+  return isIdentStart(c) || (c >= '0' && c <= '9');
+}
+
+/** A candidate opens at the `[` at `sc.pos`. */
+function start(sc) {
+  const p = sc.py;
+  p.stage = HEAD;
+  p.head = LEAD;
+  p.parts = ['['];
+  p.size = 1;
+  p.start = sc.base + sc.pos;
+  p.depth = 1;
+  p.quote = '';
+  p.esc = false;
+  sc.pos += 1;
+}
+
+function step(sc, final) {
+  return sc.py.stage === HEAD ? head(sc, final) : list(sc, final);
+}
+
+function head(sc, final) {
+  const p = sc.py;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  let st = p.head;
+  const limit = Math.min(MAX_HEAD, sc.maxCapture); // (a head holds no more than a block may, D43)
+  while (i < n) {
+    const c = buf[i];
+    if (p.size + i - pos >= limit) break;
+    if (c === '(' && (st === NAME || st === GAP)) {
+      p.parts.push(buf.slice(pos, i + 1));
+      p.size += i + 1 - pos;
+      sc.pos = i + 1;
+      p.stage = LIST;
+      p.depth = 2;
+      return true;
+    }
+    if (c === ' ' || c === '\t') {
+      if (st === NAME) st = GAP;
+      else if (st === DOT) break;
+    } else if (isIdentStart(c) || (isIdent(c) && st === NAME)) {
+      if (st === GAP) break;
+      st = NAME;
+    } else if (c === '.' && st === NAME) {
+      st = DOT;
+    } else {
+      break;
+    }
+    i++;
+  }
+  if (i < n || final) return fails(sc, i);
+  p.parts.push(buf.slice(pos, i));
+  p.size += i - pos;
+  p.head = st;
+  sc.pos = i;
+  return false;
+}
+
+/** Not a call list: what was read is text, and TEXT resumes at `at` (not yet consumed). */
+function fails(sc, at) {
+  const p = sc.py;
+  const text = p.parts.join('') + sc.buf.slice(sc.pos, at);
+  p.parts = [];
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function list(sc, final) {
+  const p = sc.py;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const stop = sc._cpAdvance(p.start) - sc.base; // where the candidate reaches the limit (D43)
+  const n = Math.min(buf.length, stop);
+  // Searched up to n only: a cut copy when the limit falls inside the buffer.
+  const hay = n < buf.length ? buf.slice(0, n) : buf;
+  let i = pos;
+  while (i < n) {
+    const q = p.quote;
+    if (q) {
+      if (p.esc) {
+        p.esc = false;
+        i++;
+        continue;
+      }
+      const re = IN[q];
+      re.lastIndex = i;
+      const hit = re.exec(hay);
+      if (hit === null) {
+        i = n;
+        break;
+      }
+      const k = hit.index;
+      const c = hay[k];
+      if (c === '\n') return failsAfter(sc, pos, k); // no call list has a line break in a string
+      i = k + 1;
+      if (c === '\\') p.esc = true;
+      else p.quote = '';
+      continue;
+    }
+    OUT.lastIndex = i;
+    const hit = OUT.exec(hay);
+    if (hit === null) {
+      i = n;
+      break;
+    }
+    const k = hit.index;
+    const c = hay[k];
+    i = k + 1;
+    if (c === '"' || c === "'") p.quote = c;
+    else if (c === '(' || c === '[' || c === '{') p.depth++;
+    else {
+      p.depth--;
+      if (p.depth === 0) {
+        p.parts.push(buf.slice(pos, i));
+        sc.pos = i;
+        return end(sc);
+      }
+    }
+  }
+  p.parts.push(buf.slice(pos, i));
+  p.size += i - pos;
+  sc.pos = i;
+  if (i >= stop || final) return fails(sc, i); // past the limit, or cut by the end of the output: text
+  return false;
+}
+
+function failsAfter(sc, pos, at) {
+  sc.py.parts.push(sc.buf.slice(pos, at));
+  sc.pos = at;
+  return fails(sc, at);
+}
+
+/** The list closed: calls, or text. */
+function end(sc) {
+  const p = sc.py;
+  const text = p.parts.join('');
+  p.parts = [];
+  sc.work += text.length;
+  const got = pythonicCalls(text);
+  if (got === null || got.calls.length === 0 || got.malformed.length > 0) {
+    sc._emit(text);
+    sc._textResumes(text);
+    return true;
+  }
+  sc.saw = true;
+  sc._flushText();
+  const calls = got.calls.map((c) => ({ name: sc._name(c.name), input: c.input }));
+  sc.out.push({ type: 'tool_calls', calls, raw: text, format: 'pythonic' });
+  sc._resumeText();
+  return true;
+}
+
+module.exports = { MAX_HEAD, PyList, start, step };
   },
   "src/reasoning.js": function (module, exports, __require) {
 'use strict';
@@ -8789,7 +9021,8 @@ const strings = __require("src/strings.js");
 const { bodyKind } = __require("src/blocks.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
-const { BLOCK_FORMATS, DEFAULT_FORMATS } = __require("src/formats.js");
+const pylist = __require("src/pylist.js");
+const { BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = __require("src/formats.js");
 const { BARS } = __require("src/sections.js");
 const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE, NO, matchTag, skipNoTag } = __require("src/shell.js");
 const { FenceLine } = __require("src/fences.js");
@@ -8807,6 +9040,7 @@ const Mode = Object.freeze({
   BLOCK: 8,
   HARMONY: 9,
   MISTRAL: 10,
+  PYLIST: 11,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -9230,7 +9464,11 @@ class ScanBase {
     this.native = native; // the `string` attribute (R14.2)
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    this._mistral = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    const rows = [...formats].map((f) => FORMATS[f]);
+    this._bare = rows.some((r) => r.bare === '['); // a bare pythonic list (R17.8, D64)
+    // The prose skip stops at `[` for a row whose opener or bare body starts with it.
+    this._brackets = rows.some((r) => r.opener.startsWith('[') || r.bare === '[');
     // Prose's fields (prose.js sets them) have their places here, as in the one class of before:
     // every Scanner gets its fields in one order, so all Scanners share one shape (V8).
     this._special = null;
@@ -9270,6 +9508,7 @@ class ScanBase {
     this.blk = new _Block();
     this.hm = new harmony.Harmony();
     this.mi = new mistral.Mistral();
+    this.py = new pylist.PyList();
     this._blocks = blockMarkers(formats);
     this.region = null;
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -9431,6 +9670,7 @@ const { GRAMMARS } = __require("src/blocks.js");
 const { TAPS, sameCalls } = __require("src/blocktap.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
+const pylist = __require("src/pylist.js");
 const { ALL_FORMATS, FORMATS } = __require("src/formats.js");
 const { matchMarker } = sections;
 const { MORE, NO } = __require("src/shell.js");
@@ -9564,6 +9804,9 @@ class Scanner extends DsmlCapture {
         case Mode.MISTRAL:
           going = mistral.step(this, final);
           break;
+        case Mode.PYLIST:
+          going = pylist.step(this, final);
+          break;
         default:
           going = this._mRegion(final);
       }
@@ -9615,6 +9858,7 @@ class Scanner extends DsmlCapture {
     // A block with a call announced has no capture limit (D37): no distance is measured in it.
     if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.PYLIST) keep = this.py.start;
     else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;
@@ -12496,6 +12740,9 @@ const ARGS = '[ARGS]';
 const CALL_ID = '[CALL_ID]';
 const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
 
+// python/callsieve/pylist.py
+const PYLIST_MAX_HEAD = 256; // pylist.MAX_HEAD
+
 // python/callsieve/reasoning.py
 const REASONING_MODES = ['off', 'auto', 'open'];
 const OPEN = '<think>';
@@ -12608,10 +12855,10 @@ module.exports = {
   PARAMETER, NOT_CDATA_SEP, SECTION_BEGIN, SECTION_END, CALL_BEGIN, CALL_END, SEP, EOS, MARKERS,
   SECTIONS_MAX_MARKER, BARS, SECTIONS_MAX_HEAD, START, CHANNEL, MESSAGE, ENDS, OPENERS,
   BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
-  REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
-  VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
-  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
-  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+  PYLIST_MAX_HEAD, REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED,
+  VALUES_JSON_START, VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN,
+  SEPARATORS, NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB,
+  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
 };
   },
   "src/toolcalls.js": function (module, exports, __require) {

@@ -581,4 +581,4 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, rawValue, setKey };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, pythonicCalls, rawValue, setKey };

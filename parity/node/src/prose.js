@@ -11,6 +11,7 @@ const sections = require('./sections');
 const strings = require('./strings');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
+const pylist = require('./pylist');
 const { matchMarker } = sections;
 const {
   INVOKE,
@@ -235,7 +236,7 @@ class Prose extends ScanBase {
       }
       return this._textTag(final);
     }
-    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
+    if (c === '[') return this._textBracket(final); // (only with Mistral or a bare pythonic list: else prose took it)
     return this._textJson(final); // `{`: the only other character prose stops at
   }
 
@@ -257,12 +258,21 @@ class Prose extends ScanBase {
   _textBracket(final) {
     const buf = this.buf;
     const pos = this.pos;
-    const r = mistral.matchMarker(buf, pos, final);
-    if (r === 'more') return false;
+    if (this._mistral) {
+      const r = mistral.matchMarker(buf, pos, final);
+      if (r === 'more') return false;
+      if (Array.isArray(r)) {
+        this.line.indent = -1;
+        this.mode = Mode.MISTRAL;
+        mistral.start(this, r[1]);
+        return true;
+      }
+    }
     this.line.indent = -1;
-    if (Array.isArray(r)) {
-      this.mode = Mode.MISTRAL;
-      mistral.start(this, r[1]);
+    if (this._bare) {
+      // R17.8, D64: a bare pythonic list may open here
+      this.mode = Mode.PYLIST;
+      pylist.start(this);
       return true;
     }
     this._emit('[');
@@ -558,7 +568,7 @@ class Prose extends ScanBase {
           this._pendingLiteral(p.lineStart);
           return true;
         }
-      } else if (c === '[' && this._brackets) {
+      } else if (c === '[' && this._mistral) {
         const mr = mistral.matchMarker(buf, pos, final);
         if (mr === 'more') return false;
         if (Array.isArray(mr)) {
@@ -633,7 +643,7 @@ class Prose extends ScanBase {
       this.pos = end;
       return true;
     }
-    if (c === '[' && this._brackets) {
+    if (c === '[' && this._mistral) {
       const mr = mistral.matchMarker(buf, pos, final);
       if (mr === 'more') return false;
       if (Array.isArray(mr)) {
@@ -643,6 +653,13 @@ class Prose extends ScanBase {
         this.pos = mr[1];
         return true;
       }
+    }
+    if (c === '[' && this._bare) {
+      // a bare pythonic list: its meaning depends on the span (D64)
+      this._pHoldHere(this._abs(pos));
+      this._pPut(c);
+      this.pos = pos + 1;
+      return true;
     }
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;

@@ -10,7 +10,8 @@ const strings = require('./strings');
 const { bodyKind } = require('./blocks');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
-const { BLOCK_FORMATS, DEFAULT_FORMATS } = require('./formats');
+const pylist = require('./pylist');
+const { BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = require('./formats');
 const { BARS } = require('./sections');
 const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE, NO, matchTag, skipNoTag } = require('./shell');
 const { FenceLine } = require('./fences');
@@ -28,6 +29,7 @@ const Mode = Object.freeze({
   BLOCK: 8,
   HARMONY: 9,
   MISTRAL: 10,
+  PYLIST: 11,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -451,7 +453,11 @@ class ScanBase {
     this.native = native; // the `string` attribute (R14.2)
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    this._mistral = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    const rows = [...formats].map((f) => FORMATS[f]);
+    this._bare = rows.some((r) => r.bare === '['); // a bare pythonic list (R17.8, D64)
+    // The prose skip stops at `[` for a row whose opener or bare body starts with it.
+    this._brackets = rows.some((r) => r.opener.startsWith('[') || r.bare === '[');
     // Prose's fields (prose.js sets them) have their places here, as in the one class of before:
     // every Scanner gets its fields in one order, so all Scanners share one shape (V8).
     this._special = null;
@@ -491,6 +497,7 @@ class ScanBase {
     this.blk = new _Block();
     this.hm = new harmony.Harmony();
     this.mi = new mistral.Mistral();
+    this.py = new pylist.PyList();
     this._blocks = blockMarkers(formats);
     this.region = null;
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)

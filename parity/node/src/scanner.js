@@ -43,6 +43,7 @@ const { GRAMMARS } = require('./blocks');
 const { TAPS, sameCalls } = require('./blocktap');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
+const pylist = require('./pylist');
 const { ALL_FORMATS, FORMATS } = require('./formats');
 const { matchMarker } = sections;
 const { MORE, NO } = require('./shell');
@@ -176,6 +177,9 @@ class Scanner extends DsmlCapture {
         case Mode.MISTRAL:
           going = mistral.step(this, final);
           break;
+        case Mode.PYLIST:
+          going = pylist.step(this, final);
+          break;
         default:
           going = this._mRegion(final);
       }
@@ -227,6 +231,7 @@ class Scanner extends DsmlCapture {
     // A block with a call announced has no capture limit (D37): no distance is measured in it.
     if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.PYLIST) keep = this.py.start;
     else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;

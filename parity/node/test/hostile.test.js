@@ -153,3 +153,26 @@ for (const [name, make] of Object.entries(STREAMED)) {
     assert.ok(s.work <= 4 * text.length + 64 * chunks, `work ${s.work} for ${text.length} characters`);
   });
 }
+
+// R17.8's bare pythonic lists (D64): the table of python/tests/core/test_hostile.py
+const BARE_LISTS = {
+  'one million [': () => '['.repeat(1_000_000),
+  '200,000 heads that fail at their comma': () => '[alpha, '.repeat(200_000),
+  '100,000 nested call heads, cut': () => '[f('.repeat(100_000),
+  'a list of 20,000 calls': () => '[' + Array.from({ length: 20_000 }, (_, i) => `f${i}(a="x]", b=[1, (2,)])`).join(', ') + ']',
+  'a string of one million ] and quotes': () => '[f(a="' + ']\'\\"'.repeat(250_000) + '")]',
+  '100,000 lists of calls in prose': () => 'ok [f(a=1)] '.repeat(100_000),
+};
+
+for (const [name, make] of Object.entries(BARE_LISTS)) {
+  test(`hostile, bare pythonic lists: ${name}`, () => {
+    const text = make();
+    const s = new Sieve({ preset: 'llama4' });
+    const events = [];
+    for (let i = 0; i < text.length; i += 16) events.push(...s.feed(text.slice(i, i + 16)));
+    events.push(...s.flush());
+    assert.strictEqual(events.map((e) => (e.type === 'tool_calls' ? e.raw : e.text ?? '')).join(''), text);
+    const chunks = Math.ceil(text.length / 16);
+    assert.ok(s.work <= 4 * text.length + 64 * chunks, `work ${s.work} for ${text.length} characters`);
+  });
+}
