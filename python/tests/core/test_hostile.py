@@ -193,7 +193,9 @@ BARE_LISTS: dict[str, Callable[[], str]] = {
     "one million [": lambda: "[" * 1_000_000,
     "200,000 heads that fail at their comma": lambda: "[alpha, " * 200_000,
     "100,000 nested call heads, cut": lambda: "[f(" * 100_000,
-    "a list of 20,000 calls": lambda: "[" + ", ".join(f'f{i}(a="x]", b=[1, (2,)])' for i in range(20_000)) + "]",
+    "a list of 20,000 calls": lambda: (
+        "[" + ", ".join(f'f{i}(a="x]", b=[1, (2,)])' for i in range(20_000)) + "]"
+    ),
     "a string of one million ] and quotes": lambda: '[f(a="' + "]'\\\"" * 250_000 + '")]',
     "100,000 lists of calls in prose": lambda: "ok [f(a=1)] " * 100_000,
 }
