@@ -275,12 +275,13 @@ class Scanner(DsmlCapture):
             if j.depth == 0:
                 text = "".join(j.parts)
                 self.work += len(text)
-                calls = values.json_calls(text)
-                if calls is None:
+                got = values.json_calls(text)
+                if got is None:
                     return self._json_release()
                 self.saw = True
                 self._flush_text()
-                self.out.append(ToolCallsEvent(tuple(calls), text, (), self._json_format))
+                fixed = ("R9.2",) if got[1] else ()  # D58: read only after its backslashes were doubled
+                self.out.append(ToolCallsEvent(tuple(got[0]), text, (), self._json_format, (), fixed))
                 self.mode = _M_TEXT
         return True
 

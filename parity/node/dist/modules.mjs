@@ -9971,12 +9971,12 @@ class Scanner extends DsmlCapture {
       if (j.depth === 0) {
         const text = j.parts.join('');
         this.work += text.length;
-        const calls = values.jsonCalls(text);
-        if (calls === null) return this._jsonRelease();
+        const got = values.jsonCalls(text);
+        if (got === null) return this._jsonRelease();
         this.saw = true;
         this._flushText();
-        const e = toolCallsEvent(calls, text);
-        if (this._jsonFormat) e.format = this._jsonFormat;
+        // D58: read only after its backslashes were doubled
+        const e = toolCallsEvent(got[0], text, this._jsonFormat, null, got[1] ? ['R9.2'] : null);
         this.out.push(e);
         this.mode = Mode.TEXT;
       }
@@ -13402,7 +13402,8 @@ function addParam(out, multi, name, v) {
 const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
 
 /**
- * R9: the calls of a JSON object in prose, or null when it is not a tool call.
+ * R9: the calls of a JSON object in prose and whether they were read only after R9.2's repair,
+ * or null when it is not a tool call.
  *
  * Accepted: `{"tool_calls": [item, ...]}` and a single item, where an item is
  * `{"name", "input": {..}}`, `{"name", "arguments": {..} | "<JSON object text>"}`,
@@ -13412,7 +13413,8 @@ const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
  */
 function jsonCalls(text) {
   let [ok, v] = jsonValue(text);
-  if (!ok) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
+  const repaired = !ok;
+  if (repaired) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
   if (!ok || !isObject(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
   let calls;
   if (hasOwn(v, 'tool_calls')) {
@@ -13423,7 +13425,7 @@ function jsonCalls(text) {
     calls = [jsonItem(v, true)];
   }
   if (calls.some((c) => c === null)) return null;
-  return calls;
+  return [calls, repaired];
 }
 
 function jsonItem(item, bare) {

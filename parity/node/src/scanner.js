@@ -344,12 +344,12 @@ class Scanner extends DsmlCapture {
       if (j.depth === 0) {
         const text = j.parts.join('');
         this.work += text.length;
-        const calls = values.jsonCalls(text);
-        if (calls === null) return this._jsonRelease();
+        const got = values.jsonCalls(text);
+        if (got === null) return this._jsonRelease();
         this.saw = true;
         this._flushText();
-        const e = toolCallsEvent(calls, text);
-        if (this._jsonFormat) e.format = this._jsonFormat;
+        // D58: read only after its backslashes were doubled
+        const e = toolCallsEvent(got[0], text, this._jsonFormat, null, got[1] ? ['R9.2'] : null);
         this.out.push(e);
         this.mode = Mode.TEXT;
       }

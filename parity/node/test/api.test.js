@@ -253,6 +253,9 @@ const FORMATS_AND_REPAIRS = [
   ['[TOOL_CALLS]f[ARGS]{"p": 1', { preset: 'mistral', streamArguments: true }, ['mistral', ['D37']]],
   ['<|channel|>commentary to=functions.f<|message|>{}', { preset: 'gpt-oss' }, ['harmony', []]], // no repair
   ['Run {"name": "f", "arguments": {}}', { jsonToolCalls: true }, ['', []]], // R9: no row
+  ['Run {"name": "f", "arguments": {"p": "C:\\dev"}}', { jsonToolCalls: true }, ['', ['R9.2']]],
+  ['{"name": "f", "parameters": {"p": "a\\qb"}}', { preset: 'llama3' }, ['llama_json', ['R9.2']]],
+  ['{"name": "f", "parameters": {"p": "a\\\\qb"}}', { preset: 'llama3' }, ['llama_json', []]], // valid
 ];
 
 test('events name their format and repairs (D58)', () => {

@@ -85,8 +85,8 @@ test("CDATA content next to text is not decoded", () => {
 });
 
 test("a valid backslash escape is not repaired", () => {
-  check("jsonCalls", ["{\"name\":\"f\",\"input\":{\"p\":\"\\\\x\"}}"], [{"name": "f", "input": {"p": "\\x"}}]);
-  check("jsonCalls", ["{\"name\":\"f\",\"input\":{\"p\":\"\\x\"}}"], [{"name": "f", "input": {"p": "\\x"}}]);
+  check("jsonCalls", ["{\"name\":\"f\",\"input\":{\"p\":\"\\\\x\"}}"], [[{"name": "f", "input": {"p": "\\x"}}], false]);
+  check("jsonCalls", ["{\"name\":\"f\",\"input\":{\"p\":\"\\x\"}}"], [[{"name": "f", "input": {"p": "\\x"}}], true]);
 });
 
 test("one bad item makes the calls null", () => {
@@ -94,13 +94,13 @@ test("one bad item makes the calls null", () => {
   check("jsonCalls", ["{\"tool_calls\":[{\"name\":\"f\"},null]}"], null);
   check("jsonCalls", ["{\"tool_calls\":[null]}"], null);
   check("jsonCalls", ["{\"tool_calls\":[{\"name\":\"f\"}, 1]}"], null);
-  check("jsonCalls", ["{\"tool_calls\":[{\"name\":\"f\"},{\"name\":\"g\"}]}"], [{"name": "f", "input": {}}, {"name": "g", "input": {}}]);
+  check("jsonCalls", ["{\"tool_calls\":[{\"name\":\"f\"},{\"name\":\"g\"}]}"], [[{"name": "f", "input": {}}, {"name": "g", "input": {}}], false]);
 });
 
 test("only type function unwraps", () => {
-  check("jsonCalls", ["{\"type\":\"x\",\"function\":{\"name\":\"g\"},\"name\":\"f\",\"input\":{}}"], [{"name": "f", "input": {}}]);
-  check("jsonCalls", ["{\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"a\\\":1}\"},\"name\":\"f\"}"], [{"name": "g", "input": {"a": 1}}]);
-  check("jsonCalls", ["{\"tool_calls\":[{\"type\":\"tool\",\"function\":{\"name\":\"g\"},\"name\":\"f\"}]}"], [{"name": "f", "input": {}}]);
+  check("jsonCalls", ["{\"type\":\"x\",\"function\":{\"name\":\"g\"},\"name\":\"f\",\"input\":{}}"], [[{"name": "f", "input": {}}], false]);
+  check("jsonCalls", ["{\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"a\\\":1}\"},\"name\":\"f\"}"], [[{"name": "g", "input": {"a": 1}}], false]);
+  check("jsonCalls", ["{\"tool_calls\":[{\"type\":\"tool\",\"function\":{\"name\":\"g\"},\"name\":\"f\"}]}"], [[{"name": "f", "input": {}}], false]);
 });
 
 test("a name that is not a string is no call", () => {

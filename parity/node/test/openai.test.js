@@ -551,3 +551,24 @@ test('feed: the fast path for the common chunk gives what the general feed gives
   for (const c of chunks) rw.feed(c);
   assert.ok(general < chunks.length / 2, `${general} of ${chunks.length}`);
 });
+
+test('stats: a JSON call read after the backslash repair is a repaired block (D58, R9.2)', () => {
+  for (const [text, repaired] of [
+    ['Open {"name": "open", "arguments": {"path": "C:\\Users\\dev"}} now', 1],
+    ['Open {"name": "open", "arguments": {"path": "C:\\\\Users"}} now', 0],
+  ]) {
+    const stats = {};
+    rewriteChatCompletion(
+      { choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] },
+      { stats, jsonToolCalls: true },
+    );
+    assert.deepEqual([stats.blocks, stats.repairedBlocks], [1, repaired], text);
+    for (const streamArguments of [false, true]) {
+      const rw = new ChatCompletionStreamRewriter({ streamArguments, jsonToolCalls: true });
+      for (let i = 0; i < text.length; i += 3) rw.feed(chunk([delta(text.slice(i, i + 3))]));
+      rw.feed(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+      rw.finish();
+      assert.deepEqual([rw.stats.blocks, rw.stats.repairedBlocks], [1, repaired], text);
+    }
+  }
+});

@@ -95,6 +95,9 @@ FORMATS_AND_REPAIRS: list[tuple[str, dict[str, Any], tuple[str, tuple[str, ...]]
         ("harmony", ()),
     ),  # no repair
     ('Run {"name": "f", "arguments": {}}', {"json_tool_calls": True}, ("", ())),  # R9: no row
+    ('Run {"name": "f", "arguments": {"p": "C:\\dev"}}', {"json_tool_calls": True}, ("", ("R9.2",))),
+    ('{"name": "f", "parameters": {"p": "a\\qb"}}', {"preset": "llama3"}, ("llama_json", ("R9.2",))),
+    ('{"name": "f", "parameters": {"p": "a\\\\qb"}}', {"preset": "llama3"}, ("llama_json", ())),  # valid
 ]
 
 
