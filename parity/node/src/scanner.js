@@ -27,8 +27,8 @@
  * - dsml.js `DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA);
  * - scanner.js `Scanner` (this module): `feed` / `finish` and the step loop (`_run`), the capture
  *   limit and the surrogate pairs it counts, and the other holding engines: R9's JSON calls
- *   (JSON), token sections (TOKENS) and the block engine's modes (BLOCK, HARMONY, MISTRAL;
- *   grammars in blocks.js, harmony.js, mistral.js).
+ *   (JSON), token sections (TOKENS), the block engine's modes (BLOCK, HARMONY, MISTRAL;
+ *   grammars in blocks.js, harmony.js, mistral.js) and bare pythonic lists (PYLIST, pylist.js).
  * A lower layer calls a method of a layer above it only as its header says.
  */
 
