@@ -4165,13 +4165,9 @@ const { RUN_END, TAIL_END, WAIT } = __require("src/fences.js");
 const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = __require("src/scanbase.js");
 const { ANGLE, Prose, WS, search } = __require("src/prose.js");
 
-const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
-const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
-
-// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-// dialect, so its malformed calls are reported (D59).
-const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+// Generated from dsml.py. NATIVE_SHELL: DeepSeek's own shell (R14.1), a `tool_calls` block written
+// in it is the model's, not the seed's dialect, so its malformed calls are reported (D59).
+const { CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL } = __require("src/tables.js");
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
@@ -5062,8 +5058,7 @@ module.exports = {
  * by TEXT, FENCE and CDATA. See scanner.js for the layers of the scanner.
  */
 
-const RUNS = { '`': /`+/y, '~': /~+/y };
-const BLANKS = /[ \t\r]*/y;
+const { RUNS, BLANKS } = __require("src/tables.js"); // generated from fences.py
 
 // FenceLine.step results
 const WAIT = 0; // consumed to the end of the buffer; still deciding
@@ -7526,24 +7521,22 @@ const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
 const { FORMATS } = __require("src/formats.js");
 
-// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
-const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
-const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
-const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
-const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-
-const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// Generated from prose.py. `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` ->
+// sticky regexes. REGIONS: kind -> [closer, a partial closer at the end of input] (R5, D40-D42).
+const {
+  SPECIAL,
+  SPECIAL_JSON,
+  SPECIAL_BR,
+  SPECIAL_JSON_BR,
+  ANGLE,
+  REGIONS,
+  PRE_OPEN,
+  PRE_PREFIX,
+  COMMENT_PREFIX,
+} = __require("src/tables.js");
 // DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-
-// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
-const REGIONS = {
-  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
-  comment: [/-->/g, /--?$/g],
-  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
-};
 
 /**
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
@@ -7598,9 +7591,6 @@ function proseEnd(re, buf, pos) {
     pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
   }
 }
-const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
-const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
-const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -9420,18 +9410,19 @@ const { Level, Mode, Stage, _Text, rowFor, textEvent } = __require("src/scanbase
 const { WS, matchRegion, proseEnd, search } = __require("src/prose.js");
 const { DsmlCapture, skipAt, toolCallsEvent } = __require("src/dsml.js");
 
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
+// Generated from scanner.py. JSON_START (R9): a JSON candidate is `{` + a first key that starts a
+// tool call object or a chat message (R9.2: text with what it holds), by a bounded lookahead.
+// FN_TAG (D45): how a `<tool_call>` body that is Qwen3-Coder's starts.
+const {
+  SCANNER_JSON_START: JSON_START,
+  JSON_START_PREFIX,
+  JSON_OUT,
+  JSON_IN,
+  FN_TAG,
+} = __require("src/tables.js");
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 
 function lstripBlank(s) {
   let i = 0;
@@ -9439,6 +9430,7 @@ function lstripBlank(s) {
   return i ? s.slice(i) : s;
 }
 
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
@@ -12583,6 +12575,50 @@ const HEADER =
   '- A block inside a code fence or inline code is shown as text and never runs.\n' +
   '- After the block, stop: the results come in the next message.';
 
+// python/callsieve/fences.py
+const RUNS = { '`': new RegExp('`+', 'y'), '~': new RegExp('~+', 'y') };
+const BLANKS = new RegExp('[ \\t\\r]*', 'y');
+
+// python/callsieve/prose.py
+const SPECIAL = new RegExp('[\\n`<\uff1c\u3008\u300a]', 'g');
+const SPECIAL_JSON = new RegExp('[\\n`<\uff1c\u3008\u300a{]', 'g');
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = new RegExp('[\\n`<\uff1c\u3008\u300a\\[]', 'g');
+const SPECIAL_JSON_BR = new RegExp('[\\n`<\uff1c\u3008\u300a{\\[]', 'g');
+const ANGLE = new RegExp('[<\uff1c\u3008\u300a]', 'g');
+// Ignored regions in prose (R5, D40-D42): kind -> (closer, a partial closer at the end of input).
+const REGIONS = {
+  cdata: [
+    new RegExp('\\]\\][>\uff1e\u3009]', 'g'),
+    new RegExp('\\]\\]?$', 'g'),
+  ],
+  comment: [new RegExp('-->', 'g'), new RegExp('--?$', 'g')],
+  pre: [
+    new RegExp('</pre>', 'gi'),
+    new RegExp('<(?:/(?:p(?:r(?:e)?)?)?)?$', 'gi'),
+  ],
+};
+const PRE_OPEN = new RegExp('<pre(?=[ \\t\\r\\n>])', 'iy');
+const PRE_PREFIX = new RegExp('<(?:p(?:r(?:e)?)?)?$', 'iy');
+const COMMENT_PREFIX = new RegExp('<(?:!(?:-)?)?$', 'y');
+
+// python/callsieve/dsml.py
+const CD_SPECIAL = new RegExp('\\]\\]|\\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]', 'g');
+const CD_TAIL = new RegExp('(?:\\n {0,3}|\\]|[<\uff1c\u3008\u300a])$', 'g');
+const LOOSE_CLOSE_TAIL = new RegExp('\\]\\][>\uff1e\u3009][ \\t\\r\\n]*$');
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c'; // <｜DSML｜
+
+// python/callsieve/scanner.py
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const SCANNER_JSON_START = new RegExp('\\{[ \\t\\r\\n]{0,16}"(tool_calls|name|function|type|id|role|content)"', 'y'); // scanner._JSON_START
+const JSON_START_PREFIX = new RegExp('\\{[ \\t\\r\\n]{0,16}(?:"[a-z_]{0,10})?$', 'y');
+const JSON_OUT = new RegExp('["{}\\[\\]]', 'g');
+const JSON_IN = new RegExp('["\\\\]', 'g');
+const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
+
 module.exports = {
   JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
   STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
@@ -12592,7 +12628,10 @@ module.exports = {
   REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
   VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
   NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
-  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS, BLANKS, SPECIAL,
+  SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN, PRE_PREFIX,
+  COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL, SCANNER_JSON_START,
+  JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
 };
   },
   "src/toolcalls.js": function (module, exports, __require) {

@@ -51,18 +51,19 @@ const { Level, Mode, Stage, _Text, rowFor, textEvent } = require('./scanbase');
 const { WS, matchRegion, proseEnd, search } = require('./prose');
 const { DsmlCapture, skipAt, toolCallsEvent } = require('./dsml');
 
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
+// Generated from scanner.py. JSON_START (R9): a JSON candidate is `{` + a first key that starts a
+// tool call object or a chat message (R9.2: text with what it holds), by a bounded lookahead.
+// FN_TAG (D45): how a `<tool_call>` body that is Qwen3-Coder's starts.
+const {
+  SCANNER_JSON_START: JSON_START,
+  JSON_START_PREFIX,
+  JSON_OUT,
+  JSON_IN,
+  FN_TAG,
+} = require('./tables');
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 
 function lstripBlank(s) {
   let i = 0;
@@ -70,6 +71,7 @@ function lstripBlank(s) {
   return i ? s.slice(i) : s;
 }
 
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
