@@ -4160,8 +4160,8 @@ module.exports = {
 /**
  * The scanner's DSML / XML-wrapper capture (Python's dsml.py): CAPTURE, a block parsed at a `Level`
  * (wrapper, invoke, parameter body, CDATA), released as text when it turns out not to be a block
- * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. Of the layer
- * above (scanner.js) it calls `_secOverflow` (a token section that fails). See scanner.js.
+ * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. A held block
+ * is decided by scanbase.js (`_succeed`, `_fail`, `_overflow`). See scanner.js.
  */
 
 const sections = __require("src/sections.js");
@@ -4181,16 +4181,12 @@ const {
   matchTag,
 } = __require("src/shell.js");
 const { RUN_END, TAIL_END, WAIT } = __require("src/fences.js");
-const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = __require("src/scanbase.js");
+const { Level, Mode, PAIRS_MAX, inputOf, isTag, named, toolCallsEvent } = __require("src/scanbase.js");
 const { ANGLE, Prose, WS, search } = __require("src/prose.js");
 
-const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
-const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
-
-// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-// dialect, so its malformed calls are reported (D59).
-const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+// Generated from dsml.py. NATIVE_SHELL: DeepSeek's own shell (R14.1), a `tool_calls` block written
+// in it is the model's, not the seed's dialect, so its malformed calls are reported (D59).
+const { CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL } = __require("src/tables.js");
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
@@ -4198,14 +4194,6 @@ function skipAt(re, s, pos) {
   return re.test(s) ? re.lastIndex : pos;
 }
 
-/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
-function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
-  const e = { type: 'tool_calls', calls, raw };
-  if (format) e.format = format;
-  if (malformed !== null && malformed.length) e.malformed = malformed;
-  if (repaired !== null && repaired.length) e.repaired = repaired;
-  return e;
-}
 
 /** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
 class DsmlCapture extends Prose {
@@ -4213,8 +4201,8 @@ class DsmlCapture extends Prose {
 
   /** `fmt`: the format row of the opening wrapper ('' for a bare invoke, R3). */
   _startCapture(level, end, fmt) {
-    this.mode = Mode.CAPTURE;
     const cap = this.cap;
+    this._hold(cap, Mode.CAPTURE);
     cap.level = level;
     cap.format = fmt;
     cap.fixed = [];
@@ -4222,13 +4210,7 @@ class DsmlCapture extends Prose {
     // dialect keeps D4 (its recorded corpus pins broken blocks as text)
     const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
     cap.bad = level === Level.TOP && native ? [] : null;
-    cap.raw = new _Text();
-    cap.tail = '';
-    cap.start = cap.mark = this._abs(this.pos);
-    cap.over = false;
-    cap.calls = new _Calls();
     cap.wrapped = level === Level.TOP;
-    cap.started = 0;
     this._newParams();
     const inv = this.inv;
     inv.text = [];
@@ -4236,35 +4218,6 @@ class DsmlCapture extends Prose {
     inv.bad = '';
     inv.live = false;
     this.pos = end;
-  }
-
-  _consumed() {
-    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
-  }
-
-  /** Not a block: what was captured is text; TEXT resumes at the current position. */
-  _fail() {
-    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
-    const tokens = this.mode === Mode.TOKENS;
-    const holder = tokens ? this.sec : this.cap;
-    if (!holder.over && this._over(holder.start)) {
-      // A block that ends past the limit was over it, wherever the chunks ended (D43).
-      if (tokens) this._secOverflow();
-      else this._overflow();
-    }
-    const text = this._consumed();
-    this._emit(text);
-    this._textResumes(holder.tail + text); // (the tail of what was released before)
-    return true;
-  }
-
-  /** TEXT resumes after `text`: the line state its last line leaves. */
-  _textResumes(text) {
-    this.mode = Mode.TEXT;
-    const nl = text.lastIndexOf('\n');
-    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
-    this.line.midLine();
-    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
   }
 
   /**
@@ -4293,29 +4246,12 @@ class DsmlCapture extends Prose {
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
-    const raw = this._consumed();
+    const raw = this._source();
     this._flushText();
-    const bad = this._badCalls(raw);
+    const bad = cap.reported(raw);
     this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, [...cap.fixed, 'D37']));
     cap.started = 0;
     this._textResumes(raw);
-    return true;
-  }
-
-  _succeed(end, closer) {
-    const cap = this.cap;
-    this.pos = end;
-    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
-    if (cap.over) return this._fail();
-    cap.started = 0;
-    this._flushText();
-    const raw = this._source(cap); // (first: the pieces go before the calls are made)
-    const bad = this._badCalls(raw);
-    if (cap.wrapped) this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, cap.fixed));
-    // R3: the run of bare invokes takes its closing wrapper's row
-    else this.out.push(toolCallsEvent(cap.calls.take(), raw, closer.format, bad, ['D6', ...cap.fixed]));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
     return true;
   }
 
@@ -4327,55 +4263,12 @@ class DsmlCapture extends Prose {
     if (cap.bad !== null && !(cap.over && cap.bad.length)) cap.bad.push([inv.start, this.base + end, inv.bad, inv.name || null]);
   }
 
-  /** The block's malformed calls, their text cut from its source `raw`. */
-  _badCalls(raw) {
-    const cap = this.cap;
-    if (cap.bad === null || !cap.bad.length) return null;
-    const at = cap.start;
-    return cap.bad.map(([s, e, reason, name]) => {
-      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
-      if (name !== null) m.name = name;
-      return m;
-    });
-  }
-
   /**
    * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
    * breaks the block instead (R16.3, D37).
    */
   _tolerates() {
     return this.cap.bad !== null && !this.inv.live;
-  }
-
-  /**
-   * The block grew past maxCapture: what was captured is released as text (with a note), and
-   * the rest of the block is still parsed (so its content is not read as prose) but released as
-   * text as it goes.
-   */
-  _overflow() {
-    const cap = this.cap;
-    const text = this._consumed();
-    if (!cap.over) {
-      cap.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    cap.tail = (cap.tail + text).slice(-4);
-    cap.raw = new _Text();
-    cap.mark = this.base + this.pos;
-    this.cd.parts = [];
-    this.cd.after = [];
-    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
-    this.par.text = [];
-    this.par.segs = [];
-    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-    cap.calls.keepOne();
-    if (this.inv.count) {
-      this._newParams();
-      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
-    }
   }
 
   _mCapture(final) {
@@ -4449,7 +4342,10 @@ class DsmlCapture extends Prose {
     }
     if (r.local === WRAPPER && r.closing) {
       this.saw = true;
-      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
+      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) {
+        if (cap.wrapped) return this._succeed(r.end, cap.format, cap.fixed);
+        return this._succeed(r.end, r.format, ['D6', ...cap.fixed]); // R3: its closer's row
+      }
       this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
@@ -4988,8 +4884,7 @@ class DsmlCapture extends Prose {
     cd.after = [];
     // The block's source now ends where the value does; reading goes on from there.
     const end = cd.start + close;
-    const source = this._source(cap) + this.buf.slice(this.pos);
-    cap.raw = new _Text();
+    const source = this._source() + this.buf.slice(this.pos);
     cap.raw.add(source.slice(0, end - cap.start));
     cap.mark = end;
     this.buf = content.slice(close);
@@ -4999,7 +4894,7 @@ class DsmlCapture extends Prose {
   }
 }
 
-module.exports = { DsmlCapture, skipAt, toolCallsEvent };
+module.exports = { DsmlCapture, skipAt };
   },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
@@ -5081,8 +4976,7 @@ module.exports = {
  * by TEXT, FENCE and CDATA. See scanner.js for the layers of the scanner.
  */
 
-const RUNS = { '`': /`+/y, '~': /~+/y };
-const BLANKS = /[ \t\r]*/y;
+const { RUNS, BLANKS } = __require("src/tables.js"); // generated from fences.py
 
 // FenceLine.step results
 const WAIT = 0; // consumed to the end of the buffer; still deciding
@@ -7559,24 +7453,22 @@ const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
 const { FORMATS } = __require("src/formats.js");
 
-// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
-const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
-const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
-const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
-const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-
-const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// Generated from prose.py. `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` ->
+// sticky regexes. REGIONS: kind -> [closer, a partial closer at the end of input] (R5, D40-D42).
+const {
+  SPECIAL,
+  SPECIAL_JSON,
+  SPECIAL_BR,
+  SPECIAL_JSON_BR,
+  ANGLE,
+  REGIONS,
+  PRE_OPEN,
+  PRE_PREFIX,
+  COMMENT_PREFIX,
+} = __require("src/tables.js");
 // DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-
-// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
-const REGIONS = {
-  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
-  comment: [/-->/g, /--?$/g],
-  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
-};
 
 /**
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
@@ -7631,9 +7523,6 @@ function proseEnd(re, buf, pos) {
     pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
   }
 }
-const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
-const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
-const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -7684,7 +7573,7 @@ class Prose extends ScanBase {
       this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
       this._prose = jsonCalls ? PROSE_JSON : PROSE;
     }
-    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/core/fast-paths.test.js turns the fast paths off to compare)
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
   }
 
@@ -9064,6 +8953,15 @@ function textEvent(text, note) {
   return note ? { type: 'text', text, note } : { type: 'text', text };
 }
 
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
+function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
+  const e = { type: 'tool_calls', calls, raw };
+  if (format) e.format = format;
+  if (malformed !== null && malformed.length) e.malformed = malformed;
+  if (repaired !== null && repaired.length) e.repaired = repaired;
+  return e;
+}
+
 /**
  * Text kept in pieces, so a long text costs about what the input does whatever the size of its
  * pieces (issue 14, item 5).
@@ -9336,23 +9234,84 @@ class _Cdata {
   }
 }
 
-/** CAPTURE: the block being parsed. */
-class _Capture {
+/**
+ * A block held from its opener until it is decided: CAPTURE's DSML block, TOKENS' section, JSON's
+ * candidate. One path decides each (ScanBase._succeed, _fail, _overflow); a kind says only what
+ * differs (the hooks below).
+ */
+class _Held {
   constructor() {
-    this.level = Level.TOP;
-    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
-    this.fixed = []; // the decisions of the repairs applied to it (D58)
-    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
-    this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
     this.raw = new _Text();
     this.mark = 0;
     this.tail = ''; // the last characters released past the limit (for the line state)
-    this.calls = [];
+    this.calls = new _Calls();
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
+    this.started = 0; // R16: calls announced in this block (streamArguments; DSML only)
+  }
+
+  open(at) {
+    this.raw = new _Text();
+    this.tail = '';
+    this.calls = new _Calls();
+    this.start = this.mark = at;
+    this.over = false;
+    this.started = 0;
+  }
+
+  takeCalls() {
+    return this.calls.take();
+  }
+
+  /** R18.2: its calls that cannot be executed, their text cut from its source `raw`. */
+  reported(raw) {
+    return null;
+  }
+
+  /** Past the limit (_overflow): what it need not keep any more. */
+  letGo(sc) {}
+
+  /** It was text (_fail): TEXT resumes after `text`. */
+  resumes(sc, text) {
+    sc._textResumes(text);
+  }
+}
+
+/** CAPTURE: the block being parsed. */
+class _Capture extends _Held {
+  constructor() {
+    super();
+    this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
+  }
+
+  reported(raw) {
+    if (this.bad === null || !this.bad.length) return null;
+    const at = this.start;
+    return this.bad.map(([s, e, reason, name]) => {
+      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
+      if (name !== null) m.name = name;
+      return m;
+    });
+  }
+
+  letGo(sc) {
+    sc.cd.parts = [];
+    sc.cd.after = [];
+    sc.inv.text = sc.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
+    sc.par.text = [];
+    sc.par.segs = [];
+    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
+    this.calls.keepOne();
+    if (sc.inv.count) {
+      sc._newParams();
+      sc.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
+    }
   }
 }
 
@@ -9364,22 +9323,26 @@ const Stage = Object.freeze({
 });
 
 /** TOKENS: the token section being parsed (R14.4, R14.5). */
-class _Section {
+class _Section extends _Held {
   constructor() {
+    super();
     this.stage = Stage.BETWEEN;
     this.lead = false; // right after a section opener: a call may begin without its opener (D61)
     this.loose = false; // the call's head began so (D61): it must end on its line
-    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
-    this.mark = 0;
-    this.tail = '';
-    this.calls = [];
     this.bad = []; // R18.2: the section's calls that cannot be executed
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
     this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
     this.body = [];
-    this.start = 0;
-    this.over = false;
+  }
+
+  reported(raw) {
+    return this.bad;
+  }
+
+  letGo(sc) {
+    this.head = [];
+    this.body = [];
   }
 }
 
@@ -9434,13 +9397,26 @@ function rowFor(rows, body) {
   return null;
 }
 
-/** JSON: a JSON tool-call candidate in prose (R9). */
-class _Json {
+/**
+ * JSON: a JSON tool-call candidate in prose (R9). It never goes over the limit: it is text where it
+ * reaches it (D43).
+ */
+class _Json extends _Held {
   constructor() {
-    this.parts = [];
+    super();
     this.depth = 0;
     this.inStr = false;
-    this.start = 0;
+    this.found = null; // its calls, once its text is read as calls
+  }
+
+  takeCalls() {
+    const found = this.found;
+    this.found = null;
+    return found;
+  }
+
+  resumes(sc, text) {
+    sc._resumeText(); // (mid-line, wherever its text ends)
   }
 }
 
@@ -9500,6 +9476,7 @@ class ScanBase {
     this.fence = new _Fence();
     this.pend = new _Pending();
     this.cap = new _Capture();
+    this.held = this.cap; // the block CAPTURE, TOKENS or JSON holds (see _hold)
     this.inv = new _Invoke();
     this.par = new _Param();
     this.cd = new _Cdata();
@@ -9522,9 +9499,79 @@ class ScanBase {
     return out;
   }
 
-  /** The source of the open block or section, up to `pos`. */
-  _source(holder) {
-    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
+  // ---- held blocks (CAPTURE, TOKENS, JSON) -----------------------------------------------
+
+  /** A block opens at `pos`: held from here until it is decided. */
+  _hold(held, mode) {
+    this.mode = mode;
+    this.held = held;
+    held.open(this.base + this.pos);
+  }
+
+  /**
+   * The source of the held block, up to `pos`. Its pieces are let go: the caller ends the block or
+   * starts its source afresh (a held block is not in memory twice).
+   */
+  _source() {
+    const held = this.held;
+    const text = held.raw.text(this.buf.slice(held.mark - this.base, this.pos));
+    held.raw = new _Text();
+    held.mark = this.base + this.pos;
+    return text;
+  }
+
+  /** The held block ends at `end` as a block of calls (unless the limit made it text). */
+  _succeed(end, fmt, fixed) {
+    const held = this.held;
+    this.pos = end;
+    if (!held.over && !held.started && this._over(held.start)) this._overflow(); // its closer took it past the limit
+    if (held.over) return this._fail();
+    held.started = 0;
+    this._flushText();
+    const raw = this._source(); // (first: the pieces go before the calls are made)
+    this.out.push(toolCallsEvent(held.takeCalls(), raw, fmt, held.reported(raw), fixed));
+    this._resumeText();
+    return true;
+  }
+
+  /** Not a block: what was held is text; TEXT resumes at the current position. */
+  _fail() {
+    const held = this.held;
+    if (held.started) return this._break();
+    // A block that ends past the limit was over it, wherever the chunks ended (D43).
+    if (!held.over && this._over(held.start)) this._overflow();
+    const text = this._source();
+    this._emit(text);
+    held.resumes(this, held.tail + text); // (the tail of what was released before)
+    return true;
+  }
+
+  /**
+   * The held block grew past maxCapture: what was held is released as text (with a note), and the
+   * rest of the block is still parsed (so its content is not read as prose) but released as text
+   * as it goes.
+   */
+  _overflow() {
+    const held = this.held;
+    const text = this._source();
+    if (!held.over) {
+      held.over = true;
+      this._flushText();
+      this.out.push(textEvent(text, 'capture_limit'));
+    } else {
+      this._emit(text);
+    }
+    held.tail = (held.tail + text).slice(-4);
+    held.letGo(this);
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
+    this.mode = Mode.TEXT;
+    const nl = text.lastIndexOf('\n');
+    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
+    this.line.midLine();
+    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
   }
 
   // ---- output -------------------------------------------------------------------------
@@ -9622,6 +9669,7 @@ module.exports = {
   named,
   rowFor,
   textEvent,
+  toolCallsEvent,
 };
   },
   "src/scanner.js": function (module, exports, __require) {
@@ -9631,8 +9679,9 @@ module.exports = {
  * Port of python/callsieve/scanner.py and its layers, module for module, mode by mode and step by
  * step; read the "theory of operation" there. The same shape: named modes and levels (`Mode`,
  * `Level`), one method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`,
- * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line
- * recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
+ * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`; CAPTURE's block, TOKENS'
+ * section and JSON's candidate are held blocks, `_Held`, decided by one `_succeed`, `_fail` and
+ * `_overflow`), and the fence-line recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
  * and compares, and counts code points (as Python does) only where maxCapture and the length of a
  * token call head are checked.
  *
@@ -9647,7 +9696,8 @@ module.exports = {
  * Layers, as in Python: a chain of classes, one module each, every layer a subclass of the one
  * below it, so a mode's step is one method and the hot paths stay plain property reads:
  * - scanbase.js `ScanBase`: the state every layer reads (buffer, cursor, offsets, each mode's
- *   state object), output, and the helpers all layers use (the tag memo, names, skips);
+ *   state object), output, the held blocks' paths, and the helpers all layers use (the tag memo,
+ *   names, skips);
  * - fences.js `FenceLine`: the fence-line recognizer, shared by TEXT, FENCE and CDATA;
  * - prose.js `Prose`: TEXT, RUN, FENCE, PENDING and REGION, and the prose skip; it recognizes
  *   openers and hands them to the engine of their row;
@@ -9675,22 +9725,23 @@ const { ALL_FORMATS, FORMATS } = __require("src/formats.js");
 const { matchMarker } = sections;
 const { MORE, NO } = __require("src/shell.js");
 const { FenceLine, matchAt } = __require("src/fences.js");
-const { Level, Mode, Stage, _Text, rowFor, textEvent } = __require("src/scanbase.js");
+const { Level, Mode, Stage, rowFor, textEvent, toolCallsEvent } = __require("src/scanbase.js");
 const { WS, matchRegion, proseEnd, search } = __require("src/prose.js");
-const { DsmlCapture, skipAt, toolCallsEvent } = __require("src/dsml.js");
+const { DsmlCapture, skipAt } = __require("src/dsml.js");
 
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
+// Generated from scanner.py. JSON_START (R9): a JSON candidate is `{` + a first key that starts a
+// tool call object or a chat message (R9.2: text with what it holds), by a bounded lookahead.
+// FN_TAG (D45): how a `<tool_call>` body that is Qwen3-Coder's starts.
+const {
+  SCANNER_JSON_START: JSON_START,
+  JSON_START_PREFIX,
+  JSON_OUT,
+  JSON_IN,
+  FN_TAG,
+} = __require("src/tables.js");
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 
 function lstripBlank(s) {
   let i = 0;
@@ -9698,6 +9749,7 @@ function lstripBlank(s) {
   return i ? s.slice(i) : s;
 }
 
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
@@ -9707,7 +9759,7 @@ class Scanner extends DsmlCapture {
     const mode = this.mode;
     let buf;
     if (pos) {
-      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS || mode === Mode.JSON) this._keepRaw();
       this.base += pos;
       buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
     } else {
@@ -9750,15 +9802,13 @@ class Scanner extends DsmlCapture {
    * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
    */
   _releasePastLimit() {
-    const cap = this.cap;
-    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
-      this._overflow(); // (once a call is announced the limit stops applying, D37)
-    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
-      this._secOverflow();
+    const held = this.held;
+    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS) {
+      if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
       if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
-      this._jsonRelease();
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
+      this._fail();
       this._run(false);
     }
   }
@@ -9814,18 +9864,17 @@ class Scanner extends DsmlCapture {
     }
   }
 
-  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  /** The buffer is about to drop what is behind `pos`: the held block keeps its source. */
   _keepRaw() {
-    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
-    if (holder === null) return;
+    const held = this.held;
     const at = this.base + this.pos;
-    if (at > holder.mark) {
+    if (at > held.mark) {
       // (an open parameter body that spans most of this piece holds slices of the same buffer:
       // the source shares them)
       const shared =
-        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
-      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
-      holder.mark = at;
+        held === this.cap && this.cap.level >= Level.PARAM && this.par.start - held.mark < (at - held.mark) / 2;
+      held.raw.add(this.buf.slice(held.mark - this.base, this.pos), shared);
+      held.mark = at;
     }
   }
 
@@ -9900,12 +9949,10 @@ class Scanner extends DsmlCapture {
       this.pos = pos + 1;
       return true;
     }
-    this.mode = Mode.JSON;
     const j = this.json;
-    j.parts = [m[0]];
+    this._hold(j, Mode.JSON);
     j.depth = 1;
     j.inStr = false;
-    j.start = this._abs(pos);
     this.pos = pos + m[0].length;
     return true;
   }
@@ -9919,15 +9966,14 @@ class Scanner extends DsmlCapture {
     const pos = this.pos;
     const j = this.json;
     const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
-    if (pos >= stop) return this._jsonRelease();
+    if (pos >= stop) return this._fail();
     const n = Math.min(buf.length, stop);
-    if (pos >= n) return final ? this._jsonRelease() : false;
+    if (pos >= n) return final ? this._fail() : false;
     // Searched up to n only: a cut copy when the limit falls inside the buffer.
     const hay = n < buf.length ? buf.slice(0, n) : buf;
     if (j.inStr) {
       const m = search(JSON_IN, hay, pos);
       if (m === null) {
-        j.parts.push(buf.slice(pos, n));
         this.pos = n;
         return true;
       }
@@ -9935,31 +9981,25 @@ class Scanner extends DsmlCapture {
       if (buf[k] === '\\') {
         if (k + 1 >= n) {
           if (!final && n < stop) {
-            j.parts.push(buf.slice(pos, k));
             this.pos = k;
             return false;
           }
-          j.parts.push(buf.slice(pos, n));
           this.pos = n;
           return true;
         }
-        j.parts.push(buf.slice(pos, k + 2));
         this.pos = k + 2;
         return true;
       }
-      j.parts.push(buf.slice(pos, k + 1));
       this.pos = k + 1;
       j.inStr = false;
       return true;
     }
     const m = search(JSON_OUT, hay, pos);
     if (m === null) {
-      j.parts.push(buf.slice(pos, n));
       this.pos = n;
       return true;
     }
     const k = m.index;
-    j.parts.push(buf.slice(pos, k + 1));
     this.pos = k + 1;
     const ch = buf[k];
     if (ch === '"') {
@@ -9969,77 +10009,29 @@ class Scanner extends DsmlCapture {
     } else {
       j.depth -= 1;
       if (j.depth === 0) {
-        const text = j.parts.join('');
+        const text = j.raw.text(buf.slice(j.mark - this.base, k + 1));
         this.work += text.length;
         const got = values.jsonCalls(text);
-        if (got === null) return this._jsonRelease();
+        if (got === null) return this._fail();
         this.saw = true;
-        this._flushText();
+        j.found = got[0];
         // D58: read only after its backslashes were doubled
-        const e = toolCallsEvent(got[0], text, this._jsonFormat, null, got[1] ? ['R9.2'] : null);
-        this.out.push(e);
-        this.mode = Mode.TEXT;
+        return this._succeed(k + 1, this._jsonFormat, got[1] ? ['R9.2'] : null);
       }
     }
-    return true;
-  }
-
-  /** Not a JSON tool call: the candidate is text (R9.2). */
-  _jsonRelease() {
-    this._emit(this.json.parts.join(''));
-    this.json.parts = [];
-    this.mode = Mode.TEXT;
-    this.line.indent = -1;
     return true;
   }
 
   // ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
 
   _startSection(end) {
-    this.mode = Mode.TOKENS;
     const sec = this.sec;
+    this._hold(sec, Mode.TOKENS);
     sec.stage = Stage.BETWEEN;
-    sec.raw = new _Text();
-    sec.tail = '';
-    sec.calls = [];
     sec.bad = [];
-    sec.start = sec.mark = this._abs(this.pos);
-    sec.over = false;
     sec.lead = true;
     sec.loose = false;
     this.pos = end;
-  }
-
-  /** `repaired`: the section ended without its section end (D26). */
-  _secSucceed(end, repaired = false) {
-    const sec = this.sec;
-    this.pos = end;
-    if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
-    if (sec.over) return this._fail();
-    this._flushText();
-    const raw = this._source(sec);
-    this.out.push(toolCallsEvent(sec.calls.slice(), raw, 'tokens', sec.bad, repaired ? ['D26'] : null));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-    return true;
-  }
-
-  /** As `_overflow`: past maxCapture the section is released as text as it goes. */
-  _secOverflow() {
-    const sec = this.sec;
-    const text = this._source(sec);
-    if (!sec.over) {
-      sec.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    sec.tail = (sec.tail + text).slice(-4);
-    sec.raw = new _Text();
-    sec.mark = this.base + this.pos;
-    sec.head = [];
-    sec.body = [];
   }
 
   /**
@@ -10073,14 +10065,14 @@ class Scanner extends DsmlCapture {
 
   _mTokens(final) {
     const sec = this.sec;
-    if (sec.over || this._over(sec.start)) this._secOverflow();
+    if (sec.over || this._over(sec.start)) this._overflow();
     const buf = this.buf;
     const pos = this.pos;
     const n = buf.length;
     if (pos >= n) {
       if (!final) return false;
       // D26: a section whose calls are all complete survives a missing section end.
-      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos, true);
+      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._succeed(pos, 'tokens', ['D26']);
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
@@ -10117,8 +10109,8 @@ class Scanner extends DsmlCapture {
         return true;
       }
       const some = sec.calls.length || sec.bad.length;
-      if (kind === sections.SECTION_END && some) return this._secSucceed(end);
-      if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
+      if (kind === sections.SECTION_END && some) return this._succeed(end, 'tokens', null);
+      if (kind === sections.EOS && some) return this._succeed(pos, 'tokens', ['D26']); // the output ended: as at end of input
       if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
@@ -10176,7 +10168,7 @@ class Scanner extends DsmlCapture {
         this.work += body.length;
         const call = sections.decodeCall(head, body);
         if (call === null) sec.bad.push(sections.malformedCall(head, body)); // R18.2, D55: the others kept
-        else sec.calls.push({ name: this._name(call[0]), input: call[1] });
+        else sec.calls.addInput(this._name(call[0]), call[1]);
       }
       this.pos = end;
       sec.stage = Stage.BETWEEN;
@@ -11334,7 +11326,7 @@ function isTag(r) {
 
 // The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
 // character that folding changes or drops): one regex decides them, complete or cut by the end of
-// the input, with the answer matchGeneral gives (test/fast-paths.test.js holds it to that).
+// the input, with the answer matchGeneral gives (test/core/fast-paths.test.js holds it to that).
 // Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
 // (Python's are code points): a JS match is never longer than Python's, so the regex declines a
 // few more spellings, never decides one Python's declines.
@@ -12849,6 +12841,50 @@ const HEADER =
   '- A block inside a code fence or inline code is shown as text and never runs.\n' +
   '- After the block, stop: the results come in the next message.';
 
+// python/callsieve/fences.py
+const RUNS = { '`': new RegExp('`+', 'y'), '~': new RegExp('~+', 'y') };
+const BLANKS = new RegExp('[ \\t\\r]*', 'y');
+
+// python/callsieve/prose.py
+const SPECIAL = new RegExp('[\\n`<\uff1c\u3008\u300a]', 'g');
+const SPECIAL_JSON = new RegExp('[\\n`<\uff1c\u3008\u300a{]', 'g');
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = new RegExp('[\\n`<\uff1c\u3008\u300a\\[]', 'g');
+const SPECIAL_JSON_BR = new RegExp('[\\n`<\uff1c\u3008\u300a{\\[]', 'g');
+const ANGLE = new RegExp('[<\uff1c\u3008\u300a]', 'g');
+// Ignored regions in prose (R5, D40-D42): kind -> (closer, a partial closer at the end of input).
+const REGIONS = {
+  cdata: [
+    new RegExp('\\]\\][>\uff1e\u3009]', 'g'),
+    new RegExp('\\]\\]?$', 'g'),
+  ],
+  comment: [new RegExp('-->', 'g'), new RegExp('--?$', 'g')],
+  pre: [
+    new RegExp('</pre>', 'gi'),
+    new RegExp('<(?:/(?:p(?:r(?:e)?)?)?)?$', 'gi'),
+  ],
+};
+const PRE_OPEN = new RegExp('<pre(?=[ \\t\\r\\n>])', 'iy');
+const PRE_PREFIX = new RegExp('<(?:p(?:r(?:e)?)?)?$', 'iy');
+const COMMENT_PREFIX = new RegExp('<(?:!(?:-)?)?$', 'y');
+
+// python/callsieve/dsml.py
+const CD_SPECIAL = new RegExp('\\]\\]|\\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]', 'g');
+const CD_TAIL = new RegExp('(?:\\n {0,3}|\\]|[<\uff1c\u3008\u300a])$', 'g');
+const LOOSE_CLOSE_TAIL = new RegExp('\\]\\][>\uff1e\u3009][ \\t\\r\\n]*$');
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c'; // <｜DSML｜
+
+// python/callsieve/scanner.py
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const SCANNER_JSON_START = new RegExp('\\{[ \\t\\r\\n]{0,16}"(tool_calls|name|function|type|id|role|content)"', 'y'); // scanner._JSON_START
+const JSON_START_PREFIX = new RegExp('\\{[ \\t\\r\\n]{0,16}(?:"[a-z_]{0,10})?$', 'y');
+const JSON_OUT = new RegExp('["{}\\[\\]]', 'g');
+const JSON_IN = new RegExp('["\\\\]', 'g');
+const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
+
 module.exports = {
   JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
   STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
@@ -12858,7 +12894,10 @@ module.exports = {
   PYLIST_MAX_HEAD, REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED,
   VALUES_JSON_START, VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN,
   SEPARATORS, NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB,
-  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS, BLANKS, SPECIAL,
+  SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN, PRE_PREFIX,
+  COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL, SCANNER_JSON_START,
+  JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
 };
   },
   "src/toolcalls.js": function (module, exports, __require) {

@@ -29,24 +29,22 @@ const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = require('./
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = require('./scanbase');
 const { FORMATS } = require('./formats');
 
-// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
-const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
-const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
-const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
-const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-
-const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// Generated from prose.py. `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` ->
+// sticky regexes. REGIONS: kind -> [closer, a partial closer at the end of input] (R5, D40-D42).
+const {
+  SPECIAL,
+  SPECIAL_JSON,
+  SPECIAL_BR,
+  SPECIAL_JSON_BR,
+  ANGLE,
+  REGIONS,
+  PRE_OPEN,
+  PRE_PREFIX,
+  COMMENT_PREFIX,
+} = require('./tables');
 // DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-
-// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
-const REGIONS = {
-  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
-  comment: [/-->/g, /--?$/g],
-  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
-};
 
 /**
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
@@ -101,9 +99,6 @@ function proseEnd(re, buf, pos) {
     pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
   }
 }
-const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
-const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
-const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -154,7 +149,7 @@ class Prose extends ScanBase {
       this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
       this._prose = jsonCalls ? PROSE_JSON : PROSE;
     }
-    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/core/fast-paths.test.js turns the fast paths off to compare)
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
   }
 

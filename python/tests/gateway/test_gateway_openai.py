@@ -343,7 +343,7 @@ def test_formatting_checks_id_factory_and_start_index() -> None:
 _INVOKE = '<|DSML|invoke name="read_file"><|DSML|parameter name="path">a</|DSML|parameter></|DSML|invoke>'
 _CALL = '<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "a"}<｜tool▁call▁end｜>'
 # (text, blocks, repaired[, the two with stream_arguments]): the same table is in
-# parity/node/test/openai.test.js
+# parity/node/test/gateway/openai.test.js
 REPAIRS = [
     (f"a <|DSML|tool_calls>{_INVOKE}</|DSML|tool_calls> b", 1, 0),
     (f"a {_INVOKE}\n</|DSML|tool_calls> b", 1, 1),  # R3: no opening wrapper

@@ -8,7 +8,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const V = require('../src/values.js');
+const V = require('../../src/values.js');
 
 function expand(a) {
   if (a !== null && typeof a === 'object' && !Array.isArray(a) && Array.isArray(a.rep)) {

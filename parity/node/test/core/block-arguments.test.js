@@ -8,8 +8,8 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Sieve, coalesce } = require('../index.js');
-const { HEAD_LIMIT, Value } = require('../src/blocktap');
+const { Sieve, coalesce } = require('../../index.js');
+const { HEAD_LIMIT, Value } = require('../../src/blocktap');
 
 const TOOLS = [
   {

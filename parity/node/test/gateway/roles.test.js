@@ -4,7 +4,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { ROLES, DEFAULT_ROLE, normalizeRole } = require('../src/roles.js');
+const { ROLES, DEFAULT_ROLE, normalizeRole } = require('../../src/roles.js');
 
 test('ROLES and DEFAULT_ROLE', () => {
   assert.deepEqual(ROLES, ['system', 'user', 'assistant', 'tool']);

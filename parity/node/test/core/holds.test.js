@@ -6,7 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const v8 = require('node:v8');
 const vm = require('node:vm');
-const { Sieve } = require('..');
+const { Sieve } = require('../..');
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
@@ -119,7 +119,7 @@ const PAST_LIMIT = [
   'Using <|DSML|tool_calls>: <|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter ' +
     'name="path">app.js=</|DSML|param`eter/|DSML|invoke></|DSML|tool_calls>',
 ];
-const { coalesce, parse } = require('..');
+const { coalesce, parse } = require('../..');
 
 for (const [k, text] of PAST_LIMIT.entries()) {
   test(`past the limit every chunking gives the same events (${k})`, () => {

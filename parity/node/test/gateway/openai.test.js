@@ -14,10 +14,10 @@ const {
   rewriteChatCompletion,
   createChatCompletionRewriteStream,
   createSSERewriteStream,
-} = require('../src/openai');
-const { SSEFormatError } = require('../src/sse');
-const { InputTypeError, OptionsError, CallsieveError } = require('../src/errors');
-const { asyncOf, collect, readable } = require('./support');
+} = require('../../src/openai');
+const { SSEFormatError } = require('../../src/sse');
+const { InputTypeError, OptionsError, CallsieveError } = require('../../src/errors');
+const { asyncOf, collect, readable } = require('../support');
 
 const BLOCK = (name = 'read_file', path = 'a.txt') =>
   `<|DSML|tool_calls><|DSML|invoke name="${name}"><|DSML|parameter name="path"><![CDATA[${path}]]>` +

@@ -4,8 +4,8 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const compat = require('../compat.js');
-const { normalizeValue, findToolSchema, isStringSchema } = require('../src/schema.js');
+const compat = require('../../compat.js');
+const { normalizeValue, findToolSchema, isStringSchema } = require('../../src/schema.js');
 
 const BLOCK =
   '<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path"><![CDATA[README.MD]]>' +

@@ -5,7 +5,7 @@
 // are `scripts/bench/memory.py --lang node`.
 const test = require('node:test');
 const assert = require('node:assert');
-const { Sieve } = require('..');
+const { Sieve } = require('../..');
 
 const INV = '<|DSML|invoke name="a"><|DSML|parameter name="p">1</|DSML|parameter></|DSML|invoke>';
 const LONG = 5000; // invokes: well past the 64K characters kept as strings

@@ -6,7 +6,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { test } = require('node:test');
 
-const callsieve = require('../index.js');
+const callsieve = require('../../index.js');
 
 const { parse, Sieve, coalesce, CallsieveError, InputTypeError, SieveClosedError, OptionsError } = callsieve;
 
@@ -151,7 +151,7 @@ test('bad content never throws', () => {
 });
 
 test('ESM entry re-exports the API', async () => {
-  const esm = await import('../index.mjs');
+  const esm = await import('../../index.mjs');
   assert.equal(esm.parse, parse);
   assert.equal(esm.Sieve, Sieve);
   assert.equal(esm.coalesce, coalesce);
@@ -170,7 +170,7 @@ test('driver: one response per request, errors as BadRequest, exit 0', () => {
     { id: 'k', op: 'parse', text: 'x', options: { jsonToolCalls: 1 } },
   ].map((r) => JSON.stringify(r));
   const input = lines.slice(0, 2).join('\n') + '\n\nnot json\n' + lines.slice(2).join('\n') + '\n[1]';
-  const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'driver.js')], { input, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'driver.js')], { input, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(out.length, 9);

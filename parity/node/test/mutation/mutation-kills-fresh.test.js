@@ -8,9 +8,9 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { typedValue, propertySchema } = require('../src/schema.js');
-const { applyPolicy, resolveToolName } = require('../src/names.js');
-const { parse } = require('../src/sieve.js');
+const { typedValue, propertySchema } = require('../../src/schema.js');
+const { applyPolicy, resolveToolName } = require('../../src/names.js');
+const { parse } = require('../../src/sieve.js');
 
 test('names: a tie of three is still a tie (R10.1)', () => {
   assert.equal(resolveToolName('aB', ['ab', 'AB', 'Ab']), null);
@@ -112,7 +112,7 @@ test('schema: typed values in a call', () => {
 });
 
 test('shell: a cut drifted CDATA opener waits for more (R5.5)', () => {
-  const { matchCdataOpen, MORE, NO } = require('../src/shell.js');
+  const { matchCdataOpen, MORE, NO } = require('../../src/shell.js');
   assert.equal(matchCdataOpen('<！', 0, false), MORE);
   assert.equal(matchCdataOpen('x<！', 1, false), MORE);
   assert.equal(matchCdataOpen('<！', 0, true), NO);
@@ -121,7 +121,7 @@ test('shell: a cut drifted CDATA opener waits for more (R5.5)', () => {
 });
 
 test('names: what folds and what separates in loose keys (R10.1), as Python', () => {
-  const { nameTables, checkToolNames } = require('../src/names.js');
+  const { nameTables, checkToolNames } = require('../../src/names.js');
   assert.equal(resolveToolName('Աx', ['աx']), null); // Armenian capitals are not folded
   assert.equal(resolveToolName('İx', ['i\u0307x']), null); // a letter that lower-cases to two stays
   assert.equal(resolveToolName('get·weather', ['get_weather']), 'get_weather');

@@ -8,10 +8,10 @@
 const assert = require('node:assert/strict');
 const { before, test } = require('node:test');
 
-const { callsieveMiddleware } = require('../ai-sdk.js');
-const { OptionsError, InputTypeError } = require('../src/errors');
-const sieveModule = require('../src/sieve');
-const { chunkings, fixtureFiles, load, randomChunks } = require('./support');
+const { callsieveMiddleware } = require('../../ai-sdk.js');
+const { OptionsError, InputTypeError } = require('../../src/errors');
+const sieveModule = require('../../src/sieve');
+const { chunkings, fixtureFiles, load, randomChunks } = require('../support');
 
 let ai;
 let aiTest;
@@ -444,9 +444,9 @@ test('the core entry does not load the middleware, and the middleware does not l
   const { execFileSync } = require('node:child_process');
   const path = require('node:path');
   const script = `
-    require(${JSON.stringify(path.resolve(__dirname, '..', 'index.js'))});
+    require(${JSON.stringify(path.resolve(__dirname, '..', '..', 'index.js'))});
     const core = Object.keys(require.cache).filter((f) => /ai-sdk|node_modules/.test(f));
-    require(${JSON.stringify(path.resolve(__dirname, '..', 'ai-sdk.js'))});
+    require(${JSON.stringify(path.resolve(__dirname, '..', '..', 'ai-sdk.js'))});
     const mw = Object.keys(require.cache).filter((f) => /node_modules/.test(f));
     console.log(JSON.stringify([core, mw]));
   `;

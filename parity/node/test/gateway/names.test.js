@@ -12,10 +12,10 @@ const {
   resolveName,
   resolveToolName,
   applyPolicy,
-} = require('../src/names.js');
-const { Sieve } = require('../src/sieve.js');
-const { ChatCompletionStreamRewriter } = require('../src/openai.js');
-const { InputTypeError, OptionsError, CallsieveError } = require('../src/errors.js');
+} = require('../../src/names.js');
+const { Sieve } = require('../../src/sieve.js');
+const { ChatCompletionStreamRewriter } = require('../../src/openai.js');
+const { InputTypeError, OptionsError, CallsieveError } = require('../../src/errors.js');
 
 test('UNKNOWN_TOOLS_POLICIES', () => {
   assert.deepEqual(UNKNOWN_TOOLS_POLICIES, ['keep', 'reject']);

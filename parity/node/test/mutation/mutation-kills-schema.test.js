@@ -9,8 +9,8 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { checkTools, findToolSchema, normalizeInput, normalizeValue } = require('../src/schema.js');
-const { InputTypeError } = require('../src/errors.js');
+const { checkTools, findToolSchema, normalizeInput, normalizeValue } = require('../../src/schema.js');
+const { InputTypeError } = require('../../src/errors.js');
 
 test('checkTools: a misuse message names the option and the type given', () => {
   for (const [tools, given] of [['x', 'string'], [5, 'number'], [{ a: 1 }, 'Object'], [true, 'boolean']]) {

@@ -11,11 +11,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
 
-const { generate } = require('../scripts/build-esm.js');
+const { generate } = require('../../scripts/build-esm.js');
 
-const PKG = path.resolve(__dirname, '..');
+const PKG = path.resolve(__dirname, '..', '..');
 const ROOT = path.resolve(PKG, '..', '..');
-const pkg = require('../package.json');
+const pkg = require('../../package.json');
 
 test('the generated ES-module files and LICENSE are current (npm run build --prefix parity/node)', () => {
   for (const [rel, text] of generate()) {
@@ -37,18 +37,18 @@ async function assertSameExports(cjsFile, esmFile, { sameValues }) {
 }
 
 test('index.mjs, compat.mjs and ai-sdk.mjs are the CommonJS modules themselves (one instance for require and import)', async () => {
-  await assertSameExports('../index.js', '../index.mjs', { sameValues: true });
-  await assertSameExports('../compat.js', '../compat.mjs', { sameValues: true });
-  await assertSameExports('../ai-sdk.js', '../ai-sdk.mjs', { sameValues: true });
+  await assertSameExports('../../index.js', '../../index.mjs', { sameValues: true });
+  await assertSameExports('../../compat.js', '../../compat.mjs', { sameValues: true });
+  await assertSameExports('../../ai-sdk.js', '../../ai-sdk.mjs', { sameValues: true });
 });
 
 test('dist/*.mjs (browsers, bundlers) export the same names and work without CommonJS', async () => {
-  await assertSameExports('../index.js', '../dist/index.mjs', { sameValues: false });
-  await assertSameExports('../compat.js', '../dist/compat.mjs', { sameValues: false });
-  await assertSameExports('../ai-sdk.js', '../dist/ai-sdk.mjs', { sameValues: false });
-  await assertSameExports('../src/driver.js', '../dist/driver.mjs', { sameValues: false });
-  const esm = await import('../dist/index.mjs');
-  const compat = await import('../dist/compat.mjs');
+  await assertSameExports('../../index.js', '../../dist/index.mjs', { sameValues: false });
+  await assertSameExports('../../compat.js', '../../dist/compat.mjs', { sameValues: false });
+  await assertSameExports('../../ai-sdk.js', '../../dist/ai-sdk.mjs', { sameValues: false });
+  await assertSameExports('../../src/driver.js', '../../dist/driver.mjs', { sameValues: false });
+  const esm = await import('../../dist/index.mjs');
+  const compat = await import('../../dist/compat.mjs');
   const block = '<|DSML|tool_calls><|DSML|invoke name="ls"></|DSML|invoke></|DSML|tool_calls>';
   assert.deepEqual(esm.parse(block).calls, [{ name: 'ls', input: {} }]);
   assert.deepEqual(compat.parseToolCalls(block, ['ls']), [{ name: 'ls', input: {} }]);
@@ -58,7 +58,7 @@ test('dist/*.mjs (browsers, bundlers) export the same names and work without Com
   compat.processCallSieveChunk(state, 'x', []);
   assert.ok(state.sieve instanceof esm.Sieve);
   // Nothing CommonJS is left for a browser or bundler to trip on.
-  const aiSdk = await import('../dist/ai-sdk.mjs');
+  const aiSdk = await import('../../dist/ai-sdk.mjs');
   assert.equal(aiSdk.callsieveMiddleware().specificationVersion, 'v4');
   for (const f of ['index.mjs', 'compat.mjs', 'ai-sdk.mjs', 'modules.mjs', 'driver.mjs']) {
     const src = fs.readFileSync(path.join(PKG, 'dist', f), 'utf8');

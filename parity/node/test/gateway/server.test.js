@@ -10,8 +10,8 @@ const http = require('node:http');
 const { test } = require('node:test');
 const { once } = require('node:events');
 
-const { createGatewayServer, parseGatewayArgs, presetPattern, choosePreset, UsageError } = require('../src/server');
-const { SSEParser } = require('../src/sse');
+const { createGatewayServer, parseGatewayArgs, presetPattern, choosePreset, UsageError } = require('../../src/server');
+const { SSEParser } = require('../../src/sse');
 
 const REPLY = 'Reading.\n<|DSML|tool_calls><|DSML|invoke name="read_file"><|DSML|parameter name="path">a.txt</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
 // the opening wrapper is missing: the sieve repairs the block (R3)
@@ -292,8 +292,8 @@ test('presetMap chooses the preset by model id, else preset; logged and counted'
 });
 
 test('chunkJSON writes what jsonText writes', () => {
-  const { chunkJSON } = require('../src/sse');
-  const { jsonText } = require('../src/jsontext');
+  const { chunkJSON } = require('../../src/sse');
+  const { jsonText } = require('../../src/jsontext');
   const values = [
     { a: 1, b: [true, null, 'x'] },
     { a: 1.0, b: 1e21, c: 1e-7, d: -0 },
@@ -318,7 +318,7 @@ test('chunkJSON writes what jsonText writes', () => {
 test('the package exports the gateway: require and import of callsieve, the example uses them', async () => {
   const cjs = require('callsieve');
   const esm = await import('callsieve');
-  const src = require('../src/server');
+  const src = require('../../src/server');
   for (const name of ['createGatewayServer', 'gatewayHandler', 'parseGatewayArgs']) {
     assert.equal(typeof cjs[name], 'function', name);
     assert.equal(esm[name], cjs[name], name);
@@ -328,7 +328,7 @@ test('the package exports the gateway: require and import of callsieve, the exam
   const h = cjs.gatewayHandler({ upstream: 'http://u/v1', log: null });
   assert.equal(typeof h, 'function');
   assert.deepEqual(cjs.parseGatewayArgs(['--upstream', 'http://u'], {}), src.parseGatewayArgs(['--upstream', 'http://u'], {}));
-  const example = require('node:fs').readFileSync(require.resolve('../examples/gateway.js'), 'utf8');
+  const example = require('node:fs').readFileSync(require.resolve('../../examples/gateway.js'), 'utf8');
   assert.match(example, /require\('callsieve'\)/);
   assert.doesNotMatch(example, /\.\.\/src/);
   // the example runs as printed, in front of a real upstream
@@ -338,7 +338,7 @@ test('the package exports the gateway: require and import of callsieve, the exam
   });
   const upUrl = await listen(upstream);
   const { spawn } = require('node:child_process');
-  const child = spawn(process.execPath, [require.resolve('../examples/gateway.js'), '--upstream', upUrl + '/v1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [require.resolve('../../examples/gateway.js'), '--upstream', upUrl + '/v1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
     const [line] = await once(child.stdout, 'data');
     const url = /http:\/\/\S+/.exec(String(line))[0];

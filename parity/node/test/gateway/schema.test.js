@@ -4,9 +4,9 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const schema = require('../src/schema.js');
-const { jsNumber, jsonText, jsKeys } = require('../src/jsontext.js');
-const { InputTypeError } = require('../src/errors.js');
+const schema = require('../../src/schema.js');
+const { jsNumber, jsonText, jsKeys } = require('../../src/jsontext.js');
+const { InputTypeError } = require('../../src/errors.js');
 
 const {
   SCHEMA_KEYS, toolName, toolSchema, toolNamesOf, toolSchemas, findToolSchema,

@@ -5,8 +5,8 @@ const assert = require('node:assert/strict');
 const path = require('path');
 const { test } = require('node:test');
 
-const { handle } = require('../driver.js');
-const { FIXTURES, allFixtureFiles, describe, firstDifference, load } = require('./support');
+const { handle } = require('../../driver.js');
+const { FIXTURES, allFixtureFiles, describe, firstDifference, load } = require('../support');
 
 const FILES = allFixtureFiles().filter((p) => Object.prototype.hasOwnProperty.call(load(p), 'call'));
 

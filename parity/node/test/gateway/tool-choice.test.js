@@ -9,10 +9,10 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { ChatCompletionStreamRewriter, rewriteChatCompletion, rewriteChatCompletionStream } = require('../src/openai');
-const { responseOptions } = require('../src/request');
-const { encodeEvent } = require('../src/sse');
-const { OpenAIFormatError, OptionsError } = require('../src/errors');
+const { ChatCompletionStreamRewriter, rewriteChatCompletion, rewriteChatCompletionStream } = require('../../src/openai');
+const { responseOptions } = require('../../src/request');
+const { encodeEvent } = require('../../src/sse');
+const { OpenAIFormatError, OptionsError } = require('../../src/errors');
 
 const TOOLS = ['read_file', 'list_dir'].map((name) => ({
   type: 'function',

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const path = require('path');
 const { test } = require('node:test');
 
-const { FIXTURES, chunkings, describe, firstDifference, fixtureFiles, kept, load, runParse, runStream } = require('./support');
+const { FIXTURES, chunkings, describe, firstDifference, fixtureFiles, kept, load, runParse, runStream } = require('../support');
 
 const FILES = fixtureFiles();
 

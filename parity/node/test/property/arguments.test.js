@@ -8,11 +8,11 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Sieve, coalesce, parse, toOpenAIToolCalls, rewriteChatCompletionStream } = require('..');
-const { eventDict } = require('../driver.js');
-const { Tap, ValueTap, ruledOut } = require('../src/arguments');
-const { collect, kept, mulberry32, randomChunks, sources } = require('./support');
-const { documents } = require('./docs');
+const { Sieve, coalesce, parse, toOpenAIToolCalls, rewriteChatCompletionStream } = require('../..');
+const { eventDict } = require('../../driver.js');
+const { Tap, ValueTap, ruledOut } = require('../../src/arguments');
+const { collect, kept, mulberry32, randomChunks, sources } = require('../support');
+const { documents } = require('../docs');
 
 const TOOLS = [
   {
@@ -308,8 +308,8 @@ test('OpenAI stream with streamArguments: an SDK-style accumulation gives the ca
 });
 
 test('the streamArguments option: a boolean, for Sieve, parse, the stream rewriters and the driver', () => {
-  const { InputTypeError, OptionsError, ChatCompletionStreamRewriter, rewriteChatCompletion } = require('..');
-  const { respond } = require('../src/driver');
+  const { InputTypeError, OptionsError, ChatCompletionStreamRewriter, rewriteChatCompletion } = require('../..');
+  const { respond } = require('../../src/driver');
   assert.equal(new Sieve().streamArguments, false);
   assert.equal(new Sieve({ streamArguments: true }).streamArguments, true);
   for (const bad of ['yes', 1, null]) {

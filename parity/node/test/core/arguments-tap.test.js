@@ -9,7 +9,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Tap, ValueTap, isIndexKey } = require('../src/arguments');
+const { Tap, ValueTap, isIndexKey } = require('../../src/arguments');
 
 // [parameter name, string attribute, calls ([kind, piece]: t text, c CDATA piece, open, close), wanted outputs, final state]
 const CASES = [

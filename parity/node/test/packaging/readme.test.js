@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { after, test } = require('node:test');
 
-const README = path.join(__dirname, '..', '..', '..', 'README.md');
+const README = path.join(__dirname, '..', '..', '..', '..', 'README.md');
 const TEXT = fs.readFileSync(README, 'utf8');
 const FENCE = /^( *)```js\n([\s\S]*?)^\1```$/gm;
 
@@ -25,7 +25,7 @@ const blocks = [...TEXT.matchAll(FENCE)].map((m) => ({
     .join('\n'),
 }));
 
-const scratch = fs.mkdtempSync(path.join(__dirname, '..', '.readme-'));
+const scratch = fs.mkdtempSync(path.join(__dirname, '..', '..', '.readme-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 test('the README has js blocks', () => {

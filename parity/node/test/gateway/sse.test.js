@@ -14,9 +14,9 @@ const {
   writeSSE,
   createSSEDecoderStream,
   createSSEEncoderStream,
-} = require('../src/sse');
-const { asyncOf, collect, readable } = require('./support');
-const { InputTypeError, CallsieveError } = require('../src/errors');
+} = require('../../src/sse');
+const { asyncOf, collect, readable } = require('../support');
+const { InputTypeError, CallsieveError } = require('../../src/errors');
 
 const enc = (s) => new TextEncoder().encode(s);
 const dec = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p))).toString('utf8');
@@ -333,7 +333,7 @@ test('SSE: the data-line fast path and the data-only events read what a whole-in
 });
 
 test('jsonTrim strips exactly JSON\'s four blanks, in linear time', { timeout: 5000 }, () => {
-  const { jsonTrim } = require('../src/strings');
+  const { jsonTrim } = require('../../src/strings');
   assert.equal(jsonTrim(''), '');
   assert.equal(jsonTrim(' \t\r\n'), '');
   assert.equal(jsonTrim('\n [DONE]\r\n'), '[DONE]');

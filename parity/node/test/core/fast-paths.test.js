@@ -4,8 +4,8 @@
 // every prefix of many plain and mutated inputs, with `final` both ways.
 const test = require('node:test');
 const assert = require('node:assert');
-const shell = require('../src/shell');
-const { kept } = require('./support');
+const shell = require('../../src/shell');
+const { kept } = require('../support');
 
 const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE } = shell;
 const KEYWORD_SETS = [KEYWORDS_SEED, KEYWORDS_ALL, KEYWORDS_NATIVE];
@@ -151,7 +151,7 @@ test('matchPlain: random tails after tag starts agree with matchGeneral', () => 
 
 // ---- the prose skip (prose.js proseSkip) against the steps behind it ---------------------------
 
-const { Sieve } = require('..');
+const { Sieve } = require('../..');
 
 // The skip reduced to what TEXT's steps always took in one step (a run of plain characters): every
 // tag, blank head, newline and line start is then decided by the general steps.
@@ -264,7 +264,7 @@ function feedAll(text, sizes, opts, reference) {
   return out;
 }
 
-const { coalesce } = require('..');
+const { coalesce } = require('../..');
 
 /** The events of feedAll as one coalesced list (what every chunking must agree on). */
 function joined(fed) {
@@ -330,7 +330,7 @@ test('prose skip: a long input is skipped in bounded matches (no stack overflow)
 
 // ---- matchMarker (sections.js) against its first form ------------------------------------------
 
-const sections = require('../src/sections');
+const sections = require('../../src/sections');
 
 const MARKER_LIST = [
   ['<\uff5ctool\u2581calls\u2581begin\uff5c>', sections.SECTION_BEGIN],
@@ -460,7 +460,7 @@ test('token sections: the fast path of feed gives what the steps give, chunk by 
 
 // ---- jsonValue's depth walk only for texts with many openers (values.js) -----------------------
 
-const values = require('../src/values');
+const values = require('../../src/values');
 
 function jsonReference(s) {
   const t = s.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
@@ -490,9 +490,9 @@ test('jsonValue: the depth walk only for many openers gives what the walk always
 // ---- open angles that start no tag (shell.js NO_TAG_ANGLES, NO_TAG_SO_FAR) ---------------------
 // (Python: test_no_tag_angles_are_no_for_every_prose_recognizer, test_no_tag_so_far_waits_at_a_cut_head)
 
-const { Scanner, ALL_FORMATS } = require('../src/scanner');
-const { matchRegion } = require('../src/prose');
-const { matchBlockMarker } = require('../src/scanbase');
+const { Scanner, ALL_FORMATS } = require('../../src/scanner');
+const { matchRegion } = require('../../src/prose');
+const { matchBlockMarker } = require('../../src/scanbase');
 
 const NO_TAG_PIECES = [
   '<\uff5cDSML\uff5c', '<|DSML|', '</', '<\uff5c', '<', '\uff1c', '\u3008', '\u300a', '/', '\uff0f', 'x', ' ', '\t', '\n',

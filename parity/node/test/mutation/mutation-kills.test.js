@@ -8,10 +8,10 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { parse, Sieve, coalesce, InputTypeError, OptionsError } = require('../index.js');
-const { normalizeValue, normalizeInput } = require('../src/schema.js');
-const { iterSSEEvents } = require('../src/sse.js');
-const { collect } = require('./support');
+const { parse, Sieve, coalesce, InputTypeError, OptionsError } = require('../../index.js');
+const { normalizeValue, normalizeInput } = require('../../src/schema.js');
+const { iterSSEEvents } = require('../../src/sse.js');
+const { collect } = require('../support');
 
 const BLOCK =
   '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a">1</|DSML|parameter>' +
@@ -98,7 +98,7 @@ const CONFUSABLES = {
 };
 
 test('the fold table folds what R2 says and nothing else', () => {
-  const t = require('../src/shell.js').FOLD;
+  const t = require('../../src/shell.js').FOLD;
   const cp = (ch) => ch.codePointAt(0);
   for (let c = 65; c <= 90; c++) assert.equal(t.get(c), String.fromCharCode(c).toLowerCase());
   for (let c = 0xff01; c < 0xff5f; c++) assert.equal(t.get(c), String.fromCharCode(c - 0xfee0).toLowerCase());
@@ -125,7 +125,7 @@ test('the fold table folds what R2 says and nothing else', () => {
 // ---- names: the namespace level of the funnel (R10.1, D16) -------------------------------------
 
 test('the namespace level beats the loose level', () => {
-  const { resolveToolName } = require('../src/names.js');
+  const { resolveToolName } = require('../../src/names.js');
   assert.equal(resolveToolName('.Search', ['se-arch', 'search']), 'search');
   assert.equal(resolveToolName('mcp.', ['  ', 'mcp']), 'mcp');
   assert.equal(resolveToolName('mcp.search', ['SEARCH', ' search ']), ' search ');
@@ -133,7 +133,7 @@ test('the namespace level beats the loose level', () => {
 });
 
 test('misuse messages name the option and what was given', () => {
-  const { applyPolicy, resolveToolName } = require('../src/names.js');
+  const { applyPolicy, resolveToolName } = require('../../src/names.js');
   assert.throws(() => applyPolicy([], ['a'], 'maybe'), { name: 'OptionsError', message: `unknownTools must be 'keep' or 'reject', got "maybe"` });
   assert.throws(() => applyPolicy([], ['a'], 5), { name: 'OptionsError', message: `unknownTools must be 'keep' or 'reject', got number` });
   assert.throws(() => applyPolicy(5, ['a']), { name: 'InputTypeError', message: 'calls must be a list of calls, got number' });
@@ -167,7 +167,7 @@ test('numeric references at the edges of the character range', () => {
 });
 
 test('toolSchemas maps each name to its first schema', () => {
-  const { toolSchemas } = require('../src/schema.js');
+  const { toolSchemas } = require('../../src/schema.js');
   const tools = [{ name: 'a', input_schema: { type: 'object' } }, { name: 'b' }, { name: 'a', input_schema: { x: 1 } }];
   assert.deepEqual(toolSchemas(tools), new Map([['a', { type: 'object' }]]));
 });
@@ -175,7 +175,7 @@ test('toolSchemas maps each name to its first schema', () => {
 // ---- values: collecting parameters into the input object (R6.6) --------------------------------
 
 test('invokeInput turns a repeated name into an array, in order', () => {
-  const { invokeInput } = require('../src/values.js');
+  const { invokeInput } = require('../../src/values.js');
   const params = [['a', 1], ['b', 'x'], ['a', [2]], ['a', null], ['c', { k: 1 }]];
   assert.deepEqual(invokeInput(params), { a: [1, [2], null], b: 'x', c: { k: 1 } });
   assert.deepEqual(invokeInput([]), {});
@@ -191,7 +191,7 @@ test('invokeInput turns a repeated name into an array, in order', () => {
 // ---- values: entities of a long text are decoded block by block, none cut (D13) ----------------
 
 test('entities of a long text are decoded across block boundaries', () => {
-  const { decodeEntities } = require('../src/values.js');
+  const { decodeEntities } = require('../../src/values.js');
   const B = 1 << 16;
   for (let d = 0; d <= 11; d++) {
     // a ten-character reference starting d characters before the end of the first block

@@ -12,7 +12,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const S = require('../src/shell.js');
+const S = require('../../src/shell.js');
 
 const KW = { SEED: S.KEYWORDS_SEED, ALL: S.KEYWORDS_ALL, NATIVE: S.KEYWORDS_NATIVE };
 

@@ -4,7 +4,7 @@
 // the scanner was exposed to) under a small constant times the input size.
 const test = require('node:test');
 const assert = require('node:assert');
-const { Sieve, parse } = require('..');
+const { Sieve, parse } = require('../..');
 
 const block = (name, value) =>
   `<|DSML|tool_calls><|DSML|invoke name="x"><|DSML|parameter name="${name}">${value}` +

@@ -22,7 +22,7 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Sieve, coalesce, FORMATS } = require('../index.js');
+const { Sieve, coalesce, FORMATS } = require('../../index.js');
 
 function eventDict(e) {
   if (e.type === 'tool_calls') {
