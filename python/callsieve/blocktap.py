@@ -250,7 +250,7 @@ class BlockTap:
         self.keys = set()
         self.top = -1
         self.other = False
-        self.out.append(CallBegun(name))
+        self.out.append(CallBegun(name, call_id))
 
     def end_call(self, at: int) -> None:
         self.out.append(CallDone(self.args))
@@ -1503,7 +1503,7 @@ class HermesTap(BlockTap):
             elif self.spelled and ch == "{":
                 self.args_key = key
                 self.i = j + 1
-                self.begin(self.spelled, 0)
+                self.begin(self.spelled, 0, self.hid)
                 self.js = JsonArgs((), _J_FIRST)
                 self.state = _H_ARGS
                 return True
@@ -1511,6 +1511,8 @@ class HermesTap(BlockTap):
                 return self._quit()  # arguments before the name, or not an object
         elif key == "name" and self.started:
             return self.fail(self.at)  # a second name would rename the call
+        elif key == "id" and self.started and self.hid is not None:
+            return self.fail(self.at)  # a second id would change the id announced (D63)
         self.rd = JsonArgs((), _J_OTHER, True)
         self.rd.at = self.off + j
         self.state = _H_READ
@@ -1531,7 +1533,7 @@ class HermesTap(BlockTap):
                 v = rd.got
                 if self.hkey == "name":
                     self.spelled = strings.trim(v) if isinstance(v, str) else ""
-                elif self.hkey == "id":
+                elif self.hkey == "id" and not self.started:  # D63: an id after the announcement is none
                     self.hid = v if isinstance(v, str) and v else None
                 self.state = _H_AFTER
                 return True

@@ -225,7 +225,7 @@ class BlockTap {
     this.keys = new Set();
     this.top = -1;
     this.other = false;
-    this.out.push({ kind: 'begun', name });
+    this.out.push({ kind: 'begun', name, id: callId });
   }
 
   endCall(at) {
@@ -1542,7 +1542,7 @@ class HermesTap extends BlockTap {
       } else if (this.spelled && ch === '{') {
         this.argsKey = key;
         this.i = j + 1;
-        this.begin(this.spelled, 0);
+        this.begin(this.spelled, 0, this.hid);
         this.js = new JsonArgs([], J.FIRST);
         this.state = H.ARGS;
         return true;
@@ -1551,6 +1551,8 @@ class HermesTap extends BlockTap {
       }
     } else if (key === 'name' && this.started) {
       return this.fail(this.at); // a second name would rename the call
+    } else if (key === 'id' && this.started && this.hid !== null) {
+      return this.fail(this.at); // a second id would change the id announced (D63)
     }
     this.rd = new JsonArgs([], J.OTHER, true);
     this.rd.at = this.off + j;
@@ -1573,7 +1575,7 @@ class HermesTap extends BlockTap {
       if (rd.state === J.AFTER) {
         const v = rd.got;
         if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
-        else if (this.hkey === 'id') this.hid = typeof v === 'string' && v ? v : null;
+        else if (this.hkey === 'id' && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
         this.state = H.AFTER;
         return true;
       }

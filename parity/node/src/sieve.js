@@ -57,7 +57,7 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (index, name) => ({ type: 'tool_call_start', index, name }),
+          (index, name, id) => (id === null ? { type: 'tool_call_start', index, name } : { type: 'tool_call_start', index, name, id }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
       : null;

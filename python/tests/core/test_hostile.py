@@ -186,3 +186,29 @@ def test_hostile_blocks_stream_their_arguments_in_linear_work(name: str) -> None
     assert "".join(e.source for e in events) == text
     chunks = -(-len(text) // 16)
     assert s.work <= 4 * len(text) + 64 * chunks, f"work {s.work} for {len(text)} characters"
+
+
+# R17.8's bare pythonic lists (D64): every `[` of prose may open a candidate with `pythonic` on.
+BARE_LISTS: dict[str, Callable[[], str]] = {
+    "one million [": lambda: "[" * 1_000_000,
+    "200,000 heads that fail at their comma": lambda: "[alpha, " * 200_000,
+    "100,000 nested call heads, cut": lambda: "[f(" * 100_000,
+    "a list of 20,000 calls": lambda: (
+        "[" + ", ".join(f'f{i}(a="x]", b=[1, (2,)])' for i in range(20_000)) + "]"
+    ),
+    "a string of one million ] and quotes": lambda: '[f(a="' + "]'\\\"" * 250_000 + '")]',
+    "100,000 lists of calls in prose": lambda: "ok [f(a=1)] " * 100_000,
+}
+
+
+@pytest.mark.parametrize("name", list(BARE_LISTS))
+def test_bare_pythonic_lists_are_linear_and_lossless(name: str) -> None:
+    text = BARE_LISTS[name]()
+    s = Sieve(preset="llama4")
+    events: list[Event] = []
+    for i in range(0, len(text), 16):
+        events += s.feed(text[i : i + 16])
+    events += s.flush()
+    assert "".join(e.source for e in events) == text
+    chunks = -(-len(text) // 16)
+    assert s.work <= 4 * len(text) + 64 * chunks, f"work {s.work} for {len(text)} characters"

@@ -51,7 +51,7 @@ def test_resolve_name_uses_the_given_tables() -> None:
 
 
 # ---- schema: raw-text values typed by the schema (R17.9) -----------------------------------------
-# (schema, raw text, expected (typed?, value)); parity/node/test/mutation-kills-fresh.test.js holds
+# (schema, raw text, expected (typed?, value)); parity/node/test/mutation/mutation-kills-fresh.test.js holds
 # the same table for Node's typedValue.
 TYPED = [
     (None, "1", (False, None)),  # no schema object: nothing usable
