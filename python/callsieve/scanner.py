@@ -74,7 +74,7 @@ from . import harmony, mistral, pylist, sections, strings, values
 from .blocks import GRAMMARS
 from .blocktap import TAPS, BlockTap, same_calls
 from .dsml import DsmlCapture
-from .events import Event, TextEvent, ToolCall, ToolCallsEvent
+from .events import Event, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
 from .formats import ALL_FORMATS, FORMATS, Format
 from .prose import _PLAIN_TAG_SO_FAR, _WS, match_region
@@ -82,6 +82,7 @@ from .scanbase import (
     _HOLDING,
     _M_BLOCK,
     _M_CAPTURE,
+    _M_HARMONY,
     _M_JSON,
     _M_TEXT,
     _M_TOKENS,
@@ -113,6 +114,7 @@ _JSON_OUT: Final = re.compile(r'["{}\[\]]')
 _JSON_IN: Final = re.compile(r'["\\]')
 
 
+_HM_REASONING: Final = harmony.REASONING  # (CONTENT above it: the kinds of body that stream)
 _FN_TAG: Final = "<function="  # D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 _CUT_HEAD = _PLAIN_TAG_SO_FAR  # feed's shortcut (a test turns it off to compare)
 
@@ -164,6 +166,10 @@ class Scanner(DsmlCapture):
                 return []
         elif mode is _M_CAPTURE and buf and buf[0] == "<" and self._cap_waits(buf):
             return []
+        elif mode is _M_HARMONY and self.hm.kind >= _HM_REASONING and "<|" not in buf and buf[-1:] not in "<":
+            # a body (not empty) no end token or opener can start in streams whole, as in harmony._body
+            self.pos = len(buf)
+            return [ReasoningEvent(buf) if self.hm.kind == _HM_REASONING else TextEvent(buf)]
         step = _STEPS
         while step[self.mode](self, False):
             pass

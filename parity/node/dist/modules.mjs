@@ -8375,10 +8375,16 @@ function isBlank(c) {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+/**
+ * Length of the longest proper prefix of the closing marker that `s` ends with. Only the
+ * marker's first character among the last few of `s` can start one (this runs once per chunk).
+ */
 function partialClose(s, close) {
-  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(close.slice(0, k))) return k;
+  const n = s.length;
+  let j = s.indexOf(close[0], Math.max(0, n - close.length + 1));
+  while (j >= 0) {
+    if (close.startsWith(s.slice(j))) return n - j;
+    j = s.indexOf(close[0], j + 1);
   }
   return 0;
 }
@@ -8388,6 +8394,7 @@ class ReasoningGate {
   constructor(mode, markers = [OPEN, CLOSE]) {
     this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
     [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
+    this.lead = this.close[0]; // a chunk without it, with nothing held, is reasoning as it is
     this.held = '';
     this.work = 0;
   }
@@ -8449,7 +8456,7 @@ class ReasoningGate {
   }
 }
 
-module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
+module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning, partialClose };
   },
   "src/relay.js": function (module, exports, __require) {
 'use strict';
@@ -11819,7 +11826,15 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    if (this._gate.phase !== Phase.DONE) return this._declared(this._pass(this._gate.feed(chunk)));
+    const gate = this._gate;
+    if (gate.phase !== Phase.DONE) {
+      if (gate.phase === Phase.INSIDE && !gate.held && !chunk.includes(gate.lead)) {
+        // in a reasoning region, no closing marker can start in this chunk (R15)
+        gate.work += chunk.length;
+        return [{ type: 'reasoning', text: chunk }];
+      }
+      return this._declared(this._pass(gate.feed(chunk)));
+    }
     // No reasoning (left): straight to the scanner. The common case (nothing declared acts on
     // calls, no incremental arguments) skips _declared: this runs once per chunk.
     if (this._writer === null && !this._acts()) return this._scanner.feed(chunk);

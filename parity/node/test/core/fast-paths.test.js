@@ -568,3 +568,56 @@ test('NO_TAG_SO_FAR: at a head cut by the end of the input matchTag waits and no
   }
   assert.ok(taken > 5000, String(taken));
 });
+
+// ---- reasoning: feed's shortcut for a chunk no closing marker can start in (reasoning.py) -------
+
+const { partialClose } = require('../../src/reasoning');
+const { mulberry32, randomChunks } = require('../support');
+
+test('partialClose: the longest proper prefix of the marker that ends the text', () => {
+  const rng = mulberry32(21);
+  for (const close of ['</think>', '</seed:think>', '[/THINK]', 'abab', 'aab']) {
+    const pieces = ['', 'x', close[0], close, close + close[0]];
+    for (let k = 1; k < close.length; k++) pieces.push(close.slice(0, k));
+    const texts = [];
+    for (const a of pieces) for (const b of pieces) for (const c of pieces) texts.push(a + b + c);
+    for (let i = 0; i < 3000; i++) {
+      let s = '';
+      for (let n = Math.floor(rng() * 13); n > 0; n--) s += (close + 'z')[Math.floor(rng() * (close.length + 1))];
+      texts.push(s);
+    }
+    for (const s of texts) {
+      let want = 0;
+      for (let k = 1; k < close.length; k++) if (s.endsWith(close.slice(0, k))) want = k;
+      assert.strictEqual(partialClose(s, close), want, JSON.stringify([s, close]));
+    }
+  }
+});
+
+test('reasoning: the Sieve shortcut inside a region gives what the gate gives, chunk by chunk', () => {
+  const example = '<|DSML|tool_calls><|DSML|invoke name="rm"><|DSML|parameter name="p">x</|DSML|parameter>';
+  const body = `a < b; </thin <div>x</div> \`\`\`xml\n${example}\n\`\`\` [/THI <|en <seed:th </`;
+  const cases = [
+    [`<think>${body}</think>\nok ${example}</|DSML|invoke></|DSML|tool_calls>`, {}],
+    [` \n<think>${body}</thi`, {}],
+    [`${body}</think>${body}`, { reasoning: 'open' }],
+    [`<seed:think>${body}</seed:think>${body}`, { preset: 'seed-oss' }],
+    [`[THINK]${body}[/THINK]${body}`, { preset: 'mistral' }],
+    [`<think>${body}`, { reasoning: 'open', streamArguments: true }],
+  ];
+  const fed = (chunks, opts, shortcut) => {
+    const s = new Sieve(opts);
+    if (!shortcut) s._gate.lead = ''; // every chunk holds '': the gate decides it
+    const out = chunks.map((c) => [...s.feed(c), s._gate.phase, s._gate.held, s.work]);
+    return out.concat([s.flush(), s.work]);
+  };
+  let seed = 22;
+  for (const [text, opts] of cases) {
+    for (const [lo, hi] of [[1, 6], [1, 30]]) {
+      for (let i = 0; i < 20; i++) {
+        const chunks = randomChunks(text, seed++, lo, hi);
+        assert.deepStrictEqual(fed(chunks, opts, true), fed(chunks, opts, false), JSON.stringify([chunks, opts]));
+      }
+    }
+  }
+});
