@@ -33,6 +33,8 @@ COMPILED = (
     "reasoning",
     "blocks",
     "blocktap",
+    "tagtaps",
+    "jsontaps",
     "formats",
     "harmony",
     "mistral",

@@ -72,11 +72,12 @@ from typing import Final
 
 from . import harmony, mistral, pylist, sections, strings, values
 from .blocks import GRAMMARS
-from .blocktap import TAPS, BlockTap, same_calls
+from .blocktap import BlockTap, same_calls
 from .dsml import DsmlCapture
 from .events import Event, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
 from .formats import ALL_FORMATS, FORMATS, Format
+from .jsontaps import TAPS
 from .prose import _PLAIN_TAG_SO_FAR, _WS, match_region
 from .scanbase import (
     _HOLDING,
