@@ -16,7 +16,7 @@ from setuptools import setup
 sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
 import callsieve_build  # the build backend, beside the package
 
-# The modules the per-chunk work runs in (blocks, harmony, mistral: the R17 formats' bodies; formats:
+# The modules the per-chunk work runs in (blocks, harmony, mistral, pylist: the R17 formats' bodies; formats:
 # the rows the scanner reads per block). Not sieve.py: its public methods check their argument
 # types themselves (InputTypeError), which mypyc's own boundary checks would pre-empt.
 COMPILED = (
@@ -33,9 +33,12 @@ COMPILED = (
     "reasoning",
     "blocks",
     "blocktap",
+    "tagtaps",
+    "jsontaps",
     "formats",
     "harmony",
     "mistral",
+    "pylist",
 )
 
 ext_modules: list[Any] = []

@@ -274,6 +274,16 @@ FAMILY_CALLS["<|python_start|>"] = [
     "[{n}(a=)]",
 ]
 FAMILY_CALLS["<|python_tag|>"] = ['{{"name": "{n}", "parameters": {{"{k}": "{v}"}}}}']
+# Bare pythonic lists (D64): calls, lists that are not calls, brackets in strings, a cut list.
+FAMILY_CALLS[""] = [
+    '[{n}({k}="{v}"), g(x=1)]',
+    "[ {n}.v2 ({k}=['a]', \"b\\\"]\"], d={{'k': (1, [2])}})]",
+    "[1, 2]",
+    "[{n}, b]",
+    "[{n}(x)]",
+    '[{n}({k}="cut',
+    "[[{n}()]]",
+]
 FAMILY_CLOSERS = {
     "<tool_call>": "</tool_call>",
     "<seed:tool_call>": "</seed:tool_call>",
@@ -283,6 +293,7 @@ FAMILY_CLOSERS = {
     "[TOOL_CALLS]": "",
     "<|python_start|>": "<|python_end|>",
     "<|python_tag|>": "<|eom_id|>",
+    "": "",
 }
 FAMILY_VALUES = ["src/a.py", 'say "hi" & <b>', "line1\nline2", "3", "caf\u00e9 \U0001f600", ""]
 

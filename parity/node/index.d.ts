@@ -70,6 +70,8 @@ export interface ToolCallStartEvent {
   index: number;
   /** The name as the block's `tool_calls` event will have it (declared spelling when it resolves). */
   name: string;
+  /** The call's own id (Kimi-K2's, Mistral's `[CALL_ID]`, a Hermes `id`) when the model wrote it before the call was announced (D63). */
+  id?: string;
 }
 
 /**
@@ -171,6 +173,8 @@ export interface FormatRow {
   alsoOpens: string[];
   /** More end markers dropped where they stand alone (R18.3). */
   strays: string[];
+  /** What opens the row's body bare in prose, without its special tokens (pythonic: `[`, D64). */
+  bare: string;
 }
 
 /** One preset. */

@@ -39,9 +39,11 @@ _ENTITY_SPAN: Final = 9  # `&#x10FFFF` before its `;`: the longest partial entit
 
 @dataclass(slots=True)
 class CallBegun:
-    """An invoke of a block opened by its wrapper: its name is final (R16.2)."""
+    """An invoke of a block opened by its wrapper: its name is final (R16.2); `id`: the call's
+    own id, when the grammar read it before the name was final (D63)."""
 
     name: str
+    id: str | None = None
 
 
 @dataclass(slots=True)
@@ -301,8 +303,10 @@ class ArgumentsWriter:
     of `events`, not kept: the Sieve's bound methods, kept, would make the Sieve a reference cycle
     (test_cycles.py)."""
 
-    def __init__(self, start: Callable[[int, str], Any], delta: Callable[[int, str], Any]) -> None:
-        self._start = start  # (index, name) -> event
+    def __init__(
+        self, start: Callable[[int, str, str | None], Any], delta: Callable[[int, str], Any]
+    ) -> None:
+        self._start = start  # (index, name, id) -> event
         self._delta = delta  # (index, text) -> event
         self.next_index = 0
         self._call: _Call | None = None
@@ -330,7 +334,7 @@ class ArgumentsWriter:
             elif t is ParamDone:
                 self._param(e, out, normalize)
             elif t is CallBegun:
-                self._begin(e.name, out, resolve)
+                self._begin(e.name, e.id, out, resolve)
             elif t is CallDone:
                 self._done(e.input, out, normalize)
             elif getattr(e, "type", None) == "tool_calls":
@@ -339,7 +343,9 @@ class ArgumentsWriter:
                 out.append(e)
         return out
 
-    def _begin(self, name: str, out: list[Any], resolve: Callable[[str], str | None]) -> None:
+    def _begin(
+        self, name: str, call_id: str | None, out: list[Any], resolve: Callable[[str], str | None]
+    ) -> None:
         self._begun += 1
         resolved = resolve(name)
         if resolved is None:
@@ -347,7 +353,7 @@ class ArgumentsWriter:
             return
         self._call = _Call(self.next_index, resolved)
         self.next_index += 1
-        out.append(self._start(self._call.index, resolved))
+        out.append(self._start(self._call.index, resolved, call_id))
 
     def _send(self, c: _Call, text: str, out: list[Any]) -> None:
         if text:
@@ -413,7 +419,7 @@ class ArgumentsWriter:
                 continue
             index = self.next_index
             self.next_index += 1
-            out.append(self._start(index, resolved))
+            out.append(self._start(index, resolved, call.id))
             text = json_text(normalize(resolved, call.input))
             out.append(self._delta(index, text))
         out.append(applied)

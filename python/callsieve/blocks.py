@@ -101,11 +101,11 @@ def json_call(body: str, typer: Typer | None = None) -> Body | None:
         return out
     items = v if isinstance(v, list) and v else [v]
     for item in items:
-        json_item(item, out, body if len(items) == 1 else None)
+        json_item(item, out, body if len(items) == 1 else None, item is v)
     return out
 
 
-def json_item(item: Any, out: Body, raw: str | None) -> None:
+def json_item(item: Any, out: Body, raw: str | None, lone: bool = False) -> None:
     text = strings.trim(raw) if raw is not None else json_text(item)
     if not isinstance(item, dict):
         out.bad(text, "not a JSON object")
@@ -128,7 +128,20 @@ def json_item(item: Any, out: Body, raw: str | None) -> None:
         out.bad(text, "arguments are not a JSON object", name)
         return
     call_id = item.get("id")
+    if lone and call_id is not None and _late_id(item):
+        call_id = None
     out.calls.append(ToolCall(name, args, call_id if isinstance(call_id, str) and call_id else None))
+
+
+def _late_id(item: dict[str, Any]) -> bool:
+    """D63: is `id` written after the arguments object that announces a lone Hermes call with
+    stream_arguments (D62)? Such an id is not the call's, so that the call is the same however
+    it streams: an OpenAI stream's first delta of a call carries its id (R16.5)."""
+    keys = list(item)
+    for k, key in enumerate(keys):
+        if key == "arguments" or key == "parameters":
+            return isinstance(item[key], dict) and "name" in keys[:k] and keys.index("id") > k
+    return False
 
 
 # ---- R17.2 Qwen3-Coder / Seed-OSS: <function=NAME><parameter=KEY>VALUE</parameter></function> ---

@@ -222,7 +222,7 @@ class ChatCompletionStreamRewriter:
         st.take(index, 1)
         return {
             "index": index,
-            "id": _next_id(self._opts.id_factory),
+            "id": e.id or _next_id(self._opts.id_factory),  # D63: the call's own id when announced with it
             "type": "function",
             "function": {"name": name, "arguments": ""},
         }

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from . import sections, strings, values
 from .arguments import CallBegun, CallDone, ParamDone, ValueChars, ValueTap, is_index_key
-from .events import Malformed, TextEvent, ToolCallsEvent
+from .events import ToolCallsEvent
 from .fences import RUN_END, TAIL_END, WAIT
 from .prose import _ANGLE, _WS, Prose
 from .scanbase import (
@@ -20,12 +20,8 @@ from .scanbase import (
     _L_PARAM,
     _L_TOP,
     _M_CAPTURE,
-    _M_TEXT,
-    _M_TOKENS,
     Level,
-    _Calls,
     _named,
-    _Text,
 )
 from .sections import BARS
 from .shell import (
@@ -48,7 +44,7 @@ _CD_SPECIAL: Final = re.compile(r"\]\]|\n {0,3}[`~]|[<＜〈《][!！、]")
 _CD_TAIL: Final = re.compile(r"(?:\n {0,3}|\]|[<＜〈《])\Z")
 
 
-_LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*$")
+_LOOSE_CLOSE_TAIL: Final = re.compile(r"\]\][>＞〉][ \t\r\n]*\Z")
 
 
 # DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
@@ -63,8 +59,8 @@ class DsmlCapture(Prose):
 
     def _start_capture(self, level: Level, end: int, fmt: str) -> None:
         """`fmt`: the format row of the opening wrapper ("" for a bare invoke, R3)."""
-        self.mode = _M_CAPTURE
         cap = self.cap
+        self._hold(cap, _M_CAPTURE)
         cap.level = level
         cap.format = fmt
         cap.fixed = []
@@ -72,45 +68,12 @@ class DsmlCapture(Prose):
         # seed's dialect keeps D4 (its recorded corpus pins broken blocks as text)
         native = fmt == "function_calls" or (self.native and self.buf.startswith(_NATIVE_SHELL, self.pos))
         cap.bad = [] if level == _L_TOP and native else None
-        cap.raw, cap.tail = _Text(), ""
-        cap.start = cap.mark = self._abs(self.pos)
-        cap.over = False
-        cap.calls = _Calls()
         cap.wrapped = level == _L_TOP
-        cap.started = 0
         inv = self.inv
         inv.params, inv.multi = {}, set()
         inv.text = []
         inv.start, inv.bad, inv.live = cap.start, "", False
         self.pos = end
-
-    def _consumed(self) -> str:
-        return self._source(self.sec if self.mode == _M_TOKENS else self.cap)
-
-    def _fail(self) -> bool:
-        """Not a block: what was captured is text; TEXT resumes at the current position."""
-        if self.mode == _M_CAPTURE and self.cap.started:
-            return self._break()
-        holder = self.sec if self.mode == _M_TOKENS else self.cap
-        if not holder.over and self.base + self.pos - holder.start > self.max_capture:
-            # A block that ends past the limit was over it, wherever the chunks ended (D43).
-            if self.mode == _M_TOKENS:
-                self._sec_overflow()
-            else:
-                self._overflow()
-        text = self._consumed()
-        self._emit(text)
-        self._text_resumes(holder.tail + text)  # (the tail of what was released before)
-        return True
-
-    def _text_resumes(self, text: str) -> None:
-        """TEXT resumes after `text`: the line state its last line leaves."""
-        self.mode = _M_TEXT
-        nl = text.rfind("\n")
-        tail = text[nl + 1 :] if nl >= 0 else "x"
-        self.line.mid_line()
-        if len(tail) <= 3 and not tail.strip(" "):
-            self.line.indent = len(tail)
 
     def _break(self) -> bool:
         """R16.3: the block broke after a call was announced. The calls so far are kept, the one
@@ -134,33 +97,13 @@ class DsmlCapture(Prose):
             cap.calls.add(inv.name, inp)
             self._flush_text()
             self.out.append(CallDone(inp))
-        raw = self._consumed()
+        raw = self._source()
         self._flush_text()
         fixed = (*cap.fixed, "D37")
-        bad = self._bad_calls(raw)
+        bad = cap.reported(raw)
         self.out.append(ToolCallsEvent(cap.calls.take(), raw, (), cap.format, bad, fixed))
         cap.started = 0
         self._text_resumes(raw)
-        return True
-
-    def _succeed(self, end: int, closer: Tag) -> bool:
-        cap = self.cap
-        self.pos = end
-        if not cap.over and not cap.started and self.base + end - cap.start > self.max_capture:
-            self._overflow()  # the closing tag took the block past the limit
-        if cap.over:
-            return self._fail()
-        cap.started = 0
-        self._flush_text()
-        raw = self._source(cap)  # (first: the pieces go before the calls are made)
-        if cap.wrapped:
-            fmt, fixed = cap.format, tuple(cap.fixed)
-        else:  # R3: the run of bare invokes takes its closing wrapper's row
-            fmt, fixed = closer.format, ("D6", *cap.fixed)
-        bad = self._bad_calls(raw)
-        self.out.append(ToolCallsEvent(cap.calls.take(), raw, (), fmt, bad, fixed))
-        self.mode = _M_TEXT
-        self.line.mid_line()
         return True
 
     def _malformed(self, end: int) -> None:
@@ -169,39 +112,10 @@ class DsmlCapture(Prose):
         if cap.bad is not None and not (cap.over and cap.bad):  # (past the limit: "there was one")
             cap.bad.append((inv.start, self.base + end, inv.bad, inv.name or None))
 
-    def _bad_calls(self, raw: str) -> tuple[Malformed, ...]:
-        """The block's malformed calls, their text cut from its source `raw`."""
-        cap = self.cap
-        if not cap.bad:
-            return ()
-        at = cap.start
-        return tuple(Malformed(strings.trim(raw[s - at : e - at]), why, name) for s, e, why, name in cap.bad)
-
     def _tolerates(self) -> bool:
         """D59: the block reports a malformed invoke instead of being text (R18.2); an announced
         call breaks the block instead (R16.3, D37)."""
         return self.cap.bad is not None and not self.inv.live
-
-    def _overflow(self) -> None:
-        """The block grew past max_capture: what was captured is released as text (with a note),
-        and the rest of the block is still parsed (so its content is not read as prose) but
-        released as text as it goes."""
-        cap = self.cap
-        text = self._consumed()
-        if not cap.over:
-            cap.over = True
-            self._flush_text()
-            self.out.append(TextEvent(text, "capture_limit"))
-        else:
-            self._emit(text)
-        cap.tail = (cap.tail + text)[-4:]
-        self.cd.parts, self.cd.after = [], []
-        self.inv.text = ["x"] if self.inv.text else []  # keep "a JSON body is in progress"
-        self.par.text, self.par.segs = [], []
-        # Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-        cap.calls.keep_first()
-        if self.inv.params:  # (a placeholder: "there was one"; a repeated name would grow a list)
-            self.inv.params, self.inv.multi = {"": None}, set()
 
     def _m_capture(self, final: bool) -> bool:
         cap = self.cap
@@ -296,7 +210,9 @@ class DsmlCapture(Prose):
         if r.local == WRAPPER and r.closing:
             self.saw = True
             if cap.calls or cap.bad:
-                return self._succeed(r.end, r)
+                if cap.wrapped:
+                    return self._succeed(r.end, cap.format, tuple(cap.fixed))
+                return self._succeed(r.end, r.format, ("D6", *cap.fixed))  # R3: its closer's row
             self.pos = r.end  # an empty wrapper is text, its closer with it (D46, D60)
         return self._fail()
 
@@ -739,15 +655,10 @@ class DsmlCapture(Prose):
         cd.parts, cd.after = [], []
         # The block's source now ends where the value does; reading goes on from there.
         end = cd.start + close
-        source = self._source(cap) + self.buf[self.pos :]
+        source = self._source() + self.buf[self.pos :]
         cap.raw.add(source[: end - cap.start])
         cap.mark = end
         self.buf = content[close:]
         self.base = end
         self.pos = 0
         return True
-
-    # ---- the layers above this one (each a subclass) define these ----------------------
-
-    def _sec_overflow(self) -> None:
-        raise NotImplementedError  # scanner.py

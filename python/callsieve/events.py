@@ -141,15 +141,20 @@ class ReasoningEvent:
 @dataclass(frozen=True, slots=True)
 class ToolCallStartEvent:
     """With `stream_arguments` (R16): a call was announced as soon as its name was final.
-    `index` counts the announced calls of the stream from 0."""
+    `index` counts the announced calls of the stream from 0; `id` is the call's own id when the
+    model wrote one before the call was announced (D63), else None."""
 
     index: int
     name: str
+    id: str | None = None
     type: ClassVar[Literal["tool_call_start"]] = "tool_call_start"
     source: ClassVar[Literal[""]] = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "tool_call_start", "index": self.index, "name": self.name}
+        d: dict[str, Any] = {"type": "tool_call_start", "index": self.index, "name": self.name}
+        if self.id is not None:
+            d["id"] = self.id
+        return d
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ class Format:
     eof_repair: bool = False  # a block cut by the end of the output keeps its complete calls
     also_opens: tuple[str, ...] = ()  # more openers of the same row (Harmony's `<|channel|>`)
     strays: tuple[str, ...] = ()  # more end markers dropped where they stand alone (R18.3)
+    bare: str = ""  # the grammar also reads its body bare in prose, opened by this (D64)
 
 
 FORMAT_TABLE: Final[tuple[Format, ...]] = (
@@ -142,13 +143,14 @@ FORMAT_TABLE: Final[tuple[Format, ...]] = (
     Format(
         "pythonic",
         "R17.8",
-        'Llama 4: <|python_start|>[get_weather(city="Paris")]<|python_end|> (off by default)',
+        'Llama 4: [get_weather(city="Paris")], bare or in <|python_start|> … <|python_end|> (off by default)',
         "block",
         default=False,
         opener="<|python_start|>",
         closer="<|python_end|>",
         grammar="pythonic_calls",
         eof_repair=True,
+        bare="[",
     ),
     Format(
         "harmony",
@@ -246,6 +248,7 @@ def table() -> dict[str, object]:
                 "eofRepair": f.eof_repair,
                 "alsoOpens": list(f.also_opens),
                 "strays": list(f.strays),
+                "bare": f.bare,
             }
             for f in FORMAT_TABLE
         ],

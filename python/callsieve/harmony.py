@@ -17,7 +17,7 @@ stand in the role part (`<|start|>assistant to=functions.f<|channel|>commentary`
   as it arrives, holding back at most a partial end token.
 - The markers (header, end tokens) are not content; a stray end token in prose is dropped.
 - With stream_arguments, a call to `functions.NAME` is announced when its header ends and its
-  JSON arguments stream as the body arrives (blocktap.ObjectTap, D62); a body that stops being
+  JSON arguments stream as the body arrives (jsontaps.ObjectTap, D62); a body that stops being
   a JSON object ends the call there (R16.3): the call is kept with what it read, and the rest of
   the message is content.
 """
@@ -27,8 +27,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from . import strings, values
-from .blocktap import ObjectTap, same_calls
+from .blocktap import same_calls
 from .events import Malformed, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
+from .jsontaps import ObjectTap
 
 if TYPE_CHECKING:
     from .scanbase import ScanBase

@@ -12,7 +12,7 @@ content again and nothing depends on where a chunk ended.
 - A value cut by the end of the output is text (as D44: only complete calls survive a cut).
 - Calls that cannot be executed are reported as malformed (R18.2).
 - With stream_arguments, a v11 call is announced when its JSON starts after `[ARGS]` and its
-  arguments stream as they arrive (blocktap.ObjectTap, D62); a cut or a value that is no JSON
+  arguments stream as they arrive (jsontaps.ObjectTap, D62); a cut or a value that is no JSON
   then keeps the call with what it read (R16.3), and the rest of the JSON is text. The array
   form is announced when complete (D38).
 """
@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Final
 
 from . import strings, values
 from .blocks import Body, json_item, name_ok
-from .blocktap import ObjectTap, same_calls
+from .blocktap import same_calls
 from .events import Malformed, TextEvent, ToolCall, ToolCallsEvent
+from .jsontaps import ObjectTap
 
 if TYPE_CHECKING:
     from .scanbase import ScanBase

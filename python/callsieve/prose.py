@@ -9,7 +9,7 @@ import re
 from bisect import bisect_right
 from typing import Final
 
-from . import harmony, mistral, sections, strings
+from . import harmony, mistral, pylist, sections, strings
 from .blocks import Typer
 from .fences import _RUNS, PLAIN, RUN_END, TAIL_END, WAIT, FenceLine
 from .formats import DEFAULT_FORMATS, FORMATS, Format
@@ -20,6 +20,7 @@ from .scanbase import (
     _M_HARMONY,
     _M_MISTRAL,
     _M_PENDING,
+    _M_PYLIST,
     _M_REGION,
     _M_RUN,
     _M_TEXT,
@@ -213,19 +214,25 @@ class Prose(ScanBase):
             if not final and c == "<" and _PLAIN_TAG_SO_FAR.match(buf, pos):
                 return False  # a prose tag head cut by the end of the input so far: all say MORE
             return self._text_tag(final)
-        if c == "[":  # (only with Mistral: else _prose took it)
+        if c == "[":  # (only with Mistral or a bare pythonic list: else _prose took it)
             return self._text_bracket(final)
         return self._text_json(final)  # `{`: the only other character _prose stops at
 
     def _text_bracket(self, final: bool) -> bool:
         buf, pos = self.buf, self.pos
-        r = mistral.match_marker(buf, pos, final)
-        if r == "more":
-            return False
+        if self._mistral:
+            r = mistral.match_marker(buf, pos, final)
+            if r == "more":
+                return False
+            if isinstance(r, tuple):
+                self.line.indent = -1
+                self.mode = _M_MISTRAL
+                mistral.start(self, r[1])
+                return True
         self.line.indent = -1
-        if isinstance(r, tuple):
-            self.mode = _M_MISTRAL
-            mistral.start(self, r[1])
+        if self._bare:  # R17.8, D64: a bare pythonic list may open here
+            self.mode = _M_PYLIST
+            pylist.start(self)
             return True
         self._emit("[")
         self.pos = pos + 1
@@ -497,7 +504,7 @@ class Prose(ScanBase):
                 if isinstance(r, Tag) and r.local == WRAPPER and not r.closing:
                     self._pending_literal(p.line_start)
                     return True
-            elif c == "[" and self._brackets:
+            elif c == "[" and self._mistral:
                 mr = mistral.match_marker(buf, pos, final)
                 if mr == "more":
                     return False
@@ -564,7 +571,7 @@ class Prose(ScanBase):
             self._p_put(buf[pos:end])
             self.pos = end
             return True
-        if c == "[" and self._brackets:
+        if c == "[" and self._mistral:
             mr = mistral.match_marker(buf, pos, final)
             if mr == "more":
                 return False
@@ -573,6 +580,11 @@ class Prose(ScanBase):
                 self._p_put(buf[pos : mr[1]])
                 self.pos = mr[1]
                 return True
+        if c == "[" and self._bare:  # a bare pythonic list: its meaning depends on the span (D64)
+            self._p_hold_here(self._abs(pos))
+            self._p_put(c)
+            self.pos = pos + 1
+            return True
         m = self._special.search(buf, pos + 1)
         end = m.start() if m else n
         self._p_put(buf[pos:end])

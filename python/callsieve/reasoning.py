@@ -66,6 +66,7 @@ class ReasoningGate:
     def __init__(self, mode: ReasoningMode, markers: tuple[str, str] = (OPEN, CLOSE)) -> None:
         self.phase = {"off": _P_DONE, "auto": _P_START, "open": _P_START_INSIDE}[mode]
         self.open, self.close = markers  # R17.10: `<seed:think>`, `[THINK]` by preset
+        self.lead = self.close[0]  # a chunk without it, with nothing held, is reasoning as it is
         self.held = ""  # a partial marker at the end of what was seen
         self.work = 0
 
@@ -133,8 +134,12 @@ class ReasoningGate:
 
 
 def _partial_close(s: str, close: str) -> int:
-    """Length of the longest proper prefix of the closing marker that `s` ends with."""
-    for k in range(min(len(close) - 1, len(s)), 0, -1):
-        if s.endswith(close[:k]):
-            return k
+    """Length of the longest proper prefix of the closing marker that `s` ends with. Only the
+    marker's first character among the last few of `s` can start one (this runs once per chunk)."""
+    n = len(s)
+    j = s.find(close[0], max(0, n - len(close) + 1))
+    while j >= 0:
+        if close.startswith(s[j:]):
+            return n - j
+        j = s.find(close[0], j + 1)
     return 0

@@ -8,13 +8,13 @@ from enum import IntEnum
 from sys import intern
 from typing import Any, Final
 
-from . import harmony, mistral, strings
+from . import harmony, mistral, pylist, strings
 from .arguments import ValueTap
 from .blocks import Typer, body_kind
 from .blocktap import BlockTap
-from .events import Event, Malformed, TextEvent, ToolCall
+from .events import Event, Malformed, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
-from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, Format
+from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, Format
 from .sections import BARS
 from .shell import (
     KEYWORDS_ALL,
@@ -42,6 +42,7 @@ class Mode(IntEnum):
     BLOCK = 8
     HARMONY = 9
     MISTRAL = 10
+    PYLIST = 11
 
 
 # The members as module constants: the hot paths compare them at every step, and an Enum
@@ -58,6 +59,7 @@ class Mode(IntEnum):
     _M_BLOCK,
     _M_HARMONY,
     _M_MISTRAL,
+    _M_PYLIST,
 ) = Mode
 
 
@@ -266,32 +268,14 @@ class _Cdata:
         self.line = FenceLine()
 
 
-class _Capture:
-    """CAPTURE: the block being parsed."""
+class _Held:
+    """A block held from its opener until it is decided: CAPTURE's DSML block, TOKENS' section,
+    JSON's candidate. One path decides each (ScanBase._succeed, _fail, _overflow); a kind says
+    only what differs (the hooks below)."""
 
-    __slots__ = (
-        "bad",
-        "calls",
-        "fixed",
-        "format",
-        "level",
-        "mark",
-        "over",
-        "raw",
-        "start",
-        "started",
-        "tail",
-        "wrapped",
-    )
+    __slots__ = ("calls", "mark", "over", "raw", "start", "started", "tail")
 
     def __init__(self) -> None:
-        self.level = _L_TOP
-        self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
-        self.format = ""  # the row of its opening wrapper, or of its closing one when repaired (D58)
-        self.fixed: list[str] = []  # the decisions of the repairs applied to it (D58)
-        # D59: its malformed invokes so far (start, end, reason, name), None when D4 holds for it
-        self.bad: list[tuple[int, int, str, str | None]] | None = None
-        self.started = 0  # R16: calls announced in this block (stream_arguments)
         # The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it
         # is always the input from `start`, so it is kept in chunk-sized pieces, not per token.
         self.raw = _Text()
@@ -300,6 +284,57 @@ class _Capture:
         self.calls = _Calls()
         self.start = 0  # absolute offset of the block
         self.over = False  # grew past max_capture: released as text as it goes
+        self.started = 0  # R16: calls announced in this block (stream_arguments; DSML only)
+
+    def open(self, at: int) -> None:
+        self.raw, self.tail, self.calls = _Text(), "", _Calls()
+        self.start = self.mark = at
+        self.over = False
+        self.started = 0
+
+    def take_calls(self) -> tuple[ToolCall, ...]:
+        return self.calls.take()
+
+    def reported(self, raw: str) -> tuple[Malformed, ...]:
+        """R18.2: its calls that cannot be executed, their text cut from its source `raw`."""
+        return ()
+
+    def let_go(self, sc: ScanBase) -> None:
+        """Past the limit (_overflow): what it need not keep any more."""
+
+    def resumes(self, sc: ScanBase, text: str) -> None:
+        """It was text (_fail): TEXT resumes after `text`."""
+        sc._text_resumes(text)
+
+
+class _Capture(_Held):
+    """CAPTURE: the block being parsed."""
+
+    __slots__ = ("bad", "fixed", "format", "level", "wrapped")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.level = _L_TOP
+        self.wrapped = False  # opened by its wrapper tag (not a repaired bare invoke)
+        self.format = ""  # the row of its opening wrapper, or of its closing one when repaired (D58)
+        self.fixed: list[str] = []  # the decisions of the repairs applied to it (D58)
+        # D59: its malformed invokes so far (start, end, reason, name), None when D4 holds for it
+        self.bad: list[tuple[int, int, str, str | None]] | None = None
+
+    def reported(self, raw: str) -> tuple[Malformed, ...]:
+        if not self.bad:
+            return ()
+        at = self.start
+        return tuple(Malformed(strings.trim(raw[s - at : e - at]), why, name) for s, e, why, name in self.bad)
+
+    def let_go(self, sc: ScanBase) -> None:
+        sc.cd.parts, sc.cd.after = [], []
+        sc.inv.text = ["x"] if sc.inv.text else []  # keep "a JSON body is in progress"
+        sc.par.text, sc.par.segs = [], []
+        # Only "there was one" matters from here on: keep no more (memory stays flat, D43).
+        self.calls.keep_first()
+        if sc.inv.params:  # (a placeholder: "there was one"; a repeated name would grow a list)
+            sc.inv.params, sc.inv.multi = {"": None}, set()
 
 
 class Stage(IntEnum):
@@ -314,39 +349,26 @@ class Stage(IntEnum):
 _S_BETWEEN, _S_HEAD, _S_BODY = Stage
 
 
-class _Section:
+class _Section(_Held):
     """TOKENS: the token section being parsed (R14.4, R14.5)."""
 
-    __slots__ = (
-        "bad",
-        "body",
-        "calls",
-        "head",
-        "head_len",
-        "lead",
-        "loose",
-        "mark",
-        "over",
-        "raw",
-        "stage",
-        "start",
-        "tail",
-    )
+    __slots__ = ("bad", "body", "head", "head_len", "lead", "loose", "stage")
 
     def __init__(self) -> None:
+        super().__init__()
         self.bad: list[Malformed] = []  # R18.2: the section's calls that cannot be executed
         self.stage = _S_BETWEEN
         self.lead = False  # right after a section opener: a call may begin without its opener (D61)
         self.loose = False  # the call's head began so (D61): it must end on its line
-        self.raw = _Text()  # as _Capture: `raw`, then the buffer from `mark` to `pos`
-        self.mark = 0
-        self.tail = ""
-        self.calls = _Calls()
         self.head: list[str] = []
         self.head_len = 0
         self.body: list[str] = []
-        self.start = 0
-        self.over = False
+
+    def reported(self, raw: str) -> tuple[Malformed, ...]:
+        return tuple(self.bad)
+
+    def let_go(self, sc: ScanBase) -> None:
+        self.head, self.body = [], []
 
 
 class _Block:
@@ -408,16 +430,24 @@ def match_block_marker(markers: _BlockMarkers, s: str, i: int, final: bool) -> t
     return MORE if more else NO
 
 
-class _Json:
-    """JSON: a JSON tool-call candidate in prose (R9)."""
+class _Json(_Held):
+    """JSON: a JSON tool-call candidate in prose (R9). It never goes over the limit: it is text
+    where it reaches it (D43)."""
 
-    __slots__ = ("depth", "in_str", "parts", "start")
+    __slots__ = ("depth", "found", "in_str")
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        super().__init__()
         self.depth = 0
         self.in_str = False
-        self.start = 0
+        self.found: tuple[ToolCall, ...] = ()  # its calls, once its text is read as calls
+
+    def take_calls(self) -> tuple[ToolCall, ...]:
+        found, self.found = self.found, ()
+        return found
+
+    def resumes(self, sc: ScanBase, text: str) -> None:
+        sc._resume_text()  # (mid-line, wherever its text ends)
 
 
 def _row_for(rows: tuple[Format, ...], body: str) -> Format | None:
@@ -465,7 +495,11 @@ class ScanBase:
         self.native = native  # the `string` attribute (R14.2)
         self.tokens = "tokens" in formats
         self.eos = native or self.tokens  # R14.6: the end-of-sentence token is not content
-        self._brackets = "mistral" in formats  # `[TOOL_CALLS]` (R17.7)
+        self._mistral = "mistral" in formats  # `[TOOL_CALLS]` (R17.7)
+        rows = [FORMATS[f] for f in formats]
+        self._bare = any(r.bare == "[" for r in rows)  # a bare pythonic list (R17.8, D64)
+        # The prose skip stops at `[` for a row whose opener or bare body starts with it.
+        self._brackets = any(r.opener.startswith("[") or r.bare == "[" for r in rows)
         self.work = 0  # characters exposed to the scanner (see Sieve.work)
         self._memo_at = -1
         self._memo: Tag | str = NO
@@ -485,6 +519,7 @@ class ScanBase:
         self.fence = _Fence()
         self.pend = _Pending()
         self.cap = _Capture()
+        self.held: _Held = self.cap  # the block CAPTURE, TOKENS or JSON holds (see _hold)
         self.inv = _Invoke()
         self.par = _Param()
         self.cd = _Cdata()
@@ -493,6 +528,7 @@ class ScanBase:
         self.blk = _Block()
         self.hm = harmony.Harmony()
         self.mi = mistral.Mistral()
+        self.py = pylist.PyList()
         self._blocks = block_markers(formats)
         self._bol = -1  # absolute offset of the last line start TEXT saw (after its indent)
         self._prose_stop = -1  # absolute offset where this feed's prose skip stopped (-1: none)
@@ -504,12 +540,75 @@ class ScanBase:
         self.out = []
         return out
 
-    def _source(self, holder: _Capture | _Section) -> str:
-        """The source of the open block or section, up to `pos`. Its pieces are let go: the
-        caller ends the holder or starts its source afresh (a held block is not in memory twice)."""
-        text = holder.raw.text(self.buf[holder.mark - self.base : self.pos])
-        holder.raw, holder.mark = _Text(), self.base + self.pos
+    # ---- held blocks (CAPTURE, TOKENS, JSON) -----------------------------------------------
+
+    def _hold(self, held: _Held, mode: Mode) -> None:
+        """A block opens at `pos`: held from here until it is decided."""
+        self.mode = mode
+        self.held = held
+        held.open(self.base + self.pos)
+
+    def _source(self) -> str:
+        """The source of the held block, up to `pos`. Its pieces are let go: the caller ends the
+        block or starts its source afresh (a held block is not in memory twice)."""
+        held = self.held
+        text = held.raw.text(self.buf[held.mark - self.base : self.pos])
+        held.raw, held.mark = _Text(), self.base + self.pos
         return text
+
+    def _succeed(self, end: int, fmt: str, fixed: tuple[str, ...]) -> bool:
+        """The held block ends at `end` as a block of calls (unless the limit made it text)."""
+        held = self.held
+        self.pos = end
+        if not held.over and not held.started and self.base + end - held.start > self.max_capture:
+            self._overflow()  # its closer took it past the limit
+        if held.over:
+            return self._fail()
+        held.started = 0
+        self._flush_text()
+        raw = self._source()  # (first: the pieces go before the calls are made)
+        self.out.append(ToolCallsEvent(held.take_calls(), raw, (), fmt, held.reported(raw), fixed))
+        self._resume_text()
+        return True
+
+    def _fail(self) -> bool:
+        """Not a block: what was held is text; TEXT resumes at the current position."""
+        held = self.held
+        if held.started:
+            return self._break()
+        if not held.over and self.base + self.pos - held.start > self.max_capture:
+            self._overflow()  # a block that ends past the limit was over it, wherever the chunks ended (D43)
+        text = self._source()
+        self._emit(text)
+        held.resumes(self, held.tail + text)  # (the tail of what was released before)
+        return True
+
+    def _overflow(self) -> None:
+        """The held block grew past max_capture: what was held is released as text (with a note),
+        and the rest of the block is still parsed (so its content is not read as prose) but
+        released as text as it goes."""
+        held = self.held
+        text = self._source()
+        if not held.over:
+            held.over = True
+            self._flush_text()
+            self.out.append(TextEvent(text, "capture_limit"))
+        else:
+            self._emit(text)
+        held.tail = (held.tail + text)[-4:]
+        held.let_go(self)
+
+    def _text_resumes(self, text: str) -> None:
+        """TEXT resumes after `text`: the line state its last line leaves."""
+        self.mode = _M_TEXT
+        nl = text.rfind("\n")
+        tail = text[nl + 1 :] if nl >= 0 else "x"
+        self.line.mid_line()
+        if len(tail) <= 3 and not tail.strip(" "):
+            self.line.indent = len(tail)
+
+    def _break(self) -> bool:
+        raise NotImplementedError  # dsml.py
 
     # ---- output -------------------------------------------------------------------------
 

@@ -32,6 +32,10 @@ Modes (`Mode`), one method each (`_m_<mode>`), each with its own small state obj
 - JSON (`_Json`): a JSON tool call in prose (R9, an option): braces and strings are counted to
   the end of the object, which is then decoded once.
 
+CAPTURE's block, TOKENS' section and JSON's candidate are held blocks (`_Held`): their source is
+kept the same way, and one path decides each, `_succeed` (a block of calls), `_fail` (text) and
+`_overflow` (past max_capture: text as it goes, D43); a kind says only what differs.
+
 The fence-line recognizer (D2: up to 3 spaces of indent, a run of backticks or tildes, then only
 blanks for a closing line) exists once, as `FenceLine`; TEXT, FENCE and CDATA feed it line starts
 and decide what a run means in their mode, and PENDING asks it whether a fence line starts.
@@ -48,14 +52,16 @@ rescans are the PENDING one above and the one-time loose-CDATA repair at end of 
 Layers. The scanner is a chain of classes, one module each, every layer a subclass of the one
 below it, so a mode's step is one method and the hot paths stay plain attribute reads:
 - `scanbase.ScanBase`: the state every layer reads (buffer, cursor, offsets, each mode's state
-  object), output, and the helpers all layers use (the tag memo, names, skips).
+  object), output, the held blocks' paths, and the helpers all layers use (the tag memo, names,
+  skips).
 - `fences.FenceLine`: the fence-line recognizer, shared by TEXT, FENCE and CDATA.
 - `prose.Prose`: the prose layer: TEXT, RUN, FENCE, PENDING and REGION, and the prose skip. It
   recognizes openers and hands them to the engine of their row.
 - `dsml.DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA).
 - `scanner.Scanner` (this module): `feed` / `finish` and the step loop over `_STEPS`, the capture
   limit, and the other holding engines: R9's JSON calls (JSON), token sections (TOKENS) and the
-  block engine's modes (BLOCK, HARMONY, MISTRAL; grammars in blocks.py, harmony.py, mistral.py).
+  block engine's modes (BLOCK, HARMONY, MISTRAL; grammars in blocks.py, harmony.py, mistral.py)
+  and bare pythonic lists (PYLIST, pylist.py).
 A lower layer calls an engine above it only through the methods it declares at its end.
 """
 
@@ -64,18 +70,20 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from . import harmony, mistral, sections, strings, values
+from . import harmony, mistral, pylist, sections, strings, values
 from .blocks import GRAMMARS
-from .blocktap import TAPS, BlockTap, same_calls
+from .blocktap import BlockTap, same_calls
 from .dsml import DsmlCapture
-from .events import Event, TextEvent, ToolCall, ToolCallsEvent
+from .events import Event, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
 from .formats import ALL_FORMATS, FORMATS, Format
+from .jsontaps import TAPS
 from .prose import _PLAIN_TAG_SO_FAR, _WS, match_region
 from .scanbase import (
     _HOLDING,
     _M_BLOCK,
     _M_CAPTURE,
+    _M_HARMONY,
     _M_JSON,
     _M_TEXT,
     _M_TOKENS,
@@ -84,11 +92,7 @@ from .scanbase import (
     _S_HEAD,
     Level,
     Mode,
-    _Calls,
-    _Capture,
     _row_for,
-    _Section,
-    _Text,
 )
 from .sections import match_marker
 from .shell import (
@@ -111,6 +115,7 @@ _JSON_OUT: Final = re.compile(r'["{}\[\]]')
 _JSON_IN: Final = re.compile(r'["\\]')
 
 
+_HM_REASONING: Final = harmony.REASONING  # (CONTENT above it: the kinds of body that stream)
 _FN_TAG: Final = "<function="  # D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 _CUT_HEAD = _PLAIN_TAG_SO_FAR  # feed's shortcut (a test turns it off to compare)
 
@@ -124,12 +129,12 @@ class Scanner(DsmlCapture):
         pos = self.pos
         mode = self.mode
         if pos:
-            if mode is _M_CAPTURE or mode is _M_TOKENS:  # _keep_raw, inlined (once per chunk)
-                holder: _Capture | _Section = self.cap if mode is _M_CAPTURE else self.sec
+            if mode is _M_CAPTURE or mode is _M_TOKENS or mode is _M_JSON:  # a held block keeps its source
+                held = self.held
                 at = self.base + pos
-                if at > holder.mark:
-                    holder.raw.add(self.buf[holder.mark - self.base : pos])
-                    holder.mark = at
+                if at > held.mark:
+                    held.raw.add(self.buf[held.mark - self.base : pos])
+                    held.mark = at
             self.base += pos
             buf = self.buf[pos:] + chunk
         else:
@@ -162,6 +167,10 @@ class Scanner(DsmlCapture):
                 return []
         elif mode is _M_CAPTURE and buf and buf[0] == "<" and self._cap_waits(buf):
             return []
+        elif mode is _M_HARMONY and self.hm.kind >= _HM_REASONING and "<|" not in buf and buf[-1:] not in "<":
+            # a body (not empty) no end token or opener can start in streams whole, as in harmony._body
+            self.pos = len(buf)
+            return [ReasoningEvent(buf) if self.hm.kind == _HM_REASONING else TextEvent(buf)]
         step = _STEPS
         while step[self.mode](self, False):
             pass
@@ -180,16 +189,15 @@ class Scanner(DsmlCapture):
         """At the end of a chunk, what a block holds past max_capture is released now, not with
         the next chunk (R8.3, D43): a step may consume a whole chunk before it waits."""
         at = self.base + self.pos
-        cap = self.cap
-        if self.mode == _M_CAPTURE and not cap.started and (cap.over or at - cap.start > self.max_capture):
-            self._overflow()  # (once a call is announced the limit stops applying, D37)
-        elif self.mode == _M_TOKENS and (self.sec.over or at - self.sec.start > self.max_capture):
-            self._sec_overflow()
+        held = self.held
+        if self.mode == _M_CAPTURE or self.mode == _M_TOKENS:
+            if not held.started and (held.over or at - held.start > self.max_capture):
+                self._overflow()  # (once a call is announced the limit stops applying, D37)
         elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
             if self.blk.tap is None or not self.blk.tap.started:  # (D37, as above)
                 self._blk_overflow()
-        elif self.mode == _M_JSON and at - self.json.start >= self.max_capture:
-            self._json_release()
+        elif self.mode == _M_JSON and at - held.start >= self.max_capture:
+            self._fail()
             step = _STEPS
             while step[self.mode](self, False):
                 pass
@@ -213,12 +221,10 @@ class Scanner(DsmlCapture):
             self._emit("{")
             self.pos = pos + 1
             return True
-        self.mode = _M_JSON
         j = self.json
-        j.parts = [m.group(0)]
+        self._hold(j, _M_JSON)
         j.depth = 1
         j.in_str = False
-        j.start = self._abs(pos)
         self.pos = m.end()
         return True
 
@@ -229,40 +235,33 @@ class Scanner(DsmlCapture):
         j = self.json
         stop = j.start + self.max_capture - self.base  # where the candidate reaches the limit
         if pos >= stop:
-            return self._json_release()
+            return self._fail()
         n = min(len(buf), stop)
         if pos >= n:
-            return self._json_release() if final else False
+            return self._fail() if final else False
         if j.in_str:
             m = _JSON_IN.search(buf, pos, n)
             if m is None:
-                j.parts.append(buf[pos:n])
                 self.pos = n
                 return True
             k = m.start()
             if buf[k] == "\\":
                 if k + 1 >= n:
                     if not final and n < stop:
-                        j.parts.append(buf[pos:k])
                         self.pos = k
                         return False
-                    j.parts.append(buf[pos:n])
                     self.pos = n
                     return True
-                j.parts.append(buf[pos : k + 2])
                 self.pos = k + 2
                 return True
-            j.parts.append(buf[pos : k + 1])
             self.pos = k + 1
             j.in_str = False
             return True
         m = _JSON_OUT.search(buf, pos, n)
         if m is None:
-            j.parts.append(buf[pos:n])
             self.pos = n
             return True
         k = m.start()
-        j.parts.append(buf[pos : k + 1])
         self.pos = k + 1
         ch = buf[k]
         if ch == '"':
@@ -272,67 +271,26 @@ class Scanner(DsmlCapture):
         else:
             j.depth -= 1
             if j.depth == 0:
-                text = "".join(j.parts)
+                text = j.raw.text(buf[j.mark - self.base : k + 1])
                 self.work += len(text)
-                calls = values.json_calls(text)
-                if calls is None:
-                    return self._json_release()
+                got = values.json_calls(text)
+                if got is None:
+                    return self._fail()
                 self.saw = True
-                self._flush_text()
-                self.out.append(ToolCallsEvent(tuple(calls), text, (), self._json_format))
-                self.mode = _M_TEXT
-        return True
-
-    def _json_release(self) -> bool:
-        """Not a JSON tool call: the candidate is text (R9.2)."""
-        self._emit("".join(self.json.parts))
-        self.json.parts = []
-        self.mode = _M_TEXT
-        self.line.indent = -1
+                j.found = tuple(got[0])
+                fixed = ("R9.2",) if got[1] else ()  # D58: read only after its backslashes were doubled
+                return self._succeed(k + 1, self._json_format, fixed)
         return True
 
     # ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
 
     def _start_section(self, end: int) -> None:
-        self.mode = _M_TOKENS
         sec = self.sec
+        self._hold(sec, _M_TOKENS)
         sec.stage = _S_BETWEEN
-        sec.raw, sec.tail = _Text(), ""
-        sec.calls = _Calls()
         sec.bad = []
-        sec.start = sec.mark = self._abs(self.pos)
-        sec.over = False
         sec.lead, sec.loose = True, False
         self.pos = end
-
-    def _sec_succeed(self, end: int, repaired: bool = False) -> bool:
-        """`repaired`: the section ended without its section end (D26)."""
-        sec = self.sec
-        self.pos = end
-        if not sec.over and self.base + end - sec.start > self.max_capture:
-            self._sec_overflow()  # the section end took it past the limit
-        if sec.over:
-            return self._fail()
-        self._flush_text()
-        raw = self._source(sec)
-        fixed = ("D26",) if repaired else ()
-        self.out.append(ToolCallsEvent(sec.calls.take(), raw, (), "tokens", tuple(sec.bad), fixed))
-        self.mode = _M_TEXT
-        self.line.mid_line()
-        return True
-
-    def _sec_overflow(self) -> None:
-        """As `_overflow`: past max_capture the section is released as text as it goes."""
-        sec = self.sec
-        text = self._source(sec)
-        if not sec.over:
-            sec.over = True
-            self._flush_text()
-            self.out.append(TextEvent(text, "capture_limit"))
-        else:
-            self._emit(text)
-        sec.tail = (sec.tail + text)[-4:]
-        sec.head, sec.body = [], []
 
     def _sec_takes(self, buf: str) -> bool:
         """Fast path of feed: a call's head or body with no marker in sight is only appended
@@ -364,7 +322,7 @@ class Scanner(DsmlCapture):
     def _m_tokens(self, final: bool) -> bool:
         sec = self.sec
         if sec.over or self.base + self.pos - sec.start > self.max_capture:
-            self._sec_overflow()
+            self._overflow()
         buf, pos = self.buf, self.pos
         n = len(buf)
         if pos >= n:
@@ -372,7 +330,7 @@ class Scanner(DsmlCapture):
                 return False
             # D26: a section whose calls are all complete survives a missing section end.
             if sec.stage == _S_BETWEEN and (sec.calls or sec.bad):
-                return self._sec_succeed(pos, True)
+                return self._succeed(pos, "tokens", ("D26",))
             return self._fail()
         if sec.stage == _S_BETWEEN:
             lead, sec.lead = sec.lead, False
@@ -400,9 +358,9 @@ class Scanner(DsmlCapture):
                 sec.lead = True
                 return True
             if kind == sections.SECTION_END and (sec.calls or sec.bad):
-                return self._sec_succeed(end)
+                return self._succeed(end, "tokens", ())
             if kind == sections.EOS and (sec.calls or sec.bad):  # the output ended: as at end of input
-                return self._sec_succeed(pos, True)
+                return self._succeed(pos, "tokens", ("D26",))  # D26: without its section end
             if kind == sections.SECTION_END:
                 self.pos = end  # an empty section is text, its end with it (D46, D60)
             return self._fail()
@@ -500,6 +458,9 @@ class Scanner(DsmlCapture):
 
     def _m_mistral(self, final: bool) -> bool:
         return mistral.step(self, final)
+
+    def _m_pylist(self, final: bool) -> bool:
+        return pylist.step(self, final)
 
     def _blk_take(self, s: str) -> None:
         blk = self.blk
@@ -663,6 +624,7 @@ _STEPS: Final = (
     Scanner._m_block,
     Scanner._m_harmony,
     Scanner._m_mistral,
+    Scanner._m_pylist,
 )
 
 

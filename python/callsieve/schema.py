@@ -240,7 +240,8 @@ def keeps_text(schema: Any) -> bool:
 def typed_value(schema: Any, raw: str) -> tuple[bool, Any]:
     """(True, value) when `raw` reads as a type the property's schema allows: a string stays as
     written; integer, number, boolean, object and array convert from their JSON text (`True` /
-    `False` too); `null` / `None` is null where the schema allows it. (False, None) when the schema
+    `False` too; an object or array only from an object or array text; an integer only within
+    ±(2**53 - 1), D65); `null` / `None` is null where the schema allows it. (False, None) when the schema
     says nothing usable or the text does not convert: the caller keeps the string (R17.9: a call
     is never dropped for a value)."""
     if not isinstance(schema, dict):
@@ -254,18 +255,18 @@ def typed_value(schema: Any, raw: str) -> tuple[bool, Any]:
     for ty in types:
         if ty == "boolean" and t in ("true", "True", "false", "False"):
             return True, t in ("true", "True")
-        if ty in ("integer", "number", "object", "array"):
+        if ty in ("object", "array"):
+            # only a container converts: a bare `5` for an object stays the string
             ok, v = _json_value(t)
-            if not ok:
-                continue
-            if ty == "object" and isinstance(v, dict):
+            if ok and isinstance(v, dict if ty == "object" else list):
                 return True, v
-            if ty == "array" and isinstance(v, list):
-                return True, v
-            if isinstance(v, bool) or not isinstance(v, int | float):
+        elif ty in ("integer", "number"):
+            ok, v = _json_value(t)
+            if not ok or isinstance(v, bool) or not isinstance(v, int | float):
                 continue
             if ty == "number":
                 return True, v
+            # D65: an integer JavaScript cannot hold exactly (beyond 2**53 - 1) stays the string
             if isinstance(v, int):
                 return True, v
             if v.is_integer() and abs(v) < 2**53:

@@ -39,6 +39,7 @@ from .schema import check_tools, find_tool_schema, keeps_text, normalize_input, 
 
 DEFAULT_MAX_CAPTURE = 8 * 1024 * 1024
 _DONE = Phase.DONE  # a module constant: read once per chunk (see scanner.py on Enum members)
+_INSIDE = Phase.INSIDE
 _BUSY = "a Sieve is one stream's state, not thread-safe: another feed() or flush() on it is running"
 
 
@@ -123,8 +124,13 @@ class Sieve:
                 raise InputTypeError(f"feed() takes str, got {type(chunk).__name__}")
             if not chunk:
                 return []
-            if self._gate.phase is not _DONE:
-                return self._declared(self._pass(self._gate.feed(chunk)))
+            gate = self._gate
+            if gate.phase is not _DONE:
+                if gate.phase is _INSIDE and not gate.held and gate.lead not in chunk:
+                    # in a reasoning region, no closing marker can start in this chunk (R15)
+                    gate.work += len(chunk)
+                    return [ReasoningEvent(chunk)]
+                return self._declared(self._pass(gate.feed(chunk)))
             if self._writer is None and not self._acts():
                 self._direct = self._scanner.feed
                 return self._direct(chunk)

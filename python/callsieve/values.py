@@ -362,8 +362,9 @@ def add_param(out: dict[str, Any], multi: set[str], name: str, value: Any) -> No
 _BAD_ESCAPE: Final = re.compile(r'\\(?!["\\/bfnrtu])')
 
 
-def json_calls(text: str) -> list[ToolCall] | None:
-    """R9: the calls of a JSON object in prose, or None when it is not a tool call.
+def json_calls(text: str) -> tuple[list[ToolCall], bool] | None:
+    """R9: the calls of a JSON object in prose and whether they were read only after R9.2's
+    repair, or None when it is not a tool call.
 
     Accepted: `{"tool_calls": [item, ...]}` and a single item, where an item is
     `{"name", "input": {..}}`, `{"name", "arguments": {..} | "<JSON object text>"}`,
@@ -371,7 +372,8 @@ def json_calls(text: str) -> list[ToolCall] | None:
     A chat message envelope (with `role` or `content`) is not a call. Invalid backslashes are
     the one narrow repair (R9.2)."""
     ok, v = json_value(text)
-    if not ok:
+    repaired = not ok
+    if repaired:
         ok, v = json_value(_BAD_ESCAPE.sub(r"\\\\", text))
     if not ok or not isinstance(v, dict) or "role" in v or "content" in v:
         return None
@@ -384,7 +386,7 @@ def json_calls(text: str) -> list[ToolCall] | None:
         calls = [_json_item(v, bare=True)]
     if any(c is None for c in calls):
         return None
-    return [c for c in calls if c is not None]
+    return [c for c in calls if c is not None], repaired
 
 
 def _json_item(item: Any, *, bare: bool) -> ToolCall | None:

@@ -29,7 +29,8 @@ OUT = ROOT / "parity" / "node" / "src" / "tables.js"
 #   "fold"         a code point -> replacement (None: dropped) dict, as a Map
 #   "map"          a dict as a Map
 #   "class"        a frozenset of characters as a RegExp character class
-#   "regex[/FLAGS]" a compiled pattern as a RegExp of the same source (a JS-compatible subset)
+#   "regex[/FLAGS]" a compiled pattern (or a tuple / dict of them) as a RegExp of the same source
+#                  (a subset both engines read alike; `\Z` at the end as `$`, re.I as `i`)
 SHARED: dict[str, tuple[str | tuple[str, str], ...]] = {
     "strings": ("JS_SPACE",),
     "shell": (
@@ -73,6 +74,7 @@ SHARED: dict[str, tuple[str | tuple[str, str], ...]] = {
         "MAX_HEADER",
     ),
     "mistral": ("MARKER", "ARGS", "CALL_ID", "MAX_HEAD"),
+    "pylist": ("MAX_HEAD",),
     "reasoning": ("REASONING_MODES", "OPEN", "CLOSE"),
     "values": ("RAW_TEXT_NAMES", ("_ENTITY_RE", "regex/g"), "_NAMED", "_JSON_START", "MAX_DEPTH"),
     "arguments": ("_JSON_START", "_NUMBER_CHARS", "_LITERALS", "_ENTITY_SPAN"),
@@ -97,6 +99,32 @@ SHARED: dict[str, tuple[str | tuple[str, str], ...]] = {
         "MAX_DEPTH",
     ),
     "prompt": (("_MARKUP", "map"), "_MAX_EXAMPLE_NAME", "_HEADER"),
+    # The scanner's character classes and lookaheads (flags: how each Node module runs them).
+    "fences": (("_RUNS", "regex/y"), ("_BLANKS", "regex/y")),
+    "prose": (
+        ("_SPECIAL", "regex/g"),
+        ("_SPECIAL_JSON", "regex/g"),
+        ("_SPECIAL_BR", "regex/g"),
+        ("_SPECIAL_JSON_BR", "regex/g"),
+        ("_ANGLE", "regex/g"),
+        ("_REGIONS", "regex/g"),
+        ("_PRE_OPEN", "regex/y"),
+        ("_PRE_PREFIX", "regex/y"),
+        ("_COMMENT_PREFIX", "regex/y"),
+    ),
+    "dsml": (
+        ("_CD_SPECIAL", "regex/g"),
+        ("_CD_TAIL", "regex/g"),
+        ("_LOOSE_CLOSE_TAIL", "regex"),
+        "_NATIVE_SHELL",
+    ),
+    "scanner": (
+        ("_JSON_START", "regex/y"),
+        ("_JSON_START_PREFIX", "regex/y"),
+        ("_JSON_OUT", "regex/g"),
+        ("_JSON_IN", "regex/g"),
+        "_FN_TAG",
+    ),
 }
 
 HEAD = """'use strict';
@@ -109,8 +137,16 @@ HEAD = """'use strict';
 """
 
 WIDTH = 100
-# Pattern text both engines read the same way: no escapes, anchors, inline flags or `.`.
-_PORTABLE = re.compile(r"(?:[\w|(){}\[\],;&#:=!-]|\(\?[!=])*")
+# Pattern text both engines read the same way: BMP characters, escapes of syntax characters and
+# of \n \t \r, groups `(?:`, `(?=`, `(?!`; no other escape (\w, \d, \s, \b differ), no inline
+# flag, no `.` or `$` (Python's `.` and `$` treat a newline otherwise), `^` only negating a class;
+# `\Z` (Python's end of input) only last, written `$`.
+_PORTABLE = re.compile(
+    r"(?:[^\\.$^(\U00010000-\U0010ffff]|\[\^|\\[ntr\[\](){}|?*+\\/-]|\((?:\?[:=!]|(?!\?)))*(?:\\Z)?"
+)
+_POSSESSIVE = re.compile(r"[*+?}]\+")  # Python's `*+` (no backtracking): JS has none
+# re.I: Python's Unicode case folding matches these ASCII letters with non-ASCII ones, JS's does not.
+_FOLDS_WIDER = re.compile(r"[iksIKS]|[^\x00-\x7f]")
 
 
 def node_name(py_name: str) -> str:
@@ -211,9 +247,16 @@ def _class(chars: frozenset[str]) -> str:
 
 
 def _regex(pattern: re.Pattern[str], flags: str, where: str) -> str:
-    if pattern.flags != re.UNICODE or not _PORTABLE.fullmatch(pattern.pattern):
+    src = pattern.pattern
+    folds = pattern.flags == re.UNICODE | re.IGNORECASE
+    if not (pattern.flags == re.UNICODE or folds) or not _PORTABLE.fullmatch(src) or _POSSESSIVE.search(src):
         raise SystemExit(f"gen_tables: {where}'s pattern is not in the subset both engines read alike")
-    return f"new RegExp({js_str(pattern.pattern)}{', ' + js_str(flags) if flags else ''})"
+    if folds and _FOLDS_WIDER.search(re.sub(r"\\.", "", src)):
+        raise SystemExit(f"gen_tables: {where}: re.I folds its letters otherwise than JS's `i`")
+    if src.endswith("\\Z"):
+        src = src[:-2] + "$"
+    flags = "".join(sorted(flags + ("i" if folds else "")))
+    return f"new RegExp({js_str(src)}{', ' + js_str(flags) if flags else ''})"
 
 
 def _fold(table: dict[int, str | None]) -> str:
@@ -241,9 +284,9 @@ def literal(value: object, how: str, where: str, indent: str = "") -> str:
     if how == "class":
         assert isinstance(value, frozenset)
         return f"new RegExp({js_str(_class(value))})"
-    if how.startswith("regex"):
-        assert isinstance(value, re.Pattern)
+    if how.startswith("regex") and isinstance(value, re.Pattern):
         return _regex(value, how.partition("/")[2], where)
+    inner = how if how.startswith("regex") else ""  # the patterns in a tuple or dict of them
     if how == "map":
         assert isinstance(value, dict)
         pairs = [f"[{literal(k, '', where)}, {literal(v, '', where)}]" for k, v in value.items()]
@@ -258,10 +301,13 @@ def literal(value: object, how: str, where: str, indent: str = "") -> str:
             return "\n" + "".join(f"{indent}  {js_str(line)} +\n" for line in lines)[:-3]
         return js_str(value)
     if isinstance(value, tuple):
-        return _items([literal(v, "", where, indent + "  ") for v in value], indent)
+        return _items([literal(v, inner, where, indent + "  ") for v in value], indent)
     if isinstance(value, dict):
         keys = [k if re.fullmatch(r"[A-Za-z_$][\w$]*", k) else js_str(k) for k in value]
-        items = [f"{k}: {literal(v, '', where)}" for k, v in zip(keys, value.values(), strict=True)]
+        items = [
+            f"{k}: {literal(v, inner, where, indent + '  ')}"
+            for k, v in zip(keys, value.values(), strict=True)
+        ]
         return _items(items, indent, "{}")
     if isinstance(value, frozenset):
         if all(isinstance(c, str) and len(c) == 1 for c in value):

@@ -734,7 +734,7 @@ module.exports = {
  *
  * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
  * learns into small internal events, plain objects with a `kind` (public events have a `type`):
- * `{kind: 'begun', name}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
+ * `{kind: 'begun', name, id}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
  * `{kind: 'done', input}`. The Sieve writes them as `tool_call_start` / `tool_call_arguments`
  * (`ArgumentsWriter`), after name resolution and schema normalization (R10, R12).
  *
@@ -989,11 +989,11 @@ class Call {
  */
 class ArgumentsWriter {
   /**
-   * @param {(index: number, name: string) => object} start the `tool_call_start` event
+   * @param {(index: number, name: string, id: string | null) => object} start the `tool_call_start` event
    * @param {(index: number, delta: string) => object} delta the `tool_call_arguments` event
    */
   constructor(start, delta) {
-    this._start = start; // (index, name) -> event
+    this._start = start; // (index, name, id) -> event
     this._delta = delta; // (index, text) -> event
     this.nextIndex = 0;
     this._call = null;
@@ -1018,7 +1018,7 @@ class ArgumentsWriter {
           this._param(e, out, normalize);
           break;
         case 'begun':
-          this._begin(e.name, out, resolve);
+          this._begin(e.name, e.id === undefined ? null : e.id, out, resolve);
           break;
         case 'done':
           this._done(e.input, out, normalize);
@@ -1031,7 +1031,7 @@ class ArgumentsWriter {
     return out;
   }
 
-  _begin(name, out, resolve) {
+  _begin(name, callId, out, resolve) {
     this._begun += 1;
     const resolved = resolve(name);
     if (resolved === null) {
@@ -1040,7 +1040,7 @@ class ArgumentsWriter {
     }
     this._call = new Call(this.nextIndex, resolved);
     this.nextIndex += 1;
-    out.push(this._start(this._call.index, resolved));
+    out.push(this._start(this._call.index, resolved, callId));
   }
 
   _send(c, text, out) {
@@ -1109,7 +1109,7 @@ class ArgumentsWriter {
       if (resolved === null) continue;
       const index = this.nextIndex;
       this.nextIndex += 1;
-      out.push(this._start(index, resolved));
+      out.push(this._start(index, resolved, call.id === undefined ? null : call.id));
       out.push(this._delta(index, jsonText(normalize(resolved, call.input))));
     }
     out.push(applied);
@@ -1246,11 +1246,11 @@ function jsonCall(body, typer = null) {
     return out;
   }
   const items = Array.isArray(v) && v.length ? v : [v];
-  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null);
+  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null, item === v);
   return out;
 }
 
-function jsonItem(item, out, raw) {
+function jsonItem(item, out, raw, lone = false) {
   const text = raw !== null ? strings.trim(raw) : jsonText(item);
   if (!isDict(item)) {
     out.bad(text, 'not a JSON object');
@@ -1277,8 +1277,24 @@ function jsonItem(item, out, raw) {
     out.bad(text, 'arguments are not a JSON object', name);
     return;
   }
-  const id = has('id') ? item.id : undefined;
+  const id = has('id') && !(lone && lateId(item)) ? item.id : undefined;
   out.calls.push(call(name, args, typeof id === 'string' && id ? id : null));
+}
+
+/**
+ * D63: is `id` written after the arguments object that announces a lone Hermes call with
+ * streamArguments (D62)? Such an id is not the call's, so that the call is the same however it
+ * streams: an OpenAI stream's first delta of a call carries its id (R16.5).
+ */
+function lateId(item) {
+  const keys = Object.keys(item);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    if (key === 'arguments' || key === 'parameters') {
+      return isDict(item[key]) && keys.slice(0, k).includes('name') && keys.indexOf('id') > k;
+    }
+  }
+  return false;
 }
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
@@ -1697,25 +1713,26 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, rawValue, setKey };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, pythonicCalls, rawValue, setKey };
   },
   "src/blocktap.js": function (module, exports, __require) {
 'use strict';
 /**
  * Incremental arguments (R16) for the block engine (R17): a block's body read as it arrives.
- * Port of python/callsieve/blocktap.py, class for class; read the module docstring there.
+ * Port of python/callsieve/blocktap.py, class for class; read the module docstring there (it
+ * says why the grammars of blocks.js are written again in the taps, and what the two share: the
+ * markers come from tables.js, generated from blocks.py). This module holds what the taps share;
+ * the taps are in tagtaps.js (the tag grammars) and jsontaps.js (JSON arguments, and TAPS).
  * Names are bounded in code points, as the grammars' `u` regexes count: the taps announce only
  * names `nameOk` accepts.
  */
 
 const strings = __require("src/strings.js");
-const values = __require("src/values.js");
 const { isIndexKey } = __require("src/arguments.js");
-const { kimiName, nameOk, oneNewline, rawValue, setKey } = __require("src/blocks.js");
+const { setKey } = __require("src/blocks.js");
 const { jsonText } = __require("src/jsontext.js");
 
 const BLANK = strings.JS_SPACE;
-const NOT_NAME = strings.JS_SPACE + '<>"\'`{}[],;';
 const JSON_WS = ' \t\n\r';
 const NUMBER_CHARS = '0123456789.eE+-';
 const HEAD_LIMIT = 1024; // a head (a tag's attributes, an id) still undecided past this is no call
@@ -1760,6 +1777,14 @@ function rstrip(s, chars) {
 
 function call(name, input, id) {
   return id === null || id === undefined ? { name, input } : { name, input, id };
+}
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function isHigh(c) {
+  return c >= 0xd800 && c <= 0xdbff;
 }
 
 /** A raw-text value as it arrives: `add` returns the characters that became certain. */
@@ -1878,6 +1903,7 @@ class BlockTap {
     this.i = 0; // cursor into s
     this.off = 0; // body offset of s[0]
     this.state = 0;
+    this.end = -1; // the state in which the tap reads no more (it then keeps no text)
     this.calls = []; // the announced calls, once complete
     this.started = 0; // calls announced
     this.broken = -1; // where an announced call stopped being one: the block ends there
@@ -1898,13 +1924,14 @@ class BlockTap {
   }
 
   feed(piece) {
+    if (this.state === this.end) return; // (it would only gather the rest of the body)
     if (this.i) {
       this.s = this.s.slice(this.i);
       this.off += this.i;
       this.i = 0;
     }
     this.s = this.s ? this.s + piece : piece;
-    this.work += piece.length;
+    this.work += this.s.length; // (what the join copied: the pending text and the piece)
     while (this.broken < 0 && this.step(false));
     this.flushChars();
   }
@@ -1927,7 +1954,7 @@ class BlockTap {
     this.keys = new Set();
     this.top = -1;
     this.other = false;
-    this.out.push({ kind: 'begun', name });
+    this.out.push({ kind: 'begun', name, id: callId });
   }
 
   endCall(at) {
@@ -2003,1361 +2030,6 @@ class BlockTap {
   }
 }
 
-// ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
-
-const FN = '<function=';
-const FN_END = '</function>';
-const P = '<parameter=';
-const P_END = '</parameter>';
-const CALL_ENDS = [FN, FN_END];
-const PARAM_STOPS = [P_END, P, FN, FN_END];
-const IN_CALL = [P, FN_END, FN];
-
-const F = Object.freeze({ BETWEEN: 0, HEAD: 1, SKIP: 2, PARAMS: 3, KEY: 4, VALUE: 5, DONE: 6 });
-
-/** `<function=NAME>` `<parameter=KEY>VALUE</parameter>` … `</function>` (blocks.functionTags). */
-class FunctionTap extends BlockTap {
-  constructor(typer) {
-    super(typer);
-    this.head = [];
-    this.headState = 0;
-    this.keybuf = [];
-  }
-
-  step(final) {
-    switch (this.state) {
-      case F.VALUE:
-        return this._value(final);
-      case F.PARAMS:
-        return this._params(final);
-      case F.BETWEEN:
-        return this._between(final);
-      case F.HEAD:
-        return this._head(final);
-      case F.KEY:
-        return this._key(final);
-      case F.SKIP:
-        return this._skip(final);
-      default:
-        return false;
-    }
-  }
-
-  _between(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) return false;
-    if (s.startsWith(FN, j)) {
-      this.at = this.off + j;
-      this.i = j + FN.length;
-      this.state = F.HEAD;
-      this.head = [];
-      this.headState = 0;
-      return true;
-    }
-    if (!final && prefix(s, j, [FN])) return false;
-    this.state = F.DONE; // text between calls: the grammar reports the rest
-    return false;
-  }
-
-  /** The name: blanks, name characters, blanks, `>` (anything else is no name). */
-  _head(final) {
-    const s = this.s;
-    const n = s.length;
-    const head = this.head;
-    let i = this.i;
-    while (i < n) {
-      const ch = s[i];
-      if (ch === '>') {
-        this.i = i + 1;
-        const name = head.join('');
-        if (nameOk(name)) {
-          this.begin(name, this.at);
-          this.state = F.PARAMS;
-        } else {
-          this.state = F.SKIP;
-        }
-        return true;
-      }
-      if (BLANK.includes(ch)) {
-        if (this.headState === 1) this.headState = 2;
-      } else if (this.headState === 2 || NOT_NAME.includes(ch) || head.length >= NAME_UNITS) {
-        this.i = i;
-        this.state = F.SKIP; // not announced: the grammar reads it
-        return true;
-      } else {
-        this.headState = 1;
-        head.push(ch);
-      }
-      i++;
-    }
-    this.i = i;
-    return false;
-  }
-
-  /** A call that is not announced, to its end: `</function>` or the next `<function=`. */
-  _skip(final) {
-    const s = this.s;
-    let i = this.i;
-    for (;;) {
-      const k = s.indexOf('<', i);
-      if (k < 0) {
-        this.i = s.length;
-        return false;
-      }
-      const m = starts(s, k, CALL_ENDS);
-      if (m) {
-        this.i = m === FN_END ? k + FN_END.length : k;
-        this.state = F.BETWEEN;
-        return true;
-      }
-      if (!final && prefix(s, k, CALL_ENDS)) {
-        this.i = k;
-        return false;
-      }
-      i = k + 1;
-    }
-  }
-
-  _params(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) {
-      if (final) {
-        this.endCall(this.off + j);
-        this.state = F.DONE;
-      }
-      return false;
-    }
-    const m = starts(s, j, IN_CALL);
-    if (m === P) {
-      this.at = this.off + j;
-      this.i = j + P.length;
-      this.keybuf = [];
-      this.state = F.KEY;
-      return true;
-    }
-    if (m) {
-      const end = m === FN_END ? j + FN_END.length : j;
-      this.endCall(this.off + end);
-      this.i = end;
-      this.state = F.BETWEEN;
-      return true;
-    }
-    if (!final && prefix(s, j, IN_CALL)) return false;
-    return this.fail(this.off + j); // text where a parameter belongs
-  }
-
-  _key(final) {
-    const s = this.s;
-    const i = this.i;
-    const gt = s.indexOf('>', i);
-    let lt = s.indexOf('<', i);
-    while (lt >= 0 && (gt < 0 || lt < gt)) {
-      if (starts(s, lt, CALL_ENDS)) return this.fail(this.at); // the tag never closes
-      if (!final && prefix(s, lt, CALL_ENDS)) {
-        this.keybuf.push(s.slice(i, lt));
-        this.i = lt;
-        return false;
-      }
-      lt = s.indexOf('<', lt + 1);
-    }
-    if (gt < 0) {
-      this.keybuf.push(s.slice(i));
-      this.i = s.length;
-      return final ? this.fail(this.at) : false;
-    }
-    this.keybuf.push(s.slice(i, gt));
-    const key = strings.trim(this.keybuf.join(''));
-    this.keybuf = [];
-    if (!key || this.reorders(key)) return this.fail(this.at);
-    this.i = gt + 1;
-    this.beginValue(key, this.how(key, QWEN, QWEN));
-    this.state = F.VALUE;
-    return true;
-  }
-
-  _value(final) {
-    const s = this.s;
-    const i = this.i;
-    const n = s.length;
-    let k = i;
-    for (;;) {
-      k = s.indexOf('<', k);
-      if (k < 0) {
-        this.chars(s.slice(i));
-        this.i = n;
-        if (final) {
-          this.endValue();
-          this.state = F.PARAMS;
-          return true;
-        }
-        return false;
-      }
-      if (k + 1 < n && !'/pf'.includes(s[k + 1])) {
-        k += 1; // (a `<` of the value: no marker starts so)
-        continue;
-      }
-      const m = starts(s, k, PARAM_STOPS);
-      if (m) {
-        this.chars(s.slice(i, k));
-        this.endValue();
-        this.i = m === P_END ? k + P_END.length : k;
-        this.state = F.PARAMS;
-        return true;
-      }
-      if (!final && prefix(s, k, PARAM_STOPS)) {
-        this.chars(s.slice(i, k));
-        this.i = k;
-        return false;
-      }
-      k += 1;
-    }
-  }
-
-  value(raw) {
-    return rawValue(this.typer, this.name, this.key, oneNewline(raw));
-  }
-}
-
-// ---- R17.3 GLM ------------------------------------------------------------------------------------
-
-const K = '<arg_key>';
-const K_END = '</arg_key>';
-const V = '<arg_value>';
-const V_END = '</arg_value>';
-
-const G = Object.freeze({ NAME: 0, PAIRS: 1, KEY: 2, BETWEEN: 3, VALUE: 4, DONE: 5 });
-
-/** NAME `<arg_key>K</arg_key><arg_value>V</arg_value>` … (blocks.argPairs): the name is final at
- * the first `<arg_key>`. */
-class PairTap extends BlockTap {
-  constructor(typer) {
-    super(typer);
-    this.head = [];
-    this.headState = 0;
-    this.keybuf = [];
-  }
-
-  step(final) {
-    switch (this.state) {
-      case G.VALUE:
-        return this._value(final);
-      case G.PAIRS:
-        return this._pairs(final);
-      case G.KEY:
-        return this._key(final);
-      case G.BETWEEN:
-        return this._between(final);
-      case G.NAME:
-        return this._name(final);
-      default:
-        return false;
-    }
-  }
-
-  _name(final) {
-    const s = this.s;
-    const n = s.length;
-    const head = this.head;
-    let i = this.i;
-    while (i < n) {
-      const ch = s[i];
-      if (ch === '<') {
-        if (s.startsWith(K, i)) {
-          const name = head.join('');
-          if (nameOk(name)) {
-            this.begin(name, 0);
-            this.state = G.PAIRS;
-            this.i = i;
-            return true;
-          }
-        } else if (!final && prefix(s, i, [K])) {
-          this.i = i;
-          return false;
-        }
-        this.state = G.DONE; // no name before a pair: the grammar reads it
-        return false;
-      }
-      if (BLANK.includes(ch)) {
-        if (this.headState === 1) this.headState = 2;
-      } else if (this.headState === 2 || NOT_NAME.includes(ch) || head.length >= NAME_UNITS) {
-        this.state = G.DONE;
-        return false;
-      } else {
-        this.headState = 1;
-        head.push(ch);
-      }
-      i++;
-    }
-    this.i = i;
-    return false; // (a name alone is a call with input {}, announced with the block)
-  }
-
-  _pairs(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) {
-      if (final) {
-        this.endCall(this.off + j);
-        this.state = G.DONE;
-      }
-      return false;
-    }
-    if (s.startsWith(K, j)) {
-      this.at = this.off + j;
-      this.i = j + K.length;
-      this.keybuf = [];
-      this.state = G.KEY;
-      return true;
-    }
-    if (!final && prefix(s, j, [K])) return false;
-    return this.fail(this.off + j); // a broken argument pair
-  }
-
-  _key(final) {
-    const s = this.s;
-    const i = this.i;
-    const k = s.indexOf(K_END, i);
-    if (k < 0) {
-      const cut = s.lastIndexOf('<');
-      const keep = cut >= Math.max(i, s.length - K_END.length + 1) && prefix(s, cut, [K_END]) ? cut : s.length;
-      this.keybuf.push(s.slice(i, keep));
-      this.i = keep;
-      return final ? this.fail(this.at) : false;
-    }
-    this.keybuf.push(s.slice(i, k));
-    const key = strings.trim(this.keybuf.join(''));
-    this.keybuf = [];
-    if (this.reorders(key)) return this.fail(this.at);
-    this.key = key;
-    this.i = k + K_END.length;
-    this.state = G.BETWEEN;
-    return true;
-  }
-
-  _between(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) return final ? this.fail(this.at) : false;
-    if (s.startsWith(V, j)) {
-      this.i = j + V.length;
-      this.beginValue(this.key, this.how(this.key, GLM, ASIS));
-      this.state = G.VALUE;
-      return true;
-    }
-    if (!final && prefix(s, j, [V])) return false;
-    return this.fail(this.at);
-  }
-
-  _value(final) {
-    const s = this.s;
-    const i = this.i;
-    const k = s.indexOf(V_END, i);
-    if (k < 0) {
-      const cut = s.lastIndexOf('<');
-      const keep = cut >= Math.max(i, s.length - V_END.length + 1) && !final && prefix(s, cut, [V_END]) ? cut : s.length;
-      this.chars(s.slice(i, keep));
-      this.i = keep;
-      if (final) return this.fail(this.off + s.length); // cut inside the value: it ends so (R16.3)
-      return false;
-    }
-    this.chars(s.slice(i, k));
-    this.endValue();
-    this.i = k + V_END.length;
-    this.state = G.PAIRS;
-    return true;
-  }
-
-  value(raw) {
-    return rawValue(this.typer, this.name, this.key, raw, true);
-  }
-}
-
-// ---- R17.4 MiniMax ------------------------------------------------------------------------------
-
-const INV = '<invoke';
-const INV_END = '</invoke>';
-const PARAM = '<parameter';
-const INV_STOPS = [INV_END, INV];
-const VALUE_STOPS = [P_END, INV_END, INV];
-
-function isLow(c) {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
-
-function isHigh(c) {
-  return c >= 0xd800 && c <= 0xdbff;
-}
-
-/**
- * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most 256 code points), `[ \t]*>` (blocks'
- * ATTR) after a tag's word, matched as it arrives. `feed` returns how many characters it took;
- * `state` says where it stands (1: matched, -1: no match, 0: not yet).
- */
-class Attr {
-  constructor() {
-    this.phase = 0; // 0 blanks, then `name=`; 1 the value's first character; 2 in the value; 3 after it
-    this.blanks = false;
-    this.matched = 0;
-    this.quote = '';
-    this.name = [];
-    this.cps = 0; // code points of the name
-    this.state = 0;
-  }
-
-  _push(ch) {
-    const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
-    if (!(isLow(ch.charCodeAt(0)) && isHigh(last))) this.cps += 1;
-    this.name.push(ch);
-  }
-
-  _full(ch) {
-    // a 257th code point (a low half completing a pair adds none)
-    const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
-    return this.cps >= 256 && !(isLow(ch.charCodeAt(0)) && isHigh(last));
-  }
-
-  feed(s, i) {
-    const n = s.length;
-    for (let j = i; j < n; j++) {
-      const ch = s[j];
-      const ph = this.phase;
-      if (ph === 0) {
-        if (this.matched === 0 && (ch === ' ' || ch === '\t')) this.blanks = true;
-        else if (this.blanks && ch === 'name='[this.matched]) {
-          this.matched += 1;
-          if (this.matched === 5) this.phase = 1;
-        } else return this._no(j, i);
-      } else if (ph === 1) {
-        if (ch === '"' || ch === "'") this.quote = ch;
-        else if (' \t\n\r<>'.includes(ch)) return this._no(j, i);
-        else this._push(ch);
-        this.phase = 2;
-      } else if (ph === 2) {
-        const q = this.quote;
-        if (q) {
-          if (ch === q) this.phase = 3;
-          else if ('<>\n'.includes(ch) || this._full(ch)) return this._no(j, i);
-          else this._push(ch);
-        } else if (ch === ' ' || ch === '\t') this.phase = 3;
-        else if (ch === '>') {
-          this.state = 1;
-          return j + 1 - i;
-        } else if ('\n\r"\'<'.includes(ch) || this._full(ch)) return this._no(j, i);
-        else this._push(ch);
-      } else if (ch === '>') {
-        this.state = 1;
-        return j + 1 - i;
-      } else if (ch !== ' ' && ch !== '\t') return this._no(j, i);
-    }
-    return n - i;
-  }
-
-  _no(j, i) {
-    this.state = -1;
-    return j - i;
-  }
-}
-
-const M = Object.freeze({ BETWEEN: 0, HEAD: 1, NOT: 2, SKIP: 3, PARAMS: 4, PHEAD: 5, VALUE: 6, DONE: 7 });
-
-/** `<invoke name="N">` `<parameter name="K">V</parameter>` … `</invoke>` (blocks.invokeTags). */
-class InvokeTap extends BlockTap {
-  constructor(typer) {
-    super(typer);
-    this.attr = new Attr();
-    this.headLen = 0;
-  }
-
-  step(final) {
-    switch (this.state) {
-      case M.VALUE:
-        return this._value(final);
-      case M.PARAMS:
-        return this._params(final);
-      case M.BETWEEN:
-        return this._between(final);
-      case M.HEAD:
-      case M.PHEAD:
-        return this._head(final);
-      case M.NOT:
-      case M.SKIP:
-        return this._skip(final);
-      default:
-        return false;
-    }
-  }
-
-  _between(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) return false;
-    if (s.startsWith(INV, j)) {
-      this.at = this.off + j;
-      this.i = j + INV.length;
-      this.attr = new Attr();
-      this.headLen = 0;
-      this.state = M.HEAD;
-      return true;
-    }
-    if (!final && prefix(s, j, [INV])) return false;
-    this.i = j + 1;
-    this.state = M.NOT; // not an invoke: to the next `<invoke`
-    return true;
-  }
-
-  _head(final) {
-    const s = this.s;
-    const i = this.i;
-    const a = this.attr;
-    const took = a.feed(s, i);
-    this.i = i + took;
-    this.headLen += took;
-    if (a.state === 0) {
-      if (!final && this.headLen <= HEAD_LIMIT) return false;
-      if (this.state === M.HEAD && !final) {
-        this.state = M.DONE; // a head this long: no more announcements in this block
-        return false;
-      }
-      a.state = -1;
-    }
-    const name = strings.trim(a.name.join(''));
-    if (this.state === M.HEAD) {
-      if (a.state > 0 && nameOk(name)) {
-        this.begin(name, this.at);
-        this.state = M.PARAMS;
-      } else if (a.state > 0) {
-        this.state = M.SKIP; // an invalid name: the grammar reports it
-      } else {
-        this.state = M.NOT; // (what the head took holds no `<`: the search goes on here)
-      }
-      return true;
-    }
-    if (a.state < 0 || !name || this.reorders(name)) return this.fail(this.at); // a broken parameter
-    this.beginValue(name, this.how(name, TRIM, TRIM));
-    this.state = M.VALUE;
-    return true;
-  }
-
-  /** To the next `<invoke` (not an invoke), or to `</invoke>` or `<invoke` (not announced). */
-  _skip(final) {
-    const s = this.s;
-    let i = this.i;
-    const stops = this.state === M.NOT ? [INV] : INV_STOPS;
-    for (;;) {
-      const k = s.indexOf('<', i);
-      if (k < 0) {
-        this.i = s.length;
-        return false;
-      }
-      const m = starts(s, k, stops);
-      if (m) {
-        this.i = m === INV_END ? k + INV_END.length : k;
-        this.state = M.BETWEEN;
-        return true;
-      }
-      if (!final && prefix(s, k, stops)) {
-        this.i = k;
-        return false;
-      }
-      i = k + 1;
-    }
-  }
-
-  _params(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) {
-      if (final) {
-        this.endCall(this.off + j);
-        this.state = M.DONE;
-      }
-      return false;
-    }
-    const stops = [INV_END, INV, PARAM];
-    const m = starts(s, j, stops);
-    if (m === PARAM) {
-      this.at = this.off + j;
-      this.i = j + PARAM.length;
-      this.attr = new Attr();
-      this.headLen = 0;
-      this.state = M.PHEAD;
-      return true;
-    }
-    if (m) {
-      const end = m === INV_END ? j + INV_END.length : j;
-      this.endCall(this.off + end);
-      this.i = end;
-      this.state = M.BETWEEN;
-      return true;
-    }
-    if (!final && prefix(s, j, stops)) return false;
-    return this.fail(this.off + j);
-  }
-
-  _value(final) {
-    const s = this.s;
-    const i = this.i;
-    const n = s.length;
-    let k = i;
-    for (;;) {
-      k = s.indexOf('<', k);
-      if (k < 0) {
-        this.chars(s.slice(i));
-        this.i = n;
-        return final ? this.fail(this.off + n) : false;
-      }
-      if (k + 1 < n && !'/i'.includes(s[k + 1])) {
-        k += 1; // (a `<` of the value: no marker starts so)
-        continue;
-      }
-      const m = starts(s, k, VALUE_STOPS);
-      if (m === P_END) {
-        this.chars(s.slice(i, k));
-        this.endValue();
-        this.i = k + P_END.length;
-        this.state = M.PARAMS;
-        return true;
-      }
-      if (m) {
-        // the invoke ends inside the value: it ends there, with the value so far
-        this.chars(s.slice(i, k));
-        this.i = k;
-        return this.fail(this.off + k);
-      }
-      if (!final && prefix(s, k, VALUE_STOPS)) {
-        this.chars(s.slice(i, k));
-        this.i = k;
-        return false;
-      }
-      k += 1;
-    }
-  }
-
-  value(raw) {
-    return rawValue(this.typer, this.name, this.key, strings.trim(raw));
-  }
-}
-
-// ---- JSON arguments (Kimi-K2, Hermes) -------------------------------------------------------------
-
-const J = Object.freeze({
-  OPEN: 0, // before the object
-  FIRST: 1, // after `{`: a key or `}`
-  NEXT: 2, // after `,`: a key
-  KEY: 3, // in a key string
-  COLON: 4,
-  VALUE: 5, // before a value
-  STRING: 6, // in a string value (streams)
-  OTHER: 7, // in another value (whole at its end)
-  AFTER: 8, // after a value: `,` or `}`
-  END: 9, // the object closed
-  BAD: 10, // not a JSON object (from `badAt` on)
-});
-
-const STRING_STOP = /["\\\x00-\x1f<]/g;
-const OTHER_STOP = /["\\{}[\]<,\x00-\x1f \t\n\r]/g;
-const ESC = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-const ESC_CHARS = '"\\/bfnrt';
-const HEX = /[0-9a-fA-F]{4}/y;
-const HEX_DIGITS = '0123456789abcdefABCDEF';
-
-function search(re, s, i) {
-  re.lastIndex = i;
-  const m = re.exec(s);
-  return m === null ? -1 : m.index;
-}
-
-function hexAt(s, i) {
-  HEX.lastIndex = i;
-  return HEX.test(s);
-}
-
-function allHex(s) {
-  for (const c of s) if (!HEX_DIGITS.includes(c)) return false;
-  return true;
-}
-
-/** Can `t` still begin a `\uXXXX` escape? */
-function maybeLow(t) {
-  return '\\u'.startsWith(t.slice(0, 2)) && allHex(t.slice(2));
-}
-
-/**
- * A JSON object read as it arrives: its top-level string values decoded as they come, its other
- * values whole at their end (decoded by values.jsonValue, as the grammar decodes). It reads the
- * tap's text and stops at one of `stops`. With `outer`, it reads one key or one value of an
- * enclosing object for the tap instead (`got`), announcing nothing.
- */
-class JsonArgs {
-  constructor(stops, state = J.OPEN, outer = false) {
-    this.state = state;
-    this.stops = stops;
-    this.outer = outer;
-    this.buf = [];
-    this.depth = 0;
-    this.inStr = false;
-    this.at = 0;
-    this.badAt = -1;
-    this.got = null;
-  }
-
-  /** Read on from tap.s[tap.i]; false: wait, or the object ended (END), or it is no object (BAD). */
-  step(tap, final) {
-    const st = this.state;
-    if (st === J.STRING) return this._string(tap, final);
-    if (st === J.OTHER) return this._other(tap, final);
-    if (st === J.KEY) return this._key(tap, final);
-    if (st === J.END || st === J.BAD) return false;
-    const s = tap.s;
-    const j = (tap.i = skip(s, tap.i, JSON_WS));
-    if (j >= s.length) return final ? this._bad(tap, j) : false;
-    const ch = s[j];
-    if (st === J.OPEN) {
-      if (ch !== '{') return this._bad(tap, j);
-      tap.i = j + 1;
-      this.state = J.FIRST;
-      return true;
-    }
-    if (st === J.FIRST || st === J.NEXT) {
-      if (ch === '"') {
-        this.at = tap.off + j;
-        tap.i = j + 1;
-        this.buf = [];
-        this.state = J.KEY;
-        return true;
-      }
-      if (ch === '}' && st === J.FIRST) {
-        tap.i = j + 1;
-        this.state = J.END;
-        return false;
-      }
-      return this._bad(tap, j);
-    }
-    if (st === J.COLON) {
-      if (ch !== ':') return this._bad(tap, j);
-      tap.i = j + 1;
-      this.state = J.VALUE;
-      return true;
-    }
-    if (st === J.VALUE) {
-      this.at = tap.off + j;
-      if (ch === '"') {
-        tap.i = j + 1;
-        tap.beginValue(tap.key, ASIS);
-        this.state = J.STRING;
-        return true;
-      }
-      this.buf = [];
-      this.depth = 0;
-      this.inStr = false;
-      this.state = J.OTHER;
-      return true;
-    }
-    // AFTER
-    if (ch === ',') {
-      tap.i = j + 1;
-      this.state = J.NEXT;
-      return true;
-    }
-    if (ch === '}') {
-      tap.i = j + 1;
-      this.state = J.END;
-      return false;
-    }
-    return this._bad(tap, j);
-  }
-
-  /** Not a JSON object: from `at` (the open key or value), else from s[j]. */
-  _bad(tap, j, at = -1) {
-    this.state = J.BAD;
-    this.badAt = at >= 0 ? at : tap.off + j;
-    tap.i = j;
-    return false;
-  }
-
-  /** At a `<`: 1 a stop marker, 0 not one, -1 maybe (wait). */
-  _stopAt(s, k, final) {
-    if (starts(s, k, this.stops)) return 1;
-    if (!final && prefix(s, k, this.stops)) return -1;
-    return 0;
-  }
-
-  /** The closing quote of the string going on at s[i]: its index; -1 not yet; -2 not a JSON
-   * string; -(k + 3) a stop marker (or its prefix: wait) at k. */
-  _stringEnd(s, i, final) {
-    const n = s.length;
-    for (;;) {
-      const k = search(STRING_STOP, s, i);
-      if (k < 0) return -1;
-      const ch = s[k];
-      if (ch === '"') return k;
-      if (ch === '\\') {
-        if (k + 1 >= n) return final ? -2 : -1;
-        const e = s[k + 1];
-        if (e === 'u') {
-          if (k + 6 > n && allHex(s.slice(k + 2))) return final ? -2 : -1;
-          if (!hexAt(s, k + 2)) return -2;
-          i = k + 6;
-        } else if (ESC_CHARS.includes(e)) {
-          i = k + 2;
-        } else {
-          return -2;
-        }
-        continue;
-      }
-      if (ch === '<') {
-        if (this._stopAt(s, k, final)) return -(k + 3);
-        i = k + 1;
-        continue;
-      }
-      return -2; // a control character
-    }
-  }
-
-  _key(tap, final) {
-    const s = tap.s;
-    const i = tap.i;
-    let k = this._stringEnd(s, i, final);
-    if (k === -1) {
-      this.buf.push(s.slice(i));
-      tap.i = s.length;
-      return final ? this._bad(tap, s.length, this.at) : false;
-    }
-    if (k === -2) return this._bad(tap, i, this.at);
-    if (k < -2) {
-      k = -k - 3;
-      this.buf.push(s.slice(i, k));
-      tap.i = k;
-      return starts(s, k, this.stops) ? this._bad(tap, k, this.at) : false;
-    }
-    this.buf.push(s.slice(i, k));
-    tap.i = k + 1;
-    const [ok, key] = values.jsonValue('"' + this.buf.join('') + '"');
-    this.buf = [];
-    if (!ok) return this._bad(tap, k, this.at);
-    if (this.outer) this.got = key;
-    else if (tap.reorders(key)) return this._bad(tap, k, this.at);
-    else tap.key = key;
-    this.state = J.COLON;
-    return true;
-  }
-
-  /** A top-level string value: its characters go out decoded, a partial escape held. */
-  _string(tap, final) {
-    const s = tap.s;
-    const n = s.length;
-    let i = tap.i;
-    for (;;) {
-      const k = search(STRING_STOP, s, i);
-      if (k < 0) {
-        tap.chars(s.slice(i));
-        tap.i = n;
-        return final ? this._bad(tap, n) : false;
-      }
-      tap.chars(s.slice(i, k));
-      tap.i = k;
-      const ch = s[k];
-      if (ch === '"') {
-        tap.i = k + 1;
-        tap.endValue();
-        this.state = J.AFTER;
-        return true;
-      }
-      if (ch === '<') {
-        const stop = this._stopAt(s, k, final);
-        if (stop) return stop > 0 ? this._bad(tap, k) : false;
-        tap.chars('<');
-        i = k + 1;
-        continue;
-      }
-      if (ch !== '\\') return this._bad(tap, k); // a control character: not JSON
-      if (k + 1 >= n) return final ? this._bad(tap, k) : false;
-      const e = s[k + 1];
-      if (ESC_CHARS.includes(e)) {
-        tap.chars(ESC[e]);
-        i = k + 2;
-        continue;
-      }
-      if (e !== 'u') return this._bad(tap, k);
-      if (k + 6 > n && allHex(s.slice(k + 2))) return final ? this._bad(tap, k) : false;
-      if (!hexAt(s, k + 2)) return this._bad(tap, k);
-      let text = String.fromCharCode(parseInt(s.slice(k + 2, k + 6), 16));
-      const cp = text.charCodeAt(0);
-      i = k + 6;
-      if (isHigh(cp)) {
-        // a high surrogate: JSON pairs it with a low one next
-        const nxt = s.slice(k + 6, k + 12);
-        if (nxt.length < 6 && !final && maybeLow(nxt)) return false;
-        if (nxt.length === 6 && nxt.startsWith('\\u') && hexAt(nxt, 2)) {
-          const lo = parseInt(nxt.slice(2), 16);
-          if (isLow(lo)) {
-            text += String.fromCharCode(lo);
-            i = k + 12;
-          }
-        }
-      }
-      tap.chars(text);
-    }
-  }
-
-  /** Another value: its text to its end (its container's close, or a scalar's delimiter). */
-  _other(tap, final) {
-    const s = tap.s;
-    const n = s.length;
-    let i = tap.i;
-    for (;;) {
-      if (this.inStr) {
-        let k = this._stringEnd(s, i, final);
-        if (k === -1) {
-          this.buf.push(s.slice(i));
-          tap.i = n;
-          return final ? this._bad(tap, n, this.at) : false;
-        }
-        if (k === -2) return this._bad(tap, i, this.at);
-        if (k < -2) {
-          k = -k - 3;
-          this.buf.push(s.slice(i, k));
-          tap.i = k;
-          return starts(s, k, this.stops) ? this._bad(tap, k, this.at) : false;
-        }
-        this.buf.push(s.slice(i, k + 1));
-        i = k + 1;
-        this.inStr = false;
-        continue;
-      }
-      const k = search(OTHER_STOP, s, i);
-      if (k < 0) {
-        this.buf.push(s.slice(i));
-        tap.i = n;
-        return final ? this._bad(tap, n, this.at) : false;
-      }
-      const ch = s[k];
-      if (ch === '<') {
-        const stop = this._stopAt(s, k, final);
-        if (stop) {
-          this.buf.push(s.slice(i, k));
-          tap.i = k;
-          return stop > 0 ? this._bad(tap, k, this.at) : false;
-        }
-      }
-      if (ch === '"') {
-        this.inStr = true;
-      } else if (ch === '{' || ch === '[') {
-        this.depth += 1;
-      } else if ((ch === '}' || ch === ']') && this.depth > 0) {
-        this.depth -= 1;
-        if (this.depth === 0) {
-          this.buf.push(s.slice(i, k + 1));
-          tap.i = k + 1;
-          return this._done(tap);
-        }
-      } else if (this.depth === 0 && ch !== '<') {
-        this.buf.push(s.slice(i, k)); // a scalar ends here
-        tap.i = k;
-        return this._done(tap);
-      }
-      this.buf.push(s.slice(i, k + 1));
-      i = k + 1;
-    }
-  }
-
-  _done(tap) {
-    const text = this.buf.join('');
-    this.buf = [];
-    tap.work += text.length;
-    const [ok, v] = values.jsonValue(text);
-    if (!ok) return this._bad(tap, tap.i, this.at);
-    if (this.outer) {
-      this.got = v;
-    } else {
-      setKey(tap.args, tap.key, v);
-      tap.out.push({ kind: 'param', key: tap.key, value: v });
-    }
-    this.state = J.AFTER;
-    return true;
-  }
-}
-
-// ---- R17.5 Kimi-K2 --------------------------------------------------------------------------------
-
-const KB = '<|tool_call_begin|>';
-const KA = '<|tool_call_argument_begin|>';
-const KE = '<|tool_call_end|>';
-const K_STOPS = [KE, KB];
-
-const KI = Object.freeze({ BETWEEN: 0, ID: 1, SKIP: 2, ARGS: 3, TAIL: 4 });
-
-/** `<|tool_call_begin|>ID<|tool_call_argument_begin|>{…}<|tool_call_end|>` (blocks.kimiCalls):
- * the name is final at the argument marker. */
-class KimiTap extends BlockTap {
-  constructor(typer) {
-    super(typer);
-    this.idbuf = [];
-    this.js = new JsonArgs(K_STOPS);
-    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
-  }
-
-  step(final) {
-    switch (this.state) {
-      case KI.ARGS:
-        return this._args(final);
-      case KI.BETWEEN:
-        return this._between(final);
-      case KI.ID:
-        return this._id(final);
-      case KI.SKIP:
-        return this._skip(final);
-      default:
-        return this._tail(final);
-    }
-  }
-
-  _between(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i));
-    if (j >= s.length) return false;
-    if (s.startsWith(KB, j)) {
-      this.at = this.off + j;
-      this.i = j + KB.length;
-      this.idbuf = [];
-      this.state = KI.ID;
-      return true;
-    }
-    if (!final && prefix(s, j, [KB])) return false;
-    this.state = KI.SKIP; // text between calls: to the next call
-    return true;
-  }
-
-  _id(final) {
-    const s = this.s;
-    const i = this.i;
-    const k = s.indexOf('<', i);
-    if (k < 0) {
-      this.idbuf.push(s.slice(i));
-      this.i = s.length;
-      return false;
-    }
-    this.idbuf.push(s.slice(i, k));
-    this.i = k;
-    if (s.startsWith(KA, k)) {
-      const callId = strings.trim(this.idbuf.join(''));
-      const name = kimiName(callId);
-      if (nameOk(name)) {
-        this.i = k + KA.length;
-        this.begin(name, this.at, callId);
-        this.js = new JsonArgs(K_STOPS);
-        this.blank = false;
-        this.state = KI.ARGS;
-        return true;
-      }
-    } else if (!final && prefix(s, k, [KA])) {
-      return false;
-    }
-    this.state = KI.SKIP; // not announced: the grammar reads it
-    return true;
-  }
-
-  /** To the next `<|tool_call_begin|>`. */
-  _skip(final) {
-    const s = this.s;
-    let i = this.i;
-    for (;;) {
-      const k = s.indexOf('<', i);
-      if (k < 0) {
-        this.i = s.length;
-        return false;
-      }
-      if (s.startsWith(KB, k)) {
-        this.i = k;
-        this.state = KI.BETWEEN;
-        return true;
-      }
-      if (!final && prefix(s, k, [KB])) {
-        this.i = k;
-        return false;
-      }
-      i = k + 1;
-    }
-  }
-
-  _args(final) {
-    const js = this.js;
-    const s = this.s;
-    if (js.state === J.OPEN) {
-      const j = skip(s, this.i);
-      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
-      this.i = j;
-      if (j >= s.length) return final ? this.fail(this.off + j) : false;
-      if (s.startsWith(KE, j)) {
-        this.state = KI.TAIL; // blank arguments: {}
-        return true;
-      }
-      if (!final && prefix(s, j, [KE])) return false;
-      if (this.blank) return this.fail(this.off + j);
-    }
-    if (js.step(this, final)) return true;
-    if (js.state === J.END) {
-      this.state = KI.TAIL;
-      return true;
-    }
-    if (js.state === J.BAD) return this.fail(js.badAt);
-    return false;
-  }
-
-  _tail(final) {
-    const s = this.s;
-    const j = (this.i = skip(s, this.i, JSON_WS));
-    if (j >= s.length) return final ? this.fail(this.off + j) : false;
-    if (s.startsWith(KE, j)) {
-      this.i = j + KE.length;
-      this.endCall(this.off + this.i);
-      this.state = KI.BETWEEN;
-      return true;
-    }
-    if (!final && prefix(s, j, [KE])) return false;
-    return this.fail(this.off + j); // text after the object: no JSON object, or no end
-  }
-}
-
-// ---- R17.1 Hermes ---------------------------------------------------------------------------------
-
-const H = Object.freeze({
-  OPEN: 0,
-  FIRST: 1,
-  NEXT: 2,
-  KEY: 3,
-  COLON: 4,
-  VALUE: 5,
-  READ: 6, // another key's value (or the name, the id), read whole
-  ARGS: 7, // the arguments object, streaming
-  AFTER: 8,
-  TAIL: 9, // after the object: blanks only
-  QUIT: 10, // no early announcement in this block
-});
-
-/** `{"name": N, "arguments": {…}}` (blocks.jsonCall): announced when `arguments` (or
- * `parameters`) opens an object after a name; other orders, arguments written as a string and an
- * array of calls are announced with the block (D38). */
-class HermesTap extends BlockTap {
-  constructor(typer) {
-    super(typer);
-    this.js = new JsonArgs([]);
-    this.rd = new JsonArgs([], J.KEY, true); // an outer key or value
-    this.hkey = '';
-    this.spelled = ''; // the name read (trimmed; '' none)
-    this.argsKey = ''; // `arguments` or `parameters`: the key whose object streams
-    this.hid = null; // the `id` read
-    this.pending = null; // the call, its arguments complete, its object open
-  }
-
-  step(final) {
-    const st = this.state;
-    if (st === H.ARGS) return this._args(final);
-    if (st === H.KEY || st === H.READ) return this._read(final);
-    if (st === H.QUIT) return false;
-    const s = this.s;
-    const j = (this.i = skip(s, this.i, JSON_WS));
-    if (j >= s.length) {
-      if (final && st !== H.TAIL) return this._stop(j);
-      return false;
-    }
-    const ch = s[j];
-    if (st === H.OPEN) {
-      if (ch !== '{') return this._quit(); // an array of calls (or no JSON): read with the block
-      this.i = j + 1;
-      this.state = H.FIRST;
-      return true;
-    }
-    if (st === H.FIRST || st === H.NEXT) {
-      if (ch === '"') {
-        this.rd = new JsonArgs([], J.KEY, true);
-        this.rd.at = this.off + j;
-        this.i = j + 1;
-        this.state = H.KEY;
-        return true;
-      }
-      if (ch === '}' && st === H.FIRST) {
-        this.i = j + 1;
-        return this._closed();
-      }
-      return this._stop(j);
-    }
-    if (st === H.COLON) {
-      if (ch !== ':') return this._stop(j);
-      this.i = j + 1;
-      this.state = H.VALUE;
-      return true;
-    }
-    if (st === H.VALUE) return this._value(j, ch);
-    if (st === H.AFTER) {
-      if (ch === ',') {
-        this.i = j + 1;
-        this.state = H.NEXT;
-        return true;
-      }
-      if (ch === '}') {
-        this.i = j + 1;
-        return this._closed();
-      }
-    }
-    return this._stop(j); // (after the object: text, so no JSON)
-  }
-
-  _quit() {
-    this.state = H.QUIT;
-    return false;
-  }
-
-  /** Not JSON from s[j]: an announced call ends (R16.3); else the block reads it. */
-  _stop(j) {
-    return this.started ? this.fail(this.off + j) : this._quit();
-  }
-
-  fail(at) {
-    this.callId = this.hid;
-    if (this.pending !== null) {
-      const p = this.pending;
-      this.pending = null;
-      this.calls.push(call(p.name, p.input, this.hid));
-    }
-    return super.fail(at);
-  }
-
-  _closed() {
-    if (this.pending !== null) {
-      const p = this.pending;
-      this.pending = null;
-      this.calls.push(call(p.name, p.input, this.hid));
-      this.doneAt = this.off + this.i;
-    }
-    this.state = H.TAIL;
-    return true;
-  }
-
-  _value(j, ch) {
-    const key = this.hkey;
-    if (key === 'arguments' || key === 'parameters') {
-      if (this.started) {
-        if (key === 'arguments' || this.argsKey === 'parameters') return this.fail(this.at); // it would replace the arguments sent
-      } else if (this.spelled && ch === '{') {
-        this.argsKey = key;
-        this.i = j + 1;
-        this.begin(this.spelled, 0);
-        this.js = new JsonArgs([], J.FIRST);
-        this.state = H.ARGS;
-        return true;
-      } else {
-        return this._quit(); // arguments before the name, or not an object
-      }
-    } else if (key === 'name' && this.started) {
-      return this.fail(this.at); // a second name would rename the call
-    }
-    this.rd = new JsonArgs([], J.OTHER, true);
-    this.rd.at = this.off + j;
-    this.state = H.READ;
-    return true;
-  }
-
-  _read(final) {
-    const rd = this.rd;
-    if (this.state === H.KEY) {
-      rd._key(this, final);
-      if (rd.state === J.COLON) {
-        this.hkey = rd.got;
-        this.at = rd.at;
-        this.state = H.COLON;
-        return true;
-      }
-    } else {
-      rd._other(this, final);
-      if (rd.state === J.AFTER) {
-        const v = rd.got;
-        if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
-        else if (this.hkey === 'id') this.hid = typeof v === 'string' && v ? v : null;
-        this.state = H.AFTER;
-        return true;
-      }
-    }
-    if (rd.state === J.BAD) return this.started ? this.fail(rd.badAt) : this._quit();
-    return false;
-  }
-
-  _args(final) {
-    const js = this.js;
-    if (js.step(this, final)) return true;
-    if (js.state === J.END) {
-      this.out.push({ kind: 'done', input: this.args });
-      this.open = false;
-      this.pending = call(this.name, this.args, null);
-      this.doneAt = this.off + this.i;
-      this.state = H.AFTER;
-      return true;
-    }
-    if (js.state === J.BAD) return this.fail(js.badAt);
-    return false;
-  }
-}
-
-// ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
-
-/** A call whose name came before its body, the body one JSON object (blank: {}): a Harmony
- * message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made. */
-class ObjectTap extends BlockTap {
-  constructor(typer, name, callId = null) {
-    super(typer);
-    this.js = new JsonArgs([]);
-    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
-    this.begin(name, 0, callId);
-  }
-
-  step(final) {
-    const s = this.s;
-    if (this.state === 1) {
-      // after the object: JSON's blanks only
-      const j = (this.i = skip(s, this.i, JSON_WS));
-      if (j < s.length) return this.fail(this.off + j);
-      if (final) {
-        this.endCall(this.off + j);
-        this.state = 2;
-      }
-      return false;
-    }
-    if (this.state === 2) return false;
-    const js = this.js;
-    if (js.state === J.OPEN) {
-      const j = skip(s, this.i);
-      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
-      this.i = j;
-      if (j >= s.length) {
-        if (final) {
-          // a blank body: {}
-          this.endCall(this.off + j);
-          this.state = 2;
-        }
-        return false;
-      }
-      if (this.blank) return this.fail(this.off + j);
-    }
-    if (js.step(this, final)) return true;
-    if (js.state === J.END) {
-      this.state = 1;
-      return true;
-    }
-    if (js.state === J.BAD) return this.fail(js.badAt);
-    return false;
-  }
-}
-
-const TAPS = {
-  function_tags: FunctionTap,
-  arg_pairs: PairTap,
-  invoke_tags: InvokeTap,
-  kimi_calls: KimiTap,
-  json_call: HermesTap,
-};
-
 /** Do the calls a grammar read begin with the announced ones, exactly (names, ids, arguments)? */
 function sameCalls(announced, read) {
   if (read.length < announced.length) return false;
@@ -3369,7 +2041,10 @@ function sameCalls(announced, read) {
   return true;
 }
 
-module.exports = { BlockTap, HEAD_LIMIT, ObjectTap, TAPS, Value, sameCalls };
+module.exports = {
+  ASIS, BLANK, BlockTap, GLM, HEAD_LIMIT, JSON_WS, NAME_UNITS, QWEN, TRIM, Value,
+  call, isHigh, isLow, lstrip, prefix, rstrip, sameCalls, skip, starts,
+};
   },
   "src/chunks.js": function (module, exports, __require) {
 'use strict';
@@ -3549,7 +2224,8 @@ class ChatCompletionStreamRewriter {
     st.streamed.set(e.index, index);
     st.taken.add(index);
     st.nextIndex = index + 1;
-    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
+    const id = e.id || nextId(this._opts.idFactory); // D63: the call's own id when announced with it
+    return { index, id, type: 'function', function: { name, arguments: '' } };
   }
 
   /** The output chunks for one input chunk, in order. */
@@ -4141,8 +2817,8 @@ module.exports = {
 /**
  * The scanner's DSML / XML-wrapper capture (Python's dsml.py): CAPTURE, a block parsed at a `Level`
  * (wrapper, invoke, parameter body, CDATA), released as text when it turns out not to be a block
- * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. Of the layer
- * above (scanner.js) it calls `_secOverflow` (a token section that fails). See scanner.js.
+ * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. A held block
+ * is decided by scanbase.js (`_succeed`, `_fail`, `_overflow`). See scanner.js.
  */
 
 const sections = __require("src/sections.js");
@@ -4162,16 +2838,12 @@ const {
   matchTag,
 } = __require("src/shell.js");
 const { RUN_END, TAIL_END, WAIT } = __require("src/fences.js");
-const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = __require("src/scanbase.js");
+const { Level, Mode, PAIRS_MAX, inputOf, isTag, named, toolCallsEvent } = __require("src/scanbase.js");
 const { ANGLE, Prose, WS, search } = __require("src/prose.js");
 
-const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
-const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
-
-// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-// dialect, so its malformed calls are reported (D59).
-const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+// Generated from dsml.py. NATIVE_SHELL: DeepSeek's own shell (R14.1), a `tool_calls` block written
+// in it is the model's, not the seed's dialect, so its malformed calls are reported (D59).
+const { CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL } = __require("src/tables.js");
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
@@ -4179,14 +2851,6 @@ function skipAt(re, s, pos) {
   return re.test(s) ? re.lastIndex : pos;
 }
 
-/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
-function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
-  const e = { type: 'tool_calls', calls, raw };
-  if (format) e.format = format;
-  if (malformed !== null && malformed.length) e.malformed = malformed;
-  if (repaired !== null && repaired.length) e.repaired = repaired;
-  return e;
-}
 
 /** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
 class DsmlCapture extends Prose {
@@ -4194,8 +2858,8 @@ class DsmlCapture extends Prose {
 
   /** `fmt`: the format row of the opening wrapper ('' for a bare invoke, R3). */
   _startCapture(level, end, fmt) {
-    this.mode = Mode.CAPTURE;
     const cap = this.cap;
+    this._hold(cap, Mode.CAPTURE);
     cap.level = level;
     cap.format = fmt;
     cap.fixed = [];
@@ -4203,13 +2867,7 @@ class DsmlCapture extends Prose {
     // dialect keeps D4 (its recorded corpus pins broken blocks as text)
     const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
     cap.bad = level === Level.TOP && native ? [] : null;
-    cap.raw = new _Text();
-    cap.tail = '';
-    cap.start = cap.mark = this._abs(this.pos);
-    cap.over = false;
-    cap.calls = new _Calls();
     cap.wrapped = level === Level.TOP;
-    cap.started = 0;
     this._newParams();
     const inv = this.inv;
     inv.text = [];
@@ -4217,35 +2875,6 @@ class DsmlCapture extends Prose {
     inv.bad = '';
     inv.live = false;
     this.pos = end;
-  }
-
-  _consumed() {
-    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
-  }
-
-  /** Not a block: what was captured is text; TEXT resumes at the current position. */
-  _fail() {
-    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
-    const tokens = this.mode === Mode.TOKENS;
-    const holder = tokens ? this.sec : this.cap;
-    if (!holder.over && this._over(holder.start)) {
-      // A block that ends past the limit was over it, wherever the chunks ended (D43).
-      if (tokens) this._secOverflow();
-      else this._overflow();
-    }
-    const text = this._consumed();
-    this._emit(text);
-    this._textResumes(holder.tail + text); // (the tail of what was released before)
-    return true;
-  }
-
-  /** TEXT resumes after `text`: the line state its last line leaves. */
-  _textResumes(text) {
-    this.mode = Mode.TEXT;
-    const nl = text.lastIndexOf('\n');
-    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
-    this.line.midLine();
-    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
   }
 
   /**
@@ -4274,29 +2903,12 @@ class DsmlCapture extends Prose {
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
-    const raw = this._consumed();
+    const raw = this._source();
     this._flushText();
-    const bad = this._badCalls(raw);
+    const bad = cap.reported(raw);
     this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, [...cap.fixed, 'D37']));
     cap.started = 0;
     this._textResumes(raw);
-    return true;
-  }
-
-  _succeed(end, closer) {
-    const cap = this.cap;
-    this.pos = end;
-    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
-    if (cap.over) return this._fail();
-    cap.started = 0;
-    this._flushText();
-    const raw = this._source(cap); // (first: the pieces go before the calls are made)
-    const bad = this._badCalls(raw);
-    if (cap.wrapped) this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, cap.fixed));
-    // R3: the run of bare invokes takes its closing wrapper's row
-    else this.out.push(toolCallsEvent(cap.calls.take(), raw, closer.format, bad, ['D6', ...cap.fixed]));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
     return true;
   }
 
@@ -4308,55 +2920,12 @@ class DsmlCapture extends Prose {
     if (cap.bad !== null && !(cap.over && cap.bad.length)) cap.bad.push([inv.start, this.base + end, inv.bad, inv.name || null]);
   }
 
-  /** The block's malformed calls, their text cut from its source `raw`. */
-  _badCalls(raw) {
-    const cap = this.cap;
-    if (cap.bad === null || !cap.bad.length) return null;
-    const at = cap.start;
-    return cap.bad.map(([s, e, reason, name]) => {
-      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
-      if (name !== null) m.name = name;
-      return m;
-    });
-  }
-
   /**
    * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
    * breaks the block instead (R16.3, D37).
    */
   _tolerates() {
     return this.cap.bad !== null && !this.inv.live;
-  }
-
-  /**
-   * The block grew past maxCapture: what was captured is released as text (with a note), and
-   * the rest of the block is still parsed (so its content is not read as prose) but released as
-   * text as it goes.
-   */
-  _overflow() {
-    const cap = this.cap;
-    const text = this._consumed();
-    if (!cap.over) {
-      cap.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    cap.tail = (cap.tail + text).slice(-4);
-    cap.raw = new _Text();
-    cap.mark = this.base + this.pos;
-    this.cd.parts = [];
-    this.cd.after = [];
-    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
-    this.par.text = [];
-    this.par.segs = [];
-    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-    cap.calls.keepOne();
-    if (this.inv.count) {
-      this._newParams();
-      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
-    }
   }
 
   _mCapture(final) {
@@ -4430,7 +2999,10 @@ class DsmlCapture extends Prose {
     }
     if (r.local === WRAPPER && r.closing) {
       this.saw = true;
-      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
+      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) {
+        if (cap.wrapped) return this._succeed(r.end, cap.format, cap.fixed);
+        return this._succeed(r.end, r.format, ['D6', ...cap.fixed]); // R3: its closer's row
+      }
       this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
@@ -4969,8 +3541,7 @@ class DsmlCapture extends Prose {
     cd.after = [];
     // The block's source now ends where the value does; reading goes on from there.
     const end = cd.start + close;
-    const source = this._source(cap) + this.buf.slice(this.pos);
-    cap.raw = new _Text();
+    const source = this._source() + this.buf.slice(this.pos);
     cap.raw.add(source.slice(0, end - cap.start));
     cap.mark = end;
     this.buf = content.slice(close);
@@ -4980,7 +3551,7 @@ class DsmlCapture extends Prose {
   }
 }
 
-module.exports = { DsmlCapture, skipAt, toolCallsEvent };
+module.exports = { DsmlCapture, skipAt };
   },
   "src/errors.js": function (module, exports, __require) {
 'use strict';
@@ -5062,8 +3633,7 @@ module.exports = {
  * by TEXT, FENCE and CDATA. See scanner.js for the layers of the scanner.
  */
 
-const RUNS = { '`': /`+/y, '~': /~+/y };
-const BLANKS = /[ \t\r]*/y;
+const { RUNS, BLANKS } = __require("src/tables.js"); // generated from fences.py
 
 // FenceLine.step results
 const WAIT = 0; // consumed to the end of the buffer; still deciding
@@ -5194,7 +3764,8 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "function_calls",
@@ -5211,7 +3782,8 @@ const TABLE = {
       "strays": [
         "</｜DSML｜function_calls>",
         "</｜DSML｜tool_calls>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "tokens",
@@ -5230,7 +3802,8 @@ const TABLE = {
         "<|tool▁calls▁end|>",
         "<｜tool▁calls▁end|>",
         "<|tool▁calls▁end｜>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "hermes",
@@ -5244,7 +3817,8 @@ const TABLE = {
       "body": "json",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "qwen3_coder",
@@ -5258,7 +3832,8 @@ const TABLE = {
       "body": "function",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "seed_oss",
@@ -5272,7 +3847,8 @@ const TABLE = {
       "body": "function",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "glm",
@@ -5286,7 +3862,8 @@ const TABLE = {
       "body": "name",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "minimax",
@@ -5300,7 +3877,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "kimi_k2",
@@ -5314,7 +3892,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "mistral",
@@ -5328,7 +3907,8 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "llama_json",
@@ -5346,12 +3926,13 @@ const TABLE = {
         "<|python_tag|>",
         "<|eom_id|>",
         "<|eot_id|>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "pythonic",
       "rule": "R17.8",
-      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
+      "summary": "Llama 4: [get_weather(city=\"Paris\")], bare or in <|python_start|> … <|python_end|> (off by default)",
       "engine": "block",
       "default": false,
       "opener": "<|python_start|>",
@@ -5360,7 +3941,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": "["
     },
     {
       "name": "harmony",
@@ -5379,7 +3961,8 @@ const TABLE = {
       "strays": [
         "<|call|>",
         "<|return|>"
-      ]
+      ],
+      "bare": ""
     }
   ],
   "presets": [
@@ -5932,7 +4515,8 @@ module.exports = {
 
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
-const { ObjectTap, sameCalls } = __require("src/blocktap.js");
+const { sameCalls } = __require("src/blocktap.js");
+const { ObjectTap } = __require("src/jsontaps.js");
 
 // The markers and the header's limit: generated from harmony.py (tables.js).
 const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = __require("src/tables.js");
@@ -6224,6 +4808,742 @@ function end(sc, endToken) {
 
 module.exports = { Harmony, MAX_HEADER, start, step };
   },
+  "src/jsontaps.js": function (module, exports, __require) {
+'use strict';
+/** The taps of the JSON-arguments grammars (R17.1, R17.5 to R17.7); TAPS, the tap of each grammar. */
+
+const strings = __require("src/strings.js");
+const values = __require("src/values.js");
+const { kimiName, nameOk, setKey } = __require("src/blocks.js");
+const { ASIS, BlockTap, JSON_WS, call, isHigh, isLow, lstrip, prefix, rstrip, skip, starts } = __require("src/blocktap.js");
+const { FunctionTap, InvokeTap, PairTap } = __require("src/tagtaps.js");
+// The markers are the grammar's own (one table for both readings)
+const { KB, KA, KE } = __require("src/tables.js");
+
+// ---- JSON arguments (Kimi-K2, Hermes) -------------------------------------------------------------
+
+const J = Object.freeze({
+  OPEN: 0, // before the object
+  FIRST: 1, // after `{`: a key or `}`
+  NEXT: 2, // after `,`: a key
+  KEY: 3, // in a key string
+  COLON: 4,
+  VALUE: 5, // before a value
+  STRING: 6, // in a string value (streams)
+  OTHER: 7, // in another value (whole at its end)
+  AFTER: 8, // after a value: `,` or `}`
+  END: 9, // the object closed
+  BAD: 10, // not a JSON object (from `badAt` on)
+});
+
+const STRING_STOP = /["\\\x00-\x1f<]/g;
+const OTHER_STOP = /["\\{}[\]<,\x00-\x1f \t\n\r]/g;
+const ESC = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const ESC_CHARS = '"\\/bfnrt';
+const HEX = /[0-9a-fA-F]{4}/y;
+const HEX_DIGITS = '0123456789abcdefABCDEF';
+
+function search(re, s, i) {
+  re.lastIndex = i;
+  const m = re.exec(s);
+  return m === null ? -1 : m.index;
+}
+
+function hexAt(s, i) {
+  HEX.lastIndex = i;
+  return HEX.test(s);
+}
+
+function allHex(s) {
+  for (const c of s) if (!HEX_DIGITS.includes(c)) return false;
+  return true;
+}
+
+/** Can `t` still begin a `\uXXXX` escape? */
+function maybeLow(t) {
+  return '\\u'.startsWith(t.slice(0, 2)) && allHex(t.slice(2));
+}
+
+/**
+ * A JSON object read as it arrives: its top-level string values decoded as they come, its other
+ * values whole at their end (decoded by values.jsonValue, as the grammar decodes). It reads the
+ * tap's text and stops at one of `stops`. With `outer`, it reads one key or one value of an
+ * enclosing object for the tap instead (`got`), announcing nothing.
+ */
+class JsonArgs {
+  constructor(stops, state = J.OPEN, outer = false) {
+    this.state = state;
+    this.stops = stops;
+    this.outer = outer;
+    this.buf = [];
+    this.depth = 0;
+    this.inStr = false;
+    this.at = 0;
+    this.badAt = -1;
+    this.got = null;
+  }
+
+  /** Read on from tap.s[tap.i]; false: wait, or the object ended (END), or it is no object (BAD). */
+  step(tap, final) {
+    const st = this.state;
+    if (st === J.STRING) return this._string(tap, final);
+    if (st === J.OTHER) return this._other(tap, final);
+    if (st === J.KEY) return this._key(tap, final);
+    if (st === J.END || st === J.BAD) return false;
+    const s = tap.s;
+    const j = (tap.i = skip(s, tap.i, JSON_WS));
+    if (j >= s.length) return final ? this._bad(tap, j) : false;
+    const ch = s[j];
+    if (st === J.OPEN) {
+      if (ch !== '{') return this._bad(tap, j);
+      tap.i = j + 1;
+      this.state = J.FIRST;
+      return true;
+    }
+    if (st === J.FIRST || st === J.NEXT) {
+      if (ch === '"') {
+        this.at = tap.off + j;
+        tap.i = j + 1;
+        this.buf = [];
+        this.state = J.KEY;
+        return true;
+      }
+      if (ch === '}' && st === J.FIRST) {
+        tap.i = j + 1;
+        this.state = J.END;
+        return false;
+      }
+      return this._bad(tap, j);
+    }
+    if (st === J.COLON) {
+      if (ch !== ':') return this._bad(tap, j);
+      tap.i = j + 1;
+      this.state = J.VALUE;
+      return true;
+    }
+    if (st === J.VALUE) {
+      this.at = tap.off + j;
+      if (ch === '"') {
+        tap.i = j + 1;
+        tap.beginValue(tap.key, ASIS);
+        this.state = J.STRING;
+        return true;
+      }
+      this.buf = [];
+      this.depth = 0;
+      this.inStr = false;
+      this.state = J.OTHER;
+      return true;
+    }
+    // AFTER
+    if (ch === ',') {
+      tap.i = j + 1;
+      this.state = J.NEXT;
+      return true;
+    }
+    if (ch === '}') {
+      tap.i = j + 1;
+      this.state = J.END;
+      return false;
+    }
+    return this._bad(tap, j);
+  }
+
+  /** Not a JSON object: from `at` (the open key or value), else from s[j]. */
+  _bad(tap, j, at = -1) {
+    this.state = J.BAD;
+    this.badAt = at >= 0 ? at : tap.off + j;
+    tap.i = j;
+    return false;
+  }
+
+  /** At a `<`: 1 a stop marker, 0 not one, -1 maybe (wait). */
+  _stopAt(s, k, final) {
+    if (starts(s, k, this.stops)) return 1;
+    if (!final && prefix(s, k, this.stops)) return -1;
+    return 0;
+  }
+
+  /** The closing quote of the string going on at s[i]: its index; -1 not yet; -2 not a JSON
+   * string; -(k + 3) a stop marker at k, or wait at k (a stop marker's prefix, or an escape cut
+   * by the chunk's end: the next chunk must read it whole). */
+  _stringEnd(s, i, final) {
+    const n = s.length;
+    for (;;) {
+      const k = search(STRING_STOP, s, i);
+      if (k < 0) return -1;
+      const ch = s[k];
+      if (ch === '"') return k;
+      if (ch === '\\') {
+        if (k + 1 >= n) return final ? -2 : -(k + 3);
+        const e = s[k + 1];
+        if (e === 'u') {
+          if (k + 6 > n && allHex(s.slice(k + 2))) return final ? -2 : -(k + 3);
+          if (!hexAt(s, k + 2)) return -2;
+          i = k + 6;
+        } else if (ESC_CHARS.includes(e)) {
+          i = k + 2;
+        } else {
+          return -2;
+        }
+        continue;
+      }
+      if (ch === '<') {
+        if (this._stopAt(s, k, final)) return -(k + 3);
+        i = k + 1;
+        continue;
+      }
+      return -2; // a control character
+    }
+  }
+
+  _key(tap, final) {
+    const s = tap.s;
+    const i = tap.i;
+    let k = this._stringEnd(s, i, final);
+    if (k === -1) {
+      this.buf.push(s.slice(i));
+      tap.i = s.length;
+      return final ? this._bad(tap, s.length, this.at) : false;
+    }
+    if (k === -2) return this._bad(tap, i, this.at);
+    if (k < -2) {
+      k = -k - 3;
+      this.buf.push(s.slice(i, k));
+      tap.i = k;
+      return starts(s, k, this.stops) ? this._bad(tap, k, this.at) : false;
+    }
+    this.buf.push(s.slice(i, k));
+    tap.i = k + 1;
+    const [ok, key] = values.jsonValue('"' + this.buf.join('') + '"');
+    this.buf = [];
+    if (!ok) return this._bad(tap, k, this.at);
+    if (this.outer) this.got = key;
+    else if (tap.reorders(key)) return this._bad(tap, k, this.at);
+    else tap.key = key;
+    this.state = J.COLON;
+    return true;
+  }
+
+  /** A top-level string value: its characters go out decoded, a partial escape held. */
+  _string(tap, final) {
+    const s = tap.s;
+    const n = s.length;
+    let i = tap.i;
+    for (;;) {
+      const k = search(STRING_STOP, s, i);
+      if (k < 0) {
+        tap.chars(s.slice(i));
+        tap.i = n;
+        return final ? this._bad(tap, n) : false;
+      }
+      tap.chars(s.slice(i, k));
+      tap.i = k;
+      const ch = s[k];
+      if (ch === '"') {
+        tap.i = k + 1;
+        tap.endValue();
+        this.state = J.AFTER;
+        return true;
+      }
+      if (ch === '<') {
+        const stop = this._stopAt(s, k, final);
+        if (stop) return stop > 0 ? this._bad(tap, k) : false;
+        tap.chars('<');
+        i = k + 1;
+        continue;
+      }
+      if (ch !== '\\') return this._bad(tap, k); // a control character: not JSON
+      if (k + 1 >= n) return final ? this._bad(tap, k) : false;
+      const e = s[k + 1];
+      if (ESC_CHARS.includes(e)) {
+        tap.chars(ESC[e]);
+        i = k + 2;
+        continue;
+      }
+      if (e !== 'u') return this._bad(tap, k);
+      if (k + 6 > n && allHex(s.slice(k + 2))) return final ? this._bad(tap, k) : false;
+      if (!hexAt(s, k + 2)) return this._bad(tap, k);
+      let text = String.fromCharCode(parseInt(s.slice(k + 2, k + 6), 16));
+      const cp = text.charCodeAt(0);
+      i = k + 6;
+      if (isHigh(cp)) {
+        // a high surrogate: JSON pairs it with a low one next
+        const nxt = s.slice(k + 6, k + 12);
+        if (nxt.length < 6 && !final && maybeLow(nxt)) return false;
+        if (nxt.length === 6 && nxt.startsWith('\\u') && hexAt(nxt, 2)) {
+          const lo = parseInt(nxt.slice(2), 16);
+          if (isLow(lo)) {
+            text += String.fromCharCode(lo);
+            i = k + 12;
+          }
+        }
+      }
+      tap.chars(text);
+    }
+  }
+
+  /** Another value: its text to its end (its container's close, or a scalar's delimiter). */
+  _other(tap, final) {
+    const s = tap.s;
+    const n = s.length;
+    let i = tap.i;
+    for (;;) {
+      if (this.inStr) {
+        let k = this._stringEnd(s, i, final);
+        if (k === -1) {
+          this.buf.push(s.slice(i));
+          tap.i = n;
+          return final ? this._bad(tap, n, this.at) : false;
+        }
+        if (k === -2) return this._bad(tap, i, this.at);
+        if (k < -2) {
+          k = -k - 3;
+          this.buf.push(s.slice(i, k));
+          tap.i = k;
+          return starts(s, k, this.stops) ? this._bad(tap, k, this.at) : false;
+        }
+        this.buf.push(s.slice(i, k + 1));
+        i = k + 1;
+        this.inStr = false;
+        continue;
+      }
+      const k = search(OTHER_STOP, s, i);
+      if (k < 0) {
+        this.buf.push(s.slice(i));
+        tap.i = n;
+        return final ? this._bad(tap, n, this.at) : false;
+      }
+      const ch = s[k];
+      if (ch === '<') {
+        const stop = this._stopAt(s, k, final);
+        if (stop) {
+          this.buf.push(s.slice(i, k));
+          tap.i = k;
+          return stop > 0 ? this._bad(tap, k, this.at) : false;
+        }
+      }
+      if (ch === '"') {
+        this.inStr = true;
+      } else if (ch === '{' || ch === '[') {
+        this.depth += 1;
+      } else if ((ch === '}' || ch === ']') && this.depth > 0) {
+        this.depth -= 1;
+        if (this.depth === 0) {
+          this.buf.push(s.slice(i, k + 1));
+          tap.i = k + 1;
+          return this._done(tap);
+        }
+      } else if (this.depth === 0 && ch !== '<') {
+        this.buf.push(s.slice(i, k)); // a scalar ends here
+        tap.i = k;
+        return this._done(tap);
+      }
+      this.buf.push(s.slice(i, k + 1));
+      i = k + 1;
+    }
+  }
+
+  _done(tap) {
+    const text = this.buf.join('');
+    this.buf = [];
+    tap.work += text.length;
+    const [ok, v] = values.jsonValue(text);
+    if (!ok) return this._bad(tap, tap.i, this.at);
+    if (this.outer) {
+      this.got = v;
+    } else {
+      setKey(tap.args, tap.key, v);
+      tap.out.push({ kind: 'param', key: tap.key, value: v });
+    }
+    this.state = J.AFTER;
+    return true;
+  }
+}
+
+// ---- R17.5 Kimi-K2 --------------------------------------------------------------------------------
+
+const K_STOPS = [KE, KB];
+
+const KI = Object.freeze({ BETWEEN: 0, ID: 1, SKIP: 2, ARGS: 3, TAIL: 4 });
+
+/** `<|tool_call_begin|>ID<|tool_call_argument_begin|>{…}<|tool_call_end|>` (blocks.kimiCalls):
+ * the name is final at the argument marker. */
+class KimiTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.idbuf = [];
+    this.js = new JsonArgs(K_STOPS);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+  }
+
+  step(final) {
+    switch (this.state) {
+      case KI.ARGS:
+        return this._args(final);
+      case KI.BETWEEN:
+        return this._between(final);
+      case KI.ID:
+        return this._id(final);
+      case KI.SKIP:
+        return this._skip(final);
+      default:
+        return this._tail(final);
+    }
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return false;
+    if (s.startsWith(KB, j)) {
+      this.at = this.off + j;
+      this.i = j + KB.length;
+      this.idbuf = [];
+      this.state = KI.ID;
+      return true;
+    }
+    if (!final && prefix(s, j, [KB])) return false;
+    this.state = KI.SKIP; // text between calls: to the next call
+    return true;
+  }
+
+  _id(final) {
+    const s = this.s;
+    const i = this.i;
+    const k = s.indexOf('<', i);
+    if (k < 0) {
+      this.idbuf.push(s.slice(i));
+      this.i = s.length;
+      return false;
+    }
+    this.idbuf.push(s.slice(i, k));
+    this.i = k;
+    if (s.startsWith(KA, k)) {
+      const callId = strings.trim(this.idbuf.join(''));
+      const name = kimiName(callId);
+      if (nameOk(name)) {
+        this.i = k + KA.length;
+        this.begin(name, this.at, callId);
+        this.js = new JsonArgs(K_STOPS);
+        this.blank = false;
+        this.state = KI.ARGS;
+        return true;
+      }
+    } else if (!final && prefix(s, k, [KA])) {
+      return false;
+    }
+    this.state = KI.SKIP; // not announced: the grammar reads it
+    return true;
+  }
+
+  /** To the next `<|tool_call_begin|>`. */
+  _skip(final) {
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const k = s.indexOf('<', i);
+      if (k < 0) {
+        this.i = s.length;
+        return false;
+      }
+      if (s.startsWith(KB, k)) {
+        this.i = k;
+        this.state = KI.BETWEEN;
+        return true;
+      }
+      if (!final && prefix(s, k, [KB])) {
+        this.i = k;
+        return false;
+      }
+      i = k + 1;
+    }
+  }
+
+  _args(final) {
+    const js = this.js;
+    const s = this.s;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) return final ? this.fail(this.off + j) : false;
+      if (s.startsWith(KE, j)) {
+        this.state = KI.TAIL; // blank arguments: {}
+        return true;
+      }
+      if (!final && prefix(s, j, [KE])) return false;
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = KI.TAIL;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+
+  _tail(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i, JSON_WS));
+    if (j >= s.length) return final ? this.fail(this.off + j) : false;
+    if (s.startsWith(KE, j)) {
+      this.i = j + KE.length;
+      this.endCall(this.off + this.i);
+      this.state = KI.BETWEEN;
+      return true;
+    }
+    if (!final && prefix(s, j, [KE])) return false;
+    return this.fail(this.off + j); // text after the object: no JSON object, or no end
+  }
+}
+
+// ---- R17.1 Hermes ---------------------------------------------------------------------------------
+
+const H = Object.freeze({
+  OPEN: 0,
+  FIRST: 1,
+  NEXT: 2,
+  KEY: 3,
+  COLON: 4,
+  VALUE: 5,
+  READ: 6, // another key's value (or the name, the id), read whole
+  ARGS: 7, // the arguments object, streaming
+  AFTER: 8,
+  TAIL: 9, // after the object: blanks only
+  QUIT: 10, // no early announcement in this block
+});
+
+/** `{"name": N, "arguments": {…}}` (blocks.jsonCall): announced when `arguments` (or
+ * `parameters`) opens an object after a name; other orders, arguments written as a string and an
+ * array of calls are announced with the block (D38). */
+class HermesTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.end = H.QUIT;
+    this.js = new JsonArgs([]);
+    this.rd = new JsonArgs([], J.KEY, true); // an outer key or value
+    this.hkey = '';
+    this.spelled = ''; // the name read (trimmed; '' none)
+    this.argsKey = ''; // `arguments` or `parameters`: the key whose object streams
+    this.hid = null; // the `id` read
+    this.pending = null; // the call, its arguments complete, its object open
+  }
+
+  step(final) {
+    const st = this.state;
+    if (st === H.ARGS) return this._args(final);
+    if (st === H.KEY || st === H.READ) return this._read(final);
+    if (st === H.QUIT) return false;
+    const s = this.s;
+    const j = (this.i = skip(s, this.i, JSON_WS));
+    if (j >= s.length) {
+      if (final && st !== H.TAIL) return this._stop(j);
+      return false;
+    }
+    const ch = s[j];
+    if (st === H.OPEN) {
+      if (ch !== '{') return this._quit(); // an array of calls (or no JSON): read with the block
+      this.i = j + 1;
+      this.state = H.FIRST;
+      return true;
+    }
+    if (st === H.FIRST || st === H.NEXT) {
+      if (ch === '"') {
+        this.rd = new JsonArgs([], J.KEY, true);
+        this.rd.at = this.off + j;
+        this.i = j + 1;
+        this.state = H.KEY;
+        return true;
+      }
+      if (ch === '}' && st === H.FIRST) {
+        this.i = j + 1;
+        return this._closed();
+      }
+      return this._stop(j);
+    }
+    if (st === H.COLON) {
+      if (ch !== ':') return this._stop(j);
+      this.i = j + 1;
+      this.state = H.VALUE;
+      return true;
+    }
+    if (st === H.VALUE) return this._value(j, ch);
+    if (st === H.AFTER) {
+      if (ch === ',') {
+        this.i = j + 1;
+        this.state = H.NEXT;
+        return true;
+      }
+      if (ch === '}') {
+        this.i = j + 1;
+        return this._closed();
+      }
+    }
+    return this._stop(j); // (after the object: text, so no JSON)
+  }
+
+  _quit() {
+    this.state = H.QUIT;
+    return false;
+  }
+
+  /** Not JSON from s[j]: an announced call ends (R16.3); else the block reads it. */
+  _stop(j) {
+    return this.started ? this.fail(this.off + j) : this._quit();
+  }
+
+  fail(at) {
+    this.callId = this.hid;
+    if (this.pending !== null) {
+      const p = this.pending;
+      this.pending = null;
+      this.calls.push(call(p.name, p.input, this.hid));
+    }
+    return super.fail(at);
+  }
+
+  _closed() {
+    if (this.pending !== null) {
+      const p = this.pending;
+      this.pending = null;
+      this.calls.push(call(p.name, p.input, this.hid));
+      this.doneAt = this.off + this.i;
+    }
+    this.state = H.TAIL;
+    return true;
+  }
+
+  _value(j, ch) {
+    const key = this.hkey;
+    if (key === 'arguments' || key === 'parameters') {
+      if (this.started) {
+        if (key === 'arguments' || this.argsKey === 'parameters') return this.fail(this.at); // it would replace the arguments sent
+      } else if (this.spelled && ch === '{') {
+        this.argsKey = key;
+        this.i = j + 1;
+        this.begin(this.spelled, 0, this.hid);
+        this.js = new JsonArgs([], J.FIRST);
+        this.state = H.ARGS;
+        return true;
+      } else {
+        return this._quit(); // arguments before the name, or not an object
+      }
+    } else if (key === 'name' && this.started) {
+      return this.fail(this.at); // a second name would rename the call
+    } else if (key === 'id' && this.started && this.hid !== null) {
+      return this.fail(this.at); // a second id would change the id announced (D63)
+    }
+    this.rd = new JsonArgs([], J.OTHER, true);
+    this.rd.at = this.off + j;
+    this.state = H.READ;
+    return true;
+  }
+
+  _read(final) {
+    const rd = this.rd;
+    if (this.state === H.KEY) {
+      rd._key(this, final);
+      if (rd.state === J.COLON) {
+        this.hkey = rd.got;
+        this.at = rd.at;
+        this.state = H.COLON;
+        return true;
+      }
+    } else {
+      rd._other(this, final);
+      if (rd.state === J.AFTER) {
+        const v = rd.got;
+        if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
+        else if (this.hkey === 'id' && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
+        this.state = H.AFTER;
+        return true;
+      }
+    }
+    if (rd.state === J.BAD) return this.started ? this.fail(rd.badAt) : this._quit();
+    return false;
+  }
+
+  _args(final) {
+    const js = this.js;
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.out.push({ kind: 'done', input: this.args });
+      this.open = false;
+      this.pending = call(this.name, this.args, null);
+      this.doneAt = this.off + this.i;
+      this.state = H.AFTER;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
+// ---- a JSON object named before it: Harmony (R17.6), Mistral's v11 calls (R17.7) ------------------
+
+/** A call whose name came before its body, the body one JSON object (blank: {}): a Harmony
+ * message addressed to `functions.NAME`, a Mistral `NAME[ARGS]{…}`. Announced when made. */
+class ObjectTap extends BlockTap {
+  constructor(typer, name, callId = null) {
+    super(typer);
+    this.end = 2;
+    this.js = new JsonArgs([]);
+    this.blank = false; // a blank JSON does not allow (blank arguments are still {})
+    this.begin(name, 0, callId);
+  }
+
+  step(final) {
+    const s = this.s;
+    if (this.state === 1) {
+      // after the object: JSON's blanks only
+      const j = (this.i = skip(s, this.i, JSON_WS));
+      if (j < s.length) return this.fail(this.off + j);
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = 2;
+      }
+      return false;
+    }
+    if (this.state === 2) return false;
+    const js = this.js;
+    if (js.state === J.OPEN) {
+      const j = skip(s, this.i);
+      if (j > this.i && rstrip(lstrip(s.slice(this.i, j), JSON_WS), JSON_WS)) this.blank = true;
+      this.i = j;
+      if (j >= s.length) {
+        if (final) {
+          // a blank body: {}
+          this.endCall(this.off + j);
+          this.state = 2;
+        }
+        return false;
+      }
+      if (this.blank) return this.fail(this.off + j);
+    }
+    if (js.step(this, final)) return true;
+    if (js.state === J.END) {
+      this.state = 1;
+      return true;
+    }
+    if (js.state === J.BAD) return this.fail(js.badAt);
+    return false;
+  }
+}
+
+// Here, not in blocktap: it names every tap, and blocktap <- tagtaps <- jsontaps require no cycle.
+const TAPS = {
+  function_tags: FunctionTap,
+  arg_pairs: PairTap,
+  invoke_tags: InvokeTap,
+  kimi_calls: KimiTap,
+  json_call: HermesTap,
+};
+
+
+module.exports = { ObjectTap, TAPS };
+  },
   "src/jsontext.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -6427,7 +5747,8 @@ module.exports = {
 const strings = __require("src/strings.js");
 const values = __require("src/values.js");
 const { Body, jsonItem, nameOk } = __require("src/blocks.js");
-const { ObjectTap, sameCalls } = __require("src/blocktap.js");
+const { sameCalls } = __require("src/blocktap.js");
+const { ObjectTap } = __require("src/jsontaps.js");
 
 // The markers and the head's limit: generated from mistral.py (tables.js).
 const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
@@ -7509,6 +6830,7 @@ const sections = __require("src/sections.js");
 const strings = __require("src/strings.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
+const pylist = __require("src/pylist.js");
 const { matchMarker } = sections;
 const {
   INVOKE,
@@ -7526,24 +6848,22 @@ const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = __require("
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = __require("src/scanbase.js");
 const { FORMATS } = __require("src/formats.js");
 
-// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
-const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
-const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
-const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
-const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-
-const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// Generated from prose.py. `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` ->
+// sticky regexes. REGIONS: kind -> [closer, a partial closer at the end of input] (R5, D40-D42).
+const {
+  SPECIAL,
+  SPECIAL_JSON,
+  SPECIAL_BR,
+  SPECIAL_JSON_BR,
+  ANGLE,
+  REGIONS,
+  PRE_OPEN,
+  PRE_PREFIX,
+  COMMENT_PREFIX,
+} = __require("src/tables.js");
 // DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-
-// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
-const REGIONS = {
-  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
-  comment: [/-->/g, /--?$/g],
-  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
-};
 
 /**
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
@@ -7598,9 +6918,6 @@ function proseEnd(re, buf, pos) {
     pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
   }
 }
-const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
-const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
-const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -7651,7 +6968,7 @@ class Prose extends ScanBase {
       this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
       this._prose = jsonCalls ? PROSE_JSON : PROSE;
     }
-    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/core/fast-paths.test.js turns the fast paths off to compare)
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
   }
 
@@ -7733,7 +7050,7 @@ class Prose extends ScanBase {
       }
       return this._textTag(final);
     }
-    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
+    if (c === '[') return this._textBracket(final); // (only with Mistral or a bare pythonic list: else prose took it)
     return this._textJson(final); // `{`: the only other character prose stops at
   }
 
@@ -7755,12 +7072,21 @@ class Prose extends ScanBase {
   _textBracket(final) {
     const buf = this.buf;
     const pos = this.pos;
-    const r = mistral.matchMarker(buf, pos, final);
-    if (r === 'more') return false;
+    if (this._mistral) {
+      const r = mistral.matchMarker(buf, pos, final);
+      if (r === 'more') return false;
+      if (Array.isArray(r)) {
+        this.line.indent = -1;
+        this.mode = Mode.MISTRAL;
+        mistral.start(this, r[1]);
+        return true;
+      }
+    }
     this.line.indent = -1;
-    if (Array.isArray(r)) {
-      this.mode = Mode.MISTRAL;
-      mistral.start(this, r[1]);
+    if (this._bare) {
+      // R17.8, D64: a bare pythonic list may open here
+      this.mode = Mode.PYLIST;
+      pylist.start(this);
       return true;
     }
     this._emit('[');
@@ -8056,7 +7382,7 @@ class Prose extends ScanBase {
           this._pendingLiteral(p.lineStart);
           return true;
         }
-      } else if (c === '[' && this._brackets) {
+      } else if (c === '[' && this._mistral) {
         const mr = mistral.matchMarker(buf, pos, final);
         if (mr === 'more') return false;
         if (Array.isArray(mr)) {
@@ -8131,7 +7457,7 @@ class Prose extends ScanBase {
       this.pos = end;
       return true;
     }
-    if (c === '[' && this._brackets) {
+    if (c === '[' && this._mistral) {
       const mr = mistral.matchMarker(buf, pos, final);
       if (mr === 'more') return false;
       if (Array.isArray(mr)) {
@@ -8141,6 +7467,13 @@ class Prose extends ScanBase {
         this.pos = mr[1];
         return true;
       }
+    }
+    if (c === '[' && this._bare) {
+      // a bare pythonic list: its meaning depends on the span (D64)
+      this._pHoldHere(this._abs(pos));
+      this._pPut(c);
+      this.pos = pos + 1;
+      return true;
     }
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;
@@ -8205,6 +7538,208 @@ class Prose extends ScanBase {
 
 module.exports = { ANGLE, Prose, WS, matchRegion, proseEnd, search };
   },
+  "src/pylist.js": function (module, exports, __require) {
+'use strict';
+/**
+ * Bare pythonic call lists (R17.8, D64): the scanner's PYLIST mode, from `[` to the outer `]`.
+ * Port of python/callsieve/pylist.py, function for function; read the module docstring there.
+ * The head holds ASCII only, so its limit counts code points as Python does; the list's capture
+ * limit is measured in code points (the scanner's _cpAdvance).
+ */
+
+const { pythonicCalls } = __require("src/blocks.js");
+
+// The head's limit: generated from pylist.py (tables.js).
+const { PYLIST_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
+const OUT = /["'()[\]{}]/g; // what matters outside a string
+const IN = { '"': /["\\\n]/g, "'": /['\\\n]/g }; // inside one, per quote
+
+// Head states: after `[` or its blanks, in a name, blanks after a name, after a dot.
+const LEAD = 0;
+const NAME = 1;
+const GAP = 2;
+const DOT = 3;
+// Stages: the head, then the list to its end.
+const HEAD = 0;
+const LIST = 1;
+
+class PyList {
+  constructor() {
+    this.stage = HEAD;
+    this.head = LEAD;
+    this.parts = []; // the candidate's text so far
+    this.size = 0; // its length
+    this.start = 0; // absolute offset of its `[`
+    this.depth = 0; // open brackets, parentheses and braces
+    this.quote = ''; // the open string's quote ('' outside strings)
+    this.esc = false; // a backslash ended the text so far, inside a string
+  }
+}
+
+function isIdentStart(c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c === '_';
+}
+
+function isIdent(c) {
+  return isIdentStart(c) || (c >= '0' && c <= '9');
+}
+
+/** A candidate opens at the `[` at `sc.pos`. */
+function start(sc) {
+  const p = sc.py;
+  p.stage = HEAD;
+  p.head = LEAD;
+  p.parts = ['['];
+  p.size = 1;
+  p.start = sc.base + sc.pos;
+  p.depth = 1;
+  p.quote = '';
+  p.esc = false;
+  sc.pos += 1;
+}
+
+function step(sc, final) {
+  return sc.py.stage === HEAD ? head(sc, final) : list(sc, final);
+}
+
+function head(sc, final) {
+  const p = sc.py;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const n = buf.length;
+  let i = pos;
+  let st = p.head;
+  const limit = Math.min(MAX_HEAD, sc.maxCapture); // (a head holds no more than a block may, D43)
+  while (i < n) {
+    const c = buf[i];
+    if (p.size + i - pos >= limit) break;
+    if (c === '(' && (st === NAME || st === GAP)) {
+      p.parts.push(buf.slice(pos, i + 1));
+      p.size += i + 1 - pos;
+      sc.pos = i + 1;
+      p.stage = LIST;
+      p.depth = 2;
+      return true;
+    }
+    if (c === ' ' || c === '\t') {
+      if (st === NAME) st = GAP;
+      else if (st === DOT) break;
+    } else if (isIdentStart(c) || (isIdent(c) && st === NAME)) {
+      if (st === GAP) break;
+      st = NAME;
+    } else if (c === '.' && st === NAME) {
+      st = DOT;
+    } else {
+      break;
+    }
+    i++;
+  }
+  if (i < n || final) return fails(sc, i);
+  p.parts.push(buf.slice(pos, i));
+  p.size += i - pos;
+  p.head = st;
+  sc.pos = i;
+  return false;
+}
+
+/** Not a call list: what was read is text, and TEXT resumes at `at` (not yet consumed). */
+function fails(sc, at) {
+  const p = sc.py;
+  const text = p.parts.join('') + sc.buf.slice(sc.pos, at);
+  p.parts = [];
+  sc.pos = at;
+  sc._emit(text);
+  sc._textResumes(text);
+  return true;
+}
+
+function list(sc, final) {
+  const p = sc.py;
+  const buf = sc.buf;
+  const pos = sc.pos;
+  const stop = sc._cpAdvance(p.start) - sc.base; // where the candidate reaches the limit (D43)
+  const n = Math.min(buf.length, stop);
+  // Searched up to n only: a cut copy when the limit falls inside the buffer.
+  const hay = n < buf.length ? buf.slice(0, n) : buf;
+  let i = pos;
+  while (i < n) {
+    const q = p.quote;
+    if (q) {
+      if (p.esc) {
+        p.esc = false;
+        i++;
+        continue;
+      }
+      const re = IN[q];
+      re.lastIndex = i;
+      const hit = re.exec(hay);
+      if (hit === null) {
+        i = n;
+        break;
+      }
+      const k = hit.index;
+      const c = hay[k];
+      if (c === '\n') return failsAfter(sc, pos, k); // no call list has a line break in a string
+      i = k + 1;
+      if (c === '\\') p.esc = true;
+      else p.quote = '';
+      continue;
+    }
+    OUT.lastIndex = i;
+    const hit = OUT.exec(hay);
+    if (hit === null) {
+      i = n;
+      break;
+    }
+    const k = hit.index;
+    const c = hay[k];
+    i = k + 1;
+    if (c === '"' || c === "'") p.quote = c;
+    else if (c === '(' || c === '[' || c === '{') p.depth++;
+    else {
+      p.depth--;
+      if (p.depth === 0) {
+        p.parts.push(buf.slice(pos, i));
+        sc.pos = i;
+        return end(sc);
+      }
+    }
+  }
+  p.parts.push(buf.slice(pos, i));
+  p.size += i - pos;
+  sc.pos = i;
+  if (i >= stop || final) return fails(sc, i); // past the limit, or cut by the end of the output: text
+  return false;
+}
+
+function failsAfter(sc, pos, at) {
+  sc.py.parts.push(sc.buf.slice(pos, at));
+  sc.pos = at;
+  return fails(sc, at);
+}
+
+/** The list closed: calls, or text. */
+function end(sc) {
+  const p = sc.py;
+  const text = p.parts.join('');
+  p.parts = [];
+  sc.work += text.length;
+  const got = pythonicCalls(text);
+  if (got === null || got.calls.length === 0 || got.malformed.length > 0) {
+    sc._emit(text);
+    sc._textResumes(text);
+    return true;
+  }
+  sc.saw = true;
+  sc._flushText();
+  const calls = got.calls.map((c) => ({ name: sc._name(c.name), input: c.input }));
+  sc.out.push({ type: 'tool_calls', calls, raw: text, format: 'pythonic' });
+  sc._resumeText();
+  return true;
+}
+
+module.exports = { MAX_HEAD, PyList, start, step };
+  },
   "src/reasoning.js": function (module, exports, __require) {
 'use strict';
 /**
@@ -8236,10 +7771,16 @@ function isBlank(c) {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+/**
+ * Length of the longest proper prefix of the closing marker that `s` ends with. Only the
+ * marker's first character among the last few of `s` can start one (this runs once per chunk).
+ */
 function partialClose(s, close) {
-  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(close.slice(0, k))) return k;
+  const n = s.length;
+  let j = s.indexOf(close[0], Math.max(0, n - close.length + 1));
+  while (j >= 0) {
+    if (close.startsWith(s.slice(j))) return n - j;
+    j = s.indexOf(close[0], j + 1);
   }
   return 0;
 }
@@ -8249,6 +7790,7 @@ class ReasoningGate {
   constructor(mode, markers = [OPEN, CLOSE]) {
     this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
     [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
+    this.lead = this.close[0]; // a chunk without it, with nothing held, is reasoning as it is
     this.held = '';
     this.work = 0;
   }
@@ -8310,7 +7852,7 @@ class ReasoningGate {
   }
 }
 
-module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
+module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning, partialClose };
   },
   "src/relay.js": function (module, exports, __require) {
 'use strict';
@@ -8770,7 +8312,8 @@ const strings = __require("src/strings.js");
 const { bodyKind } = __require("src/blocks.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
-const { BLOCK_FORMATS, DEFAULT_FORMATS } = __require("src/formats.js");
+const pylist = __require("src/pylist.js");
+const { BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = __require("src/formats.js");
 const { BARS } = __require("src/sections.js");
 const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE, NO, matchTag, skipNoTag } = __require("src/shell.js");
 const { FenceLine } = __require("src/fences.js");
@@ -8788,6 +8331,7 @@ const Mode = Object.freeze({
   BLOCK: 8,
   HARMONY: 9,
   MISTRAL: 10,
+  PYLIST: 11,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -8809,6 +8353,15 @@ function named(tag) {
 
 function textEvent(text, note) {
   return note ? { type: 'text', text, note } : { type: 'text', text };
+}
+
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
+function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
+  const e = { type: 'tool_calls', calls, raw };
+  if (format) e.format = format;
+  if (malformed !== null && malformed.length) e.malformed = malformed;
+  if (repaired !== null && repaired.length) e.repaired = repaired;
+  return e;
 }
 
 /**
@@ -9083,23 +8636,84 @@ class _Cdata {
   }
 }
 
-/** CAPTURE: the block being parsed. */
-class _Capture {
+/**
+ * A block held from its opener until it is decided: CAPTURE's DSML block, TOKENS' section, JSON's
+ * candidate. One path decides each (ScanBase._succeed, _fail, _overflow); a kind says only what
+ * differs (the hooks below).
+ */
+class _Held {
   constructor() {
-    this.level = Level.TOP;
-    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
-    this.fixed = []; // the decisions of the repairs applied to it (D58)
-    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
-    this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
     this.raw = new _Text();
     this.mark = 0;
     this.tail = ''; // the last characters released past the limit (for the line state)
-    this.calls = [];
+    this.calls = new _Calls();
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
+    this.started = 0; // R16: calls announced in this block (streamArguments; DSML only)
+  }
+
+  open(at) {
+    this.raw = new _Text();
+    this.tail = '';
+    this.calls = new _Calls();
+    this.start = this.mark = at;
+    this.over = false;
+    this.started = 0;
+  }
+
+  takeCalls() {
+    return this.calls.take();
+  }
+
+  /** R18.2: its calls that cannot be executed, their text cut from its source `raw`. */
+  reported(raw) {
+    return null;
+  }
+
+  /** Past the limit (_overflow): what it need not keep any more. */
+  letGo(sc) {}
+
+  /** It was text (_fail): TEXT resumes after `text`. */
+  resumes(sc, text) {
+    sc._textResumes(text);
+  }
+}
+
+/** CAPTURE: the block being parsed. */
+class _Capture extends _Held {
+  constructor() {
+    super();
+    this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
+  }
+
+  reported(raw) {
+    if (this.bad === null || !this.bad.length) return null;
+    const at = this.start;
+    return this.bad.map(([s, e, reason, name]) => {
+      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
+      if (name !== null) m.name = name;
+      return m;
+    });
+  }
+
+  letGo(sc) {
+    sc.cd.parts = [];
+    sc.cd.after = [];
+    sc.inv.text = sc.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
+    sc.par.text = [];
+    sc.par.segs = [];
+    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
+    this.calls.keepOne();
+    if (sc.inv.count) {
+      sc._newParams();
+      sc.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
+    }
   }
 }
 
@@ -9111,22 +8725,26 @@ const Stage = Object.freeze({
 });
 
 /** TOKENS: the token section being parsed (R14.4, R14.5). */
-class _Section {
+class _Section extends _Held {
   constructor() {
+    super();
     this.stage = Stage.BETWEEN;
     this.lead = false; // right after a section opener: a call may begin without its opener (D61)
     this.loose = false; // the call's head began so (D61): it must end on its line
-    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
-    this.mark = 0;
-    this.tail = '';
-    this.calls = [];
     this.bad = []; // R18.2: the section's calls that cannot be executed
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
     this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
     this.body = [];
-    this.start = 0;
-    this.over = false;
+  }
+
+  reported(raw) {
+    return this.bad;
+  }
+
+  letGo(sc) {
+    this.head = [];
+    this.body = [];
   }
 }
 
@@ -9181,13 +8799,26 @@ function rowFor(rows, body) {
   return null;
 }
 
-/** JSON: a JSON tool-call candidate in prose (R9). */
-class _Json {
+/**
+ * JSON: a JSON tool-call candidate in prose (R9). It never goes over the limit: it is text where it
+ * reaches it (D43).
+ */
+class _Json extends _Held {
   constructor() {
-    this.parts = [];
+    super();
     this.depth = 0;
     this.inStr = false;
-    this.start = 0;
+    this.found = null; // its calls, once its text is read as calls
+  }
+
+  takeCalls() {
+    const found = this.found;
+    this.found = null;
+    return found;
+  }
+
+  resumes(sc, text) {
+    sc._resumeText(); // (mid-line, wherever its text ends)
   }
 }
 
@@ -9211,7 +8842,11 @@ class ScanBase {
     this.native = native; // the `string` attribute (R14.2)
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    this._mistral = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    const rows = [...formats].map((f) => FORMATS[f]);
+    this._bare = rows.some((r) => r.bare === '['); // a bare pythonic list (R17.8, D64)
+    // The prose skip stops at `[` for a row whose opener or bare body starts with it.
+    this._brackets = rows.some((r) => r.opener.startsWith('[') || r.bare === '[');
     // Prose's fields (prose.js sets them) have their places here, as in the one class of before:
     // every Scanner gets its fields in one order, so all Scanners share one shape (V8).
     this._special = null;
@@ -9243,6 +8878,7 @@ class ScanBase {
     this.fence = new _Fence();
     this.pend = new _Pending();
     this.cap = new _Capture();
+    this.held = this.cap; // the block CAPTURE, TOKENS or JSON holds (see _hold)
     this.inv = new _Invoke();
     this.par = new _Param();
     this.cd = new _Cdata();
@@ -9251,6 +8887,7 @@ class ScanBase {
     this.blk = new _Block();
     this.hm = new harmony.Harmony();
     this.mi = new mistral.Mistral();
+    this.py = new pylist.PyList();
     this._blocks = blockMarkers(formats);
     this.region = null;
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -9264,9 +8901,79 @@ class ScanBase {
     return out;
   }
 
-  /** The source of the open block or section, up to `pos`. */
-  _source(holder) {
-    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
+  // ---- held blocks (CAPTURE, TOKENS, JSON) -----------------------------------------------
+
+  /** A block opens at `pos`: held from here until it is decided. */
+  _hold(held, mode) {
+    this.mode = mode;
+    this.held = held;
+    held.open(this.base + this.pos);
+  }
+
+  /**
+   * The source of the held block, up to `pos`. Its pieces are let go: the caller ends the block or
+   * starts its source afresh (a held block is not in memory twice).
+   */
+  _source() {
+    const held = this.held;
+    const text = held.raw.text(this.buf.slice(held.mark - this.base, this.pos));
+    held.raw = new _Text();
+    held.mark = this.base + this.pos;
+    return text;
+  }
+
+  /** The held block ends at `end` as a block of calls (unless the limit made it text). */
+  _succeed(end, fmt, fixed) {
+    const held = this.held;
+    this.pos = end;
+    if (!held.over && !held.started && this._over(held.start)) this._overflow(); // its closer took it past the limit
+    if (held.over) return this._fail();
+    held.started = 0;
+    this._flushText();
+    const raw = this._source(); // (first: the pieces go before the calls are made)
+    this.out.push(toolCallsEvent(held.takeCalls(), raw, fmt, held.reported(raw), fixed));
+    this._resumeText();
+    return true;
+  }
+
+  /** Not a block: what was held is text; TEXT resumes at the current position. */
+  _fail() {
+    const held = this.held;
+    if (held.started) return this._break();
+    // A block that ends past the limit was over it, wherever the chunks ended (D43).
+    if (!held.over && this._over(held.start)) this._overflow();
+    const text = this._source();
+    this._emit(text);
+    held.resumes(this, held.tail + text); // (the tail of what was released before)
+    return true;
+  }
+
+  /**
+   * The held block grew past maxCapture: what was held is released as text (with a note), and the
+   * rest of the block is still parsed (so its content is not read as prose) but released as text
+   * as it goes.
+   */
+  _overflow() {
+    const held = this.held;
+    const text = this._source();
+    if (!held.over) {
+      held.over = true;
+      this._flushText();
+      this.out.push(textEvent(text, 'capture_limit'));
+    } else {
+      this._emit(text);
+    }
+    held.tail = (held.tail + text).slice(-4);
+    held.letGo(this);
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
+    this.mode = Mode.TEXT;
+    const nl = text.lastIndexOf('\n');
+    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
+    this.line.midLine();
+    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
   }
 
   // ---- output -------------------------------------------------------------------------
@@ -9364,6 +9071,7 @@ module.exports = {
   named,
   rowFor,
   textEvent,
+  toolCallsEvent,
 };
   },
   "src/scanner.js": function (module, exports, __require) {
@@ -9373,8 +9081,9 @@ module.exports = {
  * Port of python/callsieve/scanner.py and its layers, module for module, mode by mode and step by
  * step; read the "theory of operation" there. The same shape: named modes and levels (`Mode`,
  * `Level`), one method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`,
- * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line
- * recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
+ * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`; CAPTURE's block, TOKENS'
+ * section and JSON's candidate are held blocks, `_Held`, decided by one `_succeed`, `_fail` and
+ * `_overflow`), and the fence-line recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
  * and compares, and counts code points (as Python does) only where maxCapture and the length of a
  * token call head are checked.
  *
@@ -9389,15 +9098,16 @@ module.exports = {
  * Layers, as in Python: a chain of classes, one module each, every layer a subclass of the one
  * below it, so a mode's step is one method and the hot paths stay plain property reads:
  * - scanbase.js `ScanBase`: the state every layer reads (buffer, cursor, offsets, each mode's
- *   state object), output, and the helpers all layers use (the tag memo, names, skips);
+ *   state object), output, the held blocks' paths, and the helpers all layers use (the tag memo,
+ *   names, skips);
  * - fences.js `FenceLine`: the fence-line recognizer, shared by TEXT, FENCE and CDATA;
  * - prose.js `Prose`: TEXT, RUN, FENCE, PENDING and REGION, and the prose skip; it recognizes
  *   openers and hands them to the engine of their row;
  * - dsml.js `DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA);
  * - scanner.js `Scanner` (this module): `feed` / `finish` and the step loop (`_run`), the capture
  *   limit and the surrogate pairs it counts, and the other holding engines: R9's JSON calls
- *   (JSON), token sections (TOKENS) and the block engine's modes (BLOCK, HARMONY, MISTRAL;
- *   grammars in blocks.js, harmony.js, mistral.js).
+ *   (JSON), token sections (TOKENS), the block engine's modes (BLOCK, HARMONY, MISTRAL;
+ *   grammars in blocks.js, harmony.js, mistral.js) and bare pythonic lists (PYLIST, pylist.js).
  * A lower layer calls a method of a layer above it only as its header says.
  */
 
@@ -9409,29 +9119,32 @@ const sections = __require("src/sections.js");
 const values = __require("src/values.js");
 const strings = __require("src/strings.js");
 const { GRAMMARS } = __require("src/blocks.js");
-const { TAPS, sameCalls } = __require("src/blocktap.js");
+const { sameCalls } = __require("src/blocktap.js");
+const { TAPS } = __require("src/jsontaps.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
+const pylist = __require("src/pylist.js");
 const { ALL_FORMATS, FORMATS } = __require("src/formats.js");
 const { matchMarker } = sections;
 const { MORE, NO } = __require("src/shell.js");
 const { FenceLine, matchAt } = __require("src/fences.js");
-const { Level, Mode, Stage, _Text, rowFor, textEvent } = __require("src/scanbase.js");
+const { Level, Mode, Stage, rowFor, textEvent, toolCallsEvent } = __require("src/scanbase.js");
 const { WS, matchRegion, proseEnd, search } = __require("src/prose.js");
-const { DsmlCapture, skipAt, toolCallsEvent } = __require("src/dsml.js");
+const { DsmlCapture, skipAt } = __require("src/dsml.js");
 
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
+// Generated from scanner.py. JSON_START (R9): a JSON candidate is `{` + a first key that starts a
+// tool call object or a chat message (R9.2: text with what it holds), by a bounded lookahead.
+// FN_TAG (D45): how a `<tool_call>` body that is Qwen3-Coder's starts.
+const {
+  SCANNER_JSON_START: JSON_START,
+  JSON_START_PREFIX,
+  JSON_OUT,
+  JSON_IN,
+  FN_TAG,
+} = __require("src/tables.js");
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 
 function lstripBlank(s) {
   let i = 0;
@@ -9439,6 +9152,7 @@ function lstripBlank(s) {
   return i ? s.slice(i) : s;
 }
 
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
@@ -9448,7 +9162,7 @@ class Scanner extends DsmlCapture {
     const mode = this.mode;
     let buf;
     if (pos) {
-      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS || mode === Mode.JSON) this._keepRaw();
       this.base += pos;
       buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
     } else {
@@ -9491,15 +9205,13 @@ class Scanner extends DsmlCapture {
    * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
    */
   _releasePastLimit() {
-    const cap = this.cap;
-    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
-      this._overflow(); // (once a call is announced the limit stops applying, D37)
-    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
-      this._secOverflow();
+    const held = this.held;
+    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS) {
+      if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
       if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
-      this._jsonRelease();
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
+      this._fail();
       this._run(false);
     }
   }
@@ -9545,6 +9257,9 @@ class Scanner extends DsmlCapture {
         case Mode.MISTRAL:
           going = mistral.step(this, final);
           break;
+        case Mode.PYLIST:
+          going = pylist.step(this, final);
+          break;
         default:
           going = this._mRegion(final);
       }
@@ -9552,18 +9267,17 @@ class Scanner extends DsmlCapture {
     }
   }
 
-  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  /** The buffer is about to drop what is behind `pos`: the held block keeps its source. */
   _keepRaw() {
-    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
-    if (holder === null) return;
+    const held = this.held;
     const at = this.base + this.pos;
-    if (at > holder.mark) {
+    if (at > held.mark) {
       // (an open parameter body that spans most of this piece holds slices of the same buffer:
       // the source shares them)
       const shared =
-        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
-      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
-      holder.mark = at;
+        held === this.cap && this.cap.level >= Level.PARAM && this.par.start - held.mark < (at - held.mark) / 2;
+      held.raw.add(this.buf.slice(held.mark - this.base, this.pos), shared);
+      held.mark = at;
     }
   }
 
@@ -9596,6 +9310,7 @@ class Scanner extends DsmlCapture {
     // A block with a call announced has no capture limit (D37): no distance is measured in it.
     if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.PYLIST) keep = this.py.start;
     else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;
@@ -9637,12 +9352,10 @@ class Scanner extends DsmlCapture {
       this.pos = pos + 1;
       return true;
     }
-    this.mode = Mode.JSON;
     const j = this.json;
-    j.parts = [m[0]];
+    this._hold(j, Mode.JSON);
     j.depth = 1;
     j.inStr = false;
-    j.start = this._abs(pos);
     this.pos = pos + m[0].length;
     return true;
   }
@@ -9656,15 +9369,14 @@ class Scanner extends DsmlCapture {
     const pos = this.pos;
     const j = this.json;
     const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
-    if (pos >= stop) return this._jsonRelease();
+    if (pos >= stop) return this._fail();
     const n = Math.min(buf.length, stop);
-    if (pos >= n) return final ? this._jsonRelease() : false;
+    if (pos >= n) return final ? this._fail() : false;
     // Searched up to n only: a cut copy when the limit falls inside the buffer.
     const hay = n < buf.length ? buf.slice(0, n) : buf;
     if (j.inStr) {
       const m = search(JSON_IN, hay, pos);
       if (m === null) {
-        j.parts.push(buf.slice(pos, n));
         this.pos = n;
         return true;
       }
@@ -9672,31 +9384,25 @@ class Scanner extends DsmlCapture {
       if (buf[k] === '\\') {
         if (k + 1 >= n) {
           if (!final && n < stop) {
-            j.parts.push(buf.slice(pos, k));
             this.pos = k;
             return false;
           }
-          j.parts.push(buf.slice(pos, n));
           this.pos = n;
           return true;
         }
-        j.parts.push(buf.slice(pos, k + 2));
         this.pos = k + 2;
         return true;
       }
-      j.parts.push(buf.slice(pos, k + 1));
       this.pos = k + 1;
       j.inStr = false;
       return true;
     }
     const m = search(JSON_OUT, hay, pos);
     if (m === null) {
-      j.parts.push(buf.slice(pos, n));
       this.pos = n;
       return true;
     }
     const k = m.index;
-    j.parts.push(buf.slice(pos, k + 1));
     this.pos = k + 1;
     const ch = buf[k];
     if (ch === '"') {
@@ -9706,77 +9412,29 @@ class Scanner extends DsmlCapture {
     } else {
       j.depth -= 1;
       if (j.depth === 0) {
-        const text = j.parts.join('');
+        const text = j.raw.text(buf.slice(j.mark - this.base, k + 1));
         this.work += text.length;
-        const calls = values.jsonCalls(text);
-        if (calls === null) return this._jsonRelease();
+        const got = values.jsonCalls(text);
+        if (got === null) return this._fail();
         this.saw = true;
-        this._flushText();
-        const e = toolCallsEvent(calls, text);
-        if (this._jsonFormat) e.format = this._jsonFormat;
-        this.out.push(e);
-        this.mode = Mode.TEXT;
+        j.found = got[0];
+        // D58: read only after its backslashes were doubled
+        return this._succeed(k + 1, this._jsonFormat, got[1] ? ['R9.2'] : null);
       }
     }
-    return true;
-  }
-
-  /** Not a JSON tool call: the candidate is text (R9.2). */
-  _jsonRelease() {
-    this._emit(this.json.parts.join(''));
-    this.json.parts = [];
-    this.mode = Mode.TEXT;
-    this.line.indent = -1;
     return true;
   }
 
   // ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
 
   _startSection(end) {
-    this.mode = Mode.TOKENS;
     const sec = this.sec;
+    this._hold(sec, Mode.TOKENS);
     sec.stage = Stage.BETWEEN;
-    sec.raw = new _Text();
-    sec.tail = '';
-    sec.calls = [];
     sec.bad = [];
-    sec.start = sec.mark = this._abs(this.pos);
-    sec.over = false;
     sec.lead = true;
     sec.loose = false;
     this.pos = end;
-  }
-
-  /** `repaired`: the section ended without its section end (D26). */
-  _secSucceed(end, repaired = false) {
-    const sec = this.sec;
-    this.pos = end;
-    if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
-    if (sec.over) return this._fail();
-    this._flushText();
-    const raw = this._source(sec);
-    this.out.push(toolCallsEvent(sec.calls.slice(), raw, 'tokens', sec.bad, repaired ? ['D26'] : null));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-    return true;
-  }
-
-  /** As `_overflow`: past maxCapture the section is released as text as it goes. */
-  _secOverflow() {
-    const sec = this.sec;
-    const text = this._source(sec);
-    if (!sec.over) {
-      sec.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    sec.tail = (sec.tail + text).slice(-4);
-    sec.raw = new _Text();
-    sec.mark = this.base + this.pos;
-    sec.head = [];
-    sec.body = [];
   }
 
   /**
@@ -9810,14 +9468,14 @@ class Scanner extends DsmlCapture {
 
   _mTokens(final) {
     const sec = this.sec;
-    if (sec.over || this._over(sec.start)) this._secOverflow();
+    if (sec.over || this._over(sec.start)) this._overflow();
     const buf = this.buf;
     const pos = this.pos;
     const n = buf.length;
     if (pos >= n) {
       if (!final) return false;
       // D26: a section whose calls are all complete survives a missing section end.
-      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos, true);
+      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._succeed(pos, 'tokens', ['D26']);
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
@@ -9854,8 +9512,8 @@ class Scanner extends DsmlCapture {
         return true;
       }
       const some = sec.calls.length || sec.bad.length;
-      if (kind === sections.SECTION_END && some) return this._secSucceed(end);
-      if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
+      if (kind === sections.SECTION_END && some) return this._succeed(end, 'tokens', null);
+      if (kind === sections.EOS && some) return this._succeed(pos, 'tokens', ['D26']); // the output ended: as at end of input
       if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
@@ -9913,7 +9571,7 @@ class Scanner extends DsmlCapture {
         this.work += body.length;
         const call = sections.decodeCall(head, body);
         if (call === null) sec.bad.push(sections.malformedCall(head, body)); // R18.2, D55: the others kept
-        else sec.calls.push({ name: this._name(call[0]), input: call[1] });
+        else sec.calls.addInput(this._name(call[0]), call[1]);
       }
       this.pos = end;
       sec.stage = Stage.BETWEEN;
@@ -10377,16 +10035,16 @@ function typedValue(schema, raw) {
     if (ty === 'boolean' && (t === 'true' || t === 'True' || t === 'false' || t === 'False')) {
       return [true, t === 'true' || t === 'True'];
     }
-    if (ty === 'integer' || ty === 'number' || ty === 'object' || ty === 'array') {
+    if (ty === 'object' || ty === 'array') {
+      // only a container converts: a bare `5` for an object stays the string
       const [ok, v] = jsonValue(t);
-      if (!ok) continue;
-      if (ty === 'object' && isDict(v)) return [true, v];
-      if (ty === 'array' && Array.isArray(v)) return [true, v];
-      if (typeof v !== 'number') continue;
+      if (ok && (ty === 'object' ? isDict(v) : Array.isArray(v))) return [true, v];
+    } else if (ty === 'integer' || ty === 'number') {
+      const [ok, v] = jsonValue(t);
+      if (!ok || typeof v !== 'number') continue;
       if (ty === 'number') return [true, v];
-      // Python reads a JSON integer literal as an int, any other number as a float that counts
-      // as an integer only below 2**53
-      if (Number.isInteger(v) && (!/[.eE]/.test(t) || Math.abs(v) < 2 ** 53)) return [true, v];
+      // D65: an integer a double cannot hold exactly (beyond 2**53 - 1) stays the string
+      if (Number.isSafeInteger(v)) return [true, v];
     }
   }
   if (types.includes('null') && (t === 'null' || t === 'None')) return [true, null];
@@ -11071,7 +10729,7 @@ function isTag(r) {
 
 // The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
 // character that folding changes or drops): one regex decides them, complete or cut by the end of
-// the input, with the answer matchGeneral gives (test/fast-paths.test.js holds it to that).
+// the input, with the answer matchGeneral gives (test/core/fast-paths.test.js holds it to that).
 // Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
 // (Python's are code points): a JS match is never longer than Python's, so the regex declines a
 // few more spellings, never decides one Python's declines.
@@ -11553,7 +11211,7 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (index, name) => ({ type: 'tool_call_start', index, name }),
+          (index, name, id) => (id === null ? { type: 'tool_call_start', index, name } : { type: 'tool_call_start', index, name, id }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
       : null;
@@ -11565,7 +11223,15 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    if (this._gate.phase !== Phase.DONE) return this._declared(this._pass(this._gate.feed(chunk)));
+    const gate = this._gate;
+    if (gate.phase !== Phase.DONE) {
+      if (gate.phase === Phase.INSIDE && !gate.held && !chunk.includes(gate.lead)) {
+        // in a reasoning region, no closing marker can start in this chunk (R15)
+        gate.work += chunk.length;
+        return [{ type: 'reasoning', text: chunk }];
+      }
+      return this._declared(this._pass(gate.feed(chunk)));
+    }
     // No reasoning (left): straight to the scanner. The common case (nothing declared acts on
     // calls, no incremental arguments) skips _declared: this runs once per chunk.
     if (this._writer === null && !this._acts()) return this._scanner.feed(chunk);
@@ -12477,6 +12143,9 @@ const ARGS = '[ARGS]';
 const CALL_ID = '[CALL_ID]';
 const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
 
+// python/callsieve/pylist.py
+const PYLIST_MAX_HEAD = 256; // pylist.MAX_HEAD
+
 // python/callsieve/reasoning.py
 const REASONING_MODES = ['off', 'auto', 'open'];
 const OPEN = '<think>';
@@ -12583,17 +12252,700 @@ const HEADER =
   '- A block inside a code fence or inline code is shown as text and never runs.\n' +
   '- After the block, stop: the results come in the next message.';
 
+// python/callsieve/fences.py
+const RUNS = { '`': new RegExp('`+', 'y'), '~': new RegExp('~+', 'y') };
+const BLANKS = new RegExp('[ \\t\\r]*', 'y');
+
+// python/callsieve/prose.py
+const SPECIAL = new RegExp('[\\n`<\uff1c\u3008\u300a]', 'g');
+const SPECIAL_JSON = new RegExp('[\\n`<\uff1c\u3008\u300a{]', 'g');
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = new RegExp('[\\n`<\uff1c\u3008\u300a\\[]', 'g');
+const SPECIAL_JSON_BR = new RegExp('[\\n`<\uff1c\u3008\u300a{\\[]', 'g');
+const ANGLE = new RegExp('[<\uff1c\u3008\u300a]', 'g');
+// Ignored regions in prose (R5, D40-D42): kind -> (closer, a partial closer at the end of input).
+const REGIONS = {
+  cdata: [
+    new RegExp('\\]\\][>\uff1e\u3009]', 'g'),
+    new RegExp('\\]\\]?$', 'g'),
+  ],
+  comment: [new RegExp('-->', 'g'), new RegExp('--?$', 'g')],
+  pre: [
+    new RegExp('</pre>', 'gi'),
+    new RegExp('<(?:/(?:p(?:r(?:e)?)?)?)?$', 'gi'),
+  ],
+};
+const PRE_OPEN = new RegExp('<pre(?=[ \\t\\r\\n>])', 'iy');
+const PRE_PREFIX = new RegExp('<(?:p(?:r(?:e)?)?)?$', 'iy');
+const COMMENT_PREFIX = new RegExp('<(?:!(?:-)?)?$', 'y');
+
+// python/callsieve/dsml.py
+const CD_SPECIAL = new RegExp('\\]\\]|\\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]', 'g');
+const CD_TAIL = new RegExp('(?:\\n {0,3}|\\]|[<\uff1c\u3008\u300a])$', 'g');
+const LOOSE_CLOSE_TAIL = new RegExp('\\]\\][>\uff1e\u3009][ \\t\\r\\n]*$');
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c'; // <｜DSML｜
+
+// python/callsieve/scanner.py
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const SCANNER_JSON_START = new RegExp('\\{[ \\t\\r\\n]{0,16}"(tool_calls|name|function|type|id|role|content)"', 'y'); // scanner._JSON_START
+const JSON_START_PREFIX = new RegExp('\\{[ \\t\\r\\n]{0,16}(?:"[a-z_]{0,10})?$', 'y');
+const JSON_OUT = new RegExp('["{}\\[\\]]', 'g');
+const JSON_IN = new RegExp('["\\\\]', 'g');
+const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
+
 module.exports = {
   JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
   STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
   PARAMETER, NOT_CDATA_SEP, SECTION_BEGIN, SECTION_END, CALL_BEGIN, CALL_END, SEP, EOS, MARKERS,
   SECTIONS_MAX_MARKER, BARS, SECTIONS_MAX_HEAD, START, CHANNEL, MESSAGE, ENDS, OPENERS,
   BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
-  REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
-  VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
-  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
-  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+  PYLIST_MAX_HEAD, REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED,
+  VALUES_JSON_START, VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN,
+  SEPARATORS, NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB,
+  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS, BLANKS, SPECIAL,
+  SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN, PRE_PREFIX,
+  COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL, SCANNER_JSON_START,
+  JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
 };
+  },
+  "src/tagtaps.js": function (module, exports, __require) {
+'use strict';
+/** The taps of the raw-text tag grammars (R17.2 to R17.4); port of python/callsieve/tagtaps.py. */
+
+const strings = __require("src/strings.js");
+const { nameOk, oneNewline, rawValue } = __require("src/blocks.js");
+const { ASIS, BLANK, BlockTap, GLM, HEAD_LIMIT, NAME_UNITS, QWEN, TRIM, isHigh, isLow, prefix, skip, starts } =
+  __require("src/blocktap.js");
+// The markers and the name's characters are the grammars' own (one table for both readings)
+const { NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END } = __require("src/tables.js");
+
+// ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
+
+const CALL_ENDS = [FN, FN_END];
+const PARAM_STOPS = [P_END, P, FN, FN_END];
+const IN_CALL = [P, FN_END, FN];
+
+const F = Object.freeze({ BETWEEN: 0, HEAD: 1, SKIP: 2, PARAMS: 3, KEY: 4, VALUE: 5, DONE: 6 });
+
+/** `<function=NAME>` `<parameter=KEY>VALUE</parameter>` … `</function>` (blocks.functionTags). */
+class FunctionTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.end = F.DONE;
+    this.head = [];
+    this.headState = 0;
+    this.keybuf = [];
+  }
+
+  step(final) {
+    switch (this.state) {
+      case F.VALUE:
+        return this._value(final);
+      case F.PARAMS:
+        return this._params(final);
+      case F.BETWEEN:
+        return this._between(final);
+      case F.HEAD:
+        return this._head(final);
+      case F.KEY:
+        return this._key(final);
+      case F.SKIP:
+        return this._skip(final);
+      default:
+        return false;
+    }
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return false;
+    if (s.startsWith(FN, j)) {
+      this.at = this.off + j;
+      this.i = j + FN.length;
+      this.state = F.HEAD;
+      this.head = [];
+      this.headState = 0;
+      return true;
+    }
+    if (!final && prefix(s, j, [FN])) return false;
+    this.state = F.DONE; // text between calls: the grammar reports the rest
+    return false;
+  }
+
+  /** The name: blanks, name characters, blanks, `>` (anything else is no name). */
+  _head(final) {
+    const s = this.s;
+    const n = s.length;
+    const head = this.head;
+    let i = this.i;
+    while (i < n) {
+      const ch = s[i];
+      if (ch === '>') {
+        this.i = i + 1;
+        const name = head.join('');
+        if (nameOk(name)) {
+          this.begin(name, this.at);
+          this.state = F.PARAMS;
+        } else {
+          this.state = F.SKIP;
+        }
+        return true;
+      }
+      if (BLANK.includes(ch)) {
+        if (this.headState === 1) this.headState = 2;
+      } else if (this.headState === 2 || NOT_NAME.includes(ch) || head.length >= NAME_UNITS) {
+        this.i = i;
+        this.state = F.SKIP; // not announced: the grammar reads it
+        return true;
+      } else {
+        this.headState = 1;
+        head.push(ch);
+      }
+      i++;
+    }
+    this.i = i;
+    return false;
+  }
+
+  /** A call that is not announced, to its end: `</function>` or the next `<function=`. */
+  _skip(final) {
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const k = s.indexOf('<', i);
+      if (k < 0) {
+        this.i = s.length;
+        return false;
+      }
+      const m = starts(s, k, CALL_ENDS);
+      if (m) {
+        this.i = m === FN_END ? k + FN_END.length : k;
+        this.state = F.BETWEEN;
+        return true;
+      }
+      if (!final && prefix(s, k, CALL_ENDS)) {
+        this.i = k;
+        return false;
+      }
+      i = k + 1;
+    }
+  }
+
+  _params(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) {
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = F.DONE;
+      }
+      return false;
+    }
+    const m = starts(s, j, IN_CALL);
+    if (m === P) {
+      this.at = this.off + j;
+      this.i = j + P.length;
+      this.keybuf = [];
+      this.state = F.KEY;
+      return true;
+    }
+    if (m) {
+      const end = m === FN_END ? j + FN_END.length : j;
+      this.endCall(this.off + end);
+      this.i = end;
+      this.state = F.BETWEEN;
+      return true;
+    }
+    if (!final && prefix(s, j, IN_CALL)) return false;
+    return this.fail(this.off + j); // text where a parameter belongs
+  }
+
+  _key(final) {
+    const s = this.s;
+    const i = this.i;
+    const gt = s.indexOf('>', i);
+    let lt = s.indexOf('<', i);
+    while (lt >= 0 && (gt < 0 || lt < gt)) {
+      if (starts(s, lt, CALL_ENDS)) return this.fail(this.at); // the tag never closes
+      if (!final && prefix(s, lt, CALL_ENDS)) {
+        this.keybuf.push(s.slice(i, lt));
+        this.i = lt;
+        return false;
+      }
+      lt = s.indexOf('<', lt + 1);
+    }
+    if (gt < 0) {
+      this.keybuf.push(s.slice(i));
+      this.i = s.length;
+      return final ? this.fail(this.at) : false;
+    }
+    this.keybuf.push(s.slice(i, gt));
+    const key = strings.trim(this.keybuf.join(''));
+    this.keybuf = [];
+    if (!key || this.reorders(key)) return this.fail(this.at);
+    this.i = gt + 1;
+    this.beginValue(key, this.how(key, QWEN, QWEN));
+    this.state = F.VALUE;
+    return true;
+  }
+
+  _value(final) {
+    const s = this.s;
+    const i = this.i;
+    const n = s.length;
+    let k = i;
+    for (;;) {
+      k = s.indexOf('<', k);
+      if (k < 0) {
+        this.chars(s.slice(i));
+        this.i = n;
+        if (final) {
+          this.endValue();
+          this.state = F.PARAMS;
+          return true;
+        }
+        return false;
+      }
+      if (k + 1 < n && !'/pf'.includes(s[k + 1])) {
+        k += 1; // (a `<` of the value: no marker starts so)
+        continue;
+      }
+      const m = starts(s, k, PARAM_STOPS);
+      if (m) {
+        this.chars(s.slice(i, k));
+        this.endValue();
+        this.i = m === P_END ? k + P_END.length : k;
+        this.state = F.PARAMS;
+        return true;
+      }
+      if (!final && prefix(s, k, PARAM_STOPS)) {
+        this.chars(s.slice(i, k));
+        this.i = k;
+        return false;
+      }
+      k += 1;
+    }
+  }
+
+  value(raw) {
+    return rawValue(this.typer, this.name, this.key, oneNewline(raw));
+  }
+}
+
+// ---- R17.3 GLM ------------------------------------------------------------------------------------
+
+
+const G = Object.freeze({ NAME: 0, PAIRS: 1, KEY: 2, BETWEEN: 3, VALUE: 4, DONE: 5 });
+
+/** NAME `<arg_key>K</arg_key><arg_value>V</arg_value>` … (blocks.argPairs): the name is final at
+ * the first `<arg_key>`. */
+class PairTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.end = G.DONE;
+    this.head = [];
+    this.headState = 0;
+    this.keybuf = [];
+  }
+
+  step(final) {
+    switch (this.state) {
+      case G.VALUE:
+        return this._value(final);
+      case G.PAIRS:
+        return this._pairs(final);
+      case G.KEY:
+        return this._key(final);
+      case G.BETWEEN:
+        return this._between(final);
+      case G.NAME:
+        return this._name(final);
+      default:
+        return false;
+    }
+  }
+
+  _name(final) {
+    const s = this.s;
+    const n = s.length;
+    const head = this.head;
+    let i = this.i;
+    while (i < n) {
+      const ch = s[i];
+      if (ch === '<') {
+        if (s.startsWith(K, i)) {
+          const name = head.join('');
+          if (nameOk(name)) {
+            this.begin(name, 0);
+            this.state = G.PAIRS;
+            this.i = i;
+            return true;
+          }
+        } else if (!final && prefix(s, i, [K])) {
+          this.i = i;
+          return false;
+        }
+        this.state = G.DONE; // no name before a pair: the grammar reads it
+        return false;
+      }
+      if (BLANK.includes(ch)) {
+        if (this.headState === 1) this.headState = 2;
+      } else if (this.headState === 2 || NOT_NAME.includes(ch) || head.length >= NAME_UNITS) {
+        this.state = G.DONE;
+        return false;
+      } else {
+        this.headState = 1;
+        head.push(ch);
+      }
+      i++;
+    }
+    this.i = i;
+    return false; // (a name alone is a call with input {}, announced with the block)
+  }
+
+  _pairs(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) {
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = G.DONE;
+      }
+      return false;
+    }
+    if (s.startsWith(K, j)) {
+      this.at = this.off + j;
+      this.i = j + K.length;
+      this.keybuf = [];
+      this.state = G.KEY;
+      return true;
+    }
+    if (!final && prefix(s, j, [K])) return false;
+    return this.fail(this.off + j); // a broken argument pair
+  }
+
+  _key(final) {
+    const s = this.s;
+    const i = this.i;
+    const k = s.indexOf(K_END, i);
+    if (k < 0) {
+      const cut = s.lastIndexOf('<');
+      const keep = cut >= Math.max(i, s.length - K_END.length + 1) && prefix(s, cut, [K_END]) ? cut : s.length;
+      this.keybuf.push(s.slice(i, keep));
+      this.i = keep;
+      return final ? this.fail(this.at) : false;
+    }
+    this.keybuf.push(s.slice(i, k));
+    const key = strings.trim(this.keybuf.join(''));
+    this.keybuf = [];
+    if (this.reorders(key)) return this.fail(this.at);
+    this.key = key;
+    this.i = k + K_END.length;
+    this.state = G.BETWEEN;
+    return true;
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return final ? this.fail(this.at) : false;
+    if (s.startsWith(V, j)) {
+      this.i = j + V.length;
+      this.beginValue(this.key, this.how(this.key, GLM, ASIS));
+      this.state = G.VALUE;
+      return true;
+    }
+    if (!final && prefix(s, j, [V])) return false;
+    return this.fail(this.at);
+  }
+
+  _value(final) {
+    const s = this.s;
+    const i = this.i;
+    const k = s.indexOf(V_END, i);
+    if (k < 0) {
+      const cut = s.lastIndexOf('<');
+      const keep = cut >= Math.max(i, s.length - V_END.length + 1) && !final && prefix(s, cut, [V_END]) ? cut : s.length;
+      this.chars(s.slice(i, keep));
+      this.i = keep;
+      if (final) return this.fail(this.off + s.length); // cut inside the value: it ends so (R16.3)
+      return false;
+    }
+    this.chars(s.slice(i, k));
+    this.endValue();
+    this.i = k + V_END.length;
+    this.state = G.PAIRS;
+    return true;
+  }
+
+  value(raw) {
+    return rawValue(this.typer, this.name, this.key, raw, true);
+  }
+}
+
+// ---- R17.4 MiniMax ------------------------------------------------------------------------------
+
+const INV = '<invoke';
+const PARAM = '<parameter';
+const INV_STOPS = [INV_END, INV];
+const VALUE_STOPS = [P_END, INV_END, INV];
+
+/**
+ * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most 256 code points), `[ \t]*>` (blocks'
+ * ATTR) after a tag's word, matched as it arrives. `feed` returns how many characters it took;
+ * `state` says where it stands (1: matched, -1: no match, 0: not yet).
+ */
+class Attr {
+  constructor() {
+    this.phase = 0; // 0 blanks, then `name=`; 1 the value's first character; 2 in the value; 3 after it
+    this.blanks = false;
+    this.matched = 0;
+    this.quote = '';
+    this.name = [];
+    this.cps = 0; // code points of the name
+    this.state = 0;
+  }
+
+  _push(ch) {
+    const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
+    if (!(isLow(ch.charCodeAt(0)) && isHigh(last))) this.cps += 1;
+    this.name.push(ch);
+  }
+
+  _full(ch) {
+    // a 257th code point (a low half completing a pair adds none)
+    const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
+    return this.cps >= 256 && !(isLow(ch.charCodeAt(0)) && isHigh(last));
+  }
+
+  feed(s, i) {
+    const n = s.length;
+    for (let j = i; j < n; j++) {
+      const ch = s[j];
+      const ph = this.phase;
+      if (ph === 0) {
+        if (this.matched === 0 && (ch === ' ' || ch === '\t')) this.blanks = true;
+        else if (this.blanks && ch === 'name='[this.matched]) {
+          this.matched += 1;
+          if (this.matched === 5) this.phase = 1;
+        } else return this._no(j, i);
+      } else if (ph === 1) {
+        if (ch === '"' || ch === "'") this.quote = ch;
+        else if (' \t\n\r<>'.includes(ch)) return this._no(j, i);
+        else this._push(ch);
+        this.phase = 2;
+      } else if (ph === 2) {
+        const q = this.quote;
+        if (q) {
+          if (ch === q) this.phase = 3;
+          else if ('<>\n'.includes(ch) || this._full(ch)) return this._no(j, i);
+          else this._push(ch);
+        } else if (ch === ' ' || ch === '\t') this.phase = 3;
+        else if (ch === '>') {
+          this.state = 1;
+          return j + 1 - i;
+        } else if ('\n\r"\'<'.includes(ch) || this._full(ch)) return this._no(j, i);
+        else this._push(ch);
+      } else if (ch === '>') {
+        this.state = 1;
+        return j + 1 - i;
+      } else if (ch !== ' ' && ch !== '\t') return this._no(j, i);
+    }
+    return n - i;
+  }
+
+  _no(j, i) {
+    this.state = -1;
+    return j - i;
+  }
+}
+
+const M = Object.freeze({ BETWEEN: 0, HEAD: 1, NOT: 2, SKIP: 3, PARAMS: 4, PHEAD: 5, VALUE: 6, DONE: 7 });
+
+/** `<invoke name="N">` `<parameter name="K">V</parameter>` … `</invoke>` (blocks.invokeTags). */
+class InvokeTap extends BlockTap {
+  constructor(typer) {
+    super(typer);
+    this.end = M.DONE;
+    this.attr = new Attr();
+    this.headLen = 0;
+  }
+
+  step(final) {
+    switch (this.state) {
+      case M.VALUE:
+        return this._value(final);
+      case M.PARAMS:
+        return this._params(final);
+      case M.BETWEEN:
+        return this._between(final);
+      case M.HEAD:
+      case M.PHEAD:
+        return this._head(final);
+      case M.NOT:
+      case M.SKIP:
+        return this._skip(final);
+      default:
+        return false;
+    }
+  }
+
+  _between(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) return false;
+    if (s.startsWith(INV, j)) {
+      this.at = this.off + j;
+      this.i = j + INV.length;
+      this.attr = new Attr();
+      this.headLen = 0;
+      this.state = M.HEAD;
+      return true;
+    }
+    if (!final && prefix(s, j, [INV])) return false;
+    this.i = j + 1;
+    this.state = M.NOT; // not an invoke: to the next `<invoke`
+    return true;
+  }
+
+  _head(final) {
+    const s = this.s;
+    const i = this.i;
+    const a = this.attr;
+    const took = a.feed(s, i);
+    this.i = i + took;
+    this.headLen += took;
+    if (a.state === 0) {
+      if (!final && this.headLen <= HEAD_LIMIT) return false;
+      if (this.state === M.HEAD && !final) {
+        this.state = M.DONE; // a head this long: no more announcements in this block
+        return false;
+      }
+      a.state = -1;
+    }
+    const name = strings.trim(a.name.join(''));
+    if (this.state === M.HEAD) {
+      if (a.state > 0 && nameOk(name)) {
+        this.begin(name, this.at);
+        this.state = M.PARAMS;
+      } else if (a.state > 0) {
+        this.state = M.SKIP; // an invalid name: the grammar reports it
+      } else {
+        this.state = M.NOT; // (what the head took holds no `<`: the search goes on here)
+      }
+      return true;
+    }
+    if (a.state < 0 || !name || this.reorders(name)) return this.fail(this.at); // a broken parameter
+    this.beginValue(name, this.how(name, TRIM, TRIM));
+    this.state = M.VALUE;
+    return true;
+  }
+
+  /** To the next `<invoke` (not an invoke), or to `</invoke>` or `<invoke` (not announced). */
+  _skip(final) {
+    const s = this.s;
+    let i = this.i;
+    const stops = this.state === M.NOT ? [INV] : INV_STOPS;
+    for (;;) {
+      const k = s.indexOf('<', i);
+      if (k < 0) {
+        this.i = s.length;
+        return false;
+      }
+      const m = starts(s, k, stops);
+      if (m) {
+        this.i = m === INV_END ? k + INV_END.length : k;
+        this.state = M.BETWEEN;
+        return true;
+      }
+      if (!final && prefix(s, k, stops)) {
+        this.i = k;
+        return false;
+      }
+      i = k + 1;
+    }
+  }
+
+  _params(final) {
+    const s = this.s;
+    const j = (this.i = skip(s, this.i));
+    if (j >= s.length) {
+      if (final) {
+        this.endCall(this.off + j);
+        this.state = M.DONE;
+      }
+      return false;
+    }
+    const stops = [INV_END, INV, PARAM];
+    const m = starts(s, j, stops);
+    if (m === PARAM) {
+      this.at = this.off + j;
+      this.i = j + PARAM.length;
+      this.attr = new Attr();
+      this.headLen = 0;
+      this.state = M.PHEAD;
+      return true;
+    }
+    if (m) {
+      const end = m === INV_END ? j + INV_END.length : j;
+      this.endCall(this.off + end);
+      this.i = end;
+      this.state = M.BETWEEN;
+      return true;
+    }
+    if (!final && prefix(s, j, stops)) return false;
+    return this.fail(this.off + j);
+  }
+
+  _value(final) {
+    const s = this.s;
+    const i = this.i;
+    const n = s.length;
+    let k = i;
+    for (;;) {
+      k = s.indexOf('<', k);
+      if (k < 0) {
+        this.chars(s.slice(i));
+        this.i = n;
+        return final ? this.fail(this.off + n) : false;
+      }
+      if (k + 1 < n && !'/i'.includes(s[k + 1])) {
+        k += 1; // (a `<` of the value: no marker starts so)
+        continue;
+      }
+      const m = starts(s, k, VALUE_STOPS);
+      if (m === P_END) {
+        this.chars(s.slice(i, k));
+        this.endValue();
+        this.i = k + P_END.length;
+        this.state = M.PARAMS;
+        return true;
+      }
+      if (m) {
+        // the invoke ends inside the value: it ends there, with the value so far
+        this.chars(s.slice(i, k));
+        this.i = k;
+        return this.fail(this.off + k);
+      }
+      if (!final && prefix(s, k, VALUE_STOPS)) {
+        this.chars(s.slice(i, k));
+        this.i = k;
+        return false;
+      }
+      k += 1;
+    }
+  }
+
+  value(raw) {
+    return rawValue(this.typer, this.name, this.key, strings.trim(raw));
+  }
+}
+
+module.exports = { FunctionTap, InvokeTap, PairTap };
   },
   "src/toolcalls.js": function (module, exports, __require) {
 'use strict';
@@ -13136,7 +13488,8 @@ function addParam(out, multi, name, v) {
 const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
 
 /**
- * R9: the calls of a JSON object in prose, or null when it is not a tool call.
+ * R9: the calls of a JSON object in prose and whether they were read only after R9.2's repair,
+ * or null when it is not a tool call.
  *
  * Accepted: `{"tool_calls": [item, ...]}` and a single item, where an item is
  * `{"name", "input": {..}}`, `{"name", "arguments": {..} | "<JSON object text>"}`,
@@ -13146,7 +13499,8 @@ const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
  */
 function jsonCalls(text) {
   let [ok, v] = jsonValue(text);
-  if (!ok) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
+  const repaired = !ok;
+  if (repaired) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
   if (!ok || !isObject(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
   let calls;
   if (hasOwn(v, 'tool_calls')) {
@@ -13157,7 +13511,7 @@ function jsonCalls(text) {
     calls = [jsonItem(v, true)];
   }
   if (calls.some((c) => c === null)) return null;
-  return calls;
+  return [calls, repaired];
 }
 
 function jsonItem(item, bare) {

@@ -6,7 +6,7 @@
  *
  * The scanner feeds a `ValueTap` the body of the open parameter as it reads it and turns what it
  * learns into small internal events, plain objects with a `kind` (public events have a `type`):
- * `{kind: 'begun', name}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
+ * `{kind: 'begun', name, id}`, `{kind: 'chars', key, text}`, `{kind: 'param', key, value}`,
  * `{kind: 'done', input}`. The Sieve writes them as `tool_call_start` / `tool_call_arguments`
  * (`ArgumentsWriter`), after name resolution and schema normalization (R10, R12).
  *
@@ -261,11 +261,11 @@ class Call {
  */
 class ArgumentsWriter {
   /**
-   * @param {(index: number, name: string) => object} start the `tool_call_start` event
+   * @param {(index: number, name: string, id: string | null) => object} start the `tool_call_start` event
    * @param {(index: number, delta: string) => object} delta the `tool_call_arguments` event
    */
   constructor(start, delta) {
-    this._start = start; // (index, name) -> event
+    this._start = start; // (index, name, id) -> event
     this._delta = delta; // (index, text) -> event
     this.nextIndex = 0;
     this._call = null;
@@ -290,7 +290,7 @@ class ArgumentsWriter {
           this._param(e, out, normalize);
           break;
         case 'begun':
-          this._begin(e.name, out, resolve);
+          this._begin(e.name, e.id === undefined ? null : e.id, out, resolve);
           break;
         case 'done':
           this._done(e.input, out, normalize);
@@ -303,7 +303,7 @@ class ArgumentsWriter {
     return out;
   }
 
-  _begin(name, out, resolve) {
+  _begin(name, callId, out, resolve) {
     this._begun += 1;
     const resolved = resolve(name);
     if (resolved === null) {
@@ -312,7 +312,7 @@ class ArgumentsWriter {
     }
     this._call = new Call(this.nextIndex, resolved);
     this.nextIndex += 1;
-    out.push(this._start(this._call.index, resolved));
+    out.push(this._start(this._call.index, resolved, callId));
   }
 
   _send(c, text, out) {
@@ -381,7 +381,7 @@ class ArgumentsWriter {
       if (resolved === null) continue;
       const index = this.nextIndex;
       this.nextIndex += 1;
-      out.push(this._start(index, resolved));
+      out.push(this._start(index, resolved, call.id === undefined ? null : call.id));
       out.push(this._delta(index, jsonText(normalize(resolved, call.input))));
     }
     out.push(applied);

@@ -114,11 +114,11 @@ function jsonCall(body, typer = null) {
     return out;
   }
   const items = Array.isArray(v) && v.length ? v : [v];
-  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null);
+  for (const item of items) jsonItem(item, out, items.length === 1 ? body : null, item === v);
   return out;
 }
 
-function jsonItem(item, out, raw) {
+function jsonItem(item, out, raw, lone = false) {
   const text = raw !== null ? strings.trim(raw) : jsonText(item);
   if (!isDict(item)) {
     out.bad(text, 'not a JSON object');
@@ -145,8 +145,24 @@ function jsonItem(item, out, raw) {
     out.bad(text, 'arguments are not a JSON object', name);
     return;
   }
-  const id = has('id') ? item.id : undefined;
+  const id = has('id') && !(lone && lateId(item)) ? item.id : undefined;
   out.calls.push(call(name, args, typeof id === 'string' && id ? id : null));
+}
+
+/**
+ * D63: is `id` written after the arguments object that announces a lone Hermes call with
+ * streamArguments (D62)? Such an id is not the call's, so that the call is the same however it
+ * streams: an OpenAI stream's first delta of a call carries its id (R16.5).
+ */
+function lateId(item) {
+  const keys = Object.keys(item);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    if (key === 'arguments' || key === 'parameters') {
+      return isDict(item[key]) && keys.slice(0, k).includes('name') && keys.indexOf('id') > k;
+    }
+  }
+  return false;
 }
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS -------------------------------------------------------------
@@ -565,4 +581,4 @@ function bodyKind(body) {
   return 'name';
 }
 
-module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, rawValue, setKey };
+module.exports = { Body, GRAMMARS, NO_SCHEMA, bodyKind, glmValue, jsonItem, kimiName, nameOk, oneNewline, pythonicCalls, rawValue, setKey };

@@ -175,7 +175,8 @@ class ChatCompletionStreamRewriter {
     st.streamed.set(e.index, index);
     st.taken.add(index);
     st.nextIndex = index + 1;
-    return { index, id: nextId(this._opts.idFactory), type: 'function', function: { name, arguments: '' } };
+    const id = e.id || nextId(this._opts.idFactory); // D63: the call's own id when announced with it
+    return { index, id, type: 'function', function: { name, arguments: '' } };
   }
 
   /** The output chunks for one input chunk, in order. */

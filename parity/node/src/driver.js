@@ -75,7 +75,11 @@ function eventDict(e) {
     return d;
   }
   if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
-  if (e.type === 'tool_call_start') return { type: 'tool_call_start', index: e.index, name: e.name };
+  if (e.type === 'tool_call_start') {
+    const d = { type: 'tool_call_start', index: e.index, name: e.name };
+    if (e.id !== undefined) d.id = e.id;
+    return d;
+  }
   if (e.type === 'tool_call_arguments') return { type: 'tool_call_arguments', index: e.index, delta: e.delta };
   return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
 }

@@ -2,8 +2,8 @@
 /**
  * The scanner's DSML / XML-wrapper capture (Python's dsml.py): CAPTURE, a block parsed at a `Level`
  * (wrapper, invoke, parameter body, CDATA), released as text when it turns out not to be a block
- * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. Of the layer
- * above (scanner.js) it calls `_secOverflow` (a token section that fails). See scanner.js.
+ * (D3, D5), with the narrow end-of-input CDATA repair (R5.6, D8) and R16's value tap. A held block
+ * is decided by scanbase.js (`_succeed`, `_fail`, `_overflow`). See scanner.js.
  */
 
 const sections = require('./sections');
@@ -23,16 +23,12 @@ const {
   matchTag,
 } = require('./shell');
 const { RUN_END, TAIL_END, WAIT } = require('./fences');
-const { Level, Mode, PAIRS_MAX, _Calls, _Text, inputOf, isTag, named, textEvent } = require('./scanbase');
+const { Level, Mode, PAIRS_MAX, inputOf, isTag, named, toolCallsEvent } = require('./scanbase');
 const { ANGLE, Prose, WS, search } = require('./prose');
 
-const CD_SPECIAL = /\]\]|\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]/g;
-const CD_TAIL = /(?:\n {0,3}|\]|[<\uff1c\u3008\u300a])$/g;
-const LOOSE_CLOSE_TAIL = /\]\][>\uff1e\u3009][ \t\r\n]*$/;
-
-// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
-// dialect, so its malformed calls are reported (D59).
-const NATIVE_SHELL = '<\uff5cDSML\uff5c';
+// Generated from dsml.py. NATIVE_SHELL: DeepSeek's own shell (R14.1), a `tool_calls` block written
+// in it is the model's, not the seed's dialect, so its malformed calls are reported (D59).
+const { CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL } = require('./tables');
 
 /** The end of what sticky `re` matches at `s[pos]` (`pos` when nothing), with no match object. */
 function skipAt(re, s, pos) {
@@ -40,14 +36,6 @@ function skipAt(re, s, pos) {
   return re.test(s) ? re.lastIndex : pos;
 }
 
-/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
-function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
-  const e = { type: 'tool_calls', calls, raw };
-  if (format) e.format = format;
-  if (malformed !== null && malformed.length) e.malformed = malformed;
-  if (repaired !== null && repaired.length) e.repaired = repaired;
-  return e;
-}
 
 /** The DSML / XML-wrapper block capture of the scanner (CAPTURE). */
 class DsmlCapture extends Prose {
@@ -55,8 +43,8 @@ class DsmlCapture extends Prose {
 
   /** `fmt`: the format row of the opening wrapper ('' for a bare invoke, R3). */
   _startCapture(level, end, fmt) {
-    this.mode = Mode.CAPTURE;
     const cap = this.cap;
+    this._hold(cap, Mode.CAPTURE);
     cap.level = level;
     cap.format = fmt;
     cap.fixed = [];
@@ -64,13 +52,7 @@ class DsmlCapture extends Prose {
     // dialect keeps D4 (its recorded corpus pins broken blocks as text)
     const native = fmt === 'function_calls' || (this.native && this.buf.startsWith(NATIVE_SHELL, this.pos));
     cap.bad = level === Level.TOP && native ? [] : null;
-    cap.raw = new _Text();
-    cap.tail = '';
-    cap.start = cap.mark = this._abs(this.pos);
-    cap.over = false;
-    cap.calls = new _Calls();
     cap.wrapped = level === Level.TOP;
-    cap.started = 0;
     this._newParams();
     const inv = this.inv;
     inv.text = [];
@@ -78,35 +60,6 @@ class DsmlCapture extends Prose {
     inv.bad = '';
     inv.live = false;
     this.pos = end;
-  }
-
-  _consumed() {
-    return this._source(this.mode === Mode.TOKENS ? this.sec : this.cap);
-  }
-
-  /** Not a block: what was captured is text; TEXT resumes at the current position. */
-  _fail() {
-    if (this.mode === Mode.CAPTURE && this.cap.started) return this._break();
-    const tokens = this.mode === Mode.TOKENS;
-    const holder = tokens ? this.sec : this.cap;
-    if (!holder.over && this._over(holder.start)) {
-      // A block that ends past the limit was over it, wherever the chunks ended (D43).
-      if (tokens) this._secOverflow();
-      else this._overflow();
-    }
-    const text = this._consumed();
-    this._emit(text);
-    this._textResumes(holder.tail + text); // (the tail of what was released before)
-    return true;
-  }
-
-  /** TEXT resumes after `text`: the line state its last line leaves. */
-  _textResumes(text) {
-    this.mode = Mode.TEXT;
-    const nl = text.lastIndexOf('\n');
-    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
-    this.line.midLine();
-    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
   }
 
   /**
@@ -135,29 +88,12 @@ class DsmlCapture extends Prose {
       this._flushText();
       this.out.push({ kind: 'done', input });
     }
-    const raw = this._consumed();
+    const raw = this._source();
     this._flushText();
-    const bad = this._badCalls(raw);
+    const bad = cap.reported(raw);
     this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, [...cap.fixed, 'D37']));
     cap.started = 0;
     this._textResumes(raw);
-    return true;
-  }
-
-  _succeed(end, closer) {
-    const cap = this.cap;
-    this.pos = end;
-    if (!cap.over && !cap.started && this._over(cap.start)) this._overflow(); // the closing tag took it past the limit
-    if (cap.over) return this._fail();
-    cap.started = 0;
-    this._flushText();
-    const raw = this._source(cap); // (first: the pieces go before the calls are made)
-    const bad = this._badCalls(raw);
-    if (cap.wrapped) this.out.push(toolCallsEvent(cap.calls.take(), raw, cap.format, bad, cap.fixed));
-    // R3: the run of bare invokes takes its closing wrapper's row
-    else this.out.push(toolCallsEvent(cap.calls.take(), raw, closer.format, bad, ['D6', ...cap.fixed]));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
     return true;
   }
 
@@ -169,55 +105,12 @@ class DsmlCapture extends Prose {
     if (cap.bad !== null && !(cap.over && cap.bad.length)) cap.bad.push([inv.start, this.base + end, inv.bad, inv.name || null]);
   }
 
-  /** The block's malformed calls, their text cut from its source `raw`. */
-  _badCalls(raw) {
-    const cap = this.cap;
-    if (cap.bad === null || !cap.bad.length) return null;
-    const at = cap.start;
-    return cap.bad.map(([s, e, reason, name]) => {
-      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
-      if (name !== null) m.name = name;
-      return m;
-    });
-  }
-
   /**
    * D59: the block reports a malformed invoke instead of being text (R18.2); an announced call
    * breaks the block instead (R16.3, D37).
    */
   _tolerates() {
     return this.cap.bad !== null && !this.inv.live;
-  }
-
-  /**
-   * The block grew past maxCapture: what was captured is released as text (with a note), and
-   * the rest of the block is still parsed (so its content is not read as prose) but released as
-   * text as it goes.
-   */
-  _overflow() {
-    const cap = this.cap;
-    const text = this._consumed();
-    if (!cap.over) {
-      cap.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    cap.tail = (cap.tail + text).slice(-4);
-    cap.raw = new _Text();
-    cap.mark = this.base + this.pos;
-    this.cd.parts = [];
-    this.cd.after = [];
-    this.inv.text = this.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
-    this.par.text = [];
-    this.par.segs = [];
-    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
-    cap.calls.keepOne();
-    if (this.inv.count) {
-      this._newParams();
-      this.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
-    }
   }
 
   _mCapture(final) {
@@ -291,7 +184,10 @@ class DsmlCapture extends Prose {
     }
     if (r.local === WRAPPER && r.closing) {
       this.saw = true;
-      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) return this._succeed(r.end, r);
+      if (cap.calls.length || (cap.bad !== null && cap.bad.length)) {
+        if (cap.wrapped) return this._succeed(r.end, cap.format, cap.fixed);
+        return this._succeed(r.end, r.format, ['D6', ...cap.fixed]); // R3: its closer's row
+      }
       this.pos = r.end; // an empty wrapper is text, its closer with it (D46, D60)
     }
     return this._fail();
@@ -830,8 +726,7 @@ class DsmlCapture extends Prose {
     cd.after = [];
     // The block's source now ends where the value does; reading goes on from there.
     const end = cd.start + close;
-    const source = this._source(cap) + this.buf.slice(this.pos);
-    cap.raw = new _Text();
+    const source = this._source() + this.buf.slice(this.pos);
     cap.raw.add(source.slice(0, end - cap.start));
     cap.mark = end;
     this.buf = content.slice(close);
@@ -841,4 +736,4 @@ class DsmlCapture extends Prose {
   }
 }
 
-module.exports = { DsmlCapture, skipAt, toolCallsEvent };
+module.exports = { DsmlCapture, skipAt };

@@ -4,8 +4,7 @@
  * by TEXT, FENCE and CDATA. See scanner.js for the layers of the scanner.
  */
 
-const RUNS = { '`': /`+/y, '~': /~+/y };
-const BLANKS = /[ \t\r]*/y;
+const { RUNS, BLANKS } = require('./tables'); // generated from fences.py
 
 // FenceLine.step results
 const WAIT = 0; // consumed to the end of the buffer; still deciding

@@ -18,7 +18,8 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "function_calls",
@@ -35,7 +36,8 @@ const TABLE = {
       "strays": [
         "</｜DSML｜function_calls>",
         "</｜DSML｜tool_calls>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "tokens",
@@ -54,7 +56,8 @@ const TABLE = {
         "<|tool▁calls▁end|>",
         "<｜tool▁calls▁end|>",
         "<|tool▁calls▁end｜>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "hermes",
@@ -68,7 +71,8 @@ const TABLE = {
       "body": "json",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "qwen3_coder",
@@ -82,7 +86,8 @@ const TABLE = {
       "body": "function",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "seed_oss",
@@ -96,7 +101,8 @@ const TABLE = {
       "body": "function",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "glm",
@@ -110,7 +116,8 @@ const TABLE = {
       "body": "name",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "minimax",
@@ -124,7 +131,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "kimi_k2",
@@ -138,7 +146,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "mistral",
@@ -152,7 +161,8 @@ const TABLE = {
       "body": "",
       "eofRepair": false,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": ""
     },
     {
       "name": "llama_json",
@@ -170,12 +180,13 @@ const TABLE = {
         "<|python_tag|>",
         "<|eom_id|>",
         "<|eot_id|>"
-      ]
+      ],
+      "bare": ""
     },
     {
       "name": "pythonic",
       "rule": "R17.8",
-      "summary": "Llama 4: <|python_start|>[get_weather(city=\"Paris\")]<|python_end|> (off by default)",
+      "summary": "Llama 4: [get_weather(city=\"Paris\")], bare or in <|python_start|> … <|python_end|> (off by default)",
       "engine": "block",
       "default": false,
       "opener": "<|python_start|>",
@@ -184,7 +195,8 @@ const TABLE = {
       "body": "",
       "eofRepair": true,
       "alsoOpens": [],
-      "strays": []
+      "strays": [],
+      "bare": "["
     },
     {
       "name": "harmony",
@@ -203,7 +215,8 @@ const TABLE = {
       "strays": [
         "<|call|>",
         "<|return|>"
-      ]
+      ],
+      "bare": ""
     }
   ],
   "presets": [

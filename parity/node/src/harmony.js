@@ -7,7 +7,8 @@
 
 const strings = require('./strings');
 const values = require('./values');
-const { ObjectTap, sameCalls } = require('./blocktap');
+const { sameCalls } = require('./blocktap');
+const { ObjectTap } = require('./jsontaps');
 
 // The markers and the header's limit: generated from harmony.py (tables.js).
 const { START, CHANNEL, MESSAGE, ENDS, OPENERS, BODY_MARKERS, HARMONY_MAX_MARKER: MAX_MARKER, MAX_HEADER } = require('./tables');

@@ -8,7 +8,8 @@
 const strings = require('./strings');
 const values = require('./values');
 const { Body, jsonItem, nameOk } = require('./blocks');
-const { ObjectTap, sameCalls } = require('./blocktap');
+const { sameCalls } = require('./blocktap');
+const { ObjectTap } = require('./jsontaps');
 
 // The markers and the head's limit: generated from mistral.py (tables.js).
 const { MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD: MAX_HEAD } = require('./tables');

@@ -11,6 +11,7 @@ const sections = require('./sections');
 const strings = require('./strings');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
+const pylist = require('./pylist');
 const { matchMarker } = sections;
 const {
   INVOKE,
@@ -28,24 +29,22 @@ const { FenceLine, PLAIN, RUNS, RUN_END, TAIL_END, WAIT, matchAt } = require('./
 const { Level, Mode, ScanBase, isTag, matchBlockMarker, named } = require('./scanbase');
 const { FORMATS } = require('./formats');
 
-// `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` -> sticky regexes.
-const SPECIAL = /[\n`<\uff1c\u3008\u300a]/g;
-const SPECIAL_JSON = /[\n`<\uff1c\u3008\u300a{]/g;
-// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
-const SPECIAL_BR = /[\n`<\uff1c\u3008\u300a\[]/g;
-const SPECIAL_JSON_BR = /[\n`<\uff1c\u3008\u300a{\[]/g;
-
-const ANGLE = /[<\uff1c\u3008\u300a]/g;
+// Generated from prose.py. `search(s, pos)` -> global regexes with lastIndex; `match(s, pos)` ->
+// sticky regexes. REGIONS: kind -> [closer, a partial closer at the end of input] (R5, D40-D42).
+const {
+  SPECIAL,
+  SPECIAL_JSON,
+  SPECIAL_BR,
+  SPECIAL_JSON_BR,
+  ANGLE,
+  REGIONS,
+  PRE_OPEN,
+  PRE_PREFIX,
+  COMMENT_PREFIX,
+} = require('./tables');
 // DeepSeek's closing wrappers as its models write them (R14.1): alone, they are not content (D60).
 const NATIVE_CLOSERS = new Set(FORMATS.function_calls.strays);
 const WS = new RegExp('[' + strings.JS_SPACE + ']+', 'y');
-
-// Ignored regions in prose (R5, D40-D42): kind -> [closer, a partial closer at the end of input].
-const REGIONS = {
-  cdata: [/\]\][>\uff1e\u3009]/g, /\]\]?$/g],
-  comment: [/-->/g, /--?$/g],
-  pre: [/<\/pre>/gi, /<(?:\/(?:p(?:r(?:e)?)?)?)?$/gi],
-};
 
 /**
  * TEXT's skip over decided prose, from `pos` (Python's `_prose_skip`): plain characters; an ASCII
@@ -100,9 +99,6 @@ function proseEnd(re, buf, pos) {
     pos = end; // (PROSE_REPS repetitions, or a stop: the next match says which)
   }
 }
-const PRE_OPEN = /<pre(?=[ \t\r\n>])/iy;
-const PRE_PREFIX = /<(?:p(?:r(?:e)?)?)?$/iy;
-const COMMENT_PREFIX = /<(?:!(?:-)?)?$/y;
 
 function search(re, s, pos) {
   re.lastIndex = pos;
@@ -153,7 +149,7 @@ class Prose extends ScanBase {
       this._special = jsonCalls ? SPECIAL_JSON : SPECIAL;
       this._prose = jsonCalls ? PROSE_JSON : PROSE;
     }
-    this._soFar = PLAIN_TAG_SO_FAR; // (test/fast-paths.test.js turns the fast paths off for a reference)
+    this._soFar = PLAIN_TAG_SO_FAR; // (test/core/fast-paths.test.js turns the fast paths off to compare)
     this.region = REGIONS.cdata; // REGION: the closer of the open region, and its prefix
   }
 
@@ -235,7 +231,7 @@ class Prose extends ScanBase {
       }
       return this._textTag(final);
     }
-    if (c === '[') return this._textBracket(final); // (only with Mistral: else prose took it)
+    if (c === '[') return this._textBracket(final); // (only with Mistral or a bare pythonic list: else prose took it)
     return this._textJson(final); // `{`: the only other character prose stops at
   }
 
@@ -257,12 +253,21 @@ class Prose extends ScanBase {
   _textBracket(final) {
     const buf = this.buf;
     const pos = this.pos;
-    const r = mistral.matchMarker(buf, pos, final);
-    if (r === 'more') return false;
+    if (this._mistral) {
+      const r = mistral.matchMarker(buf, pos, final);
+      if (r === 'more') return false;
+      if (Array.isArray(r)) {
+        this.line.indent = -1;
+        this.mode = Mode.MISTRAL;
+        mistral.start(this, r[1]);
+        return true;
+      }
+    }
     this.line.indent = -1;
-    if (Array.isArray(r)) {
-      this.mode = Mode.MISTRAL;
-      mistral.start(this, r[1]);
+    if (this._bare) {
+      // R17.8, D64: a bare pythonic list may open here
+      this.mode = Mode.PYLIST;
+      pylist.start(this);
       return true;
     }
     this._emit('[');
@@ -558,7 +563,7 @@ class Prose extends ScanBase {
           this._pendingLiteral(p.lineStart);
           return true;
         }
-      } else if (c === '[' && this._brackets) {
+      } else if (c === '[' && this._mistral) {
         const mr = mistral.matchMarker(buf, pos, final);
         if (mr === 'more') return false;
         if (Array.isArray(mr)) {
@@ -633,7 +638,7 @@ class Prose extends ScanBase {
       this.pos = end;
       return true;
     }
-    if (c === '[' && this._brackets) {
+    if (c === '[' && this._mistral) {
       const mr = mistral.matchMarker(buf, pos, final);
       if (mr === 'more') return false;
       if (Array.isArray(mr)) {
@@ -643,6 +648,13 @@ class Prose extends ScanBase {
         this.pos = mr[1];
         return true;
       }
+    }
+    if (c === '[' && this._bare) {
+      // a bare pythonic list: its meaning depends on the span (D64)
+      this._pHoldHere(this._abs(pos));
+      this._pPut(c);
+      this.pos = pos + 1;
+      return true;
     }
     const m = search(this._special, buf, pos + 1);
     const end = m ? m.index : n;

@@ -28,10 +28,16 @@ function isBlank(c) {
   return c === ' ' || c === '\t' || c === '\r' || c === '\n';
 }
 
-/** Length of the longest proper prefix of the closing marker that `s` ends with. */
+/**
+ * Length of the longest proper prefix of the closing marker that `s` ends with. Only the
+ * marker's first character among the last few of `s` can start one (this runs once per chunk).
+ */
 function partialClose(s, close) {
-  for (let k = Math.min(close.length - 1, s.length); k > 0; k--) {
-    if (s.endsWith(close.slice(0, k))) return k;
+  const n = s.length;
+  let j = s.indexOf(close[0], Math.max(0, n - close.length + 1));
+  while (j >= 0) {
+    if (close.startsWith(s.slice(j))) return n - j;
+    j = s.indexOf(close[0], j + 1);
   }
   return 0;
 }
@@ -41,6 +47,7 @@ class ReasoningGate {
   constructor(mode, markers = [OPEN, CLOSE]) {
     this.phase = mode === 'off' ? Phase.DONE : mode === 'auto' ? Phase.START : Phase.START_INSIDE;
     [this.open, this.close] = markers; // R17.10: `<seed:think>`, `[THINK]` by preset
+    this.lead = this.close[0]; // a chunk without it, with nothing held, is reasoning as it is
     this.held = '';
     this.work = 0;
   }
@@ -102,4 +109,4 @@ class ReasoningGate {
   }
 }
 
-module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning };
+module.exports = { CLOSE, OPEN, Phase, REASONING_MODES, ReasoningGate, checkReasoning, partialClose };

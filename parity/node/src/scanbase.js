@@ -10,7 +10,8 @@ const strings = require('./strings');
 const { bodyKind } = require('./blocks');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
-const { BLOCK_FORMATS, DEFAULT_FORMATS } = require('./formats');
+const pylist = require('./pylist');
+const { BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS } = require('./formats');
 const { BARS } = require('./sections');
 const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE, NO, matchTag, skipNoTag } = require('./shell');
 const { FenceLine } = require('./fences');
@@ -28,6 +29,7 @@ const Mode = Object.freeze({
   BLOCK: 8,
   HARMONY: 9,
   MISTRAL: 10,
+  PYLIST: 11,
 });
 
 /** Where a CAPTURE is inside its block. */
@@ -49,6 +51,15 @@ function named(tag) {
 
 function textEvent(text, note) {
   return note ? { type: 'text', text, note } : { type: 'text', text };
+}
+
+/** A block's event; `format`, `malformed` and `repaired` are set only when not empty (D58). */
+function toolCallsEvent(calls, raw, format = '', malformed = null, repaired = null) {
+  const e = { type: 'tool_calls', calls, raw };
+  if (format) e.format = format;
+  if (malformed !== null && malformed.length) e.malformed = malformed;
+  if (repaired !== null && repaired.length) e.repaired = repaired;
+  return e;
 }
 
 /**
@@ -323,23 +334,84 @@ class _Cdata {
   }
 }
 
-/** CAPTURE: the block being parsed. */
-class _Capture {
+/**
+ * A block held from its opener until it is decided: CAPTURE's DSML block, TOKENS' section, JSON's
+ * candidate. One path decides each (ScanBase._succeed, _fail, _overflow); a kind says only what
+ * differs (the hooks below).
+ */
+class _Held {
   constructor() {
-    this.level = Level.TOP;
-    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
-    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
-    this.fixed = []; // the decisions of the repairs applied to it (D58)
-    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
-    this.started = 0; // R16: calls announced in this block (streamArguments)
     // The block's source so far is `raw`, then the buffer from `mark` (absolute) to `pos`: it is
     // always the input from `start`, so it is kept in chunk-sized pieces, not per token.
     this.raw = new _Text();
     this.mark = 0;
     this.tail = ''; // the last characters released past the limit (for the line state)
-    this.calls = [];
+    this.calls = new _Calls();
     this.start = 0; // absolute offset of the block
     this.over = false; // grew past maxCapture: released as text as it goes
+    this.started = 0; // R16: calls announced in this block (streamArguments; DSML only)
+  }
+
+  open(at) {
+    this.raw = new _Text();
+    this.tail = '';
+    this.calls = new _Calls();
+    this.start = this.mark = at;
+    this.over = false;
+    this.started = 0;
+  }
+
+  takeCalls() {
+    return this.calls.take();
+  }
+
+  /** R18.2: its calls that cannot be executed, their text cut from its source `raw`. */
+  reported(raw) {
+    return null;
+  }
+
+  /** Past the limit (_overflow): what it need not keep any more. */
+  letGo(sc) {}
+
+  /** It was text (_fail): TEXT resumes after `text`. */
+  resumes(sc, text) {
+    sc._textResumes(text);
+  }
+}
+
+/** CAPTURE: the block being parsed. */
+class _Capture extends _Held {
+  constructor() {
+    super();
+    this.level = Level.TOP;
+    this.wrapped = false; // opened by its wrapper tag (not a repaired bare invoke)
+    this.format = ''; // the row of its opening wrapper, or of its closing one when repaired (D58)
+    this.fixed = []; // the decisions of the repairs applied to it (D58)
+    this.bad = null; // D59: its malformed invokes so far [start, end, reason, name], null when D4 holds
+  }
+
+  reported(raw) {
+    if (this.bad === null || !this.bad.length) return null;
+    const at = this.start;
+    return this.bad.map(([s, e, reason, name]) => {
+      const m = { raw: strings.trim(raw.slice(s - at, e - at)), reason };
+      if (name !== null) m.name = name;
+      return m;
+    });
+  }
+
+  letGo(sc) {
+    sc.cd.parts = [];
+    sc.cd.after = [];
+    sc.inv.text = sc.inv.text.length ? ['x'] : []; // keep "a JSON body is in progress"
+    sc.par.text = [];
+    sc.par.segs = [];
+    // Only "there was one" matters from here on: keep no more (memory stays flat, D43).
+    this.calls.keepOne();
+    if (sc.inv.count) {
+      sc._newParams();
+      sc.inv.count = 1; // (a placeholder: "there was one"; a repeated name would grow an array)
+    }
   }
 }
 
@@ -351,22 +423,26 @@ const Stage = Object.freeze({
 });
 
 /** TOKENS: the token section being parsed (R14.4, R14.5). */
-class _Section {
+class _Section extends _Held {
   constructor() {
+    super();
     this.stage = Stage.BETWEEN;
     this.lead = false; // right after a section opener: a call may begin without its opener (D61)
     this.loose = false; // the call's head began so (D61): it must end on its line
-    this.raw = new _Text(); // as _Capture: `raw`, then the buffer from `mark` to `pos`
-    this.mark = 0;
-    this.tail = '';
-    this.calls = [];
     this.bad = []; // R18.2: the section's calls that cannot be executed
     this.head = [];
     this.headLen = 0; // code units (Python: code points; see _mTokens)
     this.headStart = 0; // absolute offset of the head (JS only: for the code point count)
     this.body = [];
-    this.start = 0;
-    this.over = false;
+  }
+
+  reported(raw) {
+    return this.bad;
+  }
+
+  letGo(sc) {
+    this.head = [];
+    this.body = [];
   }
 }
 
@@ -421,13 +497,26 @@ function rowFor(rows, body) {
   return null;
 }
 
-/** JSON: a JSON tool-call candidate in prose (R9). */
-class _Json {
+/**
+ * JSON: a JSON tool-call candidate in prose (R9). It never goes over the limit: it is text where it
+ * reaches it (D43).
+ */
+class _Json extends _Held {
   constructor() {
-    this.parts = [];
+    super();
     this.depth = 0;
     this.inStr = false;
-    this.start = 0;
+    this.found = null; // its calls, once its text is read as calls
+  }
+
+  takeCalls() {
+    const found = this.found;
+    this.found = null;
+    return found;
+  }
+
+  resumes(sc, text) {
+    sc._resumeText(); // (mid-line, wherever its text ends)
   }
 }
 
@@ -451,7 +540,11 @@ class ScanBase {
     this.native = native; // the `string` attribute (R14.2)
     this.tokens = formats.has('tokens');
     this.eos = native || this.tokens; // R14.6: the end-of-sentence token is not content
-    this._brackets = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    this._mistral = formats.has('mistral'); // `[TOOL_CALLS]` (R17.7)
+    const rows = [...formats].map((f) => FORMATS[f]);
+    this._bare = rows.some((r) => r.bare === '['); // a bare pythonic list (R17.8, D64)
+    // The prose skip stops at `[` for a row whose opener or bare body starts with it.
+    this._brackets = rows.some((r) => r.opener.startsWith('[') || r.bare === '[');
     // Prose's fields (prose.js sets them) have their places here, as in the one class of before:
     // every Scanner gets its fields in one order, so all Scanners share one shape (V8).
     this._special = null;
@@ -483,6 +576,7 @@ class ScanBase {
     this.fence = new _Fence();
     this.pend = new _Pending();
     this.cap = new _Capture();
+    this.held = this.cap; // the block CAPTURE, TOKENS or JSON holds (see _hold)
     this.inv = new _Invoke();
     this.par = new _Param();
     this.cd = new _Cdata();
@@ -491,6 +585,7 @@ class ScanBase {
     this.blk = new _Block();
     this.hm = new harmony.Harmony();
     this.mi = new mistral.Mistral();
+    this.py = new pylist.PyList();
     this._blocks = blockMarkers(formats);
     this.region = null;
     this._bol = -1; // absolute offset of the last line start TEXT saw (after its indent)
@@ -504,9 +599,79 @@ class ScanBase {
     return out;
   }
 
-  /** The source of the open block or section, up to `pos`. */
-  _source(holder) {
-    return holder.raw.text(this.buf.slice(holder.mark - this.base, this.pos));
+  // ---- held blocks (CAPTURE, TOKENS, JSON) -----------------------------------------------
+
+  /** A block opens at `pos`: held from here until it is decided. */
+  _hold(held, mode) {
+    this.mode = mode;
+    this.held = held;
+    held.open(this.base + this.pos);
+  }
+
+  /**
+   * The source of the held block, up to `pos`. Its pieces are let go: the caller ends the block or
+   * starts its source afresh (a held block is not in memory twice).
+   */
+  _source() {
+    const held = this.held;
+    const text = held.raw.text(this.buf.slice(held.mark - this.base, this.pos));
+    held.raw = new _Text();
+    held.mark = this.base + this.pos;
+    return text;
+  }
+
+  /** The held block ends at `end` as a block of calls (unless the limit made it text). */
+  _succeed(end, fmt, fixed) {
+    const held = this.held;
+    this.pos = end;
+    if (!held.over && !held.started && this._over(held.start)) this._overflow(); // its closer took it past the limit
+    if (held.over) return this._fail();
+    held.started = 0;
+    this._flushText();
+    const raw = this._source(); // (first: the pieces go before the calls are made)
+    this.out.push(toolCallsEvent(held.takeCalls(), raw, fmt, held.reported(raw), fixed));
+    this._resumeText();
+    return true;
+  }
+
+  /** Not a block: what was held is text; TEXT resumes at the current position. */
+  _fail() {
+    const held = this.held;
+    if (held.started) return this._break();
+    // A block that ends past the limit was over it, wherever the chunks ended (D43).
+    if (!held.over && this._over(held.start)) this._overflow();
+    const text = this._source();
+    this._emit(text);
+    held.resumes(this, held.tail + text); // (the tail of what was released before)
+    return true;
+  }
+
+  /**
+   * The held block grew past maxCapture: what was held is released as text (with a note), and the
+   * rest of the block is still parsed (so its content is not read as prose) but released as text
+   * as it goes.
+   */
+  _overflow() {
+    const held = this.held;
+    const text = this._source();
+    if (!held.over) {
+      held.over = true;
+      this._flushText();
+      this.out.push(textEvent(text, 'capture_limit'));
+    } else {
+      this._emit(text);
+    }
+    held.tail = (held.tail + text).slice(-4);
+    held.letGo(this);
+  }
+
+  /** TEXT resumes after `text`: the line state its last line leaves. */
+  _textResumes(text) {
+    this.mode = Mode.TEXT;
+    const nl = text.lastIndexOf('\n');
+    const tail = nl >= 0 ? text.slice(nl + 1) : 'x';
+    this.line.midLine();
+    if (tail.length <= 3 && /^ *$/.test(tail)) this.line.indent = tail.length;
   }
 
   // ---- output -------------------------------------------------------------------------
@@ -604,4 +769,5 @@ module.exports = {
   named,
   rowFor,
   textEvent,
+  toolCallsEvent,
 };

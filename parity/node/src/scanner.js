@@ -4,8 +4,9 @@
  * Port of python/callsieve/scanner.py and its layers, module for module, mode by mode and step by
  * step; read the "theory of operation" there. The same shape: named modes and levels (`Mode`,
  * `Level`), one method per mode (`_m<Mode>`), one small state object per mode (`_Run`, `_Fence`,
- * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`), and the fence-line
- * recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
+ * `_Pending`, `_Capture` with `_Invoke`, `_Param`, `_Cdata`, and `_Json`; CAPTURE's block, TOKENS'
+ * section and JSON's candidate are held blocks, `_Held`, decided by one `_succeed`, `_fail` and
+ * `_overflow`), and the fence-line recognizer written once (`FenceLine`). Indices are UTF-16 code units; the scanner only slices
  * and compares, and counts code points (as Python does) only where maxCapture and the length of a
  * token call head are checked.
  *
@@ -20,15 +21,16 @@
  * Layers, as in Python: a chain of classes, one module each, every layer a subclass of the one
  * below it, so a mode's step is one method and the hot paths stay plain property reads:
  * - scanbase.js `ScanBase`: the state every layer reads (buffer, cursor, offsets, each mode's
- *   state object), output, and the helpers all layers use (the tag memo, names, skips);
+ *   state object), output, the held blocks' paths, and the helpers all layers use (the tag memo,
+ *   names, skips);
  * - fences.js `FenceLine`: the fence-line recognizer, shared by TEXT, FENCE and CDATA;
  * - prose.js `Prose`: TEXT, RUN, FENCE, PENDING and REGION, and the prose skip; it recognizes
  *   openers and hands them to the engine of their row;
  * - dsml.js `DsmlCapture`: the DSML / XML-wrapper capture (CAPTURE, its levels and CDATA);
  * - scanner.js `Scanner` (this module): `feed` / `finish` and the step loop (`_run`), the capture
  *   limit and the surrogate pairs it counts, and the other holding engines: R9's JSON calls
- *   (JSON), token sections (TOKENS) and the block engine's modes (BLOCK, HARMONY, MISTRAL;
- *   grammars in blocks.js, harmony.js, mistral.js).
+ *   (JSON), token sections (TOKENS), the block engine's modes (BLOCK, HARMONY, MISTRAL;
+ *   grammars in blocks.js, harmony.js, mistral.js) and bare pythonic lists (PYLIST, pylist.js).
  * A lower layer calls a method of a layer above it only as its header says.
  */
 
@@ -40,29 +42,32 @@ const sections = require('./sections');
 const values = require('./values');
 const strings = require('./strings');
 const { GRAMMARS } = require('./blocks');
-const { TAPS, sameCalls } = require('./blocktap');
+const { sameCalls } = require('./blocktap');
+const { TAPS } = require('./jsontaps');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
+const pylist = require('./pylist');
 const { ALL_FORMATS, FORMATS } = require('./formats');
 const { matchMarker } = sections;
 const { MORE, NO } = require('./shell');
 const { FenceLine, matchAt } = require('./fences');
-const { Level, Mode, Stage, _Text, rowFor, textEvent } = require('./scanbase');
+const { Level, Mode, Stage, rowFor, textEvent, toolCallsEvent } = require('./scanbase');
 const { WS, matchRegion, proseEnd, search } = require('./prose');
-const { DsmlCapture, skipAt, toolCallsEvent } = require('./dsml');
+const { DsmlCapture, skipAt } = require('./dsml');
 
-// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
-// message (R9.2: text with what it holds), by a bounded lookahead.
-const JSON_START = /\{[ \t\r\n]{0,16}"(tool_calls|name|function|type|id|role|content)"/y;
-const JSON_START_PREFIX = /\{[ \t\r\n]{0,16}(?:"[a-z_]{0,10})?$/y;
-const JSON_OUT = /["{}\[\]]/g;
-const JSON_IN = /["\\]/g;
+// Generated from scanner.py. JSON_START (R9): a JSON candidate is `{` + a first key that starts a
+// tool call object or a chat message (R9.2: text with what it holds), by a bounded lookahead.
+// FN_TAG (D45): how a `<tool_call>` body that is Qwen3-Coder's starts.
+const {
+  SCANNER_JSON_START: JSON_START,
+  JSON_START_PREFIX,
+  JSON_OUT,
+  JSON_IN,
+  FN_TAG,
+} = require('./tables');
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
-
-/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
-const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
 
 function lstripBlank(s) {
   let i = 0;
@@ -70,6 +75,7 @@ function lstripBlank(s) {
   return i ? s.slice(i) : s;
 }
 
+/** Incremental scanner. `feed()` returns the events the new text decided; `finish()` the rest. */
 class Scanner extends DsmlCapture {
   // ---- driving ------------------------------------------------------------------------
 
@@ -79,7 +85,7 @@ class Scanner extends DsmlCapture {
     const mode = this.mode;
     let buf;
     if (pos) {
-      if (mode === Mode.CAPTURE || mode === Mode.TOKENS) this._keepRaw();
+      if (mode === Mode.CAPTURE || mode === Mode.TOKENS || mode === Mode.JSON) this._keepRaw();
       this.base += pos;
       buf = pos === this.buf.length ? chunk : this.buf.slice(pos) + chunk;
     } else {
@@ -122,15 +128,13 @@ class Scanner extends DsmlCapture {
    * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
    */
   _releasePastLimit() {
-    const cap = this.cap;
-    if (this.mode === Mode.CAPTURE && !cap.started && (cap.over || this._over(cap.start))) {
-      this._overflow(); // (once a call is announced the limit stops applying, D37)
-    } else if (this.mode === Mode.TOKENS && (this.sec.over || this._over(this.sec.start))) {
-      this._secOverflow();
+    const held = this.held;
+    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS) {
+      if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
       if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(this.json.start)) {
-      this._jsonRelease();
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
+      this._fail();
       this._run(false);
     }
   }
@@ -176,6 +180,9 @@ class Scanner extends DsmlCapture {
         case Mode.MISTRAL:
           going = mistral.step(this, final);
           break;
+        case Mode.PYLIST:
+          going = pylist.step(this, final);
+          break;
         default:
           going = this._mRegion(final);
       }
@@ -183,18 +190,17 @@ class Scanner extends DsmlCapture {
     }
   }
 
-  /** The buffer is about to drop what is behind `pos`: an open block keeps its source. */
+  /** The buffer is about to drop what is behind `pos`: the held block keeps its source. */
   _keepRaw() {
-    const holder = this.mode === Mode.CAPTURE ? this.cap : this.mode === Mode.TOKENS ? this.sec : null;
-    if (holder === null) return;
+    const held = this.held;
     const at = this.base + this.pos;
-    if (at > holder.mark) {
+    if (at > held.mark) {
       // (an open parameter body that spans most of this piece holds slices of the same buffer:
       // the source shares them)
       const shared =
-        holder === this.cap && this.cap.level >= Level.PARAM && this.par.start - holder.mark < (at - holder.mark) / 2;
-      holder.raw.add(this.buf.slice(holder.mark - this.base, this.pos), shared);
-      holder.mark = at;
+        held === this.cap && this.cap.level >= Level.PARAM && this.par.start - held.mark < (at - held.mark) / 2;
+      held.raw.add(this.buf.slice(held.mark - this.base, this.pos), shared);
+      held.mark = at;
     }
   }
 
@@ -227,6 +233,7 @@ class Scanner extends DsmlCapture {
     // A block with a call announced has no capture limit (D37): no distance is measured in it.
     if (this.mode === Mode.CAPTURE && !this.cap.started) keep = this.cap.start;
     else if (this.mode === Mode.JSON) keep = this.json.start;
+    else if (this.mode === Mode.PYLIST) keep = this.py.start;
     else if (this.mode === Mode.TOKENS) keep = this.sec.start;
     else if (this.mode === Mode.PENDING && this.pend.hold !== null) keep = this.pend.holdStart;
     const pairs = this._pairs;
@@ -268,12 +275,10 @@ class Scanner extends DsmlCapture {
       this.pos = pos + 1;
       return true;
     }
-    this.mode = Mode.JSON;
     const j = this.json;
-    j.parts = [m[0]];
+    this._hold(j, Mode.JSON);
     j.depth = 1;
     j.inStr = false;
-    j.start = this._abs(pos);
     this.pos = pos + m[0].length;
     return true;
   }
@@ -287,15 +292,14 @@ class Scanner extends DsmlCapture {
     const pos = this.pos;
     const j = this.json;
     const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
-    if (pos >= stop) return this._jsonRelease();
+    if (pos >= stop) return this._fail();
     const n = Math.min(buf.length, stop);
-    if (pos >= n) return final ? this._jsonRelease() : false;
+    if (pos >= n) return final ? this._fail() : false;
     // Searched up to n only: a cut copy when the limit falls inside the buffer.
     const hay = n < buf.length ? buf.slice(0, n) : buf;
     if (j.inStr) {
       const m = search(JSON_IN, hay, pos);
       if (m === null) {
-        j.parts.push(buf.slice(pos, n));
         this.pos = n;
         return true;
       }
@@ -303,31 +307,25 @@ class Scanner extends DsmlCapture {
       if (buf[k] === '\\') {
         if (k + 1 >= n) {
           if (!final && n < stop) {
-            j.parts.push(buf.slice(pos, k));
             this.pos = k;
             return false;
           }
-          j.parts.push(buf.slice(pos, n));
           this.pos = n;
           return true;
         }
-        j.parts.push(buf.slice(pos, k + 2));
         this.pos = k + 2;
         return true;
       }
-      j.parts.push(buf.slice(pos, k + 1));
       this.pos = k + 1;
       j.inStr = false;
       return true;
     }
     const m = search(JSON_OUT, hay, pos);
     if (m === null) {
-      j.parts.push(buf.slice(pos, n));
       this.pos = n;
       return true;
     }
     const k = m.index;
-    j.parts.push(buf.slice(pos, k + 1));
     this.pos = k + 1;
     const ch = buf[k];
     if (ch === '"') {
@@ -337,77 +335,29 @@ class Scanner extends DsmlCapture {
     } else {
       j.depth -= 1;
       if (j.depth === 0) {
-        const text = j.parts.join('');
+        const text = j.raw.text(buf.slice(j.mark - this.base, k + 1));
         this.work += text.length;
-        const calls = values.jsonCalls(text);
-        if (calls === null) return this._jsonRelease();
+        const got = values.jsonCalls(text);
+        if (got === null) return this._fail();
         this.saw = true;
-        this._flushText();
-        const e = toolCallsEvent(calls, text);
-        if (this._jsonFormat) e.format = this._jsonFormat;
-        this.out.push(e);
-        this.mode = Mode.TEXT;
+        j.found = got[0];
+        // D58: read only after its backslashes were doubled
+        return this._succeed(k + 1, this._jsonFormat, got[1] ? ['R9.2'] : null);
       }
     }
-    return true;
-  }
-
-  /** Not a JSON tool call: the candidate is text (R9.2). */
-  _jsonRelease() {
-    this._emit(this.json.parts.join(''));
-    this.json.parts = [];
-    this.mode = Mode.TEXT;
-    this.line.indent = -1;
     return true;
   }
 
   // ---- TOKENS (token sections, R14.4-R14.5) -------------------------------------------
 
   _startSection(end) {
-    this.mode = Mode.TOKENS;
     const sec = this.sec;
+    this._hold(sec, Mode.TOKENS);
     sec.stage = Stage.BETWEEN;
-    sec.raw = new _Text();
-    sec.tail = '';
-    sec.calls = [];
     sec.bad = [];
-    sec.start = sec.mark = this._abs(this.pos);
-    sec.over = false;
     sec.lead = true;
     sec.loose = false;
     this.pos = end;
-  }
-
-  /** `repaired`: the section ended without its section end (D26). */
-  _secSucceed(end, repaired = false) {
-    const sec = this.sec;
-    this.pos = end;
-    if (!sec.over && this._over(sec.start)) this._secOverflow(); // the section end took it past the limit
-    if (sec.over) return this._fail();
-    this._flushText();
-    const raw = this._source(sec);
-    this.out.push(toolCallsEvent(sec.calls.slice(), raw, 'tokens', sec.bad, repaired ? ['D26'] : null));
-    this.mode = Mode.TEXT;
-    this.line.midLine();
-    return true;
-  }
-
-  /** As `_overflow`: past maxCapture the section is released as text as it goes. */
-  _secOverflow() {
-    const sec = this.sec;
-    const text = this._source(sec);
-    if (!sec.over) {
-      sec.over = true;
-      this._flushText();
-      this.out.push(textEvent(text, 'capture_limit'));
-    } else {
-      this._emit(text);
-    }
-    sec.tail = (sec.tail + text).slice(-4);
-    sec.raw = new _Text();
-    sec.mark = this.base + this.pos;
-    sec.head = [];
-    sec.body = [];
   }
 
   /**
@@ -441,14 +391,14 @@ class Scanner extends DsmlCapture {
 
   _mTokens(final) {
     const sec = this.sec;
-    if (sec.over || this._over(sec.start)) this._secOverflow();
+    if (sec.over || this._over(sec.start)) this._overflow();
     const buf = this.buf;
     const pos = this.pos;
     const n = buf.length;
     if (pos >= n) {
       if (!final) return false;
       // D26: a section whose calls are all complete survives a missing section end.
-      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._secSucceed(pos, true);
+      if (sec.stage === Stage.BETWEEN && (sec.calls.length || sec.bad.length)) return this._succeed(pos, 'tokens', ['D26']);
       return this._fail();
     }
     if (sec.stage === Stage.BETWEEN) {
@@ -485,8 +435,8 @@ class Scanner extends DsmlCapture {
         return true;
       }
       const some = sec.calls.length || sec.bad.length;
-      if (kind === sections.SECTION_END && some) return this._secSucceed(end);
-      if (kind === sections.EOS && some) return this._secSucceed(pos, true); // the output ended: as at end of input
+      if (kind === sections.SECTION_END && some) return this._succeed(end, 'tokens', null);
+      if (kind === sections.EOS && some) return this._succeed(pos, 'tokens', ['D26']); // the output ended: as at end of input
       if (kind === sections.SECTION_END) this.pos = end; // an empty section is text, its end with it (D46, D60)
       return this._fail();
     }
@@ -544,7 +494,7 @@ class Scanner extends DsmlCapture {
         this.work += body.length;
         const call = sections.decodeCall(head, body);
         if (call === null) sec.bad.push(sections.malformedCall(head, body)); // R18.2, D55: the others kept
-        else sec.calls.push({ name: this._name(call[0]), input: call[1] });
+        else sec.calls.addInput(this._name(call[0]), call[1]);
       }
       this.pos = end;
       sec.stage = Stage.BETWEEN;

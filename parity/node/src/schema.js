@@ -231,16 +231,16 @@ function typedValue(schema, raw) {
     if (ty === 'boolean' && (t === 'true' || t === 'True' || t === 'false' || t === 'False')) {
       return [true, t === 'true' || t === 'True'];
     }
-    if (ty === 'integer' || ty === 'number' || ty === 'object' || ty === 'array') {
+    if (ty === 'object' || ty === 'array') {
+      // only a container converts: a bare `5` for an object stays the string
       const [ok, v] = jsonValue(t);
-      if (!ok) continue;
-      if (ty === 'object' && isDict(v)) return [true, v];
-      if (ty === 'array' && Array.isArray(v)) return [true, v];
-      if (typeof v !== 'number') continue;
+      if (ok && (ty === 'object' ? isDict(v) : Array.isArray(v))) return [true, v];
+    } else if (ty === 'integer' || ty === 'number') {
+      const [ok, v] = jsonValue(t);
+      if (!ok || typeof v !== 'number') continue;
       if (ty === 'number') return [true, v];
-      // Python reads a JSON integer literal as an int, any other number as a float that counts
-      // as an integer only below 2**53
-      if (Number.isInteger(v) && (!/[.eE]/.test(t) || Math.abs(v) < 2 ** 53)) return [true, v];
+      // D65: an integer a double cannot hold exactly (beyond 2**53 - 1) stays the string
+      if (Number.isSafeInteger(v)) return [true, v];
     }
   }
   if (types.includes('null') && (t === 'null' || t === 'None')) return [true, null];

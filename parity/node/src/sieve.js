@@ -57,7 +57,7 @@ class Sieve {
     this._scanner = new Scanner(maxCapture, jsonCalls, this.formats, streamArguments, typer);
     this._writer = streamArguments
       ? new ArgumentsWriter(
-          (index, name) => ({ type: 'tool_call_start', index, name }),
+          (index, name, id) => (id === null ? { type: 'tool_call_start', index, name } : { type: 'tool_call_start', index, name, id }),
           (index, delta) => ({ type: 'tool_call_arguments', index, delta }),
         )
       : null;
@@ -69,7 +69,15 @@ class Sieve {
     if (this._closed) throw new SieveClosedError('feed() after flush(): create a new Sieve for a new stream');
     if (typeof chunk !== 'string') throw new InputTypeError(`feed() takes a string, got ${typeName(chunk)}`);
     if (!chunk) return [];
-    if (this._gate.phase !== Phase.DONE) return this._declared(this._pass(this._gate.feed(chunk)));
+    const gate = this._gate;
+    if (gate.phase !== Phase.DONE) {
+      if (gate.phase === Phase.INSIDE && !gate.held && !chunk.includes(gate.lead)) {
+        // in a reasoning region, no closing marker can start in this chunk (R15)
+        gate.work += chunk.length;
+        return [{ type: 'reasoning', text: chunk }];
+      }
+      return this._declared(this._pass(gate.feed(chunk)));
+    }
     // No reasoning (left): straight to the scanner. The common case (nothing declared acts on
     // calls, no incremental arguments) skips _declared: this runs once per chunk.
     if (this._writer === null && !this._acts()) return this._scanner.feed(chunk);

@@ -140,6 +140,9 @@ const ARGS = '[ARGS]';
 const CALL_ID = '[CALL_ID]';
 const MISTRAL_MAX_HEAD = 256; // mistral.MAX_HEAD
 
+// python/callsieve/pylist.py
+const PYLIST_MAX_HEAD = 256; // pylist.MAX_HEAD
+
 // python/callsieve/reasoning.py
 const REASONING_MODES = ['off', 'auto', 'open'];
 const OPEN = '<think>';
@@ -246,14 +249,61 @@ const HEADER =
   '- A block inside a code fence or inline code is shown as text and never runs.\n' +
   '- After the block, stop: the results come in the next message.';
 
+// python/callsieve/fences.py
+const RUNS = { '`': new RegExp('`+', 'y'), '~': new RegExp('~+', 'y') };
+const BLANKS = new RegExp('[ \\t\\r]*', 'y');
+
+// python/callsieve/prose.py
+const SPECIAL = new RegExp('[\\n`<\uff1c\u3008\u300a]', 'g');
+const SPECIAL_JSON = new RegExp('[\\n`<\uff1c\u3008\u300a{]', 'g');
+// With a format whose opener starts with `[` (Mistral's `[TOOL_CALLS]`), prose stops there too.
+const SPECIAL_BR = new RegExp('[\\n`<\uff1c\u3008\u300a\\[]', 'g');
+const SPECIAL_JSON_BR = new RegExp('[\\n`<\uff1c\u3008\u300a{\\[]', 'g');
+const ANGLE = new RegExp('[<\uff1c\u3008\u300a]', 'g');
+// Ignored regions in prose (R5, D40-D42): kind -> (closer, a partial closer at the end of input).
+const REGIONS = {
+  cdata: [
+    new RegExp('\\]\\][>\uff1e\u3009]', 'g'),
+    new RegExp('\\]\\]?$', 'g'),
+  ],
+  comment: [new RegExp('-->', 'g'), new RegExp('--?$', 'g')],
+  pre: [
+    new RegExp('</pre>', 'gi'),
+    new RegExp('<(?:/(?:p(?:r(?:e)?)?)?)?$', 'gi'),
+  ],
+};
+const PRE_OPEN = new RegExp('<pre(?=[ \\t\\r\\n>])', 'iy');
+const PRE_PREFIX = new RegExp('<(?:p(?:r(?:e)?)?)?$', 'iy');
+const COMMENT_PREFIX = new RegExp('<(?:!(?:-)?)?$', 'y');
+
+// python/callsieve/dsml.py
+const CD_SPECIAL = new RegExp('\\]\\]|\\n {0,3}[`~]|[<\uff1c\u3008\u300a][!\uff01\u3001]', 'g');
+const CD_TAIL = new RegExp('(?:\\n {0,3}|\\]|[<\uff1c\u3008\u300a])$', 'g');
+const LOOSE_CLOSE_TAIL = new RegExp('\\]\\][>\uff1e\u3009][ \\t\\r\\n]*$');
+// DeepSeek's own shell (R14.1): a `tool_calls` block written in it is the model's, not the seed's
+// dialect, so its malformed calls are reported (D59).
+const NATIVE_SHELL = '<\uff5cDSML\uff5c'; // <｜DSML｜
+
+// python/callsieve/scanner.py
+// R9: a JSON candidate is `{` + a first key that starts a tool call object or a chat
+// message (R9.2: text with what it holds), by a bounded lookahead.
+const SCANNER_JSON_START = new RegExp('\\{[ \\t\\r\\n]{0,16}"(tool_calls|name|function|type|id|role|content)"', 'y'); // scanner._JSON_START
+const JSON_START_PREFIX = new RegExp('\\{[ \\t\\r\\n]{0,16}(?:"[a-z_]{0,10})?$', 'y');
+const JSON_OUT = new RegExp('["{}\\[\\]]', 'g');
+const JSON_IN = new RegExp('["\\\\]', 'g');
+const FN_TAG = '<function='; // D45: how a `<tool_call>` body that is Qwen3-Coder's starts
+
 module.exports = {
   JS_SPACE, MAX_TAG, SHELL_MAX_HEAD, MAX_PREFIX, MAX_LEAD, FOLD, OPEN_ANGLES, CLOSE_ANGLES,
   STOP_CHARS, KEYWORD_RE, KEYWORD_NATIVE_RE, KEYWORD_ONLY_NATIVE_RE, SPACE, WRAPPER, INVOKE,
   PARAMETER, NOT_CDATA_SEP, SECTION_BEGIN, SECTION_END, CALL_BEGIN, CALL_END, SEP, EOS, MARKERS,
   SECTIONS_MAX_MARKER, BARS, SECTIONS_MAX_HEAD, START, CHANNEL, MESSAGE, ENDS, OPENERS,
   BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
-  REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED, VALUES_JSON_START,
-  VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN, SEPARATORS,
-  NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB, KA, KE,
-  ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER,
+  PYLIST_MAX_HEAD, REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED,
+  VALUES_JSON_START, VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN,
+  SEPARATORS, NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB,
+  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS, BLANKS, SPECIAL,
+  SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN, PRE_PREFIX,
+  COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL, SCANNER_JSON_START,
+  JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
 };

@@ -327,7 +327,8 @@ function addParam(out, multi, name, v) {
 const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
 
 /**
- * R9: the calls of a JSON object in prose, or null when it is not a tool call.
+ * R9: the calls of a JSON object in prose and whether they were read only after R9.2's repair,
+ * or null when it is not a tool call.
  *
  * Accepted: `{"tool_calls": [item, ...]}` and a single item, where an item is
  * `{"name", "input": {..}}`, `{"name", "arguments": {..} | "<JSON object text>"}`,
@@ -337,7 +338,8 @@ const BAD_ESCAPE = /\\(?!["\\/bfnrtu])/g;
  */
 function jsonCalls(text) {
   let [ok, v] = jsonValue(text);
-  if (!ok) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
+  const repaired = !ok;
+  if (repaired) [ok, v] = jsonValue(text.replace(BAD_ESCAPE, '\\\\'));
   if (!ok || !isObject(v) || hasOwn(v, 'role') || hasOwn(v, 'content')) return null;
   let calls;
   if (hasOwn(v, 'tool_calls')) {
@@ -348,7 +350,7 @@ function jsonCalls(text) {
     calls = [jsonItem(v, true)];
   }
   if (calls.some((c) => c === null)) return null;
-  return calls;
+  return [calls, repaired];
 }
 
 function jsonItem(item, bare) {

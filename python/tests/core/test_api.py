@@ -69,7 +69,7 @@ def test_events_are_frozen_and_carry_raw() -> None:
 
 _INV = '<|DSML|invoke name="f"><|DSML|parameter name="p">1</|DSML|parameter></|DSML|invoke>'
 _CALL = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
-# (output, options, (format, repaired)): the same table is in parity/node/test/api.test.js
+# (output, options, (format, repaired)): the same table is in parity/node/test/core/api.test.js
 FORMATS_AND_REPAIRS: list[tuple[str, dict[str, Any], tuple[str, tuple[str, ...]]]] = [
     (f"<|DSML|tool_calls>{_INV}</|DSML|tool_calls>", {}, ("dsml", ())),
     (f"<｜DSML｜function_calls>{_INV}</｜DSML｜tool_calls>", {}, ("function_calls", ())),  # the opener's row
@@ -95,6 +95,9 @@ FORMATS_AND_REPAIRS: list[tuple[str, dict[str, Any], tuple[str, tuple[str, ...]]
         ("harmony", ()),
     ),  # no repair
     ('Run {"name": "f", "arguments": {}}', {"json_tool_calls": True}, ("", ())),  # R9: no row
+    ('Run {"name": "f", "arguments": {"p": "C:\\dev"}}', {"json_tool_calls": True}, ("", ("R9.2",))),
+    ('{"name": "f", "parameters": {"p": "a\\qb"}}', {"preset": "llama3"}, ("llama_json", ("R9.2",))),
+    ('{"name": "f", "parameters": {"p": "a\\\\qb"}}', {"preset": "llama3"}, ("llama_json", ())),  # valid
 ]
 
 

@@ -4,24 +4,10 @@ each input piece (the fixtures pin only joined results; these pin the timing, D3
 from __future__ import annotations
 
 import pytest
+from tap_support import steps
 
 from callsieve.arguments import Tap, ValueTap, is_index_key
 from callsieve.reasoning import Phase, ReasoningGate, check_reasoning
-
-
-def steps(tap: ValueTap, *calls: tuple[str, str]) -> list[str]:
-    out = []
-    for kind, s in calls:
-        if kind == "t":
-            out.append(tap.text(s))
-        elif kind == "c":
-            out.append(tap.cdata_piece(s))
-        elif kind == "open":
-            out.append(tap.cdata_open())
-        else:
-            tap.cdata_close()
-            out.append("")
-    return out
 
 
 @pytest.mark.parametrize(

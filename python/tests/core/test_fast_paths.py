@@ -504,3 +504,70 @@ def test_the_prose_skip_on_no_tag_angles_changes_no_event() -> None:
                 size,
                 opts,
             )
+
+
+# ---- reasoning: feed's shortcuts for a chunk no closing marker can start in ---------------------
+
+
+def test_partial_close_is_the_longest_proper_marker_prefix_ending_the_text() -> None:
+    from callsieve.reasoning import _partial_close
+
+    rng = random.Random(21)
+    for close in ("</think>", "</seed:think>", "[/THINK]", "abab", "aab"):
+        pieces = ["", "x", close[0], close, close + close[0], *(close[:k] for k in range(1, len(close)))]
+        texts = {a + b + c for a in pieces for b in pieces for c in pieces}
+        texts |= {"".join(rng.choice(close + "z") for _ in range(rng.randint(0, 12))) for _ in range(3000)}
+        for s in texts:
+            want = max(k for k in range(len(close)) if s.endswith(close[:k]))
+            assert _partial_close(s, close) == want, (s, close)
+
+
+def _thinking_texts(rng: random.Random) -> list[tuple[str, dict[str, object]]]:
+    example = '<|DSML|tool_calls><|DSML|invoke name="rm"><|DSML|parameter name="p">x</|DSML|parameter>'
+    body = f"a < b; </thin <div>x</div> ```xml\n{example}\n``` [/THI <|en <|channel|x <seed:th </"
+    cases: list[tuple[str, dict[str, object]]] = [
+        (f"<think>{body}</think>\nok {example}</|DSML|invoke></|DSML|tool_calls>", {}),
+        (f" \n<think>{body}</thi", {}),
+        (f"{body}</think>{body}", {"reasoning": "open"}),
+        (f"<seed:think>{body}</seed:think>{body}", {"preset": "seed-oss"}),
+        (f"[THINK]{body}[/THINK]{body}", {"preset": "mistral"}),
+        (f"<think>{body}", {"reasoning": "open", "stream_arguments": True}),
+        (
+            f"<|channel|>analysis<|message|>{body}<|end|><|start|>assistant<|channel|>final<|message|>"
+            f"{body}<|return|><|channel|>commentary to=functions.f <|constrain|>json<|message|>"
+            '{"a": 1}<|call|><|channel|>analysis<|message|>' + body,
+            {"preset": "gpt-oss"},
+        ),
+    ]
+    out = list(cases)
+    for text, opts in cases * 30:
+        t = list(text)
+        for _ in range(rng.randint(1, 4)):
+            k = rng.randrange(len(t))
+            t[k : k + rng.randint(0, 3)] = rng.choice(["<", "<|", "</", "[", "<|end|>", "</think>", "x", ""])
+        out.append(("".join(t), opts))
+    return out
+
+
+def _fed_thinking(chunks: list[str], opts: dict[str, object], shortcuts: bool) -> list[object]:
+    s = Sieve(**opts)  # type: ignore[arg-type]
+    saved = scanner._HM_REASONING
+    if not shortcuts:
+        s._gate.lead = ""  # every chunk holds "": the gate decides it
+        scanner._HM_REASONING = 99  # type: ignore[misc]  # no Harmony body streams from feed
+    try:
+        out: list[object] = [[*s.feed(c), s._gate.phase, s._gate.held, s.work] for c in chunks]
+        out += [list(s.flush()), s.work]
+    finally:
+        scanner._HM_REASONING = saved  # type: ignore[misc]
+    return out
+
+
+@white_box
+def test_the_reasoning_shortcuts_change_no_event() -> None:
+    """Sieve.feed's chunk inside a reasoning region and the scanner's Harmony body chunk give, chunk
+    by chunk, the events (and state and work) the gate and harmony._body give."""
+    rng = random.Random(22)
+    for text, opts in _thinking_texts(rng):
+        for chunks in (docs.random_chunks(text, rng, 1, 6), docs.random_chunks(text, rng, 1, 30)):
+            assert _fed_thinking(chunks, opts, True) == _fed_thinking(chunks, opts, False), (chunks, opts)

@@ -1,7 +1,7 @@
 """Every hold is bounded (R8.3, issue 14): after an opener of each kind, a long run of input holds
 at most max_capture_chars (plus a tag's lookahead), and the sieve's memory stays flat while it
 goes on. The true 50 MB runs are `scripts/bench/memory.py --holds` (Node has the same table in
-parity/node/test/holds.test.js)."""
+parity/node/test/core/holds.test.js)."""
 
 from __future__ import annotations
 

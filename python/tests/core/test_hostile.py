@@ -169,6 +169,19 @@ STREAMED: dict[str, Callable[[], str]] = {
     "Harmony body of one million <|": lambda: (
         '<|channel|>commentary to=functions.f<|message|>{"s": "' + "<|" * 500_000 + '"}<|call|>'
     ),
+    # a tap that reads no more (text after an announced call, a head past the limit) keeps no
+    # text: it gathered the rest of the block, copied again at every chunk
+    "Qwen3-Coder 1 MB of text after an announced call": lambda: (
+        "<tool_call>\n<function=f>\n<parameter=p>\n1\n</parameter>\n</function>\nnote "
+        + "x" * 1_000_000
+        + "\n</tool_call>"
+    ),
+    "MiniMax head past the limit after an announced call": lambda: (
+        '<minimax:tool_call><invoke name="a"></invoke><invoke'
+        + " " * 2000
+        + "y" * 1_000_000
+        + "</minimax:tool_call>"
+    ),
     "Mistral arguments of 100,000 nested objects": lambda: (
         '[TOOL_CALLS]f[ARGS]{"v": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}"
     ),
@@ -179,6 +192,32 @@ STREAMED: dict[str, Callable[[], str]] = {
 def test_hostile_blocks_stream_their_arguments_in_linear_work(name: str) -> None:
     text = STREAMED[name]()
     s = Sieve(stream_arguments=True)
+    events: list[Event] = []
+    for i in range(0, len(text), 16):
+        events += s.feed(text[i : i + 16])
+    events += s.flush()
+    assert "".join(e.source for e in events) == text
+    chunks = -(-len(text) // 16)
+    assert s.work <= 4 * len(text) + 64 * chunks, f"work {s.work} for {len(text)} characters"
+
+
+# R17.8's bare pythonic lists (D64): every `[` of prose may open a candidate with `pythonic` on.
+BARE_LISTS: dict[str, Callable[[], str]] = {
+    "one million [": lambda: "[" * 1_000_000,
+    "200,000 heads that fail at their comma": lambda: "[alpha, " * 200_000,
+    "100,000 nested call heads, cut": lambda: "[f(" * 100_000,
+    "a list of 20,000 calls": lambda: (
+        "[" + ", ".join(f'f{i}(a="x]", b=[1, (2,)])' for i in range(20_000)) + "]"
+    ),
+    "a string of one million ] and quotes": lambda: '[f(a="' + "]'\\\"" * 250_000 + '")]',
+    "100,000 lists of calls in prose": lambda: "ok [f(a=1)] " * 100_000,
+}
+
+
+@pytest.mark.parametrize("name", list(BARE_LISTS))
+def test_bare_pythonic_lists_are_linear_and_lossless(name: str) -> None:
+    text = BARE_LISTS[name]()
+    s = Sieve(preset="llama4")
     events: list[Event] = []
     for i in range(0, len(text), 16):
         events += s.feed(text[i : i + 16])

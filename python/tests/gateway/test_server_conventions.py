@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_server import (
+from server_support import (
     CALLSIEVE,
     KINDS,
     NODE_BIN,

@@ -1,6 +1,6 @@
 """Tests that tell the code apart from its mutants (issue 17): what fixtures cannot say because it is
 an option, a Python-only path or a library function. Each expectation comes from the rules or the
-documented API, not from the implementation's output. parity/node/test/mutation-kills.test.js is the
+documented API, not from the implementation's output. parity/node/test/mutation/mutation-kills.test.js is the
 Node twin."""
 
 from __future__ import annotations
@@ -292,7 +292,7 @@ def test_literal_opening_trims_only_javascript_whitespace() -> None:
 
 
 def _tap_steps(name: str, string: str | None, calls: list[tuple[str, str]]) -> tuple[list[str], str]:
-    from test_arguments_tap import steps  # (the step driver of the tap's own tests)
+    from tap_support import steps  # (the step driver of the tap's own tests)
 
     from callsieve.arguments import ValueTap
 

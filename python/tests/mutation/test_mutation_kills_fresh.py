@@ -10,7 +10,7 @@ import pytest
 
 from callsieve import ToolCall, parse
 from callsieve.names import DeclaredNames, apply_policy, resolve_name, resolve_tool_name
-from callsieve.schema import _schema_types, property_schema, typed_value
+from callsieve.schema import _schema_types, keeps_text, property_schema, typed_value
 from callsieve.shell import MORE, NO, match_cdata_open
 
 # ---- names (R10.1, R10.2) ----------------------------------------------------------------------
@@ -51,7 +51,7 @@ def test_resolve_name_uses_the_given_tables() -> None:
 
 
 # ---- schema: raw-text values typed by the schema (R17.9) -----------------------------------------
-# (schema, raw text, expected (typed?, value)); parity/node/test/mutation-kills-fresh.test.js holds
+# (schema, raw text, expected (typed?, value)); parity/node/test/mutation/mutation-kills-fresh.test.js holds
 # the same table for Node's typedValue.
 TYPED = [
     (None, "1", (False, None)),  # no schema object: nothing usable
@@ -93,6 +93,19 @@ TYPED = [
     ({"type": "integer"}, "[1]", (False, None)),
     ({"type": "number"}, '"5"', (False, None)),
     ({"type": "number"}, "true", (False, None)),
+    # R17.9: only a container converts for object and array, a bare number stays the string
+    ({"type": "object"}, "5", (False, None)),
+    ({"type": "array"}, "7", (False, None)),
+    ({"type": ["object", "null"]}, "5", (False, None)),
+    ({"type": ["object", "integer"]}, "5", (True, 5)),
+    ({"type": ["array", "object"]}, '{"a": 1}', (True, {"a": 1})),
+    # D65: an integer beyond 2**53 - 1 stays the string (JavaScript cannot hold it exactly)
+    ({"type": "integer"}, "12345678901234567890", (False, None)),
+    ({"type": "integer"}, "9007199254740992", (False, None)),
+    ({"type": "integer"}, "-9007199254740992", (False, None)),
+    ({"type": "integer"}, "9007199254740991", (True, 9007199254740991)),
+    ({"type": "integer"}, "-9007199254740991", (True, -9007199254740991)),
+    ({"type": "number"}, "12345678901234567890", (True, 1.2345678901234567e19)),
 ]
 
 
@@ -100,6 +113,16 @@ TYPED = [
 def test_typed_value(schema: Any, raw: str, want: tuple[bool, Any]) -> None:
     got = typed_value(schema, raw)
     assert got == want and type(got[1]) is type(want[1])
+
+
+def test_keeps_text_when_a_string_is_allowed_or_nothing_usable_is_said() -> None:
+    # R16, R17.9: only then can a raw-text value stream before it ends
+    assert keeps_text(None) and keeps_text("string") and keeps_text({})
+    assert keeps_text({"type": "string"})
+    assert keeps_text({"type": ["integer", "string"]})
+    assert keeps_text({"anyOf": [{"type": "integer"}, {"type": "string"}]})
+    assert not keeps_text({"type": "integer"})
+    assert not keeps_text({"type": ["object", "null"]})
 
 
 def test_schema_types_of_branches() -> None:

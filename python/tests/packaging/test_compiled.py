@@ -6,7 +6,6 @@ the compiled one, or the reverse. test_packaging.py builds the wheels themselves
 
 from __future__ import annotations
 
-import ast
 import importlib
 import os
 import re
@@ -19,22 +18,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from compiled_support import compiled_modules
 
 import callsieve
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECT = os.environ.get("CALLSIEVE_EXPECT_COMPILED", "") == "1"
-
-
-def compiled_modules() -> tuple[str, ...]:
-    """setup.py's COMPILED, read without running setup()."""
-    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
-            value = ast.literal_eval(node.value)
-            assert isinstance(value, tuple)
-            return tuple(str(v) for v in value)
-    raise AssertionError("setup.py defines no COMPILED")
 
 
 def test_the_build_under_test_is_the_one_asked_for() -> None:

@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_compiled import compiled_modules
+from compiled_support import compiled_modules
 
 import callsieve
 

@@ -158,7 +158,7 @@ def test_python_public_names_have_node_twins() -> None:
 
 
 def test_node_shell_kills_follow_the_python_reference() -> None:
-    """The expected values in parity/node/test/mutation-kills-shell.test.js are Python's answers:
+    """The expected values in parity/node/test/mutation/mutation-kills-shell.test.js are Python's answers:
     when shell.py answers differently the file must be regenerated (and Node then held to it)."""
     import subprocess
     import sys
@@ -169,7 +169,7 @@ def test_node_shell_kills_follow_the_python_reference() -> None:
 
 
 def test_node_scanner_kills_follow_the_python_reference() -> None:
-    """The expected values in parity/node/test/mutation-kills-scanner.test.js are Python's answers
+    """The expected values in parity/node/test/mutation/mutation-kills-scanner.test.js are Python's answers
     (the Sieve's events feed by feed): when the Python scanner answers differently the file must be
     regenerated (and Node then held to it)."""
     import subprocess

@@ -2,7 +2,7 @@
 
 - Every ```python block is executed (a fresh namespace each, in README order, in one scratch
   directory); every ```bash block runs in bash (`-euo pipefail`) there, with `.venv/bin` first on
-  PATH. The ```js blocks run in Node: parity/node/test/readme.test.js.
+  PATH. The ```js blocks run in Node: parity/node/test/packaging/readme.test.js.
 - The ```html block is parity/playground/minimal.html's page, which the headless-Chromium test of
   the playground loads (Pyodide, the wheel, a parse): it must be that page, line for line.
 - A ```sh block is not run (it installs, builds or needs a network upstream); each one is listed in
@@ -203,4 +203,4 @@ def test_readme_is_user_documentation() -> None:
     assert not re.search(r"\bissues? \d+|\(#\d+\)", TEXT, re.I)
     old = "tool" + "sieve"
     lines = [line for line in TEXT.splitlines() if old in line.lower()]
-    assert len(lines) == 2 and "renamed" in " ".join(lines), lines  # one sentence, over two lines
+    assert 1 <= len(lines) <= 2 and "renamed" in " ".join(lines), lines  # one sentence

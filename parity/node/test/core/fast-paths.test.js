@@ -1,0 +1,623 @@
+'use strict';
+// Speed paths (issue 15) give the answers of the general code they stand in front of (the Node
+// side of python/tests/core/test_fast_paths.py). Each fast path is held to the code behind it over
+// every prefix of many plain and mutated inputs, with `final` both ways.
+const test = require('node:test');
+const assert = require('node:assert');
+const shell = require('../../src/shell');
+const { kept } = require('../support');
+
+const { KEYWORDS_ALL, KEYWORDS_NATIVE, KEYWORDS_SEED, MORE } = shell;
+const KEYWORD_SETS = [KEYWORDS_SEED, KEYWORDS_ALL, KEYWORDS_NATIVE];
+
+/** A small seeded PRNG (mulberry32): the same cases on every run. */
+function rng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    random: next,
+    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), // inclusive
+    below: (n) => Math.floor(next() * n),
+    choice: (xs) => xs[Math.floor(next() * xs.length)],
+  };
+}
+
+/** Insert, delete or replace 1..k characters of `s` (code units; `alphabet` is a list of strings). */
+function mutate(r, s, alphabet, k = 3) {
+  const t = Array.from(s);
+  const times = r.int(1, k);
+  for (let x = 0; x < times; x++) {
+    const op = r.below(3);
+    const at = r.below(t.length + 1);
+    if (op === 0) t.splice(at, 0, r.choice(alphabet));
+    else if (op === 1 && at < t.length) t.splice(at, 1);
+    else if (at < t.length) t[at] = r.choice(alphabet);
+  }
+  return t.join('');
+}
+
+// ---- matchPlain (shell.js) against matchGeneral ------------------------------------------------
+
+const TAGS = [
+  '<|DSML|invoke name="read_file">',
+  '<|DSML|parameter name="path">',
+  '<\uff5cDSML\uff5cparameter name="content" string="true">',
+  '</|DSML|parameter>',
+  '</\uff5cDSML\uff5cinvoke>',
+  '<|DSML|tool_calls>',
+  '<\uff5cDSML\uff5cfunction_calls>',
+  '</|dsml|TOOL_CALLS>',
+  '<tool_calls>',
+  '<toolcalls/>',
+  '<invoke name="x"/>',
+  '<parameter\n  name="a b"\r\n  string="false" >',
+  '<|DSML|invoke Name="x" name="y" other="z">',
+  '<|DSML|invoke name="x"string="y">',
+  '<|DSML|invoke name="x" />',
+  '<|DSML|invoke/>',
+  '<|DSML|parameter name="\u201cq\u201d">',
+  '<|DSML|parameter name="a>b">',
+  '<|DSML|functioncalls>',
+  '<|DSML|tool-calls>',
+  '<|DSML|invoke name="x"|',
+  '<|DSML|invoke name="x" !>',
+  '<|DSML|invoke-x>',
+  '<|DSML|invoke name=x>',
+  "<|DSML|invoke name='x'>",
+  '<|DSML|invoke ' + 'a'.repeat(45) + '="x">',
+  '<|DSML|invoke' + ' '.repeat(60) + 'name="x">',
+  '<|DSML|invoke name="' + 'v'.repeat(600) + '">',
+  '<' + 'x'.repeat(70),
+  '<|DSML|invoke\x0bname="x">',
+  // code units against code points: astral characters in a value, a head and a long tag
+  '<|DSML|invoke name="\u{1F600}x">',
+  '<|DSML|invoke name="' + '\u{1F600}'.repeat(300) + '">',
+  '<|DSML|invoke name="' + '\u{1F600}'.repeat(200) + '" ' + 'b="' + 'c'.repeat(100) + '">',
+  '<|DSML|invoke' + ' '.repeat(30) + 'name="\u{1F600}">',
+  '<\u{1F600}' + 'x'.repeat(40),
+  '<x' + '\u{1F600}'.repeat(40),
+  '<|DSML|invoke name="' + 'v'.repeat(200) + '" a="' + 'v'.repeat(200) + '" b="' + 'v'.repeat(200) + '">',
+  '<toolcalls name="w">',
+  '<|DSML|functioncalls name="w" string="s">',
+  '<|DSML|invoke' + ' a=""'.repeat(99) + ' name="x">', // 100 attributes: PLAIN_TAG takes them
+  '<|DSML|invoke' + ' a=""'.repeat(100) + ' name="x">', // 101: it does not
+];
+const BASE_TAGS = TAGS.length;
+// a tag's attribute area about MAX_TAG (512) long, in code units and in code points
+for (let n = 490; n <= 500; n++) {
+  TAGS.push('<|DSML|invoke name="' + 'v'.repeat(n) + '" a="b">');
+  TAGS.push('<|DSML|invoke name="' + 'v'.repeat(n - 8) + '\u{1F600}'.repeat(4) + '" a="b">');
+}
+
+function checkTag(s, i = 0) {
+  for (const kw of KEYWORD_SETS) {
+    for (const final of [false, true]) {
+      const general = shell.matchGeneral(s, i, final, kw);
+      const fast = shell.matchPlain(s, i, final, kw);
+      if (fast !== null) assert.deepStrictEqual(fast, general, JSON.stringify([s, kw.source, final]));
+      assert.deepStrictEqual(shell.matchTag(s, i, final, kw), general, JSON.stringify([s, kw.source, final]));
+    }
+  }
+}
+
+test('matchPlain: every prefix of tag-like strings agrees with matchGeneral', () => {
+  for (const t of TAGS) {
+    for (const tail of ['', ' rest', '\n', '<', '>']) {
+      const text = t + tail;
+      for (let end = 1; end <= text.length; end++) {
+        // (a long one: its ends, and every 13th prefix between)
+        if (text.length < 120 || end < 30 || end > text.length - 30 || end % 13 === 0) checkTag(text.slice(0, end));
+      }
+      checkTag('ab ' + text, 3); // not at the start of the string
+    }
+  }
+});
+
+test('matchPlain decides the plain tags (else it saves nothing), complete and cut', () => {
+  for (const t of TAGS.slice(0, 12)) assert.notStrictEqual(shell.matchPlain(t, 0, false, KEYWORDS_ALL), null, t);
+  assert.strictEqual(shell.matchPlain('<|DSML|invoke name="x', 0, false, KEYWORDS_ALL), MORE);
+  assert.strictEqual(shell.matchPlain('<|DSML|invoke name="x" ', 0, false, KEYWORDS_ALL), MORE);
+});
+
+test('matchPlain: random mutations of tags agree with matchGeneral', () => {
+  const r = rng(15);
+  const alphabet = Array.from(' \t\n\r<>/="\'|\uff5c\u201c\u201d\uff02-_:.!aAnmeiDSMLtoolcalsvkprg\x0b\u200b\uff1e\u{1F600}');
+  for (let x = 0; x < 4300; x++) {
+    const s = mutate(r, x < 4000 ? r.choice(TAGS.slice(0, BASE_TAGS)) : r.choice(TAGS.slice(BASE_TAGS)), alphabet);
+    if (!s.startsWith('<')) continue;
+    const step = s.length > 120 ? r.int(7, 23) : r.int(1, 4); // (long ones: the ends below)
+    for (let end = 1; end <= s.length; end += step) checkTag(s.slice(0, end));
+    for (let end = Math.max(1, s.length - 4); end <= s.length; end++) checkTag(s.slice(0, end));
+  }
+});
+
+test('matchPlain: random tails after tag starts agree with matchGeneral', () => {
+  const r = rng(16);
+  const alphabet = Array.from(' \t\n<>/="|\uff5c\u201cabcdeilmnoprstvkDSML_-');
+  for (let x = 0; x < 3000; x++) {
+    let tail = '';
+    const n = r.int(0, 40);
+    for (let k = 0; k < n; k++) tail += r.choice(alphabet);
+    for (const head of ['<', '</', '<|DSML|', '<|DSML|invoke', '<|DSML|parameter name="']) checkTag(head + tail);
+  }
+});
+
+
+// ---- the prose skip (prose.js proseSkip) against the steps behind it ---------------------------
+
+const { Sieve } = require('../..');
+
+// The skip reduced to what TEXT's steps always took in one step (a run of plain characters): every
+// tag, blank head, newline and line start is then decided by the general steps.
+// (`[` is a stop too: Mistral's `[TOOL_CALLS]` is on by default)
+const PLAIN_ONLY = /[^\n`<\uff1c\u3008\u300a[]*/y;
+const PLAIN_ONLY_JSON = /[^\n`<\uff1c\u3008\u300a{[]*/y;
+
+const BLOCK =
+  '<|DSML|tool_calls>\n<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[a.py]]>' +
+  '</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>';
+const PROSE_PIECES = [
+  'When a < b and b > c, the <b>result</b> is 3. ',
+  'Use <div class="note"> or <span>inline</span> tags; <br/> breaks lines. ',
+  'Arrows like -> and <- or << shifts >> are common in prose <3. ',
+  'HTML: <ul><li>one</li><li>two</li></ul>\n',
+  '\n',
+  '\n\n',
+  '\n  ',
+  '\n    indented code <x>\n',
+  '\r\n',
+  '\t<td>',
+  '```\n' + BLOCK + '\n```\n',
+  '~~~\n<tool_calls>\n~~~\n',
+  '~~~\n' + BLOCK + '\n~~~\n',
+  '`<tool_calls>` and `code`',
+  '<pre>\n' + BLOCK + '\n</pre>\n',
+  '\n<pre>x</pre>\n',
+  '\n<PRE class="x">',
+  '<prefix a="b">',
+  '</pre>',
+  '<!-- ' + BLOCK + ' -->',
+  '<![CDATA[' + BLOCK + ']]>',
+  BLOCK,
+  '\n' + BLOCK + '\n',
+  '<tool_calls><invoke name="x"></invoke></tool_calls>',
+  '<my_invoke name="x"><parameter name="a">1</parameter></my_invoke>',
+  '<invoke name="y"><parameter name="a">1</parameter></invoke>',
+  '<x_tool_calls a="1">',
+  '<Tool_Calls>',
+  '<div tool_calls="1">',
+  '<functionX a="1">',
+  '<a href="x">Parameter</a>',
+  '<\uff5cDSML\uff5cfunction_calls>\n<\uff5cDSML\uff5cinvoke name="f">\n</\uff5cDSML\uff5cinvoke>\n</\uff5cDSML\uff5cfunction_calls>',
+  '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>',
+  '<\uff5cend\u2581of\u2581sentence\uff5c>',
+  '<|x|>',
+  '{"name": "f", "arguments": {}}',
+  '{ "a": 1 }',
+  '\uff1cdiv\uff1e \u3008b\u3009 \u300ac\u300b',
+  '\u{1F600} <\u{1F600}> < \u{1F600}' + 'x'.repeat(30) + '>',
+  '<' + 'a'.repeat(61) + ' ',
+  '<' + 'a'.repeat(62) + ' ',
+  '<' + 'a'.repeat(63) + ' ',
+  '<' + 'a'.repeat(64) + ' ',
+  '</' + 'a'.repeat(62) + '>',
+  '< ' + 'b'.repeat(61) + '>',
+  '< ' + 'b'.repeat(62) + '>',
+  '< ' + 'b'.repeat(63) + '>',
+  '<'.repeat(7) + ' x',
+  '<'.repeat(8) + ' x',
+  '<'.repeat(9) + ' x',
+  '<'.repeat(10) + ' x',
+  '<\t>',
+  '< \n',
+  '<a|b>',
+  '<a!b>',
+  '<a\x01b>',
+  '<a\u200bb>',
+  '<a\u00e9b>',
+  'word',
+  ' ',
+  '~',
+  '{',
+  '<',
+  // runs of tag-like prefixes that never become a tag (shell.js NO_TAG_ANGLES, NO_TAG_SO_FAR)
+  '<\uff5cDSML\uff5c<\uff5cDSML\uff5c<\uff5cDSML\uff5c',
+  '<|DSML|<|DSML|x',
+  '</</</</',
+  '</<</<<x>',
+  '<\uff5c<\uff5c<\uff5c',
+  '<invoke<invoke<Parameter<tool_calls<',
+  '<invoke|<invoke <invoke\u200b<',
+  '<\uff5ctool\u2581call<\uff5ctool\u2581call<',
+  '<tool_call<tool_call<',
+  '<'.repeat(12) + 'x<',
+  '\uff1c\u3008\u300ax\u300a',
+  '<pre x<pre<PRE\t<',
+  '<!x<![<[CDATA[<\uff3bx<',
+  '<\uff54ool_calls<\u0442<\u200b<',
+  '</\uff0f<x<\uff0f<<tool_calls>',
+];
+
+const NEVER = /(?!)/y;
+
+function feedAll(text, sizes, opts, reference) {
+  const s = new Sieve(opts);
+  if (reference) {
+    s._scanner._prose = opts.jsonToolCalls ? PLAIN_ONLY_JSON : PLAIN_ONLY;
+    s._scanner._soFar = NEVER;
+  }
+  const out = [];
+  let i = 0;
+  for (let k = 0; i < text.length; k++) {
+    const size = sizes[k % sizes.length];
+    out.push(s.feed(text.slice(i, i + size)));
+    i += size;
+  }
+  out.push(s.flush());
+  out.push(s.sawToolCallSyntax);
+  return out;
+}
+
+const { coalesce } = require('../..');
+
+/** The events of feedAll as one coalesced list (what every chunking must agree on). */
+function joined(fed) {
+  return [coalesce(fed.slice(0, -1).flat()), fed[fed.length - 1]];
+}
+
+function checkProse(text, sizes, opts) {
+  const why = JSON.stringify([text, sizes, opts]);
+  const fast = feedAll(text, sizes, opts, false);
+  const general = feedAll(text, sizes, opts, true);
+  assert.deepStrictEqual(fast, general, why); // chunk by chunk, the same events
+  const events = joined(fast);
+  assert.deepStrictEqual(events, joined(feedAll(text, [text.length || 1], opts, true)), why); // whatever the chunks
+  // nothing lost (but the markers dropped where they stand alone: D29, D47, D60)
+  assert.ok(kept(events[0].map((e) => (e.type === 'tool_calls' ? e.raw : e.text)).join(''), text), why);
+}
+
+function proseDocs(seed, count, mutations) {
+  const r = rng(seed);
+  const alphabet = Array.from(' \t\n<>/="|!`~{}abcpreDSMLtoolcalsinvk\uff1c\u{1F600}');
+  const docs = [];
+  for (let x = 0; x < count; x++) {
+    let doc = '';
+    const n = r.int(1, 8);
+    for (let k = 0; k < n; k++) doc += r.choice(PROSE_PIECES);
+    if (mutations) doc = mutate(r, doc, alphabet, 4);
+    docs.push(doc);
+  }
+  return docs;
+}
+
+const SIZES = [[1], [2], [3], [4], [5], [7], [16], [1000000], [3, 1, 4, 1, 5, 9, 2, 6]];
+
+test('prose skip: every piece alone and in pairs, every chunking, gives what the steps give', () => {
+  for (const a of PROSE_PIECES) {
+    for (const sizes of SIZES) {
+      checkProse(a, sizes, {});
+      checkProse('x ' + a + '\nafter', sizes, { jsonToolCalls: true });
+    }
+    for (const b of PROSE_PIECES) for (const sizes of [[1], [4], [1000000]]) checkProse(a + b, sizes, {});
+  }
+});
+
+test('prose skip: random documents and mutations give what the steps give', () => {
+  for (const [seed, mutations] of [
+    [21, false],
+    [22, true],
+  ]) {
+    const r = rng(seed + 100);
+    for (const doc of proseDocs(seed, 600, mutations)) {
+      const sizes = r.choice(SIZES);
+      checkProse(doc, sizes, r.random() < 0.3 ? { jsonToolCalls: true } : {});
+    }
+  }
+});
+
+test('prose skip: a long input is skipped in bounded matches (no stack overflow)', () => {
+  const text = 'a\nb<c> '.repeat(2_000_000);
+  const s = new Sieve();
+  const events = s.feed(text).concat(s.flush());
+  assert.strictEqual(events.map((e) => e.text).join(''), text);
+});
+
+// ---- matchMarker (sections.js) against its first form ------------------------------------------
+
+const sections = require('../../src/sections');
+
+const MARKER_LIST = [
+  ['<\uff5ctool\u2581calls\u2581begin\uff5c>', sections.SECTION_BEGIN],
+  ['<\uff5ctool\u2581calls\u2581end\uff5c>', sections.SECTION_END],
+  ['<\uff5ctool\u2581call\u2581begin\uff5c>', sections.CALL_BEGIN],
+  ['<\uff5ctool\u2581call\u2581end\uff5c>', sections.CALL_END],
+  ['<\uff5ctool\u2581sep\uff5c>', sections.SEP],
+  ['<\uff5cend\u2581of\u2581sentence\uff5c>', sections.EOS],
+  ['<\uff5ctool\u2581calls\uff5c>', sections.SECTION_BEGIN],
+];
+
+/** matchMarker as first written (a loop over the markers), the reference for its regex. */
+function markerReference(s, i, final) {
+  const n = s.length;
+  if (i + 1 >= n) return final ? shell.NO : MORE;
+  if (!sections.BARS.includes(s[i + 1])) return shell.NO;
+  const w = s.slice(i, i + sections.MAX_MARKER).replace(/\|/g, '\uff5c');
+  for (const [marker, kind] of MARKER_LIST) if (w.startsWith(marker)) return [kind, i + marker.length];
+  if (!final && i + w.length === n && MARKER_LIST.some(([m]) => m.startsWith(w))) return MORE;
+  return shell.NO;
+}
+
+test('matchMarker: every prefix of mutated markers agrees with its first form', () => {
+  const r = rng(10);
+  const alphabet = Array.from('<>|\uff5c\u2581toolcalbegindsepfhr ');
+  for (let x = 0; x < 3000; x++) {
+    let s = r.choice(MARKER_LIST)[0].replace(/\uff5c/g, () => r.choice(['\uff5c', '|']));
+    if (r.random() < 0.7) s = mutate(r, s, alphabet, 2);
+    s += r.choice(['', 'x', '<', '\uff5c>']);
+    if (!s.startsWith('<')) continue;
+    for (let end = 1; end <= s.length; end++) {
+      for (const final of [false, true]) {
+        const t = s.slice(0, end);
+        assert.deepStrictEqual(sections.matchMarker(t, 0, final), markerReference(t, 0, final), JSON.stringify([t, final]));
+        assert.deepStrictEqual(sections.matchMarker('ab' + t, 2, final), markerReference('ab' + t, 2, final), t);
+      }
+    }
+  }
+});
+
+// ---- matchCdataOpen's plain and ASCII paths (shell.js) against the folding path ----------------
+
+test('matchCdataOpen: the plain spelling and ASCII windows agree with the folding path', () => {
+  const openers = [
+    '<![CDATA[',
+    '<![cdata[',
+    '<!![CDATA[',
+    '<![CDATA',
+    '<!-[CDATA[',
+    '<|DSML|tool_calls>',
+    '<|[CDATA[',
+    '<|\x01[CDATA[',
+    '<\uff5c[\uff23\uff24\uff21\uff34\uff21[',
+    '<::[CdAtA[',
+    '<!\u200b[CDATA[',
+    '<!\x7f[CDATA[',
+    '<\u{1F600}[CDATA[',
+    '<![CDA\u0422A[',
+  ];
+  const tails = ['', 'x', '\x00y', ']]>', '<![CDATA[', '\u200b[CDATA[', '\u{1F600}'.repeat(20), 'abcdefghijklmnopqrstuvwxyz'];
+  const check = (s, i) => {
+    for (const final of [false, true]) {
+      assert.deepStrictEqual(shell.matchCdataOpen(s, i, final), shell.matchCdataGeneral(s, i, final), JSON.stringify([s, i, final]));
+    }
+  };
+  for (const tail of tails) {
+    for (const opener of openers) {
+      const s = opener + tail;
+      for (let end = 1; end <= s.length; end++) {
+        check(s.slice(0, end), 0);
+        check('x' + s.slice(0, end), 1);
+      }
+    }
+  }
+  const r = rng(11);
+  const alphabet = Array.from('<![]CDATAcdata-|:\x01\x0b\u200b\uff3b\u{1F600} \t\n');
+  for (let x = 0; x < 3000; x++) {
+    const s = mutate(r, r.choice(openers) + r.choice(tails), alphabet);
+    if (!s.startsWith('<')) continue;
+    for (let end = 1; end <= s.length; end++) check(s.slice(0, end), 0);
+  }
+});
+
+// ---- the token-section fast path of feed (scanner.js _secTakes) against the steps --------------
+
+const SECTION_CALLS = [
+  '<\uff5ctool\u2581call\u2581begin\uff5c>read_file<\uff5ctool\u2581sep\uff5c>{"path": "src/a.py", "limit": 3}<\uff5ctool\u2581call\u2581end\uff5c>\n',
+  '<\uff5ctool\u2581call\u2581begin\uff5cfunction<\uff5ctool\u2581sep\uff5c>f\n```json\n{"a": "<b>"}\n```<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + 'n'.repeat(505) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + 'n'.repeat(512) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + 'n'.repeat(513) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>' + '\u{1F600}'.repeat(300) + '<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"q": "' + 'x'.repeat(300) + '\u{1F600}"}<\uff5ctool\u2581call\u2581end\uff5c>',
+  '<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"q": 1} <x> <\uff5ctool\u2581call\u2581end\uff5c>',
+];
+
+function feedSections(text, sizes, opts, reference) {
+  const s = new Sieve(opts);
+  if (reference) s._scanner._secTakes = () => false;
+  const out = [];
+  let i = 0;
+  for (let k = 0; i < text.length; k++) {
+    const size = sizes[k % sizes.length];
+    out.push(s.feed(text.slice(i, i + size)));
+    i += size;
+  }
+  out.push(s.flush());
+  out.push(s.work);
+  return out;
+}
+
+test('token sections: the fast path of feed gives what the steps give, chunk by chunk', () => {
+  const r = rng(12);
+  const alphabet = Array.from('<>|\uff5c\u2581{}"\n x');
+  for (let x = 0; x < 500; x++) {
+    let body = '';
+    const n = r.int(1, 4);
+    for (let k = 0; k < n; k++) body += r.choice(SECTION_CALLS);
+    let text = 'Reading.\n<\uff5ctool\u2581calls\u2581begin\uff5c>' + body + r.choice(['<\uff5ctool\u2581calls\u2581end\uff5c>Done.', '', 'tail']);
+    if (r.random() < 0.3) text = mutate(r, text, alphabet, 3);
+    const sizes = r.choice(SIZES.concat([[8], [64], [200]]));
+    const opts = r.random() < 0.4 ? { maxCaptureChars: r.int(20, 700) } : {};
+    const fast = feedSections(text, sizes, opts, false);
+    assert.deepStrictEqual(fast, feedSections(text, sizes, opts, true), JSON.stringify([text, sizes, opts]));
+  }
+});
+
+// ---- jsonValue's depth walk only for texts with many openers (values.js) -----------------------
+
+const values = require('../../src/values');
+
+function jsonReference(s) {
+  const t = s.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
+  if (!t || !'{["-0123456789tfn'.includes(t[0])) return [false, null];
+  let v;
+  try {
+    v = JSON.parse(t);
+  } catch {
+    return [false, null];
+  }
+  const deep = (x, d) => x !== null && typeof x === 'object' && (d > 200 || Object.values(x).some((y) => deep(y, d + 1)));
+  if ((t[0] === '[' || t[0] === '{') && deep(v, 1)) return [false, null];
+  return [true, v];
+}
+
+test('jsonValue: the depth walk only for many openers gives what the walk always gave', () => {
+  const nest = (d, inner = '1') => '['.repeat(d) + inner + ']'.repeat(d);
+  const objs = (d) => '{"a":'.repeat(d) + '1' + '}'.repeat(d);
+  const cases = [
+    '1', '"x"', '{}', '[]', ' {"a": [1, {"b": "[[[["}]} ', '[' + '"[{",'.repeat(300) + '1]',
+    nest(199), nest(200), nest(201), objs(199), objs(200), objs(201), nest(100, objs(100)), nest(100, objs(101)),
+    '[' + nest(3).repeat(300).replace(/\]\[/g, '],[') + ']', '{"a": ' + nest(250) + '}', '[' + '{},'.repeat(500) + '{}]',
+  ];
+  for (const c of cases) assert.deepStrictEqual(values.jsonValue(c), jsonReference(c), c.slice(0, 60));
+});
+
+// ---- open angles that start no tag (shell.js NO_TAG_ANGLES, NO_TAG_SO_FAR) ---------------------
+// (Python: test_no_tag_angles_are_no_for_every_prose_recognizer, test_no_tag_so_far_waits_at_a_cut_head)
+
+const { Scanner, ALL_FORMATS } = require('../../src/scanner');
+const { matchRegion } = require('../../src/prose');
+const { matchBlockMarker } = require('../../src/scanbase');
+
+const NO_TAG_PIECES = [
+  '<\uff5cDSML\uff5c', '<|DSML|', '</', '<\uff5c', '<', '\uff1c', '\u3008', '\u300a', '/', '\uff0f', 'x', ' ', '\t', '\n',
+  '|', '\uff5c', 'invoke', 'tool_calls', 'parameter', 'function_calls', 'tool-calls', 'toolcalls', 'TOOL_CALLS',
+  'Invoke', '<pre ', '<pre', 'pre', 'PRE', '!', '\uff01', '[', '\uff3b', 'CDATA', '<![CDATA[', ']]>', '>', '=', '"',
+  'name', '<!--', '<\uff5ctool\u2581calls\u2581begin\uff5c>', '<\uff5cend\u2581of\u2581sentence\uff5c>', '<|start|>',
+  '<|end|>', '<tool_call>', '</tool_call>', '<|channel|>', '<|python_tag|>', '<minimax:tool_call>', '\u200b', '\x0b',
+  '\uff54', '\u0442', '\uff34', '\ufe4d', '\u2014', '\u2581', 'e', 'tool', '_', '-', 'calls', 'call', 'DSML', '\u212a',
+  '\u017f', '<'.repeat(9), '<'.repeat(8), '\u{1F600}', 'a'.repeat(30), 'b'.repeat(70),
+];
+
+function noTagTexts(count, seed) {
+  const r = rng(seed);
+  const out = [];
+  for (let x = 0; x < count; x++) {
+    let t = '';
+    for (let k = r.int(1, 30); k > 0; k--) t += r.choice(NO_TAG_PIECES);
+    out.push(t);
+  }
+  return out;
+}
+
+const BLOCKS = new Scanner(8 * 1024 * 1024, false, ALL_FORMATS)._blocks;
+
+/** What each recognizer the prose steps try at an open angle says there (every format on). */
+function proseAnswers(s, p, final) {
+  return [
+    matchBlockMarker(BLOCKS, s, p, final),
+    sections.matchMarker(s, p, final),
+    matchRegion(s, p, final, false),
+    matchRegion(s, p, final, true),
+    ...KEYWORD_SETS.map((kw) => shell.matchTag(s, p, final, kw)),
+  ];
+}
+
+test('NO_TAG_ANGLES: every angle it takes starts nothing, for every prose recognizer', () => {
+  const angles = new RegExp(shell.NO_TAG_ANGLES, 'y');
+  let taken = 0;
+  for (const text of noTagTexts(3000, 17)) {
+    for (let i = 0; i < text.length; i++) {
+      if (!shell.OPEN_ANGLES.includes(text[i])) continue;
+      angles.lastIndex = i;
+      if (!angles.test(text)) continue;
+      for (let p = i; p < angles.lastIndex; p++) {
+        taken++;
+        for (const final of [false, true]) {
+          const answers = proseAnswers(text, p, final);
+          assert.ok(answers.every((a) => a === 'NO'), JSON.stringify([text, p, final, answers]));
+        }
+      }
+    }
+  }
+  assert.ok(taken > 10000, String(taken));
+});
+
+test('NO_TAG_SO_FAR: at a head cut by the end of the input matchTag waits and nothing is decided', () => {
+  const soFar = new RegExp(shell.NO_TAG_SO_FAR, 'y');
+  let taken = 0;
+  for (const text of noTagTexts(1500, 18)) {
+    for (let end = 1; end <= text.length; end++) {
+      const s = text.slice(0, end);
+      for (let i = Math.max(0, end - 80); i < end; i++) {
+        if (s[i] !== '<') continue;
+        soFar.lastIndex = i;
+        if (!soFar.test(s)) continue;
+        taken++;
+        const answers = proseAnswers(s, i, false);
+        const why = JSON.stringify([s, i, answers]);
+        assert.ok(answers.every((a) => a === MORE || a === 'NO'), why);
+        assert.ok(answers.slice(4).every((a) => a === MORE), why);
+      }
+    }
+  }
+  assert.ok(taken > 5000, String(taken));
+});
+
+// ---- reasoning: feed's shortcut for a chunk no closing marker can start in (reasoning.py) -------
+
+const { partialClose } = require('../../src/reasoning');
+const { mulberry32, randomChunks } = require('../support');
+
+test('partialClose: the longest proper prefix of the marker that ends the text', () => {
+  const rng = mulberry32(21);
+  for (const close of ['</think>', '</seed:think>', '[/THINK]', 'abab', 'aab']) {
+    const pieces = ['', 'x', close[0], close, close + close[0]];
+    for (let k = 1; k < close.length; k++) pieces.push(close.slice(0, k));
+    const texts = [];
+    for (const a of pieces) for (const b of pieces) for (const c of pieces) texts.push(a + b + c);
+    for (let i = 0; i < 3000; i++) {
+      let s = '';
+      for (let n = Math.floor(rng() * 13); n > 0; n--) s += (close + 'z')[Math.floor(rng() * (close.length + 1))];
+      texts.push(s);
+    }
+    for (const s of texts) {
+      let want = 0;
+      for (let k = 1; k < close.length; k++) if (s.endsWith(close.slice(0, k))) want = k;
+      assert.strictEqual(partialClose(s, close), want, JSON.stringify([s, close]));
+    }
+  }
+});
+
+test('reasoning: the Sieve shortcut inside a region gives what the gate gives, chunk by chunk', () => {
+  const example = '<|DSML|tool_calls><|DSML|invoke name="rm"><|DSML|parameter name="p">x</|DSML|parameter>';
+  const body = `a < b; </thin <div>x</div> \`\`\`xml\n${example}\n\`\`\` [/THI <|en <seed:th </`;
+  const cases = [
+    [`<think>${body}</think>\nok ${example}</|DSML|invoke></|DSML|tool_calls>`, {}],
+    [` \n<think>${body}</thi`, {}],
+    [`${body}</think>${body}`, { reasoning: 'open' }],
+    [`<seed:think>${body}</seed:think>${body}`, { preset: 'seed-oss' }],
+    [`[THINK]${body}[/THINK]${body}`, { preset: 'mistral' }],
+    [`<think>${body}`, { reasoning: 'open', streamArguments: true }],
+  ];
+  const fed = (chunks, opts, shortcut) => {
+    const s = new Sieve(opts);
+    if (!shortcut) s._gate.lead = ''; // every chunk holds '': the gate decides it
+    const out = chunks.map((c) => [...s.feed(c), s._gate.phase, s._gate.held, s.work]);
+    return out.concat([s.flush(), s.work]);
+  };
+  let seed = 22;
+  for (const [text, opts] of cases) {
+    for (const [lo, hi] of [[1, 6], [1, 30]]) {
+      for (let i = 0; i < 20; i++) {
+        const chunks = randomChunks(text, seed++, lo, hi);
+        assert.deepStrictEqual(fed(chunks, opts, true), fed(chunks, opts, false), JSON.stringify([chunks, opts]));
+      }
+    }
+  }
+});
