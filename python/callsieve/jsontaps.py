@@ -504,16 +504,22 @@ class _H(IntEnum):
 _H_OPEN, _H_FIRST, _H_NEXT, _H_KEY, _H_COLON, _H_VALUE, _H_READ, _H_ARGS, _H_AFTER, _H_TAIL, _H_QUIT = _H
 
 
+# Keys that make R9 read a JSON object otherwise than a Hermes body (values.json_calls): a
+# message, a wrapper, `input` before `arguments` / `parameters`.
+_R9_KEYS: Final = frozenset(("role", "content", "tool_calls", "function", "input"))
+
+
 class HermesTap(BlockTap):
     """`{"name": N, "arguments": {…}}` (blocks.json_call): announced when `arguments` (or
     `parameters`) opens an object after a name. Other orders, arguments written as a string and an
     array of calls are announced with the block (D38)."""
 
-    __slots__ = ("args_key", "hid", "hkey", "js", "pending", "rd", "spelled")
+    __slots__ = ("args_end", "args_key", "hid", "hkey", "ids", "js", "pending", "rd", "spelled")
 
-    def __init__(self, typer: Typer | None) -> None:
+    def __init__(self, typer: Typer | None, ids: bool = True) -> None:
         super().__init__(typer)
         self.end = _H_QUIT
+        self.ids = ids  # False: R9's reading (Llama's JSON calls in prose) has no ids
         self.js = JsonArgs(())
         self.rd = JsonArgs((), _J_KEY, True)  # an outer key or value
         self.hkey = ""
@@ -521,6 +527,7 @@ class HermesTap(BlockTap):
         self.args_key = ""  # `arguments` or `parameters`: the key whose object streams
         self.hid: str | None = None  # the `id` read
         self.pending: ToolCall | None = None  # the call, its arguments complete, its object open
+        self.args_end = -1  # body offset past the arguments object announced
 
     def step(self, final: bool) -> bool:
         st = self.state
@@ -614,6 +621,8 @@ class HermesTap(BlockTap):
             return self.fail(self.at)  # a second name would rename the call
         elif key == "id" and self.started and self.hid is not None:
             return self.fail(self.at)  # a second id would change the id announced (D63)
+        elif not self.ids and not self.started and key in _R9_KEYS:
+            return self._quit()  # R9 reads these first, or not as a call: announced whole, if at all
         self.rd = JsonArgs((), _J_OTHER, True)
         self.rd.at = self.off + j
         self.state = _H_READ
@@ -634,7 +643,7 @@ class HermesTap(BlockTap):
                 v = rd.got
                 if self.hkey == "name":
                     self.spelled = strings.trim(v) if isinstance(v, str) else ""
-                elif self.hkey == "id" and not self.started:  # D63: an id after the announcement is none
+                elif self.hkey == "id" and self.ids and not self.started:  # D63: an id after the announcement is none
                     self.hid = v if isinstance(v, str) and v else None
                 self.state = _H_AFTER
                 return True
@@ -650,7 +659,7 @@ class HermesTap(BlockTap):
             self.out.append(CallDone(self.args))
             self.open = False
             self.pending = ToolCall(self.name, self.args, None)
-            self.done_at = self.off + self.i
+            self.done_at = self.args_end = self.off + self.i
             self.state = _H_AFTER
             return True
         if js.state == _J_BAD:

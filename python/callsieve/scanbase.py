@@ -12,6 +12,7 @@ from . import harmony, mistral, pylist, strings
 from .arguments import ValueTap
 from .blocks import Typer, body_kind
 from .blocktap import BlockTap
+from .jsontaps import HermesTap
 from .events import Event, Malformed, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
 from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, Format
@@ -434,13 +435,19 @@ class _Json(_Held):
     """JSON: a JSON tool-call candidate in prose (R9). It never goes over the limit: it is text
     where it reaches it (D43)."""
 
-    __slots__ = ("depth", "found", "in_str")
+    __slots__ = ("bad", "depth", "fed", "found", "in_str", "ins", "tap")
 
     def __init__(self) -> None:
         super().__init__()
         self.depth = 0
         self.in_str = False
         self.found: tuple[ToolCall, ...] = ()  # its calls, once its text is read as calls
+        # R16, D38: under llama_json a Hermes tap reads the candidate as it arrives (jsontaps.py);
+        # `over` then means it broke after its announced calls: the rest of it is text as it goes
+        self.tap: HermesTap | None = None
+        self.fed = 0  # absolute offset the tap has read to
+        self.bad: list[int] = []  # absolute offsets of backslashes that escape nothing, not yet fed
+        self.ins: list[int] = []  # the tap's offsets of the backslashes added for them (R9.2)
 
     def take_calls(self) -> tuple[ToolCall, ...]:
         found, self.found = self.found, ()

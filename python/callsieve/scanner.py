@@ -77,7 +77,7 @@ from .dsml import DsmlCapture
 from .events import Event, ReasoningEvent, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
 from .formats import ALL_FORMATS, FORMATS, Format
-from .jsontaps import TAPS
+from .jsontaps import TAPS, HermesTap
 from .prose import _PLAIN_TAG_SO_FAR, _WS, match_region
 from .scanbase import (
     _HOLDING,
@@ -113,6 +113,9 @@ _JSON_OUT: Final = re.compile(r'["{}\[\]]')
 
 
 _JSON_IN: Final = re.compile(r'["\\]')
+
+
+_JSON_ESC: Final = '"\\/bfnrtu'  # what a backslash may escape in JSON (R9.2 doubles the others)
 
 
 _HM_REASONING: Final = harmony.REASONING  # (CONTENT above it: the kinds of body that stream)
@@ -196,11 +199,16 @@ class Scanner(DsmlCapture):
         elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
             if self.blk.tap is None or not self.blk.tap.started:  # (D37, as above)
                 self._blk_overflow()
-        elif self.mode == _M_JSON and at - held.start >= self.max_capture:
+        elif self.mode == _M_JSON and at - held.start >= self.max_capture and not self._json_streams():
             self._fail()
             step = _STEPS
             while step[self.mode](self, False):
                 pass
+
+    def _json_streams(self) -> bool:
+        """The JSON candidate is past the capture limit's reach (D37): broken, or announced."""
+        j = self.json
+        return j.over or (j.tap is not None and j.tap.started > 0)
 
     def finish(self) -> list[Event]:
         self._prose_stop = -1
@@ -225,20 +233,108 @@ class Scanner(DsmlCapture):
         self._hold(j, _M_JSON)
         j.depth = 1
         j.in_str = False
+        # R16, D38: Llama's calls stream as Hermes bodies do (not R9's json_tool_calls option)
+        j.tap = HermesTap(self.typer, False) if self.stream and self._json_format else None
+        j.fed = self.base + pos
+        j.bad, j.ins = [], []
         self.pos = m.end()
         return True
+
+    def _json_fed(self, end: bool = False) -> bool:
+        """The tap reads the candidate to `pos`; True when an announced call broke (handled;
+        `end`: the candidate ends at `pos`)."""
+        j = self.json
+        tap = j.tap
+        if tap is None or self.base + self.pos <= j.fed:
+            return False
+        piece = self.buf[j.fed - self.base : self.pos]
+        if j.bad:
+            # R9.2: a backslash that escapes nothing is read doubled, as the repair reads it; the
+            # tap's offsets past each added one (`ins`) are one more than the source's
+            parts, at = [], j.fed
+            for b in j.bad:
+                parts.append(self.buf[at - self.base : b - self.base] + "\\")
+                j.ins.append(b - j.start + len(j.ins))
+                at = b
+            parts.append(self.buf[at - self.base : self.pos])
+            piece = "".join(parts)
+            j.bad = []
+        tap.feed(piece)
+        j.fed = self.base + self.pos
+        self._json_pull(tap)
+        if tap.broken < 0:
+            return False
+        return self._json_keep(tap, end)
+
+    def _json_pull(self, tap: HermesTap) -> None:
+        if tap.out:
+            self._flush_text()
+            self.out += tap.out
+            tap.out = []
+        self.work += tap.work
+        tap.work = 0
+
+    def _json_keep(self, tap: HermesTap, end: bool) -> bool:
+        """R16.3, D37: the candidate ends where its announced call ends (`tap.broken`): its
+        event, then the rest is text: to `pos` now and, unless the candidate ended (`end`), on to
+        the end of its JSON value as it comes (`over`)."""
+        j = self.json
+        j.tap = None
+        text = self._source()
+        cut = tap.broken - sum(1 for t in j.ins if t < tap.broken)  # (the source's offset)
+        self.saw = True
+        self._flush_text()
+        calls = tuple(ToolCall(self._name(c.name), c.input, c.id) for c in tap.calls)
+        self.out.append(ToolCallsEvent(calls, text[:cut], (), self._json_format, (), ("D37",)))
+        self._emit(text[cut:])
+        if end:
+            self._resume_text()
+        else:
+            j.over = True
+        return True
+
+    def _json_end(self, got: tuple[ToolCall, ...] | None) -> bool:
+        """The candidate ended (`got`: its calls, None: not a call; `pos` past it): its tap
+        finishes; an announced call the reading does not confirm keeps the block to it (R16.3)."""
+        j = self.json
+        tap = j.tap
+        if tap is None:
+            return False
+        tap.finish()
+        self._json_pull(tap)
+        if tap.broken < 0 and tap.started and (got is None or not same_calls(tap.calls, list(got))):
+            tap.broken = tap.args_end  # (R9 reads the rest otherwise: it is text)
+            if tap.broken < 0:
+                tap.broken = self.base + self.pos - j.start + len(j.ins)
+        if tap.broken >= 0:
+            return self._json_keep(tap, True)
+        j.tap = None
+        j.started = tap.started  # (so _succeed does not apply the limit, D37)
+        return False
 
     def _m_json(self, final: bool) -> bool:
         """Read a JSON call candidate. One longer than the limit is text (D43), decided where it
         reaches the limit: no step reads past that point, so every chunking decides there."""
-        buf, pos = self.buf, self.pos
         j = self.json
-        stop = j.start + self.max_capture - self.base  # where the candidate reaches the limit
+        if j.tap is not None and self._json_fed():
+            return True
+        buf, pos = self.buf, self.pos
+        if j.over:
+            self._emit(self._source())  # (broken after its announced call: text as it goes)
+            stop = len(buf) + 1
+        elif j.tap is not None and j.tap.started:
+            stop = len(buf) + 1  # (once a call is announced the limit stops applying, D37)
+        else:
+            stop = j.start + self.max_capture - self.base  # where the candidate reaches the limit
         if pos >= stop:
             return self._fail()
         n = min(len(buf), stop)
         if pos >= n:
-            return self._fail() if final else False
+            if not final:
+                return False
+            if j.tap is not None and self._json_end(None):
+                return True
+            return self._fail()
         if j.in_str:
             m = _JSON_IN.search(buf, pos, n)
             if m is None:
@@ -249,9 +345,13 @@ class Scanner(DsmlCapture):
                 if k + 1 >= n:
                     if not final and n < stop:
                         self.pos = k
+                        if j.tap is not None:
+                            self._json_fed()  # (what the next chunk rebases must be read now)
                         return False
                     self.pos = n
                     return True
+                if j.tap is not None and buf[k + 1] not in _JSON_ESC:
+                    j.bad.append(self.base + k)  # (R9.2, see _json_fed)
                 self.pos = k + 2
                 return True
             self.pos = k + 1
@@ -271,9 +371,15 @@ class Scanner(DsmlCapture):
         else:
             j.depth -= 1
             if j.depth == 0:
+                if j.over:
+                    return self._fail()  # (the rest of a broken candidate: text)
+                if j.tap is not None and self._json_fed(True):
+                    return True  # (`pos` is past the `}`: read it too)
                 text = j.raw.text(buf[j.mark - self.base : k + 1])
                 self.work += len(text)
                 got = values.json_calls(text)
+                if j.tap is not None and self._json_end(tuple(got[0]) if got is not None else None):
+                    return True
                 if got is None:
                     return self._fail()
                 self.saw = True

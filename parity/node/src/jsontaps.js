@@ -504,13 +504,18 @@ const H = Object.freeze({
   QUIT: 10, // no early announcement in this block
 });
 
+// Keys that make R9 read a JSON object otherwise than a Hermes body (values.jsonCalls): a message,
+// a wrapper, `input` before `arguments` / `parameters`.
+const R9_KEYS = new Set(['role', 'content', 'tool_calls', 'function', 'input']);
+
 /** `{"name": N, "arguments": {…}}` (blocks.jsonCall): announced when `arguments` (or
  * `parameters`) opens an object after a name; other orders, arguments written as a string and an
  * array of calls are announced with the block (D38). */
 class HermesTap extends BlockTap {
-  constructor(typer) {
+  constructor(typer, ids = true) {
     super(typer);
     this.end = H.QUIT;
+    this.ids = ids; // false: R9's reading (Llama's JSON calls in prose) has no ids
     this.js = new JsonArgs([]);
     this.rd = new JsonArgs([], J.KEY, true); // an outer key or value
     this.hkey = '';
@@ -518,6 +523,7 @@ class HermesTap extends BlockTap {
     this.argsKey = ''; // `arguments` or `parameters`: the key whose object streams
     this.hid = null; // the `id` read
     this.pending = null; // the call, its arguments complete, its object open
+    this.argsEnd = -1; // body offset past the arguments object announced
   }
 
   step(final) {
@@ -623,6 +629,8 @@ class HermesTap extends BlockTap {
       return this.fail(this.at); // a second name would rename the call
     } else if (key === 'id' && this.started && this.hid !== null) {
       return this.fail(this.at); // a second id would change the id announced (D63)
+    } else if (!this.ids && !this.started && R9_KEYS.has(key)) {
+      return this._quit(); // R9 reads these first, or not as a call: announced whole, if at all
     }
     this.rd = new JsonArgs([], J.OTHER, true);
     this.rd.at = this.off + j;
@@ -645,7 +653,7 @@ class HermesTap extends BlockTap {
       if (rd.state === J.AFTER) {
         const v = rd.got;
         if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
-        else if (this.hkey === 'id' && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
+        else if (this.hkey === 'id' && this.ids && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
         this.state = H.AFTER;
         return true;
       }
@@ -661,7 +669,7 @@ class HermesTap extends BlockTap {
       this.out.push({ kind: 'done', input: this.args });
       this.open = false;
       this.pending = call(this.name, this.args, null);
-      this.doneAt = this.off + this.i;
+      this.doneAt = this.argsEnd = this.off + this.i;
       this.state = H.AFTER;
       return true;
     }
@@ -731,4 +739,4 @@ const TAPS = {
 };
 
 
-module.exports = { ObjectTap, TAPS };
+module.exports = { HermesTap, ObjectTap, TAPS };

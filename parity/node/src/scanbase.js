@@ -507,6 +507,12 @@ class _Json extends _Held {
     this.depth = 0;
     this.inStr = false;
     this.found = null; // its calls, once its text is read as calls
+    // R16, D38: under llama_json a Hermes tap reads the candidate as it arrives (jsontaps.js);
+    // `over` then means it broke after its announced calls: the rest of it is text as it goes
+    this.tap = null;
+    this.fed = 0; // absolute offset the tap has read to
+    this.bad = []; // absolute offsets of backslashes that escape nothing, not yet fed
+    this.ins = []; // the tap's offsets of the backslashes added for them (R9.2)
   }
 
   takeCalls() {

@@ -43,7 +43,7 @@ const values = require('./values');
 const strings = require('./strings');
 const { GRAMMARS } = require('./blocks');
 const { sameCalls } = require('./blocktap');
-const { TAPS } = require('./jsontaps');
+const { HermesTap, TAPS } = require('./jsontaps');
 const harmony = require('./harmony');
 const mistral = require('./mistral');
 const pylist = require('./pylist');
@@ -68,6 +68,7 @@ const {
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+const JSON_ESC = '"\\/bfnrtu'; // what a backslash may escape in JSON (R9.2 doubles the others)
 
 function lstripBlank(s) {
   let i = 0;
@@ -133,10 +134,16 @@ class Scanner extends DsmlCapture {
       if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
       if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start) && !this._jsonStreams()) {
       this._fail();
       this._run(false);
     }
+  }
+
+  /** The JSON candidate is past the capture limit's reach (D37): broken, or announced. */
+  _jsonStreams() {
+    const j = this.json;
+    return j.over || (j.tap !== null && j.tap.started > 0);
   }
 
   finish() {
@@ -279,8 +286,95 @@ class Scanner extends DsmlCapture {
     this._hold(j, Mode.JSON);
     j.depth = 1;
     j.inStr = false;
+    // R16, D38: Llama's calls stream as Hermes bodies do (not R9's jsonToolCalls option)
+    j.tap = this.stream && this._jsonFormat ? new HermesTap(this.typer, false) : null;
+    j.fed = this.base + pos;
+    j.bad = [];
+    j.ins = [];
     this.pos = pos + m[0].length;
     return true;
+  }
+
+  /** The tap reads the candidate to `pos`; true when an announced call broke (handled; `end`:
+   * the candidate ends at `pos`). */
+  _jsonFed(end = false) {
+    const j = this.json;
+    const tap = j.tap;
+    if (tap === null || this.base + this.pos <= j.fed) return false;
+    let piece = this.buf.slice(j.fed - this.base, this.pos);
+    if (j.bad.length) {
+      // R9.2: a backslash that escapes nothing is read doubled, as the repair reads it; the tap's
+      // offsets past each added one (`ins`) are one more than the source's
+      const parts = [];
+      let at = j.fed;
+      for (const b of j.bad) {
+        parts.push(this.buf.slice(at - this.base, b - this.base) + '\\');
+        j.ins.push(b - j.start + j.ins.length);
+        at = b;
+      }
+      parts.push(this.buf.slice(at - this.base, this.pos));
+      piece = parts.join('');
+      j.bad = [];
+    }
+    tap.feed(piece);
+    j.fed = this.base + this.pos;
+    this._jsonPull(tap);
+    if (tap.broken < 0) return false;
+    return this._jsonKeep(tap, end);
+  }
+
+  _jsonPull(tap) {
+    if (tap.out.length) {
+      this._flushText();
+      for (const e of tap.out) this.out.push(e);
+      tap.out = [];
+    }
+    this.work += tap.work;
+    tap.work = 0;
+  }
+
+  /**
+   * R16.3, D37: the candidate ends where its announced call ends (`tap.broken`): its event, then
+   * the rest is text: to `pos` now and, unless the candidate ended (`end`), on to the end of its
+   * JSON value as it comes (`over`).
+   */
+  _jsonKeep(tap, end) {
+    const j = this.json;
+    j.tap = null;
+    const text = this._source();
+    let cut = tap.broken; // (the source's offset)
+    for (const t of j.ins) if (t < tap.broken) cut -= 1;
+    this.saw = true;
+    this._flushText();
+    const calls = tap.calls.map((c) => (c.id === undefined || c.id === null ? { name: this._name(c.name), input: c.input } : { name: this._name(c.name), input: c.input, id: c.id }));
+    const e = toolCallsEvent(calls, text.slice(0, cut));
+    e.format = this._jsonFormat;
+    e.repaired = ['D37'];
+    this.out.push(e);
+    this._emit(text.slice(cut));
+    if (end) this._resumeText();
+    else j.over = true;
+    return true;
+  }
+
+  /**
+   * The candidate ended (`got`: its calls, null: not a call; `pos` past it): its tap finishes; an
+   * announced call the reading does not confirm keeps the block to it (R16.3).
+   */
+  _jsonEnd(got) {
+    const j = this.json;
+    const tap = j.tap;
+    if (tap === null) return false;
+    tap.finish();
+    this._jsonPull(tap);
+    if (tap.broken < 0 && tap.started && (got === null || !sameCalls(tap.calls, got))) {
+      tap.broken = tap.argsEnd; // (R9 reads the rest otherwise: it is text)
+      if (tap.broken < 0) tap.broken = this.base + this.pos - j.start + j.ins.length;
+    }
+    if (tap.broken >= 0) return this._jsonKeep(tap, true);
+    j.tap = null;
+    j.started = tap.started; // (so _succeed does not apply the limit, D37)
+    return false;
   }
 
   /**
@@ -288,13 +382,26 @@ class Scanner extends DsmlCapture {
    * the limit: no step reads past that point, so every chunking decides there.
    */
   _mJson(final) {
+    const j = this.json;
+    if (j.tap !== null && this._jsonFed()) return true;
     const buf = this.buf;
     const pos = this.pos;
-    const j = this.json;
-    const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
+    let stop;
+    if (j.over) {
+      this._emit(this._source()); // (broken after its announced call: text as it goes)
+      stop = buf.length + 1;
+    } else if (j.tap !== null && j.tap.started) {
+      stop = buf.length + 1; // (once a call is announced the limit stops applying, D37)
+    } else {
+      stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
+    }
     if (pos >= stop) return this._fail();
     const n = Math.min(buf.length, stop);
-    if (pos >= n) return final ? this._fail() : false;
+    if (pos >= n) {
+      if (!final) return false;
+      if (j.tap !== null && this._jsonEnd(null)) return true;
+      return this._fail();
+    }
     // Searched up to n only: a cut copy when the limit falls inside the buffer.
     const hay = n < buf.length ? buf.slice(0, n) : buf;
     if (j.inStr) {
@@ -308,11 +415,13 @@ class Scanner extends DsmlCapture {
         if (k + 1 >= n) {
           if (!final && n < stop) {
             this.pos = k;
+            if (j.tap !== null) this._jsonFed(); // (what the next chunk rebases must be read now)
             return false;
           }
           this.pos = n;
           return true;
         }
+        if (j.tap !== null && !JSON_ESC.includes(buf[k + 1])) j.bad.push(this.base + k); // (R9.2, see _jsonFed)
         this.pos = k + 2;
         return true;
       }
@@ -335,9 +444,12 @@ class Scanner extends DsmlCapture {
     } else {
       j.depth -= 1;
       if (j.depth === 0) {
+        if (j.over) return this._fail(); // (the rest of a broken candidate: text)
+        if (j.tap !== null && this._jsonFed(true)) return true; // (`pos` is past the `}`: read it too)
         const text = j.raw.text(buf.slice(j.mark - this.base, k + 1));
         this.work += text.length;
         const got = values.jsonCalls(text);
+        if (j.tap !== null && this._jsonEnd(got !== null ? got[0] : null)) return true;
         if (got === null) return this._fail();
         this.saw = true;
         j.found = got[0];
