@@ -173,6 +173,37 @@ def test_hermes_arguments_before_the_name_come_with_the_block() -> None:
     assert got == [[], [], [("start", "h"), ("args", '{"s":"x"}'), ("calls", 1)], []]
 
 
+def test_llama_json_calls_stream_and_r9_json_calls_come_whole() -> None:
+    """D38: under llama_json a JSON call is announced when its arguments object opens after its
+    name; with R9's json_tool_calls option alone it still comes whole with its event."""
+    chunks = ['Ok {"name": "f", "parameters": {', '"s": "ab', 'c", "n": 1', "}} done"]
+    assert steps(chunks, preset="llama3") == [
+        [("start", "f")],
+        [("args", '{"s":"ab')],
+        [("args", 'c"')],
+        [("args", ',"n":1}'), ("calls", 1)],
+        [],
+    ]
+    assert steps(chunks, json_tool_calls=True) == [[], [], [], [("start", "f"), ("args", '{"s":"abc","n":1}'), ("calls", 1)], []]
+
+
+def test_a_broken_llama_json_call_ends_at_once_and_the_rest_of_its_json_is_text_as_it_comes() -> None:
+    """R16.3, D37: a repeated key after the announcement ends the call there; the rest of the JSON
+    value is text as it arrives, then prose resumes."""
+    s = Sieve(stream_arguments=True, preset="llama3")
+    first = s.feed('{"name": "f", "parameters": {"a": 1, "a": 2')
+    kinds = [e.type for e in first]
+    assert [k for i, k in enumerate(kinds) if k != "tool_call_arguments" or kinds[i - 1] != k] == [
+        "tool_call_start",
+        "tool_call_arguments",
+        "tool_calls",
+        "text",
+    ]
+    assert getattr(first[-1], "text", None) == '"a": 2'
+    assert [(e.type, getattr(e, "text", "")) for e in s.feed('}} {"x": 1}')] == [("text", '}} {"x": 1}')]
+    assert s.flush() == []
+
+
 def test_a_break_ends_the_block_at_once_and_the_rest_is_text_as_it_comes() -> None:
     s = Sieve(stream_arguments=True)
     first = s.feed("<tool_call>\n<function=f>\n<parameter=p>\n1\n</parameter>\nstray")
@@ -245,6 +276,7 @@ def test_a_name_of_256_astral_characters_is_announced_one_of_257_is_not(n: int, 
             {"preset": "gpt-oss"},
         ),
         ('[TOOL_CALLS]f[ARGS]{"p": "' + "x" * 200 + '"} ', {"preset": "mistral"}),
+        ('{"name": "f", "parameters": {"p": "' + "x" * 200 + '"}} ', {"preset": "llama3"}),
     ],
 )
 def test_the_capture_limit_stops_applying_once_a_call_is_announced(

@@ -110,6 +110,28 @@ test('Hermes arguments before the name come with the block', () => {
   assert.deepEqual(got, [[], [], [['start', 'h'], ['args', '{"s":"x"}'], ['calls', 1]], []]);
 });
 
+test('Llama JSON calls stream and R9 JSON calls come whole (D38)', () => {
+  const chunks = ['Ok {"name": "f", "parameters": {', '"s": "ab', 'c", "n": 1', '}} done'];
+  assert.deepEqual(steps(chunks, { preset: 'llama3' }), [
+    [['start', 'f']],
+    [['args', '{"s":"ab']],
+    [['args', 'c"']],
+    [['args', ',"n":1}'], ['calls', 1]],
+    [],
+  ]);
+  assert.deepEqual(steps(chunks, { jsonToolCalls: true }), [[], [], [], [['start', 'f'], ['args', '{"s":"abc","n":1}'], ['calls', 1]], []]);
+});
+
+test('a broken Llama JSON call ends at once and the rest of its JSON is text as it comes (R16.3, D37)', () => {
+  const s = new Sieve({ streamArguments: true, preset: 'llama3' });
+  const first = s.feed('{"name": "f", "parameters": {"a": 1, "a": 2');
+  const kinds = first.map((e) => e.type).filter((k, i, a) => k !== 'tool_call_arguments' || a[i - 1] !== k);
+  assert.deepEqual(kinds, ['tool_call_start', 'tool_call_arguments', 'tool_calls', 'text']);
+  assert.equal(first[first.length - 1].text, '"a": 2');
+  assert.deepEqual(s.feed('}} {"x": 1}').map((e) => [e.type, e.text]), [['text', '}} {"x": 1}']]);
+  assert.deepEqual(s.flush(), []);
+});
+
 test('a break ends the block at once and the rest is text as it comes', () => {
   const s = new Sieve({ streamArguments: true });
   const first = s.feed('<tool_call>\n<function=f>\n<parameter=p>\n1\n</parameter>\nstray');
@@ -162,6 +184,7 @@ test('the capture limit stops applying once a call is announced (D37, D62)', () 
     [`<tool_call>\n<function=f>\n<parameter=p>\n${x}\n</parameter>\n</function>\n</tool_call>`, {}],
     [`<|channel|>commentary to=functions.f<|message|>{"p": "${x}"}<|call|>`, { preset: 'gpt-oss' }],
     [`[TOOL_CALLS]f[ARGS]{"p": "${x}"} `, { preset: 'mistral' }],
+    [`{"name": "f", "parameters": {"p": "${x}"}} `, { preset: 'llama3' }],
   ];
   for (const [text, options] of cases) {
     const s = new Sieve({ streamArguments: true, maxCaptureChars: 50, ...options });
