@@ -643,7 +643,7 @@ class HermesTap(BlockTap):
                 v = rd.got
                 if self.hkey == "name":
                     self.spelled = strings.trim(v) if isinstance(v, str) else ""
-                elif self.hkey == "id" and self.ids and not self.started:  # D63: an id after the announcement is none
+                elif self.hkey == "id" and self.ids and not self.started:  # D63: none after the announcement
                     self.hid = v if isinstance(v, str) and v else None
                 self.state = _H_AFTER
                 return True

@@ -12,10 +12,10 @@ from . import harmony, mistral, pylist, strings
 from .arguments import ValueTap
 from .blocks import Typer, body_kind
 from .blocktap import BlockTap
-from .jsontaps import HermesTap
 from .events import Event, Malformed, TextEvent, ToolCall, ToolCallsEvent
 from .fences import FenceLine
 from .formats import BLOCK_FORMATS, DEFAULT_FORMATS, FORMATS, Format
+from .jsontaps import HermesTap
 from .sections import BARS
 from .shell import (
     KEYWORDS_ALL,

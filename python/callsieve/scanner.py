@@ -199,7 +199,9 @@ class Scanner(DsmlCapture):
         elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
             if self.blk.tap is None or not self.blk.tap.started:  # (D37, as above)
                 self._blk_overflow()
-        elif self.mode == _M_JSON and at - held.start >= self.max_capture and not self._json_streams():
+        elif self.mode == _M_JSON and at - held.start >= self.max_capture:
+            if self._json_streams():
+                return  # (D37, as above)
             self._fail()
             step = _STEPS
             while step[self.mode](self, False):

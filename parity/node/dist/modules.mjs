@@ -5315,13 +5315,18 @@ const H = Object.freeze({
   QUIT: 10, // no early announcement in this block
 });
 
+// Keys that make R9 read a JSON object otherwise than a Hermes body (values.jsonCalls): a message,
+// a wrapper, `input` before `arguments` / `parameters`.
+const R9_KEYS = new Set(['role', 'content', 'tool_calls', 'function', 'input']);
+
 /** `{"name": N, "arguments": {…}}` (blocks.jsonCall): announced when `arguments` (or
  * `parameters`) opens an object after a name; other orders, arguments written as a string and an
  * array of calls are announced with the block (D38). */
 class HermesTap extends BlockTap {
-  constructor(typer) {
+  constructor(typer, ids = true) {
     super(typer);
     this.end = H.QUIT;
+    this.ids = ids; // false: R9's reading (Llama's JSON calls in prose) has no ids
     this.js = new JsonArgs([]);
     this.rd = new JsonArgs([], J.KEY, true); // an outer key or value
     this.hkey = '';
@@ -5329,6 +5334,7 @@ class HermesTap extends BlockTap {
     this.argsKey = ''; // `arguments` or `parameters`: the key whose object streams
     this.hid = null; // the `id` read
     this.pending = null; // the call, its arguments complete, its object open
+    this.argsEnd = -1; // body offset past the arguments object announced
   }
 
   step(final) {
@@ -5434,6 +5440,8 @@ class HermesTap extends BlockTap {
       return this.fail(this.at); // a second name would rename the call
     } else if (key === 'id' && this.started && this.hid !== null) {
       return this.fail(this.at); // a second id would change the id announced (D63)
+    } else if (!this.ids && !this.started && R9_KEYS.has(key)) {
+      return this._quit(); // R9 reads these first, or not as a call: announced whole, if at all
     }
     this.rd = new JsonArgs([], J.OTHER, true);
     this.rd.at = this.off + j;
@@ -5456,7 +5464,7 @@ class HermesTap extends BlockTap {
       if (rd.state === J.AFTER) {
         const v = rd.got;
         if (this.hkey === 'name') this.spelled = typeof v === 'string' ? strings.trim(v) : '';
-        else if (this.hkey === 'id' && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
+        else if (this.hkey === 'id' && this.ids && !this.started) this.hid = typeof v === 'string' && v ? v : null; // D63: an id after the announcement is none
         this.state = H.AFTER;
         return true;
       }
@@ -5472,7 +5480,7 @@ class HermesTap extends BlockTap {
       this.out.push({ kind: 'done', input: this.args });
       this.open = false;
       this.pending = call(this.name, this.args, null);
-      this.doneAt = this.off + this.i;
+      this.doneAt = this.argsEnd = this.off + this.i;
       this.state = H.AFTER;
       return true;
     }
@@ -5542,7 +5550,7 @@ const TAPS = {
 };
 
 
-module.exports = { ObjectTap, TAPS };
+module.exports = { HermesTap, ObjectTap, TAPS };
   },
   "src/jsontext.js": function (module, exports, __require) {
 'use strict';
@@ -8809,6 +8817,12 @@ class _Json extends _Held {
     this.depth = 0;
     this.inStr = false;
     this.found = null; // its calls, once its text is read as calls
+    // R16, D38: under llama_json a Hermes tap reads the candidate as it arrives (jsontaps.js);
+    // `over` then means it broke after its announced calls: the rest of it is text as it goes
+    this.tap = null;
+    this.fed = 0; // absolute offset the tap has read to
+    this.bad = []; // absolute offsets of backslashes that escape nothing, not yet fed
+    this.ins = []; // the tap's offsets of the backslashes added for them (R9.2)
   }
 
   takeCalls() {
@@ -9120,7 +9134,7 @@ const values = __require("src/values.js");
 const strings = __require("src/strings.js");
 const { GRAMMARS } = __require("src/blocks.js");
 const { sameCalls } = __require("src/blocktap.js");
-const { TAPS } = __require("src/jsontaps.js");
+const { HermesTap, TAPS } = __require("src/jsontaps.js");
 const harmony = __require("src/harmony.js");
 const mistral = __require("src/mistral.js");
 const pylist = __require("src/pylist.js");
@@ -9145,6 +9159,7 @@ const {
 
 // Surrogate pairs (astral characters): Python counts them as one character, JS strings as two.
 const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+const JSON_ESC = '"\\/bfnrtu'; // what a backslash may escape in JSON (R9.2 doubles the others)
 
 function lstripBlank(s) {
   let i = 0;
@@ -9211,9 +9226,16 @@ class Scanner extends DsmlCapture {
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
       if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
     } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
+      if (this._jsonStreams()) return; // (D37, as above)
       this._fail();
       this._run(false);
     }
+  }
+
+  /** The JSON candidate is past the capture limit's reach (D37): broken, or announced. */
+  _jsonStreams() {
+    const j = this.json;
+    return j.over || (j.tap !== null && j.tap.started > 0);
   }
 
   finish() {
@@ -9356,8 +9378,95 @@ class Scanner extends DsmlCapture {
     this._hold(j, Mode.JSON);
     j.depth = 1;
     j.inStr = false;
+    // R16, D38: Llama's calls stream as Hermes bodies do (not R9's jsonToolCalls option)
+    j.tap = this.stream && this._jsonFormat ? new HermesTap(this.typer, false) : null;
+    j.fed = this.base + pos;
+    j.bad = [];
+    j.ins = [];
     this.pos = pos + m[0].length;
     return true;
+  }
+
+  /** The tap reads the candidate to `pos`; true when an announced call broke (handled; `end`:
+   * the candidate ends at `pos`). */
+  _jsonFed(end = false) {
+    const j = this.json;
+    const tap = j.tap;
+    if (tap === null || this.base + this.pos <= j.fed) return false;
+    let piece = this.buf.slice(j.fed - this.base, this.pos);
+    if (j.bad.length) {
+      // R9.2: a backslash that escapes nothing is read doubled, as the repair reads it; the tap's
+      // offsets past each added one (`ins`) are one more than the source's
+      const parts = [];
+      let at = j.fed;
+      for (const b of j.bad) {
+        parts.push(this.buf.slice(at - this.base, b - this.base) + '\\');
+        j.ins.push(b - j.start + j.ins.length);
+        at = b;
+      }
+      parts.push(this.buf.slice(at - this.base, this.pos));
+      piece = parts.join('');
+      j.bad = [];
+    }
+    tap.feed(piece);
+    j.fed = this.base + this.pos;
+    this._jsonPull(tap);
+    if (tap.broken < 0) return false;
+    return this._jsonKeep(tap, end);
+  }
+
+  _jsonPull(tap) {
+    if (tap.out.length) {
+      this._flushText();
+      for (const e of tap.out) this.out.push(e);
+      tap.out = [];
+    }
+    this.work += tap.work;
+    tap.work = 0;
+  }
+
+  /**
+   * R16.3, D37: the candidate ends where its announced call ends (`tap.broken`): its event, then
+   * the rest is text: to `pos` now and, unless the candidate ended (`end`), on to the end of its
+   * JSON value as it comes (`over`).
+   */
+  _jsonKeep(tap, end) {
+    const j = this.json;
+    j.tap = null;
+    const text = this._source();
+    let cut = tap.broken; // (the source's offset)
+    for (const t of j.ins) if (t < tap.broken) cut -= 1;
+    this.saw = true;
+    this._flushText();
+    const calls = tap.calls.map((c) => (c.id === undefined || c.id === null ? { name: this._name(c.name), input: c.input } : { name: this._name(c.name), input: c.input, id: c.id }));
+    const e = toolCallsEvent(calls, text.slice(0, cut));
+    e.format = this._jsonFormat;
+    e.repaired = ['D37'];
+    this.out.push(e);
+    this._emit(text.slice(cut));
+    if (end) this._resumeText();
+    else j.over = true;
+    return true;
+  }
+
+  /**
+   * The candidate ended (`got`: its calls, null: not a call; `pos` past it): its tap finishes; an
+   * announced call the reading does not confirm keeps the block to it (R16.3).
+   */
+  _jsonEnd(got) {
+    const j = this.json;
+    const tap = j.tap;
+    if (tap === null) return false;
+    tap.finish();
+    this._jsonPull(tap);
+    if (tap.broken < 0 && tap.started && (got === null || !sameCalls(tap.calls, got))) {
+      tap.broken = tap.argsEnd; // (R9 reads the rest otherwise: it is text)
+      if (tap.broken < 0) tap.broken = this.base + this.pos - j.start + j.ins.length;
+    }
+    if (tap.broken >= 0) return this._jsonKeep(tap, true);
+    j.tap = null;
+    j.started = tap.started; // (so _succeed does not apply the limit, D37)
+    return false;
   }
 
   /**
@@ -9365,13 +9474,26 @@ class Scanner extends DsmlCapture {
    * the limit: no step reads past that point, so every chunking decides there.
    */
   _mJson(final) {
+    const j = this.json;
+    if (j.tap !== null && this._jsonFed()) return true;
     const buf = this.buf;
     const pos = this.pos;
-    const j = this.json;
-    const stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
+    let stop;
+    if (j.over) {
+      this._emit(this._source()); // (broken after its announced call: text as it goes)
+      stop = buf.length + 1;
+    } else if (j.tap !== null && j.tap.started) {
+      stop = buf.length + 1; // (once a call is announced the limit stops applying, D37)
+    } else {
+      stop = this._cpAdvance(j.start) - this.base; // where the candidate reaches the limit
+    }
     if (pos >= stop) return this._fail();
     const n = Math.min(buf.length, stop);
-    if (pos >= n) return final ? this._fail() : false;
+    if (pos >= n) {
+      if (!final) return false;
+      if (j.tap !== null && this._jsonEnd(null)) return true;
+      return this._fail();
+    }
     // Searched up to n only: a cut copy when the limit falls inside the buffer.
     const hay = n < buf.length ? buf.slice(0, n) : buf;
     if (j.inStr) {
@@ -9385,11 +9507,13 @@ class Scanner extends DsmlCapture {
         if (k + 1 >= n) {
           if (!final && n < stop) {
             this.pos = k;
+            if (j.tap !== null) this._jsonFed(); // (what the next chunk rebases must be read now)
             return false;
           }
           this.pos = n;
           return true;
         }
+        if (j.tap !== null && !JSON_ESC.includes(buf[k + 1])) j.bad.push(this.base + k); // (R9.2, see _jsonFed)
         this.pos = k + 2;
         return true;
       }
@@ -9412,9 +9536,12 @@ class Scanner extends DsmlCapture {
     } else {
       j.depth -= 1;
       if (j.depth === 0) {
+        if (j.over) return this._fail(); // (the rest of a broken candidate: text)
+        if (j.tap !== null && this._jsonFed(true)) return true; // (`pos` is past the `}`: read it too)
         const text = j.raw.text(buf.slice(j.mark - this.base, k + 1));
         this.work += text.length;
         const got = values.jsonCalls(text);
+        if (j.tap !== null && this._jsonEnd(got !== null ? got[0] : null)) return true;
         if (got === null) return this._fail();
         this.saw = true;
         j.found = got[0];

@@ -134,7 +134,8 @@ class Scanner extends DsmlCapture {
       if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
     } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
       if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start) && !this._jsonStreams()) {
+    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
+      if (this._jsonStreams()) return; // (D37, as above)
       this._fail();
       this._run(false);
     }

@@ -184,7 +184,8 @@ def test_llama_json_calls_stream_and_r9_json_calls_come_whole() -> None:
         [("args", ',"n":1}'), ("calls", 1)],
         [],
     ]
-    assert steps(chunks, json_tool_calls=True) == [[], [], [], [("start", "f"), ("args", '{"s":"abc","n":1}'), ("calls", 1)], []]
+    whole = [("start", "f"), ("args", '{"s":"abc","n":1}'), ("calls", 1)]
+    assert steps(chunks, json_tool_calls=True) == [[], [], [], whole, []]
 
 
 def test_a_broken_llama_json_call_ends_at_once_and_the_rest_of_its_json_is_text_as_it_comes() -> None:
