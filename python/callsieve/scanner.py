@@ -349,6 +349,8 @@ class Scanner(DsmlCapture):
                         self.pos = k
                         if j.tap is not None:
                             self._json_fed()  # (what the next chunk rebases must be read now)
+                        elif j.over:
+                            self._emit(self._source())
                         return False
                     self.pos = n
                     return True

@@ -417,6 +417,7 @@ class Scanner extends DsmlCapture {
           if (!final && n < stop) {
             this.pos = k;
             if (j.tap !== null) this._jsonFed(); // (what the next chunk rebases must be read now)
+            else if (j.over) this._emit(this._source());
             return false;
           }
           this.pos = n;
