@@ -30,7 +30,8 @@ Modes (`Mode`), one method each (`_m_<mode>`), each with its own small state obj
   the captured text is released as text and TEXT resumes at that point, so nothing is rescanned.
   At end of input an unclosed CDATA gets one narrow repair (R5.6, D8).
 - JSON (`_Json`): a JSON tool call in prose (R9, an option): braces and strings are counted to
-  the end of the object, which is then decoded once.
+  the end of the object, which is then decoded once. Under `llama_json` with stream_arguments, a
+  Hermes tap (jsontaps.py) also reads it as it arrives, so its call is announced early (D38).
 
 CAPTURE's block, TOKENS' section and JSON's candidate are held blocks (`_Held`): their source is
 kept the same way, and one path decides each, `_succeed` (a block of calls), `_fail` (text) and
