@@ -103,7 +103,11 @@ function errorOf(e) {
 function eventDict(e, withRaw) {
   if (e.type === 'text') return e.note ? { type: 'text', text: e.text, note: e.note } : { type: 'text', text: e.text };
   if (e.type === 'reasoning') return { type: 'reasoning', text: e.text };
-  if (e.type === 'tool_call_start') return { type: 'tool_call_start', index: e.index, name: e.name };
+  if (e.type === 'tool_call_start') {
+    const d = { type: 'tool_call_start', index: e.index, name: e.name };
+    if (e.id != null) d.id = e.id; // (as Python's to_dict: the call's own id when it was read, D63)
+    return d;
+  }
   if (e.type === 'tool_call_arguments') return { type: 'tool_call_arguments', index: e.index, delta: e.delta };
   // (as Python's to_dict: a call's id, the event's format and malformed calls when there are some)
   const d = { type: 'tool_calls', calls: e.calls.map((c) => (c.id === undefined ? { name: c.name, input: c.input } : { name: c.name, input: c.input, id: c.id })) };

@@ -232,7 +232,7 @@ test('arguments: ruledOut never rules out a JSON-like opening (the text can run 
   for (const d of ['{', '[1', '"x', '{"a": 1} z']) assert.equal(ruledOut(d), false, d);
 });
 
-test('arguments: a pair whose high half is U+D800 or U+DBFF is held whole across chunks', () => {
+test('arguments: a pair whose high half is 0xD800 or 0xDBFF is held whole across chunks', () => {
   // U+10000 is \ud800\udc00, U+10FFFD is \udbff\udffd: the ends of the high-surrogate range.
   const open = '<|DSML|tool_calls><|DSML|invoke name="w"><|DSML|parameter name="content">';
   const text = open + 'a\u{10000}b\u{10FFFD}c</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
