@@ -234,6 +234,7 @@ FAMILY_CALLS = {
         '{{"name": "{n}", "arguments": {{"{k}": "{v}"}}}}',
         '{{"name": "{n}", "arguments": "{{\\"{k}\\": 1}}"}}',
         '{{"name": "{n}", "parameters": {{}}, "id": "c1"}}',
+        '{{"name": "{n}", "arguments": {{"{k}\\u005f": "{v}", "\\"q\\\\": 2}}}}',
         "\n<function={n}>\n<parameter={k}>\n{v}\n</parameter>\n</function>\n",
         "<function={n}><parameter={k}>{v}</parameter><parameter=x>1</function>",
         "{n}\n<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n",
@@ -250,6 +251,8 @@ FAMILY_CALLS = {
     ],
     "<|tool_calls_section_begin|>": [
         '<|tool_call_begin|>functions.{n}:0<|tool_call_argument_begin|>{{"{k}": "{v}"}}<|tool_call_end|>',
+        "<|tool_call_begin|>functions.{n}:3<|tool_call_argument_begin|>"
+        '{{"\\u00e9{k}": "\\\\{v}"}}<|tool_call_end|>',
         "<|tool_call_begin|>functions.{n}:1<|tool_call_argument_begin|>{{}}<|tool_call_end|>\n"
         "<|tool_call_begin|>functions.b:2<|tool_call_argument_begin|>[1]<|tool_call_end|>",
     ],
@@ -295,7 +298,17 @@ FAMILY_CLOSERS = {
     "<|python_tag|>": "<|eom_id|>",
     "": "",
 }
-FAMILY_VALUES = ["src/a.py", 'say "hi" & <b>', "line1\nline2", "3", "caf\u00e9 \U0001f600", ""]
+# Backslashes too: in JSON they are escapes, and a chunk cut right after one must not break the call.
+FAMILY_VALUES = [
+    "src/a.py",
+    'say "hi" & <b>',
+    "line1\nline2",
+    "3",
+    "caf\u00e9 \U0001f600",
+    "",
+    "C:\\\\tmp\\\\new",
+    'a\\"b \\u00e9\\n',
+]
 
 
 def family_block(rng: random.Random) -> str:

@@ -5,6 +5,8 @@ family with prose and each family's preset."""
 
 from __future__ import annotations
 
+import json
+
 from docs import FAMILY_CALLS, FAMILY_CLOSERS, FAMILY_VALUES, kept
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -166,3 +168,48 @@ def test_well_formed_blocks_give_the_same_calls_with_incremental_arguments(
         if isinstance(e, ToolCallArgumentsEvent):
             joined[e.index] = joined.get(e.index, "") + e.delta
     assert [joined[i] for i in range(len(finals))] == [json_text(c.input) for c in finals]
+
+
+# JSON arguments with escapes in every family that writes its arguments as JSON: a chunk cut right
+# after a backslash (in a key, a value, or a string inside a nested value) must not end the string.
+JSON_CALLS = [
+    (None, '<tool_call>{{"name": "f", "arguments": {a}}}</tool_call>'),
+    (None, '<tool_call>{{"name": "f", "id": "c1", "arguments": {a}}}</tool_call>'),
+    (
+        None,
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+        "{a}<|tool_call_end|><|tool_calls_section_end|>",
+    ),
+    ("mistral", "[TOOL_CALLS]f[ARGS]{a}"),
+    ("gpt-oss", "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{a}<|call|>"),
+    ("llama3", '<|python_tag|>{{"name": "f", "parameters": {a}}}<|eom_id|>'),
+]
+ESCAPED = st.text(st.sampled_from('ab"\\/\n\t\u00e9\U0001f600<>]}'), max_size=6)
+JSON_VALUES = st.recursive(
+    st.one_of(ESCAPED, st.integers(-5, 5), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(ESCAPED, inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(JSON_CALLS),
+    st.dictionaries(ESCAPED, JSON_VALUES, max_size=3),
+    st.booleans(),
+    st.booleans(),
+    st.data(),
+)
+def test_json_arguments_with_escapes_cut_anywhere(
+    call: tuple[str | None, str],
+    args: dict[str, object],
+    ascii_only: bool,
+    incremental: bool,
+    data: st.DataObject,
+) -> None:
+    preset, template = call
+    text = template.format(a=json.dumps(args, ensure_ascii=ascii_only))
+    whole = shape(stream([text], preset, stream_arguments=incremental))
+    assert shape(stream(list(text), preset, stream_arguments=incremental)) == whole
+    assert shape(stream(data.draw(split(text)), preset, stream_arguments=incremental)) == whole
+    assert [c.input for c in parse(text, preset=preset).calls] == [args]

@@ -330,3 +330,64 @@ test('the streamArguments option: a boolean, for Sieve, parse, the stream rewrit
   assert.deepEqual(call('rewriteChatCompletionStream', { streamArguments: true }).result, []);
   assert.equal(call('rewriteChatCompletionStream', { streamArguments: 1 }).error.type, 'InputTypeError');
 });
+
+// JSON arguments with escapes in every family that writes its arguments as JSON: a chunk cut right
+// after a backslash (in a key, a value, or a string inside a nested value) must not end the string.
+const JSON_CALLS = [
+  [undefined, (a) => `<tool_call>{"name": "f", "arguments": ${a}}</tool_call>`],
+  [undefined, (a) => `<tool_call>{"name": "f", "id": "c1", "arguments": ${a}}</tool_call>`],
+  [
+    undefined,
+    (a) =>
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>' +
+      `${a}<|tool_call_end|><|tool_calls_section_end|>`,
+  ],
+  ['mistral', (a) => `[TOOL_CALLS]f[ARGS]${a}`],
+  ['gpt-oss', (a) => `<|channel|>commentary to=functions.f <|constrain|>json<|message|>${a}<|call|>`],
+  ['llama3', (a) => `<|python_tag|>{"name": "f", "parameters": ${a}}<|eom_id|>`],
+];
+const ESCAPED = ['a', 'b', '"', '\\', '/', '\n', '\t', '\u00e9', '\u{1f600}', '<', '>', ']', '}'];
+
+function escapedText(rng) {
+  let s = '';
+  for (let n = Math.floor(rng() * 7); n > 0; n--) s += ESCAPED[Math.floor(rng() * ESCAPED.length)];
+  return s;
+}
+
+function jsonValue(rng, depth) {
+  const r = rng();
+  if (depth > 1 || r < 0.5) return [escapedText(rng), 3, -1, true, null][Math.floor(rng() * 5)];
+  const n = Math.floor(rng() * 4);
+  if (r < 0.75) return Array.from({ length: n }, () => jsonValue(rng, depth + 1));
+  const o = {};
+  for (let i = 0; i < n; i++) o[escapedText(rng)] = jsonValue(rng, depth + 1);
+  return o;
+}
+
+function asciiOnly(json) {
+  return json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+test('JSON arguments with escapes: cut anywhere, the same events and the same arguments', () => {
+  const shape = (events) => coalesce(events).map(eventDict);
+  for (let seed = 0; seed < 300; seed++) {
+    const rng = mulberry32(seed);
+    const [preset, template] = JSON_CALLS[seed % JSON_CALLS.length];
+    const args = {};
+    for (let n = Math.floor(rng() * 4); n > 0; n--) args[escapedText(rng)] = jsonValue(rng, 0);
+    const json = rng() < 0.5 ? JSON.stringify(args) : asciiOnly(JSON.stringify(args));
+    const text = template(json);
+    for (const streamArguments of [false, true]) {
+      const opts = { preset, streamArguments };
+      const whole = shape(run([text], opts));
+      const why = `seed ${seed}: ${JSON.stringify(text)}`;
+      assert.deepEqual(shape(run(Array.from(text), opts)), whole, why);
+      assert.deepEqual(shape(run(randomChunks(text, seed), opts)), whole, why);
+    }
+    assert.deepEqual(
+      parse(text, { preset }).calls.map((c) => c.input),
+      [args],
+      `seed ${seed}: ${JSON.stringify(text)}`,
+    );
+  }
+});
