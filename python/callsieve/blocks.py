@@ -24,7 +24,8 @@ from .jsontext import json_text
 # A tool name as the block formats write it: no blank, no markup, not prose (one class in every
 # runtime: JavaScript's blanks, not the regex engine's idea of a blank).
 _NOT_NAME: Final = strings.JS_SPACE + "<>\"'`{}[],;"
-_NAME: Final = re.compile("[^" + re.escape(_NOT_NAME) + "]{1,256}")
+NAME_MAX: Final = 256  # code points of a tool name, in every grammar and tap
+_NAME: Final = re.compile("[^" + re.escape(_NOT_NAME) + f"]{{1,{NAME_MAX}}}")
 
 
 @dataclass(slots=True)
@@ -286,8 +287,11 @@ def glm_value(v: str) -> Any:
 
 # ---- R17.4 MiniMax-M2: <invoke name="N"><parameter name="K">V</parameter></invoke> ------------
 
-# `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
-_ATTR: Final = "name=(?:\"([^\"<>\\n]{0,256})\"|'([^'<>\\n]{0,256})'|([^ \\t\\n\\r\"'<>]{1,256}))[ \\t]*>"
+# `name="N"`, `name='N'` or a bare `name=N`: at most NAME_MAX characters, on one line.
+_ATTR: Final = (
+    f"name=(?:\"([^\"<>\\n]{{0,{NAME_MAX}}})\"|'([^'<>\\n]{{0,{NAME_MAX}}})'"
+    f"|([^ \\t\\n\\r\"'<>]{{1,{NAME_MAX}}}))[ \\t]*>"
+)
 _INV: Final = re.compile("<invoke[ \\t]+" + _ATTR)
 _PARAM: Final = re.compile("<parameter[ \\t]+" + _ATTR)
 _INV_END: Final = "</invoke>"

@@ -22,6 +22,7 @@ from .blocks import (
     _P_END,
     _V,
     _V_END,
+    NAME_MAX,
     Typer,
     _one_newline,
     _raw_value,
@@ -97,7 +98,7 @@ class FunctionTap(BlockTap):
         return False
 
     def _head(self, final: bool) -> bool:
-        """The name: blanks, 1 to 256 name characters, blanks, `>` (anything else is no name)."""
+        """The name: blanks, 1 to NAME_MAX name characters, blanks, `>` (anything else is no name)."""
         s, i = self.s, self.i
         n = len(s)
         head = self.head
@@ -115,7 +116,7 @@ class FunctionTap(BlockTap):
             if ch in _BLANK:
                 if self.head_state == 1:
                     self.head_state = 2
-            elif self.head_state == 2 or ch in _NOT_NAME or len(head) >= 256:
+            elif self.head_state == 2 or ch in _NOT_NAME or len(head) >= NAME_MAX:
                 self.i = i
                 self.state = _F_SKIP  # not announced: the grammar reads it
                 return True
@@ -296,7 +297,7 @@ class PairTap(BlockTap):
             if ch in _BLANK:
                 if self.head_state == 1:
                     self.head_state = 2
-            elif self.head_state == 2 or ch in _NOT_NAME or len(head) >= 256:
+            elif self.head_state == 2 or ch in _NOT_NAME or len(head) >= NAME_MAX:
                 self.state = _G_DONE
                 return False
             else:
@@ -387,7 +388,7 @@ _VALUE_STOPS: Final = (_P_END, _INV_END, _INV)
 
 
 class _Attr:
-    """`[ \\t]+name=` then `"N"`, `'N'` or a bare N (at most 256 characters), `[ \\t]*>`
+    """`[ \\t]+name=` then `"N"`, `'N'` or a bare N (at most NAME_MAX characters), `[ \\t]*>`
     (blocks._ATTR) after a tag's word, matched as it arrives. `feed` returns how many characters
     it took; `state` says where it stands (1: matched, -1: no match, 0: not yet)."""
 
@@ -429,7 +430,7 @@ class _Attr:
                 if q:
                     if ch == q:
                         self.phase = 3
-                    elif ch in "<>\n" or len(self.name) >= 256:
+                    elif ch in "<>\n" or len(self.name) >= NAME_MAX:
                         return self._no(j, i)
                     else:
                         self.name.append(ch)
@@ -438,7 +439,7 @@ class _Attr:
                 elif ch == ">":
                     self.state = 1
                     return j + 1 - i
-                elif ch in "\n\r\"'<" or len(self.name) >= 256:
+                elif ch in "\n\r\"'<" or len(self.name) >= NAME_MAX:
                     return self._no(j, i)
                 else:
                     self.name.append(ch)

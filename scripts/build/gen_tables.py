@@ -81,6 +81,7 @@ SHARED: dict[str, tuple[str | tuple[str, str], ...]] = {
     "names": (("_SEPARATORS", "class"),),
     "blocks": (
         "_NOT_NAME",
+        "NAME_MAX",
         "_FN",
         "_FN_END",
         "_P",

@@ -1145,6 +1145,7 @@ const JS_SPACE = strings.JS_SPACE;
 // The grammars' markers and limits: generated from blocks.py (tables.js).
 const {
   NOT_NAME,
+  NAME_MAX,
   FN,
   FN_END,
   P,
@@ -1162,7 +1163,7 @@ const {
   ESCAPES: PY_ESCAPES,
   BLOCKS_MAX_DEPTH: MAX_DEPTH,
 } = __require("src/tables.js");
-const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
+const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + `]{1,${NAME_MAX}}$`, 'u');
 
 function escapeClass(s) {
   return s.replace(/[\\\]\[^-]/g, '\\$&');
@@ -1731,12 +1732,13 @@ const strings = __require("src/strings.js");
 const { isIndexKey } = __require("src/arguments.js");
 const { setKey } = __require("src/blocks.js");
 const { jsonText } = __require("src/jsontext.js");
+const { NAME_MAX } = __require("src/tables.js");
 
 const BLANK = strings.JS_SPACE;
 const JSON_WS = ' \t\n\r';
 const NUMBER_CHARS = '0123456789.eE+-';
 const HEAD_LIMIT = 1024; // a head (a tag's attributes, an id) still undecided past this is no call
-const NAME_UNITS = 512; // a name longer than this in code units is longer than 256 code points
+const NAME_UNITS = 2 * NAME_MAX; // a name longer than this in code units is longer than NAME_MAX code points
 
 // How a raw-text value streams (Value.how).
 const HOLD = 0; // whole, when it ends (typed by a schema as a non-string)
@@ -12315,6 +12317,7 @@ const SEPARATORS = new RegExp('[\\u0000-\\u002f\\u003a-\\u0040\\u005b-\\u0060\\u
 // A tool name as the block formats write it: no blank, no markup, not prose (one class in every
 // runtime: JavaScript's blanks, not the regex engine's idea of a blank).
 const NOT_NAME = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff<>"\'`{}[],;';
+const NAME_MAX = 256; // code points of a tool name, in every grammar and tap
 const FN = '<function=';
 const FN_END = '</function>';
 const P = '<parameter=';
@@ -12323,7 +12326,7 @@ const K = '<arg_key>';
 const K_END = '</arg_key>';
 const V = '<arg_value>';
 const V_END = '</arg_value>';
-// `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+// `name="N"`, `name='N'` or a bare `name=N`: at most NAME_MAX characters, on one line.
 const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV_END = '</invoke>';
 const PARAM_END = '</parameter>';
@@ -12432,11 +12435,11 @@ module.exports = {
   BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
   PYLIST_MAX_HEAD, REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED,
   VALUES_JSON_START, VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN,
-  SEPARATORS, NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB,
-  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS, BLANKS, SPECIAL,
-  SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN, PRE_PREFIX,
-  COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL, SCANNER_JSON_START,
-  JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
+  SEPARATORS, NOT_NAME, NAME_MAX, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END,
+  PARAM_END, KB, KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS,
+  BLANKS, SPECIAL, SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN,
+  PRE_PREFIX, COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL,
+  SCANNER_JSON_START, JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
 };
   },
   "src/tagtaps.js": function (module, exports, __require) {
@@ -12448,7 +12451,7 @@ const { nameOk, oneNewline, rawValue } = __require("src/blocks.js");
 const { ASIS, BLANK, BlockTap, GLM, HEAD_LIMIT, NAME_UNITS, QWEN, TRIM, isHigh, isLow, prefix, skip, starts } =
   __require("src/blocktap.js");
 // The markers and the name's characters are the grammars' own (one table for both readings)
-const { NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END } = __require("src/tables.js");
+const { NOT_NAME, NAME_MAX, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END } = __require("src/tables.js");
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
 
@@ -12823,7 +12826,7 @@ const INV_STOPS = [INV_END, INV];
 const VALUE_STOPS = [P_END, INV_END, INV];
 
 /**
- * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most 256 code points), `[ \t]*>` (blocks'
+ * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most NAME_MAX code points), `[ \t]*>` (blocks'
  * ATTR) after a tag's word, matched as it arrives. `feed` returns how many characters it took;
  * `state` says where it stands (1: matched, -1: no match, 0: not yet).
  */
@@ -12847,7 +12850,7 @@ class Attr {
   _full(ch) {
     // a 257th code point (a low half completing a pair adds none)
     const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
-    return this.cps >= 256 && !(isLow(ch.charCodeAt(0)) && isHigh(last));
+    return this.cps >= NAME_MAX && !(isLow(ch.charCodeAt(0)) && isHigh(last));
   }
 
   feed(s, i) {

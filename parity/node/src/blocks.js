@@ -13,6 +13,7 @@ const JS_SPACE = strings.JS_SPACE;
 // The grammars' markers and limits: generated from blocks.py (tables.js).
 const {
   NOT_NAME,
+  NAME_MAX,
   FN,
   FN_END,
   P,
@@ -30,7 +31,7 @@ const {
   ESCAPES: PY_ESCAPES,
   BLOCKS_MAX_DEPTH: MAX_DEPTH,
 } = require('./tables');
-const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + ']{1,256}$', 'u');
+const NAME = new RegExp('^[^' + escapeClass(NOT_NAME) + `]{1,${NAME_MAX}}$`, 'u');
 
 function escapeClass(s) {
   return s.replace(/[\\\]\[^-]/g, '\\$&');

@@ -13,12 +13,13 @@ const strings = require('./strings');
 const { isIndexKey } = require('./arguments');
 const { setKey } = require('./blocks');
 const { jsonText } = require('./jsontext');
+const { NAME_MAX } = require('./tables');
 
 const BLANK = strings.JS_SPACE;
 const JSON_WS = ' \t\n\r';
 const NUMBER_CHARS = '0123456789.eE+-';
 const HEAD_LIMIT = 1024; // a head (a tag's attributes, an id) still undecided past this is no call
-const NAME_UNITS = 512; // a name longer than this in code units is longer than 256 code points
+const NAME_UNITS = 2 * NAME_MAX; // a name longer than this in code units is longer than NAME_MAX code points
 
 // How a raw-text value streams (Value.how).
 const HOLD = 0; // whole, when it ends (typed by a schema as a non-string)

@@ -184,6 +184,7 @@ const SEPARATORS = new RegExp('[\\u0000-\\u002f\\u003a-\\u0040\\u005b-\\u0060\\u
 // A tool name as the block formats write it: no blank, no markup, not prose (one class in every
 // runtime: JavaScript's blanks, not the regex engine's idea of a blank).
 const NOT_NAME = ' \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff<>"\'`{}[],;';
+const NAME_MAX = 256; // code points of a tool name, in every grammar and tap
 const FN = '<function=';
 const FN_END = '</function>';
 const P = '<parameter=';
@@ -192,7 +193,7 @@ const K = '<arg_key>';
 const K_END = '</arg_key>';
 const V = '<arg_value>';
 const V_END = '</arg_value>';
-// `name="N"`, `name='N'` or a bare `name=N`: at most 256 characters, on one line.
+// `name="N"`, `name='N'` or a bare `name=N`: at most NAME_MAX characters, on one line.
 const ATTR = 'name=(?:"([^"<>\\n]{0,256})"|\'([^\'<>\\n]{0,256})\'|([^ \\t\\n\\r"\'<>]{1,256}))[ \\t]*>';
 const INV_END = '</invoke>';
 const PARAM_END = '</parameter>';
@@ -301,9 +302,9 @@ module.exports = {
   BODY_MARKERS, HARMONY_MAX_MARKER, MAX_HEADER, MARKER, ARGS, CALL_ID, MISTRAL_MAX_HEAD,
   PYLIST_MAX_HEAD, REASONING_MODES, OPEN, CLOSE, RAW_TEXT_NAMES, ENTITY_RE, NAMED,
   VALUES_JSON_START, VALUES_MAX_DEPTH, ARGUMENTS_JSON_START, NUMBER_CHARS, LITERALS, ENTITY_SPAN,
-  SEPARATORS, NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END, PARAM_END, KB,
-  KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS, BLANKS, SPECIAL,
-  SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN, PRE_PREFIX,
-  COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL, SCANNER_JSON_START,
-  JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
+  SEPARATORS, NOT_NAME, NAME_MAX, FN, FN_END, P, P_END, K, K_END, V, V_END, ATTR, INV_END,
+  PARAM_END, KB, KA, KE, ESCAPES, BLOCKS_MAX_DEPTH, MARKUP, MAX_EXAMPLE_NAME, HEADER, RUNS,
+  BLANKS, SPECIAL, SPECIAL_JSON, SPECIAL_BR, SPECIAL_JSON_BR, ANGLE, REGIONS, PRE_OPEN,
+  PRE_PREFIX, COMMENT_PREFIX, CD_SPECIAL, CD_TAIL, LOOSE_CLOSE_TAIL, NATIVE_SHELL,
+  SCANNER_JSON_START, JSON_START_PREFIX, JSON_OUT, JSON_IN, FN_TAG,
 };

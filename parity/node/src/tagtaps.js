@@ -6,7 +6,7 @@ const { nameOk, oneNewline, rawValue } = require('./blocks');
 const { ASIS, BLANK, BlockTap, GLM, HEAD_LIMIT, NAME_UNITS, QWEN, TRIM, isHigh, isLow, prefix, skip, starts } =
   require('./blocktap');
 // The markers and the name's characters are the grammars' own (one table for both readings)
-const { NOT_NAME, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END } = require('./tables');
+const { NOT_NAME, NAME_MAX, FN, FN_END, P, P_END, K, K_END, V, V_END, INV_END } = require('./tables');
 
 // ---- R17.2 Qwen3-Coder / Seed-OSS ---------------------------------------------------------------
 
@@ -381,7 +381,7 @@ const INV_STOPS = [INV_END, INV];
 const VALUE_STOPS = [P_END, INV_END, INV];
 
 /**
- * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most 256 code points), `[ \t]*>` (blocks'
+ * `[ \t]+name=` then `"N"`, `'N'` or a bare N (at most NAME_MAX code points), `[ \t]*>` (blocks'
  * ATTR) after a tag's word, matched as it arrives. `feed` returns how many characters it took;
  * `state` says where it stands (1: matched, -1: no match, 0: not yet).
  */
@@ -405,7 +405,7 @@ class Attr {
   _full(ch) {
     // a 257th code point (a low half completing a pair adds none)
     const last = this.name.length ? this.name[this.name.length - 1].charCodeAt(0) : 0;
-    return this.cps >= 256 && !(isLow(ch.charCodeAt(0)) && isHigh(last));
+    return this.cps >= NAME_MAX && !(isLow(ch.charCodeAt(0)) && isHigh(last));
   }
 
   feed(s, i) {
