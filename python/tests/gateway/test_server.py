@@ -13,7 +13,6 @@ import re
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -36,27 +35,6 @@ openai = pytest.importorskip("openai")
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[UpstreamServer]:
-    with UpstreamServer() as up:
-        yield up
-
-
-@pytest.fixture(scope="module")
-def gateways(upstream: UpstreamServer) -> Iterator[Any]:
-    started: dict[tuple[str, str, tuple[str, ...]], Gateway] = {}
-
-    def get(kind: str, *args: str, upstream_url: str | None = None) -> Gateway:
-        key = (kind, upstream_url or upstream.url, args)
-        if key not in started:
-            started[key] = Gateway(kind, key[1], args)
-        return started[key]
-
-    yield get
-    for g in started.values():
-        g.close()
 
 
 def test_the_node_bin_runs_as_npx_runs_it() -> None:

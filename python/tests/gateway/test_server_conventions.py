@@ -15,7 +15,6 @@ import re
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,27 +39,6 @@ openai = pytest.importorskip("openai")
 
 ROOT = Path(__file__).resolve().parents[3]
 VERSION = json.loads((ROOT / "parity" / "node" / "package.json").read_text(encoding="utf-8"))["version"]
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[UpstreamServer]:
-    with UpstreamServer() as up:
-        yield up
-
-
-@pytest.fixture(scope="module")
-def gateways(upstream: UpstreamServer) -> Iterator[Any]:
-    started: dict[tuple[str, str, tuple[str, ...]], Gateway] = {}
-
-    def get(kind: str, *args: str, upstream_url: str | None = None) -> Gateway:
-        key = (kind, upstream_url or upstream.url, args)
-        if key not in started:
-            started[key] = Gateway(kind, key[1], args)
-        return started[key]
-
-    yield get
-    for g in started.values():
-        g.close()
 
 
 def post(url: str, body: Any, headers: dict[str, str] | None = None) -> Any:
