@@ -46,12 +46,16 @@ W11 (`--w11`, instead of W1-W10; slow) the gateway servers under load: `callsiev
     Node `callsieve-gateway` in front of a local upstream (scripts/bench/bench_w11.js) that streams a
     reply with a DSML block in 3-character deltas paced at 20 ms; CLIENTS concurrent streaming
     clients for SECONDS through each server and directly: p50 / p99 latency per event (send to
-    receive) and what the server adds over direct, time to first byte, errors, the server's RSS
+    receive) and what the server adds over direct, the same for each reply's first event (every
+    client's request starts at once), for the events after it, and for the events that carry the
+    call (the block's end), time to first byte,
+    errors, the server's RSS
     before and after (with its workers: `--w11-workers N`), how busy the whole machine was; then
     unpaced, as events/s through each server against direct. `relay` is the floor: a bare Node
     HTTP hop that forwards bytes and parses nothing. The clients start together, so events come
     in bursts, as from a server decoding its requests in one batch (`--w11-spread`: spread over
-    one interval); `--w11-targets` picks the servers
+    one interval); `--w11-targets` picks the servers. The server's CPU is given per event it sends
+    and per event it reads: a gateway that sends no empty deltas sends half as many (51 of 102)
 W14 (`--w14`, instead of W1-W10; slow) batch mode: 200,000 generated logged completions (about
     1 KB of text each, parity/docs.py `completions`) as JSONL through `callsieve batch` with one
     process and with `--workers 2`, and through Ray Data on a local 2-CPU Ray instance
@@ -745,6 +749,11 @@ def _machine_busy() -> tuple[int, int]:
 W11_TARGETS = ("direct", "relay", "python", "node")
 
 
+def _upstream_events(load: Any) -> int:
+    """The upstream events a load run made the server read (its warm-up requests' too)."""
+    return max(int(load["served"]) * int(load["upstreamEventsPerReply"]), 1)
+
+
 def w11(
     clients: int,
     seconds: float,
@@ -817,9 +826,16 @@ def w11(
                 "machine_busy_paced": (busy1[0] - busy0[0]) / max(busy1[1] - busy0[1], 1),
                 "rss_before_mb": rss0,
                 "rss_after_mb": rss1,
-                # the server's CPU per event: robust to a busy machine, unlike latencies
+                # the server's CPU per event it sends: robust to a busy machine, unlike latencies
                 "cpu_us_per_event_paced": (cpu1 - cpu0) / max(paced["events"], 1) * 1e6 if proc else None,
                 "cpu_us_per_event_unpaced": (cpu2 - cpu1) / max(unpaced["events"], 1) * 1e6 if proc else None,
+                # and per event it reads: comparable whatever the server leaves out (empty deltas)
+                "cpu_us_per_upstream_event_paced": (
+                    (cpu1 - cpu0) / _upstream_events(paced) * 1e6 if proc else None
+                ),
+                "cpu_us_per_upstream_event_unpaced": (
+                    (cpu2 - cpu1) / _upstream_events(unpaced) * 1e6 if proc else None
+                ),
             }
     finally:
         for proc, _ in servers.values():
@@ -835,11 +851,14 @@ def w11(
     )
     print(f"unpaced: {unpaced_clients} clients\n")
     print(
-        "| target | p50 / p99 per event | added p50 / p99 | first byte p50 / p99 | errors "
-        "| RSS before -> after | unpaced events/s | server CPU per event (paced / unpaced) "
+        "| target | p50 / p99 per event | added p50 / p99 | first event p50 / p99 "
+        "| later events p50 / p99 | call event p50 / p99 "
+        "| first byte p50 / p99 | errors "
+        "| RSS before -> after | unpaced events/s | events sent per reply "
+        "| server CPU per event sent (paced / unpaced) | per event read (paced / unpaced) "
         "| machine busy, paced |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results.items():
         p: Any = r["paced"]
         u: Any = r["unpaced"]
@@ -853,10 +872,19 @@ def w11(
             if r["cpu_us_per_event_paced"] is None
             else f"{r['cpu_us_per_event_paced']:.0f} / {r['cpu_us_per_event_unpaced']:.0f} µs"
         )
+        read_paced = r["cpu_us_per_upstream_event_paced"]
+        read_unpaced = r["cpu_us_per_upstream_event_unpaced"]
+        cpu_read = "" if read_paced is None else f"{read_paced:.0f} / {read_unpaced:.0f} µs"
+        call50, call99 = p.get("callLatencyP50"), p.get("callLatencyP99")
+        calls = "" if call50 is None else f"{call50:.2f} / {call99:.2f} ms"
+        firsts = f"{p['firstLatencyP50']:.2f} / {p['firstLatencyP99']:.2f} ms"
+        later = f"{p['restLatencyP50']:.2f} / {p['restLatencyP99']:.2f} ms"
         print(
             f"| {name} | {p['latencyP50']:.2f} / {p['latencyP99']:.2f} ms | {added} "
+            f"| {firsts} | {later} | {calls} "
             f"| {p['ttfbP50']:.2f} / {p['ttfbP99']:.2f} ms | {p['errors'] + u['errors']:.0f} | {rss} "
-            f"| {u['eventsPerSecond']:,.0f} | {cpu} | {r['machine_busy_paced']:.0%} |"
+            f"| {u['eventsPerSecond']:,.0f} | {p['events'] / max(p['requests'], 1):.0f} | {cpu} | {cpu_read} "
+            f"| {r['machine_busy_paced']:.0%} |"
         )
     if json_out:
         Path(json_out).write_text(json.dumps(results, indent=2) + "\n")

@@ -105,10 +105,14 @@ function percentile(sorted, p) {
 async function load(url, clients, seconds, pace, spread) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const lat = [];
+  const callLat = []; // the events that carry a tool call (one per reply): the block's end
+  const firstLat = []; // the first event of each reply (every client's request starts at once)
+  const restLat = []; // the events after it: the reply streaming
   const ttfb = [];
   let events = 0;
   let errors = 0;
   let requests = 0;
+  let served = 0; // every finished request, the warm-up ones too: the upstream events the server read
   const body = JSON.stringify({ model: `w11-${pace}`, stream: true, messages: [{ role: 'user', content: 'go' }] });
   // The first request of each client warms up (connection, JIT) and is not recorded.
   const one = (record) =>
@@ -116,6 +120,7 @@ async function load(url, clients, seconds, pace, spread) {
       const t0 = now();
       const req = http.request(url + '/chat/completions', { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
         let first = true;
+        let firstEvent = true;
         let tail = '';
         let done = false;
         if (res.statusCode !== 200) errors++;
@@ -130,18 +135,23 @@ async function load(url, clients, seconds, pace, spread) {
           const cut = text.lastIndexOf('\n\n');
           tail = cut < 0 ? text : text.slice(cut + 2);
           const whole = cut < 0 ? '' : text.slice(0, cut);
-          const re = /"id":"(\d+)"/g;
-          let m;
-          while ((m = re.exec(whole)) !== null) {
-            if (!record) continue;
+          for (const event of whole ? whole.split('\n\n') : []) {
+            const m = /"id":"(\d+)"/.exec(event);
+            if (m === null || !record) continue;
             events++;
-            if (pace > 0) lat.push(t - Number(m[1]));
+            if (pace > 0) {
+              lat.push(t - Number(m[1]));
+              if (event.includes('"tool_calls"')) callLat.push(t - Number(m[1]));
+              (firstEvent ? firstLat : restLat).push(t - Number(m[1]));
+            }
+            firstEvent = false;
           }
           if (whole.includes('data: [DONE]')) done = true;
         });
         res.on('end', () => {
           if (!done) errors++;
           if (record) requests++;
+          served++;
           resolve();
         });
         res.on('error', () => {
@@ -168,6 +178,9 @@ async function load(url, clients, seconds, pace, spread) {
   );
   const elapsed = (Date.now() - t0) / 1000;
   lat.sort((a, b) => a - b);
+  callLat.sort((a, b) => a - b);
+  firstLat.sort((a, b) => a - b);
+  restLat.sort((a, b) => a - b);
   ttfb.sort((a, b) => a - b);
   const ms = (v) => (v === null ? null : v / 1000);
   process.stdout.write(
@@ -177,11 +190,20 @@ async function load(url, clients, seconds, pace, spread) {
       pace,
       spread: Boolean(spread),
       requests,
+      served,
+      // what the upstream sends per reply: the pieces and the finish (and the role, unpaced)
+      upstreamEventsPerReply: Math.ceil(REPLY.length / 3) + (pace === 0 ? 2 : 1),
       events,
       errors,
       eventsPerSecond: events / elapsed,
       latencyP50: ms(percentile(lat, 50)),
       latencyP99: ms(percentile(lat, 99)),
+      callLatencyP50: ms(percentile(callLat, 50)),
+      callLatencyP99: ms(percentile(callLat, 99)),
+      firstLatencyP50: ms(percentile(firstLat, 50)),
+      firstLatencyP99: ms(percentile(firstLat, 99)),
+      restLatencyP50: ms(percentile(restLat, 50)),
+      restLatencyP99: ms(percentile(restLat, 99)),
       ttfbP50: ms(percentile(ttfb, 50)),
       ttfbP99: ms(percentile(ttfb, 99)),
     }) + '\n',
