@@ -291,7 +291,7 @@ class _Run:
             content = [self.whole_block(b, found) for b in message.content]
         if not found.calls and not found.reasoning and content == message.content:
             return message
-        made = [tool_call(name=c.name, args=c.input, id=self.new_id()) for c in found.calls]
+        made = [tool_call(name=c.name, args=c.input, id=c.id or self.new_id()) for c in found.calls]
         return message.model_copy(
             update={
                 "content": content,
@@ -360,7 +360,9 @@ class _Run:
         # with json.loads, and only Python's writes every float so that it reads back the same
         # (12345678901234567890 read as a float; 1e400 as inf), as `invoke` hands them over.
         args = json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))
-        return tool_call_chunk(name=call.name, args=args, id=self.new_id(), index=self.next_index())
+        # the call's own id where the model wrote one (D63, as the OpenAI layer), else a new one
+        cid = call.id or self.new_id()
+        return tool_call_chunk(name=call.name, args=args, id=cid, index=self.next_index())
 
     def renumbered(self, c: ToolCallChunk) -> ToolCallChunk:
         index = c.get("index")

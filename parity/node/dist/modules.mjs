@@ -399,6 +399,11 @@ class Run {
     return new Sieve(this.options);
   }
 
+  /** The call's own id where the model wrote one (D63, as the OpenAI layer), else a new one. */
+  callId(call) {
+    return typeof call.id === 'string' && call.id ? call.id : this.nextId();
+  }
+
   nextId() {
     const id = this.idFactory();
     if (typeof id !== 'string') throw new InputTypeError(`idFactory must return a string, got ${typeName(id)}`);
@@ -422,7 +427,7 @@ class Run {
       } else if (e.type === 'reasoning') {
         if (e.text) out.push({ type: 'reasoning', text: e.text });
       } else if (e.type === 'tool_calls') {
-        for (const c of this.keep(e)) out.push({ type: 'tool-call', toolCallId: this.nextId(), toolName: c.name, input: JSON.stringify(c.input) });
+        for (const c of this.keep(e)) out.push({ type: 'tool-call', toolCallId: this.callId(c), toolName: c.name, input: JSON.stringify(c.input) });
       }
       // Other event types (later Sieve versions) are not text: left out, never leaked.
     }
@@ -541,7 +546,7 @@ class TextBlock {
         const calls = this.run.keep(e);
         if (calls.length) this.close(controller, null);
         for (const c of calls) {
-          const id = this.run.nextId();
+          const id = this.run.callId(c);
           const input = JSON.stringify(c.input);
           controller.enqueue({ type: 'tool-input-start', id, toolName: c.name });
           controller.enqueue({ type: 'tool-input-delta', id, delta: input });

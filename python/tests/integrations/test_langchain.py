@@ -119,6 +119,25 @@ def test_invoke_gives_tool_calls_and_content_without_markup() -> None:
         assert msg.invalid_tool_calls == []
 
 
+def test_the_models_own_call_ids_are_kept_invoke_and_stream() -> None:
+    """A call whose id the model wrote (Kimi-K2, Mistral's [CALL_ID]) keeps it, as in the OpenAI
+    layer (D63); a call without one gets an id from id_factory."""
+    kimi = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>"
+        '{"path": "a.txt"}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    doc = f"Reading. {kimi} And {block(path='b.txt')}"
+    msg = with_callsieve(FakeListChatModel(responses=[doc]), preset="kimi-k2", id_factory=ids()).invoke("x")
+    assert [c["id"] for c in msg.tool_calls] == ["functions.read_file:0"]
+    msg = with_callsieve(FakeListChatModel(responses=[doc]), id_factory=ids()).invoke("x")
+    assert [c["id"] for c in msg.tool_calls] == ["functions.read_file:0", "call_1"]
+    for pieces in (list(doc), [doc]):
+        model = with_callsieve(ChunkedFakeChatModel([cut(doc, pieces)]), id_factory=ids())
+        total = _sum(list(model.stream("x")))
+        assert [c["id"] for c in total.tool_calls] == ["functions.read_file:0", "call_1"]
+        assert total.tool_calls == msg.tool_calls
+
+
 def test_stream_one_char_and_whitespace_chunks_add_up_to_the_invoke_message() -> None:
     for make in (
         lambda: FakeListChatModel(responses=[DOC]),

@@ -452,3 +452,18 @@ test('the core entry does not load the middleware, and the middleware does not l
   `;
   assert.deepEqual(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })), [[], []]);
 });
+
+test("the model's own call ids are kept, generating and streaming (D63, as the OpenAI layer)", async () => {
+  const kimi =
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>' +
+    '{"path": "a.txt"}<|tool_call_end|><|tool_calls_section_end|>';
+  const text = `Reading. ${kimi} And ${BLOCK('read_file', 'b.txt')}`;
+  const want = ['functions.read_file:0', 'call_1'];
+  const result = await wrapped(mockModel({ text })).doGenerate({ prompt: [] });
+  assert.deepEqual(result.content.filter((p) => p.type === 'tool-call').map((p) => p.toolCallId), want);
+  for (const deltas of [Array.from(text), [text]]) {
+    const parts = await streamParts(deltas);
+    assert.deepEqual(parts.filter((p) => p.type === 'tool-call').map((p) => p.toolCallId), want);
+    assert.deepEqual(parts.filter((p) => p.type === 'tool-input-start').map((p) => p.id), want);
+  }
+});
