@@ -10864,7 +10864,7 @@ function isTag(r) {
 
 // The tags models write, spelled plainly (ASCII but the bars, one `<`, double-quoted values, no
 // character that folding changes or drops): one regex decides them, complete or cut by the end of
-// the input, with the answer matchGeneral gives (test/core/fast-paths.test.js holds it to that).
+// the input, with the answer matchGeneral gives (test/core/fast-paths-shell.test.js holds it to that).
 // Every run is bounded, so one call scans a bounded span whatever follows. Counts are code units
 // (Python's are code points): a JS match is never longer than Python's, so the regex declines a
 // few more spellings, never decides one Python's declines.

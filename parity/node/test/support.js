@@ -178,7 +178,41 @@ function readable(items) {
   });
 }
 
+/** A small seeded PRNG (mulberry32): the same cases on every run. */
+function seededRng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    random: next,
+    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), // inclusive
+    below: (n) => Math.floor(next() * n),
+    choice: (xs) => xs[Math.floor(next() * xs.length)],
+  };
+}
+
+/** Insert, delete or replace 1..k characters of `s` (code units; `alphabet` is a list of strings). */
+function mutateChars(r, s, alphabet, k = 3) {
+  const t = Array.from(s);
+  const times = r.int(1, k);
+  for (let x = 0; x < times; x++) {
+    const op = r.below(3);
+    const at = r.below(t.length + 1);
+    if (op === 0) t.splice(at, 0, r.choice(alphabet));
+    else if (op === 1 && at < t.length) t.splice(at, 1);
+    else if (at < t.length) t[at] = r.choice(alphabet);
+  }
+  return t.join('');
+}
+
 module.exports = {
+  seededRng,
+  mutateChars,
   asyncOf,
   collect,
   readable,
