@@ -246,3 +246,14 @@ test('arguments: a pair whose high half is 0xD800 or 0xDBFF is held whole across
     for (const f of fragments) assert.ok(!/\\ud[89ab]/i.test(f), JSON.stringify(f));
   }
 });
+
+test('scanbase: a JSON call read with jsonToolCalls has no format key (D58)', () => {
+  const doc = 'see {"name": "ls", "arguments": {}} ok';
+  for (const chunks of [[doc], [...doc]]) {
+    const sieve = new Sieve({ jsonToolCalls: true });
+    const events = [...chunks.flatMap((c) => sieve.feed(c)), ...sieve.flush()];
+    const calls = events.filter((e) => e.type === 'tool_calls');
+    assert.equal(calls.length, 1);
+    assert.equal('format' in calls[0], false);
+  }
+});
