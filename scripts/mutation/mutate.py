@@ -11,7 +11,8 @@ module, line number, line text and change; in Python its function too: scripts/m
 and a survivor is matched to an entry by all of these. Exit status 1 when a survivor is not listed
 (write a test that kills it, or list it with its reason); a listed mutant that no longer survives is
 reported so that its entry can go. Exit status 2, before any run, when an entry is stale (its line
-no longer holds its text): scripts/mutation/refresh_keys.py moves such entries. Not part of
+no longer holds its text): scripts/mutation/refresh_keys.py moves such entries. A reason that claims no
+output changes ("a shortcut only") is checked by scripts/mutation/differential.py. Not part of
 scripts/test: a full run takes minutes per module on a quiet machine.
 """
 
