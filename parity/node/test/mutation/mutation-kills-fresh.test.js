@@ -15,7 +15,7 @@ const { applyPolicy, resolveToolName } = require('../../src/names.js');
 const { parse } = require('../../src/sieve.js');
 const { ReasoningGate, checkReasoning } = require('../../src/reasoning.js');
 const { ValueTap, ruledOut } = require('../../src/arguments.js');
-const { Sieve } = require('../../index.js');
+const { Sieve, coalesce } = require('../../index.js');
 
 test('names: a tie of three is still a tie (R10.1)', () => {
   assert.equal(resolveToolName('aB', ['ab', 'AB', 'Ab']), null);
@@ -256,4 +256,118 @@ test('scanbase: a JSON call read with jsonToolCalls has no format key (D58)', ()
     assert.equal(calls.length, 1);
     assert.equal('format' in calls[0], false);
   }
+});
+
+// ---- prose (its second Node run, 2026-12-07): blocks at a line start inside an open code span, and
+// the holds of Mistral markers and bare lists in it. Expected values: the Python reference's.
+
+/** Per feed (the last one is flush()), the coalesced events without `raw`. */
+function proseFeeds(opts, chunks) {
+  const s = new Sieve(opts);
+  const out = chunks.map((c) => s.feed(c));
+  out.push(s.flush());
+  return out.map((evs) =>
+    coalesce(evs).map((e) => {
+      const { raw, ...rest } = e;
+      return rest;
+    }),
+  );
+}
+
+/** The coalesced events of the whole stream, fed whole, one character at a time, and in `cuts`. */
+function proseEvents(opts, doc, cuts = []) {
+  const splits = [[doc], [...doc], ...cuts.map((k) => [doc.slice(0, k), doc.slice(k)])];
+  let first = null;
+  for (const chunks of splits) {
+    const got = coalesce(proseFeeds(opts, chunks).flat());
+    if (first === null) first = got;
+    else assert.deepEqual(got, first, JSON.stringify(chunks).slice(0, 80));
+  }
+  return first;
+}
+
+const SPAN_HERMES = 'a `b\n<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call> c` d';
+const SPAN_MISTRAL = 'a `b\n[TOOL_CALLS]f[ARGS]{"x":1} c` d';
+
+test('prose: a block at a line start ends the paragraph of an open code span, at once', () => {
+  const cut = SPAN_HERMES.indexOf('<tool_call>') + 4; // `<too` at the line start: MORE
+  const want = [
+    { type: 'text', text: 'a `b\n' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'hermes' },
+    { type: 'text', text: ' c` d' },
+  ];
+  assert.deepEqual(proseEvents({ preset: 'qwen3' }, SPAN_HERMES, [cut]), want);
+  // Python: feed() of the whole text returns the call, before flush()
+  assert.deepEqual(proseFeeds({ preset: 'qwen3' }, [SPAN_HERMES]), [want, []]);
+  // a stray closer at the line start is no block: the span goes on and closes
+  const stray = 'a `b\n</tool_call> c` d';
+  assert.deepEqual(proseEvents({ preset: 'qwen3' }, stray), [{ type: 'text', text: stray }]);
+});
+
+test('prose: a Mistral marker at a line start ends the paragraph of an open code span, at once', () => {
+  const cut = SPAN_MISTRAL.indexOf('[TOOL_CALLS]') + 4; // `[TOO` at the line start: more
+  const want = [
+    { type: 'text', text: 'a `b\n' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'mistral' },
+    { type: 'text', text: ' c` d' },
+  ];
+  assert.deepEqual(proseEvents({ preset: 'mistral' }, SPAN_MISTRAL, [cut]), want);
+  assert.deepEqual(proseFeeds({ preset: 'mistral' }, [SPAN_MISTRAL]), [want, []]);
+  // another bracket at the line start ends nothing: the marker after it is inside the span
+  const other = 'a `b\n[x] [TOOL_CALLS]f[ARGS]{"x":1} c` d';
+  assert.deepEqual(proseEvents({ preset: 'mistral' }, other), [{ type: 'text', text: other }]);
+  // without Mistral the marker is prose: the span goes on over the block after it
+  const off = 'a `b\n[TOOL_CALLS] <tool_call>{"name": "f", "arguments": {}}</tool_call> c` d';
+  assert.deepEqual(proseEvents({ preset: 'qwen3' }, off), [{ type: 'text', text: off }]);
+});
+
+test('prose: a block or Mistral marker inside a code span that never closes is held, then read', () => {
+  const hermes = 'a `b <tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call> c';
+  assert.deepEqual(proseEvents({ preset: 'qwen3' }, hermes), [
+    { type: 'text', text: 'a `b ' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'hermes' },
+    { type: 'text', text: ' c' },
+  ]);
+  const mistral = 'a `b [TOOL_CALLS]f[ARGS]{"x":1} c';
+  assert.deepEqual(proseEvents({ preset: 'mistral' }, mistral), [
+    { type: 'text', text: 'a `b ' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'mistral' },
+    { type: 'text', text: ' c' },
+  ]);
+  // closed, the span is text, and feed() returns all of it (Python's feed)
+  const closed = 'a `b [TOOL_CALLS]f[ARGS]{"x":1} c` d';
+  assert.deepEqual(proseFeeds({ preset: 'mistral' }, [closed]), [[{ type: 'text', text: closed }], []]);
+});
+
+test('prose: a bracket inside a code span is held only for a bare list, and feed() releases the rest', () => {
+  const bare = 'a `b [f(x=1)] c';
+  assert.deepEqual(proseEvents({ preset: 'llama4' }, bare), [
+    { type: 'text', text: 'a `b ' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'pythonic' },
+    { type: 'text', text: ' c' },
+  ]);
+  const closed = 'a `b [f(x=1)] c` d';
+  assert.deepEqual(proseFeeds({ preset: 'llama4' }, [closed]), [[{ type: 'text', text: closed }], []]);
+  // other characters of the span are not held (Python's feed returns them)
+  assert.deepEqual(proseFeeds({ preset: 'llama4' }, ['a `bcd']), [[{ type: 'text', text: 'a `bcd' }], []]);
+});
+
+test('prose: without Mistral a marker inside a code span holds nothing, whatever the capture limit', () => {
+  // Held from the marker, the span would pass the limit (80) and be literal: its closer would open
+  // a new span over the block after it.
+  const doc = 'a `[TOOL_CALLS] ' + 'x'.repeat(100) + '` <tool_call>{"name": "f", "arguments": {}}</tool_call> ` e';
+  assert.deepEqual(proseEvents({ preset: 'qwen3', maxCaptureChars: 80 }, doc), [
+    { type: 'text', text: 'a `[TOOL_CALLS] ' + 'x'.repeat(100) + '` ' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: {} }], format: 'hermes' },
+    { type: 'text', text: ' ` e' },
+  ]);
+});
+
+test('prose: backticks right after a dropped stray closer are mid-line, no fence', () => {
+  const doc = 'x </tool_call>```\n<tool_call>{"name": "f", "arguments": {}}</tool_call>\n```';
+  assert.deepEqual(proseEvents({ preset: 'qwen3' }, doc), [
+    { type: 'text', text: 'x ```\n' },
+    { type: 'tool_calls', calls: [{ name: 'f', input: {} }], format: 'hermes' },
+    { type: 'text', text: '\n```' },
+  ]);
 });
