@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from callsieve import ToolCall, parse
+from callsieve import Sieve, ToolCall, coalesce, parse
 from callsieve.names import DeclaredNames, apply_policy, resolve_name, resolve_tool_name
 from callsieve.schema import _schema_types, keeps_text, property_schema, typed_value
 from callsieve.shell import MORE, NO, match_cdata_open
@@ -182,3 +182,74 @@ def test_a_cut_drifted_cdata_opener_waits_for_more() -> None:
     assert match_cdata_open("<！", 0, True) == NO
     assert match_cdata_open("<！ no bracket in this window at all", 0, False) == NO
     assert match_cdata_open("<！[ＣＤＡＴＡ[x", 0, False) == 9
+
+
+# ---- prose: open code spans meet the R17 formats (D1, R5.2; the full runs of 2026-12-07) ---------
+# The twins of Node's prose tests in mutation-kills-fresh.test.js: what each feed() returns, and the
+# coalesced events fed whole, one character at a time and cut at a given point.
+
+
+def _feeds(opts: dict[str, Any], chunks: list[str]) -> list[list[dict[str, Any]]]:
+    sieve = Sieve(**opts)
+    out = [sieve.feed(c) for c in chunks] + [sieve.flush()]
+    return [[{k: v for k, v in e.to_dict().items() if k != "raw"} for e in coalesce(evs)] for evs in out]
+
+
+def _events(opts: dict[str, Any], doc: str, cuts: tuple[int, ...] = ()) -> list[dict[str, Any]]:
+    splits = [[doc], list(doc), *([doc[:k], doc[k:]] for k in cuts)]
+    first: list[dict[str, Any]] | None = None
+    for chunks in splits:
+        sieve = Sieve(**opts)
+        evs = [e for c in chunks for e in sieve.feed(c)] + sieve.flush()
+        got = [{k: v for k, v in e.to_dict().items() if k != "raw"} for e in coalesce(evs)]
+        if first is None:
+            first = got
+        assert got == first, chunks[:3]
+    assert first is not None
+    return first
+
+
+SPAN_HERMES = 'a `b\n<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call> c` d'
+SPAN_MISTRAL = 'a `b\n[TOOL_CALLS]f[ARGS]{"x":1} c` d'
+
+
+@pytest.mark.parametrize(
+    ("preset", "doc", "marker", "fmt"),
+    [("qwen3", SPAN_HERMES, "<tool_call>", "hermes"), ("mistral", SPAN_MISTRAL, "[TOOL_CALLS]", "mistral")],
+)
+def test_a_block_at_a_line_start_ends_an_open_span_at_once(
+    preset: str, doc: str, marker: str, fmt: str
+) -> None:
+    want = [
+        {"type": "text", "text": "a `b\n"},
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {"x": 1}}], "format": fmt},
+        {"type": "text", "text": " c` d"},
+    ]
+    assert _events({"preset": preset}, doc, (doc.index(marker) + 4,)) == want
+    assert _feeds({"preset": preset}, [doc]) == [want, []]  # feed() returns the call, before flush()
+
+
+def test_a_bracket_at_a_line_start_of_a_span_ends_nothing() -> None:
+    other = 'a `b\n[x] [TOOL_CALLS]f[ARGS]{"x":1} c` d'
+    assert _events({"preset": "mistral"}, other) == [{"type": "text", "text": other}]
+    off = 'a `b\n[TOOL_CALLS] <tool_call>{"name": "f", "arguments": {}}</tool_call> c` d'
+    assert _events({"preset": "qwen3"}, off) == [{"type": "text", "text": off}]
+
+
+def test_a_bracket_inside_a_span_is_held_only_for_a_bare_list() -> None:
+    closed = "a `b [f(x=1)] c` d"
+    assert _feeds({"preset": "llama4"}, [closed]) == [[{"type": "text", "text": closed}], []]
+    assert _feeds({"preset": "llama4"}, ["a `bcd"]) == [[{"type": "text", "text": "a `bcd"}], []]
+    closed = 'a `b [TOOL_CALLS]f[ARGS]{"x":1} c` d'
+    assert _feeds({"preset": "mistral"}, [closed]) == [[{"type": "text", "text": closed}], []]
+
+
+def test_without_mistral_a_marker_inside_a_span_holds_nothing() -> None:
+    # Held from the marker, the span would pass the limit (80) and be literal: its closer would
+    # open a new span over the block after it.
+    doc = "a `[TOOL_CALLS] " + "x" * 100 + '` <tool_call>{"name": "f", "arguments": {}}</tool_call> ` e'
+    assert _events({"preset": "qwen3", "max_capture_chars": 80}, doc) == [
+        {"type": "text", "text": "a `[TOOL_CALLS] " + "x" * 100 + "` "},
+        {"type": "tool_calls", "calls": [{"name": "f", "input": {}}], "format": "hermes"},
+        {"type": "text", "text": " ` e"},
+    ]
