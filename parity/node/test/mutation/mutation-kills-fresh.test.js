@@ -289,31 +289,28 @@ function proseEvents(opts, doc, cuts = []) {
 const SPAN_HERMES = 'a `b\n<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call> c` d';
 const SPAN_MISTRAL = 'a `b\n[TOOL_CALLS]f[ARGS]{"x":1} c` d';
 
-test('prose: a block at a line start ends the paragraph of an open code span, at once', () => {
-  const cut = SPAN_HERMES.indexOf('<tool_call>') + 4; // `<too` at the line start: MORE
-  const want = [
-    { type: 'text', text: 'a `b\n' },
-    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'hermes' },
-    { type: 'text', text: ' c` d' },
-  ];
-  assert.deepEqual(proseEvents({ preset: 'qwen3' }, SPAN_HERMES, [cut]), want);
-  // Python: feed() of the whole text returns the call, before flush()
-  assert.deepEqual(proseFeeds({ preset: 'qwen3' }, [SPAN_HERMES]), [want, []]);
-  // a stray closer at the line start is no block: the span goes on and closes
+for (const [preset, doc, marker, format] of [
+  ['qwen3', SPAN_HERMES, '<tool_call>', 'hermes'],
+  ['mistral', SPAN_MISTRAL, '[TOOL_CALLS]', 'mistral'],
+]) {
+  test(`prose: a ${format} block at a line start ends the paragraph of an open code span, at once`, () => {
+    const cut = doc.indexOf(marker) + 4; // the marker cut at the line start: MORE
+    const want = [
+      { type: 'text', text: 'a `b\n' },
+      { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format },
+      { type: 'text', text: ' c` d' },
+    ];
+    assert.deepEqual(proseEvents({ preset }, doc, [cut]), want);
+    // Python: feed() of the whole text returns the call, before flush()
+    assert.deepEqual(proseFeeds({ preset }, [doc]), [want, []]);
+  });
+}
+
+test('prose: what starts a line of an open code span without being a block ends nothing', () => {
+  // a stray closer is no block: the span goes on and closes
   const stray = 'a `b\n</tool_call> c` d';
   assert.deepEqual(proseEvents({ preset: 'qwen3' }, stray), [{ type: 'text', text: stray }]);
-});
-
-test('prose: a Mistral marker at a line start ends the paragraph of an open code span, at once', () => {
-  const cut = SPAN_MISTRAL.indexOf('[TOOL_CALLS]') + 4; // `[TOO` at the line start: more
-  const want = [
-    { type: 'text', text: 'a `b\n' },
-    { type: 'tool_calls', calls: [{ name: 'f', input: { x: 1 } }], format: 'mistral' },
-    { type: 'text', text: ' c` d' },
-  ];
-  assert.deepEqual(proseEvents({ preset: 'mistral' }, SPAN_MISTRAL, [cut]), want);
-  assert.deepEqual(proseFeeds({ preset: 'mistral' }, [SPAN_MISTRAL]), [want, []]);
-  // another bracket at the line start ends nothing: the marker after it is inside the span
+  // another bracket: the marker after it is inside the span
   const other = 'a `b\n[x] [TOOL_CALLS]f[ARGS]{"x":1} c` d';
   assert.deepEqual(proseEvents({ preset: 'mistral' }, other), [{ type: 'text', text: other }]);
   // without Mistral the marker is prose: the span goes on over the block after it
@@ -360,14 +357,5 @@ test('prose: without Mistral a marker inside a code span holds nothing, whatever
     { type: 'text', text: 'a `[TOOL_CALLS] ' + 'x'.repeat(100) + '` ' },
     { type: 'tool_calls', calls: [{ name: 'f', input: {} }], format: 'hermes' },
     { type: 'text', text: ' ` e' },
-  ]);
-});
-
-test('prose: backticks right after a dropped stray closer are mid-line, no fence', () => {
-  const doc = 'x </tool_call>```\n<tool_call>{"name": "f", "arguments": {}}</tool_call>\n```';
-  assert.deepEqual(proseEvents({ preset: 'qwen3' }, doc), [
-    { type: 'text', text: 'x ```\n' },
-    { type: 'tool_calls', calls: [{ name: 'f', input: {} }], format: 'hermes' },
-    { type: 'text', text: '\n```' },
   ]);
 });
