@@ -36,6 +36,10 @@ CONSTRUCTS: dict[str, tuple[str, str]] = {
     "bare invoke (missing wrapper)": ('<invoke name="a">', " "),
     "parameters past the limit": (INV, '<|DSML|parameter name="p">1</|DSML|parameter>'),
     "invokes past the limit": (W, '<|DSML|invoke name="a"></|DSML|invoke>'),
+    "malformed invokes past the limit": (
+        "<｜DSML｜function_calls>",
+        '<｜DSML｜invoke name="a"></｜DSML｜parameter></｜DSML｜invoke>',  # (a stray closer)
+    ),
     "JSON invoke body": (INV + "{", '"k": 1, '),
     "native string parameter": (
         '<｜DSML｜function_calls><｜DSML｜invoke name="a"><｜DSML｜parameter name="p" string="true">',

@@ -253,3 +253,49 @@ def test_without_mistral_a_marker_inside_a_span_holds_nothing() -> None:
         {"type": "tool_calls", "calls": [{"name": "f", "input": {}}], "format": "hermes"},
         {"type": "text", "text": " ` e"},
     ]
+
+
+# ---- dsml: the repairs a block reports (D8, D58; the full run of 2026-12-07) ------------------------
+# Each block's `repaired` names the decisions applied to it, once each. After an unclosed CDATA
+# (D8) the rest of the input is read by the loose rule: a later CDATA with its `]]>` is not a
+# repair, one without it is. parity/node/test/mutation/mutation-kills-fresh.test.js has this table.
+
+
+def _block(value: str) -> str:
+    return (
+        '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p">'
+        + value
+        + "</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>"
+    )
+
+
+REPAIRS = [
+    (_block("<![CDATA[a") + " then " + _block("<![CDATA[b]]>"), [("D8",), ()]),
+    (_block("<![CDATA[a") + " then " + _block("<![CDATA[b"), [("D8",), ("D8",)]),
+    (_block("<![CDATA[x <![CDATA[y]]>"), [("D8",)]),  # the `]]>` closes the inner one only (D7)
+    (
+        '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p"><![CDATA[a</|DSML|parameter>'
+        '<|DSML|parameter name="q"><![CDATA[b</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
+        [("D8",)],  # two values repaired, one decision
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "want"), REPAIRS)
+def test_a_block_names_each_repair_once(doc: str, want: list[tuple[str, ...]]) -> None:
+    for size in (1, len(doc)):
+        s = Sieve()
+        events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])] + list(s.flush())
+        assert [e.repaired for e in events if e.type == "tool_calls"] == want
+
+
+def test_past_the_limit_a_block_keeps_no_more_malformed_calls() -> None:
+    # D43: past the capture limit only "there was one" matters: 2,000 malformed invokes (a stray
+    # closer each) leave the block's list as it was at the limit, not 2,000 entries long.
+    s = Sieve(max_capture_chars=1000)
+    s.feed("<｜DSML｜function_calls>")
+    for _ in range(2000):
+        s.feed('<｜DSML｜invoke name="a"></｜DSML｜parameter></｜DSML｜invoke>')
+    bad = s._scanner.cap.bad
+    assert bad is not None and 0 < len(bad) <= 1000 // 50
+    assert all(e.type == "text" for e in s.flush())  # the block was released as text

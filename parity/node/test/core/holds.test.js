@@ -36,6 +36,10 @@ const CONSTRUCTS = {
   'bare invoke (missing wrapper)': ['<invoke name="a">', ' '],
   'parameters past the limit': [INV, '<|DSML|parameter name="p">1</|DSML|parameter>'],
   'invokes past the limit': [W, '<|DSML|invoke name="a"></|DSML|invoke>'],
+  'malformed invokes past the limit': [
+    '<\uff5cDSML\uff5cfunction_calls>',
+    '<\uff5cDSML\uff5cinvoke name="a"></\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke>', // (a stray closer)
+  ],
   'JSON invoke body': [INV + '{', '"k": 1, '],
   'native string parameter': [
     '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="a"><\uff5cDSML\uff5cparameter name="p" string="true">',

@@ -359,3 +359,46 @@ test('prose: without Mistral a marker inside a code span holds nothing, whatever
     { type: 'text', text: ' ` e' },
   ]);
 });
+
+// ---- dsml: the repairs a block reports (D8, D58; the full run of 2026-12-07) ----------------------
+// Each block's `repaired` names the decisions applied to it, once each. After an unclosed CDATA (D8)
+// the rest of the input is read by the loose rule: a later CDATA with its `]]>` is not a repair, one
+// without it is. python/tests/mutation/test_mutation_kills_fresh.py has this table.
+const block = (value) =>
+  '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p">' +
+  value +
+  '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+const REPAIRS = [
+  [block('<![CDATA[a') + ' then ' + block('<![CDATA[b]]>'), [['D8'], []]],
+  [block('<![CDATA[a') + ' then ' + block('<![CDATA[b'), [['D8'], ['D8']]],
+  [block('<![CDATA[x <![CDATA[y]]>'), [['D8']]], // the `]]>` closes the inner one only (D7)
+  [
+    '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p"><![CDATA[a</|DSML|parameter>' +
+      '<|DSML|parameter name="q"><![CDATA[b</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
+    [['D8']], // two values repaired, one decision
+  ],
+];
+
+test('dsml: a block names each repair once', () => {
+  for (const [doc, want] of REPAIRS) {
+    for (const size of [1, doc.length]) {
+      const s = new Sieve();
+      const events = [];
+      for (let i = 0; i < doc.length; i += size) events.push(...s.feed(doc.slice(i, i + size)));
+      events.push(...s.flush());
+      const got = events.filter((e) => e.type === 'tool_calls').map((e) => [...(e.repaired || [])]);
+      assert.deepEqual(got, want, doc);
+    }
+  }
+});
+
+test('dsml: past the limit a block keeps no more malformed calls', () => {
+  // D43: past the capture limit only "there was one" matters: 2,000 malformed invokes (a stray
+  // closer each) leave the block's list as it was at the limit, not 2,000 entries long.
+  const s = new Sieve({ maxCaptureChars: 1000 });
+  s.feed('<\uff5cDSML\uff5cfunction_calls>');
+  for (let i = 0; i < 2000; i++) s.feed('<\uff5cDSML\uff5cinvoke name="a"></\uff5cDSML\uff5cparameter></\uff5cDSML\uff5cinvoke>');
+  const bad = s._scanner.cap.bad;
+  assert.ok(bad !== null && bad.length > 0 && bad.length <= 1000 / 50, `${bad && bad.length} entries`);
+  assert.ok(s.flush().every((e) => e.type === 'text')); // the block was released as text
+});
