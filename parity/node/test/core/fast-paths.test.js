@@ -441,3 +441,52 @@ test('reasoning: the Sieve shortcut inside a region gives what the gate gives, c
     }
   }
 });
+
+// ---- after every feed the steps have nothing to do (Python: test_fast_paths.py) ---------------
+
+const { fixtureFiles, load, options: fixtureOptions } = require('../support');
+
+function feedDocs() {
+  const cases = fixtureFiles().map((p) => {
+    const c = load(p);
+    return [c.input, fixtureOptions(c)];
+  });
+  const r = rng(1515);
+  const w4 = [0, 1, 2]
+    .map(
+      (i) =>
+        `<|DSML|invoke name="read_file">\n<|DSML|parameter name="path"><![CDATA[f${i}]]></|DSML|parameter>\n` +
+        `<\uff5cDSML\uff5cparameter name="n" string="false">${i}</\uff5cDSML\uff5cparameter>\n` +
+        `<|DSML|parameter name="d"><!\uff3bCDATA\uff3bx${i}]]></|DSML|parameter></|DSML|invoke>\n`,
+    )
+    .join('');
+  const base = [
+    'When a < b, the <b>result</b> is 1.\n<|DSML|tool_calls>\n' + w4 + '</|DSML|tool_calls>\ny',
+    'x<\uff5ctool\u2581calls\u2581begin\uff5c>' + SECTION_CALLS.join('') + '<\uff5ctool\u2581calls\u2581end\uff5c>y',
+  ];
+  const alphabet = Array.from('<>/|\uff5c\u2581!=" \n[]CDATtoolcalsbeginendsepvkDSML');
+  for (let x = 0; x < 300; x++) {
+    const opts = { streamArguments: r.random() < 0.3 };
+    if (r.random() < 0.3) opts.maxCaptureChars = r.int(10, 120);
+    cases.push([mutate(r, r.choice(base), alphabet, 4), opts]);
+  }
+  return cases;
+}
+
+test('after every feed the steps have nothing to do', () => {
+  // Whatever path a chunk took (the steps or a fast path of feed), the scanner is left where its
+  // steps would wait: running them again without new input changes nothing.
+  let seed = 8;
+  for (const [text, opts] of feedDocs()) {
+    const s = new Sieve(opts);
+    const sc = s._scanner;
+    const where = () => [sc.mode, sc.cap.level, sc.sec.stage, sc.base + sc.pos, sc.buf.length];
+    for (const chunk of randomChunks(text, seed++, 1, 12)) {
+      s.feed(chunk);
+      const before = where();
+      sc._run(false);
+      assert.deepStrictEqual(where(), before, JSON.stringify([text, chunk]));
+      assert.ok(!sc.out.length && !sc._text.length, JSON.stringify([text, chunk]));
+    }
+  }
+});

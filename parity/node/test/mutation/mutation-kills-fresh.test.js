@@ -402,3 +402,35 @@ test('dsml: past the limit a block keeps no more malformed calls', () => {
   assert.ok(bad !== null && bad.length > 0 && bad.length <= 1000 / 50, `${bad && bad.length} entries`);
   assert.ok(s.flush().every((e) => e.type === 'text')); // the block was released as text
 });
+
+test("dsml: a malformed call's values are never read (D59)", () => {
+  // Text before a parameter makes the invoke malformed: its parameter's body is scanned, not
+  // decoded (the work of decoding is spared, and nothing of it is kept).
+  const values = require('../../src/values');
+  const original = values.paramValue;
+  let decoded = 0;
+  values.paramValue = (...args) => {
+    decoded += 1;
+    return original(...args);
+  };
+  try {
+    const param = '<\uff5cDSML\uff5cparameter name="p" string="true">1</\uff5cDSML\uff5cparameter>';
+    const doc = (body) =>
+      '<\uff5cDSML\uff5cfunction_calls><\uff5cDSML\uff5cinvoke name="a">' + body +
+      '</\uff5cDSML\uff5cinvoke></\uff5cDSML\uff5cfunction_calls>';
+    for (const [body, calls, malformed, reads] of [
+      [param, 1, 0, 1],
+      ['x' + param, 0, 1, 0],
+    ]) {
+      decoded = 0;
+      const s = new Sieve();
+      const events = [...s.feed(doc(body)), ...s.flush()].filter((e) => e.type === 'tool_calls');
+      assert.deepEqual(
+        [events.length, events[0].calls.length, (events[0].malformed || []).length, decoded],
+        [1, calls, malformed, reads],
+      );
+    }
+  } finally {
+    values.paramValue = original;
+  }
+});
