@@ -434,3 +434,15 @@ test("dsml: a malformed call's values are never read (D59)", () => {
     values.paramValue = original;
   }
 });
+
+test('names: a function is no list of tool names, even an iterable one', () => {
+  const { InputTypeError } = require('../../index.js');
+  const { checkToolNames } = require('../../src/names.js');
+  const iterable = Object.assign(() => [], {
+    *[Symbol.iterator]() {
+      yield 'get_weather';
+    },
+  });
+  assert.throws(() => checkToolNames(iterable), InputTypeError);
+  assert.deepEqual([...checkToolNames(new Set(['get_weather']))], ['get_weather']); // any other iterable object is
+});
