@@ -299,3 +299,49 @@ def test_past_the_limit_a_block_keeps_no_more_malformed_calls() -> None:
     bad = s._scanner.cap.bad
     assert bad is not None and 0 < len(bad) <= 1000 // 50
     assert all(e.type == "text" for e in s.flush())  # the block was released as text
+
+
+# ---- scanner: the families' blocks and the capture limit (D43, D37; the full run of 2026-12-07) ----
+# A block longer than max_capture_chars is released as text with the note (JSON in prose is plain
+# text: it was never a block); once its call is announced (stream_arguments) the limit stops
+# applying and the call streams whole. Whole, by characters and in chunks of 7.
+_X = "x" * 100
+LIMITED = [
+    ("qwen3", '<tool_call>{"name": "write", "arguments": {"text": "' + _X + '"}}</tool_call>', "hermes"),
+    (
+        "glm-4.5",
+        "<tool_call>write\n<arg_key>text</arg_key>\n<arg_value>" + _X + "</arg_value>\n</tool_call>",
+        "glm",
+    ),
+    ("llama3", '{"name": "write", "parameters": {"text": "' + _X + '"}}', "llama_json"),
+    (
+        "kimi-k2",  # announced only at its argument marker, past the limit: text in both modes
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>"
+        '{"text": "' + _X + '"}<|tool_call_end|><|tool_calls_section_end|>',
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(("preset", "block", "fmt"), LIMITED)
+def test_a_family_block_past_the_limit(preset: str, block: str, fmt: str) -> None:
+    doc = "a " + block + " b"
+    note = {} if fmt == "llama_json" else {"note": "capture_limit"}
+    want = {
+        False: [{"type": "text", "text": doc, **note}],
+        True: [
+            {"type": "text", "text": "a "},
+            {"type": "tool_call_start", "index": 0, "name": "write"},
+            {"type": "tool_call_arguments", "index": 0, "delta": '{"text":"' + _X + '"}'},
+            {"type": "tool_calls", "calls": [{"name": "write", "input": {"text": _X}}], "format": fmt},
+            {"type": "text", "text": " b"},
+        ]
+        if fmt
+        else [{"type": "text", "text": doc, "note": "capture_limit"}],
+    }
+    for stream in (False, True):
+        for size in (1, 7, len(doc)):
+            s = Sieve(preset=preset, max_capture_chars=40, stream_arguments=stream)
+            events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])]
+            events += s.flush()
+            assert [e.to_dict() for e in coalesce(events)] == want[stream], (stream, size)
