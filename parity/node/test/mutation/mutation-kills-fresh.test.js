@@ -446,3 +446,49 @@ test('names: a function is no list of tool names, even an iterable one', () => {
   assert.throws(() => checkToolNames(iterable), InputTypeError);
   assert.deepEqual([...checkToolNames(new Set(['get_weather']))], ['get_weather']); // any other iterable object is
 });
+
+// ---- scanner: the families' blocks and the capture limit (D43, D37; the full run of 2026-12-07) ----
+// A block longer than maxCaptureChars is released as text with the note (JSON in prose is plain
+// text: it was never a block); once its call is announced (streamArguments) the limit stops
+// applying and the call streams whole. python/tests/mutation/test_mutation_kills_fresh.py has this table.
+const X = 'x'.repeat(100);
+const LIMITED = [
+  ['qwen3', '<tool_call>{"name": "write", "arguments": {"text": "' + X + '"}}</tool_call>', 'hermes'],
+  ['glm-4.5', '<tool_call>write\n<arg_key>text</arg_key>\n<arg_value>' + X + '</arg_value>\n</tool_call>', 'glm'],
+  ['llama3', '{"name": "write", "parameters": {"text": "' + X + '"}}', 'llama_json'],
+  [
+    'kimi-k2', // announced only at its argument marker, past the limit: text in both modes
+    '<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>' +
+      '{"text": "' + X + '"}<|tool_call_end|><|tool_calls_section_end|>',
+    '',
+  ],
+];
+
+test('scanner: a family block past the capture limit', () => {
+  for (const [preset, block, fmt] of LIMITED) {
+    const doc = 'a ' + block + ' b';
+    const limited = [{ type: 'text', text: doc, ...(fmt === 'llama_json' ? {} : { note: 'capture_limit' }) }];
+    const announced = fmt
+      ? [
+          { type: 'text', text: 'a ' },
+          { type: 'tool_call_start', index: 0, name: 'write' },
+          { type: 'tool_call_arguments', index: 0, delta: '{"text":"' + X + '"}' },
+          { type: 'tool_calls', calls: [{ name: 'write', input: { text: X } }], format: fmt },
+          { type: 'text', text: ' b' },
+        ]
+      : [{ type: 'text', text: doc, note: 'capture_limit' }];
+    for (const streamArguments of [false, true]) {
+      for (const size of [1, 7, doc.length]) {
+        const s = new Sieve({ preset, maxCaptureChars: 40, streamArguments });
+        const events = [];
+        for (let i = 0; i < doc.length; i += size) events.push(...s.feed(doc.slice(i, i + size)));
+        events.push(...s.flush());
+        const got = coalesce(events).map((e) => {
+          const { raw, ...rest } = e;
+          return rest;
+        });
+        assert.deepEqual(got, streamArguments ? announced : limited, `${preset} ${streamArguments} ${size}`);
+      }
+    }
+  }
+});
