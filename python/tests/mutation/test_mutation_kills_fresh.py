@@ -345,3 +345,46 @@ def test_a_family_block_past_the_limit(preset: str, block: str, fmt: str) -> Non
             events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])]
             events += s.flush()
             assert [e.to_dict() for e in coalesce(events)] == want[stream], (stream, size)
+
+
+# The families' repairs (D58): D44 a block the end of the output cut that its grammar can still
+# read, D37 a block that broke after its call was announced, D26 a token section without its end.
+# (preset, stream_arguments, document, each block's `repaired`); Node's twin table is in
+# parity/node/test/mutation/mutation-kills-fresh.test.js.
+FAMILY_REPAIRS = [
+    ("qwen3", False, '<tool_call>{"name": "f", "arguments": {"x": 1}}', [("D44",)]),
+    ("qwen3", True, '<tool_call>{"name": "f", "arguments": {"x": 1}} trailing</tool_call> after', [("D37",)]),
+    ("qwen3", False, '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>', [()]),
+    ("llama3", True, '{"name": "f", "parameters": {"x": "abc', [("D37",)]),
+    ("llama3", True, '{"name": "f", "parameters": {"x": 1}}', [()]),
+    (
+        "deepseek-v3",
+        False,
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
+        [("D26",)],
+    ),
+    ("glm-4.5", True, "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1", [("D44",)]),
+    (
+        "qwen3-coder",
+        False,
+        "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>",
+        [("D44",)],
+    ),
+    (
+        "qwen3-coder",
+        True,
+        "<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\nstray\n</function>\n</tool_call>",
+        [("D37",)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("preset", "stream", "doc", "want"), FAMILY_REPAIRS)
+def test_a_family_block_names_its_repair(
+    preset: str, stream: bool, doc: str, want: list[tuple[str, ...]]
+) -> None:
+    for size in (1, len(doc)):
+        s = Sieve(preset=preset, stream_arguments=stream)
+        events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])]
+        events += s.flush()
+        assert [e.repaired for e in events if e.type == "tool_calls"] == want, size

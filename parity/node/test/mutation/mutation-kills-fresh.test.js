@@ -492,3 +492,31 @@ test('scanner: a family block past the capture limit', () => {
     }
   }
 });
+
+// The families' repairs (D58): D44 a block the end of the output cut that its grammar can still read,
+// D37 a block that broke after its call was announced, D26 a token section without its end.
+// python/tests/mutation/test_mutation_kills_fresh.py has this table.
+const FAMILY_REPAIRS = [
+  ['qwen3', false, '<tool_call>{"name": "f", "arguments": {"x": 1}}', [['D44']]],
+  ['qwen3', true, '<tool_call>{"name": "f", "arguments": {"x": 1}} trailing</tool_call> after', [['D37']]],
+  ['qwen3', false, '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>', [[]]],
+  ['llama3', true, '{"name": "f", "parameters": {"x": "abc', [['D37']]],
+  ['llama3', true, '{"name": "f", "parameters": {"x": 1}}', [[]]],
+  ['deepseek-v3', false, '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>', [['D26']]],
+  ['glm-4.5', true, '<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1', [['D44']]],
+  ['qwen3-coder', false, '<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>', [['D44']]],
+  ['qwen3-coder', true, '<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\nstray\n</function>\n</tool_call>', [['D37']]],
+];
+
+test('scanner: a family block names its repair', () => {
+  for (const [preset, streamArguments, doc, want] of FAMILY_REPAIRS) {
+    for (const size of [1, doc.length]) {
+      const s = new Sieve({ preset, streamArguments });
+      const events = [];
+      for (let i = 0; i < doc.length; i += size) events.push(...s.feed(doc.slice(i, i + size)));
+      events.push(...s.flush());
+      const got = events.filter((e) => e.type === 'tool_calls').map((e) => [...(e.repaired || [])]);
+      assert.deepEqual(got, want, `${preset} ${streamArguments} ${size} ${doc}`);
+    }
+  }
+});
