@@ -388,3 +388,17 @@ def test_a_family_block_names_its_repair(
         events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])]
         events += s.flush()
         assert [e.repaired for e in events if e.type == "tool_calls"] == want, size
+
+
+def test_the_work_counter_counts_every_character_at_least_once() -> None:
+    # `work` (the documented debug counter) counts the characters exposed to the scanner and its
+    # taps: every character of the input at least once, whatever the family and the chunking.
+    docs = [(p, st, d, 8 * 1024 * 1024) for p, st, d, _ in FAMILY_REPAIRS]
+    docs += [(p, st, "a " + b + " b", 40) for p, b, _ in LIMITED for st in (False, True)]
+    for preset, stream, doc, limit in docs:
+        for size in (1, len(doc)):
+            s = Sieve(preset=preset, stream_arguments=stream, max_capture_chars=limit)
+            for i in range(0, len(doc), size):
+                s.feed(doc[i : i + size])
+            s.flush()
+            assert s.work >= len(doc), (preset, stream, size, doc)

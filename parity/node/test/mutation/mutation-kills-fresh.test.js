@@ -520,3 +520,18 @@ test('scanner: a family block names its repair', () => {
     }
   }
 });
+
+test('scanner: the work counter counts every character at least once', () => {
+  // `work` (the documented debug counter) counts the characters exposed to the scanner and its
+  // taps: every character of the input at least once, whatever the family and the chunking.
+  const docs = FAMILY_REPAIRS.map(([p, st, d]) => [p, st, d, 8 * 1024 * 1024]);
+  for (const [p, b] of LIMITED) for (const st of [false, true]) docs.push([p, st, 'a ' + b + ' b', 40]);
+  for (const [preset, streamArguments, doc, maxCaptureChars] of docs) {
+    for (const size of [1, doc.length]) {
+      const s = new Sieve({ preset, streamArguments, maxCaptureChars });
+      for (let i = 0; i < doc.length; i += size) s.feed(doc.slice(i, i + size));
+      s.flush();
+      assert.ok(s.work >= doc.length, `${preset} ${streamArguments} ${size}: ${s.work} < ${doc.length}`);
+    }
+  }
+});
