@@ -363,6 +363,12 @@ FAMILY_REPAIRS = [
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
         [("D26",)],
     ),
+    (
+        "deepseek-v3",  # the end-of-sentence token ends the section: as the end of the output
+        False,
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜end▁of▁sentence｜>",
+        [("D26",)],
+    ),
     ("glm-4.5", True, "<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1", [("D44",)]),
     (
         "qwen3-coder",

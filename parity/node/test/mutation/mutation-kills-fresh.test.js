@@ -503,6 +503,8 @@ const FAMILY_REPAIRS = [
   ['llama3', true, '{"name": "f", "parameters": {"x": "abc', [['D37']]],
   ['llama3', true, '{"name": "f", "parameters": {"x": 1}}', [[]]],
   ['deepseek-v3', false, '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c>', [['D26']]],
+  // the end-of-sentence token ends the section: as the end of the output
+  ['deepseek-v3', false, '<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581call\u2581end\uff5c><\uff5cend\u2581of\u2581sentence\uff5c>', [['D26']]],
   ['glm-4.5', true, '<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1', [['D44']]],
   ['qwen3-coder', false, '<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>', [['D44']]],
   ['qwen3-coder', true, '<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\nstray\n</function>\n</tool_call>', [['D37']]],
