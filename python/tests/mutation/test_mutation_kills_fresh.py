@@ -269,24 +269,20 @@ def _block(value: str) -> str:
     )
 
 
-REPAIRS = [
-    (_block("<![CDATA[a") + " then " + _block("<![CDATA[b]]>"), [("D8",), ()]),
-    (_block("<![CDATA[a") + " then " + _block("<![CDATA[b"), [("D8",), ("D8",)]),
-    (_block("<![CDATA[x <![CDATA[y]]>"), [("D8",)]),  # the `]]>` closes the inner one only (D7)
+# (preset, stream_arguments, document, each block's `repaired`): the one table of repairs, the
+# families' rows below.
+REPAIRS: list[tuple[str | None, bool, str, list[tuple[str, ...]]]] = [
+    (None, False, _block("<![CDATA[a") + " then " + _block("<![CDATA[b]]>"), [("D8",), ()]),
+    (None, False, _block("<![CDATA[a") + " then " + _block("<![CDATA[b"), [("D8",), ("D8",)]),
+    (None, False, _block("<![CDATA[x <![CDATA[y]]>"), [("D8",)]),  # the `]]>` closes the inner one only (D7)
     (
+        None,
+        False,
         '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p"><![CDATA[a</|DSML|parameter>'
         '<|DSML|parameter name="q"><![CDATA[b</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
         [("D8",)],  # two values repaired, one decision
     ),
 ]
-
-
-@pytest.mark.parametrize(("doc", "want"), REPAIRS)
-def test_a_block_names_each_repair_once(doc: str, want: list[tuple[str, ...]]) -> None:
-    for size in (1, len(doc)):
-        s = Sieve()
-        events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])] + list(s.flush())
-        assert [e.repaired for e in events if e.type == "tool_calls"] == want
 
 
 def test_past_the_limit_a_block_keeps_no_more_malformed_calls() -> None:
@@ -349,9 +345,8 @@ def test_a_family_block_past_the_limit(preset: str, block: str, fmt: str) -> Non
 
 # The families' repairs (D58): D44 a block the end of the output cut that its grammar can still
 # read, D37 a block that broke after its call was announced, D26 a token section without its end.
-# (preset, stream_arguments, document, each block's `repaired`); Node's twin table is in
-# parity/node/test/mutation/mutation-kills-fresh.test.js.
-FAMILY_REPAIRS = [
+# Node's twin table is in parity/node/test/mutation/mutation-kills-fresh.test.js.
+REPAIRS += [
     ("qwen3", False, '<tool_call>{"name": "f", "arguments": {"x": 1}}', [("D44",)]),
     ("qwen3", True, '<tool_call>{"name": "f", "arguments": {"x": 1}} trailing</tool_call> after', [("D37",)]),
     ("qwen3", False, '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>', [()]),
@@ -385,9 +380,9 @@ FAMILY_REPAIRS = [
 ]
 
 
-@pytest.mark.parametrize(("preset", "stream", "doc", "want"), FAMILY_REPAIRS)
-def test_a_family_block_names_its_repair(
-    preset: str, stream: bool, doc: str, want: list[tuple[str, ...]]
+@pytest.mark.parametrize(("preset", "stream", "doc", "want"), REPAIRS)
+def test_a_block_names_each_repair_once(
+    preset: str | None, stream: bool, doc: str, want: list[tuple[str, ...]]
 ) -> None:
     for size in (1, len(doc)):
         s = Sieve(preset=preset, stream_arguments=stream)
@@ -399,7 +394,7 @@ def test_a_family_block_names_its_repair(
 def test_the_work_counter_counts_every_character_at_least_once() -> None:
     # `work` (the documented debug counter) counts the characters exposed to the scanner and its
     # taps: every character of the input at least once, whatever the family and the chunking.
-    docs = [(p, st, d, 8 * 1024 * 1024) for p, st, d, _ in FAMILY_REPAIRS]
+    docs = [(p, st, d, 8 * 1024 * 1024) for p, st, d, _ in REPAIRS]
     docs += [(p, st, "a " + b + " b", 40) for p, b, _ in LIMITED for st in (False, True)]
     for preset, stream, doc, limit in docs:
         for size in (1, len(doc)):

@@ -368,29 +368,21 @@ const block = (value) =>
   '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p">' +
   value +
   '</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>';
+// [preset, streamArguments, document, each block's `repaired`]: the one table of repairs, the
+// families' rows below.
 const REPAIRS = [
-  [block('<![CDATA[a') + ' then ' + block('<![CDATA[b]]>'), [['D8'], []]],
-  [block('<![CDATA[a') + ' then ' + block('<![CDATA[b'), [['D8'], ['D8']]],
-  [block('<![CDATA[x <![CDATA[y]]>'), [['D8']]], // the `]]>` closes the inner one only (D7)
+  [undefined, false, block('<![CDATA[a') + ' then ' + block('<![CDATA[b]]>'), [['D8'], []]],
+  [undefined, false, block('<![CDATA[a') + ' then ' + block('<![CDATA[b'), [['D8'], ['D8']]],
+  [undefined, false, block('<![CDATA[x <![CDATA[y]]>'), [['D8']]], // the `]]>` closes the inner one only (D7)
   [
+    undefined,
+    false,
     '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="p"><![CDATA[a</|DSML|parameter>' +
       '<|DSML|parameter name="q"><![CDATA[b</|DSML|parameter></|DSML|invoke></|DSML|tool_calls>',
     [['D8']], // two values repaired, one decision
   ],
 ];
 
-test('dsml: a block names each repair once', () => {
-  for (const [doc, want] of REPAIRS) {
-    for (const size of [1, doc.length]) {
-      const s = new Sieve();
-      const events = [];
-      for (let i = 0; i < doc.length; i += size) events.push(...s.feed(doc.slice(i, i + size)));
-      events.push(...s.flush());
-      const got = events.filter((e) => e.type === 'tool_calls').map((e) => [...(e.repaired || [])]);
-      assert.deepEqual(got, want, doc);
-    }
-  }
-});
 
 test('dsml: past the limit a block keeps no more malformed calls', () => {
   // D43: past the capture limit only "there was one" matters: 2,000 malformed invokes (a stray
@@ -436,6 +428,7 @@ test("dsml: a malformed call's values are never read (D59)", () => {
 });
 
 test('names: a function is no list of tool names, even an iterable one', () => {
+  // A Node-only value (parity/PORT_NOTES.md, gateway layer): Python takes any non-mapping iterable.
   const { InputTypeError } = require('../../index.js');
   const { checkToolNames } = require('../../src/names.js');
   const iterable = Object.assign(() => [], {
@@ -496,7 +489,7 @@ test('scanner: a family block past the capture limit', () => {
 // The families' repairs (D58): D44 a block the end of the output cut that its grammar can still read,
 // D37 a block that broke after its call was announced, D26 a token section without its end.
 // python/tests/mutation/test_mutation_kills_fresh.py has this table.
-const FAMILY_REPAIRS = [
+REPAIRS.push(
   ['qwen3', false, '<tool_call>{"name": "f", "arguments": {"x": 1}}', [['D44']]],
   ['qwen3', true, '<tool_call>{"name": "f", "arguments": {"x": 1}} trailing</tool_call> after', [['D37']]],
   ['qwen3', false, '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>', [[]]],
@@ -508,10 +501,10 @@ const FAMILY_REPAIRS = [
   ['glm-4.5', true, '<tool_call>f\n<arg_key>x</arg_key>\n<arg_value>1', [['D44']]],
   ['qwen3-coder', false, '<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>', [['D44']]],
   ['qwen3-coder', true, '<tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\nstray\n</function>\n</tool_call>', [['D37']]],
-];
+);
 
-test('scanner: a family block names its repair', () => {
-  for (const [preset, streamArguments, doc, want] of FAMILY_REPAIRS) {
+test('a block names each repair once', () => {
+  for (const [preset, streamArguments, doc, want] of REPAIRS) {
     for (const size of [1, doc.length]) {
       const s = new Sieve({ preset, streamArguments });
       const events = [];
@@ -526,7 +519,7 @@ test('scanner: a family block names its repair', () => {
 test('scanner: the work counter counts every character at least once', () => {
   // `work` (the documented debug counter) counts the characters exposed to the scanner and its
   // taps: every character of the input at least once, whatever the family and the chunking.
-  const docs = FAMILY_REPAIRS.map(([p, st, d]) => [p, st, d, 8 * 1024 * 1024]);
+  const docs = REPAIRS.map(([p, st, d]) => [p, st, d, 8 * 1024 * 1024]);
   for (const [p, b] of LIMITED) for (const st of [false, true]) docs.push([p, st, 'a ' + b + ' b', 40]);
   for (const [preset, streamArguments, doc, maxCaptureChars] of docs) {
     for (const size of [1, doc.length]) {
