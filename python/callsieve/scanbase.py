@@ -79,7 +79,7 @@ _L_TOP, _L_INVOKE, _L_PARAM, _L_CDATA, _L_AFTER_CDATA = Level
 
 
 # The modes whose hold the capture limit bounds (_release_past_limit).
-_HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS, _M_JSON, _M_BLOCK))
+_HOLDING: Final = frozenset((_M_CAPTURE, _M_TOKENS))
 
 
 class _Text:

@@ -190,28 +190,13 @@ class Scanner(DsmlCapture):
         return out
 
     def _release_past_limit(self) -> None:
-        """At the end of a chunk, what a block holds past max_capture is released now, not with
-        the next chunk (R8.3, D43): a step may consume a whole chunk before it waits."""
-        at = self.base + self.pos
+        """At the end of a chunk, what a tag block or token section holds past max_capture is
+        released now, not with the next chunk (R8.3, D43): a step may consume a whole chunk
+        before it waits. Blocks and JSON candidates need no such release: `_blk_take` releases a
+        block as it passes the limit, and `_m_json` fails a candidate where it reaches it."""
         held = self.held
-        if self.mode == _M_CAPTURE or self.mode == _M_TOKENS:
-            if not held.started and (held.over or at - held.start > self.max_capture):
-                self._overflow()  # (once a call is announced the limit stops applying, D37)
-        elif self.mode == _M_BLOCK and not self.blk.over and self.blk.size > self.max_capture:
-            if self.blk.tap is None or not self.blk.tap.started:  # (D37, as above)
-                self._blk_overflow()
-        elif self.mode == _M_JSON and at - held.start >= self.max_capture:
-            if self._json_streams():
-                return  # (D37, as above)
-            self._fail()
-            step = _STEPS
-            while step[self.mode](self, False):
-                pass
-
-    def _json_streams(self) -> bool:
-        """The JSON candidate is past the capture limit's reach (D37): broken, or announced."""
-        j = self.json
-        return j.over or (j.tap is not None and j.tap.started > 0)
+        if not held.started and (held.over or self.base + self.pos - held.start > self.max_capture):
+            self._overflow()  # (once a call is announced the limit stops applying, D37)
 
     def finish(self) -> list[Event]:
         self._prose_stop = -1
