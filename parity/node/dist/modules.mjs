@@ -9216,33 +9216,21 @@ class Scanner extends DsmlCapture {
     }
     this._run(false);
     const held = this.mode;
-    if (held === Mode.CAPTURE || held === Mode.TOKENS || held === Mode.JSON || held === Mode.BLOCK) this._releasePastLimit();
+    if (held === Mode.CAPTURE || held === Mode.TOKENS) this._releasePastLimit();
     if (this.tap !== null) this._tapPull();
     this._prunePairs();
     return this._take();
   }
 
   /**
-   * At the end of a chunk, what a block holds past maxCapture is released now, not with the next
-   * chunk (R8.3, D43): a step may consume a whole chunk before it waits.
+   * At the end of a chunk, what a tag block or token section holds past maxCapture is released
+   * now, not with the next chunk (R8.3, D43): a step may consume a whole chunk before it waits.
+   * Blocks and JSON candidates need no such release: _blkTake releases a block as it passes the
+   * limit, and _mJson fails a candidate where it reaches it.
    */
   _releasePastLimit() {
     const held = this.held;
-    if (this.mode === Mode.CAPTURE || this.mode === Mode.TOKENS) {
-      if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
-    } else if (this.mode === Mode.BLOCK && !this.blk.over && this.blk.size > this.maxCapture) {
-      if (this.blk.tap === null || !this.blk.tap.started) this._blkOverflow(); // (D37, as above)
-    } else if (this.mode === Mode.JSON && this.base + this.pos >= this._cpAdvance(held.start)) {
-      if (this._jsonStreams()) return; // (D37, as above)
-      this._fail();
-      this._run(false);
-    }
-  }
-
-  /** The JSON candidate is past the capture limit's reach (D37): broken, or announced. */
-  _jsonStreams() {
-    const j = this.json;
-    return j.over || (j.tap !== null && j.tap.started > 0);
+    if (!held.started && (held.over || this._over(held.start))) this._overflow(); // (once a call is announced the limit stops applying, D37)
   }
 
   finish() {
