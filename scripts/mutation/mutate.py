@@ -3,6 +3,7 @@
     scripts/mutation/mutate [--python|--node] [--jobs N] [MODULE ...]
         MODULE: scanbase fences prose dsml scanner shell values names schema reasoning arguments
     scripts/mutation/mutate --node --lines A-B[,C-D...] MODULE     one Node module's lines A to B (...) only
+    scripts/mutation/mutate --node --slices MODULE                 the slices kept so far, as one run
 
 Each run starts from scratch (build/mutmut/, build/stryker-report/), prints the score per module and
 compares the surviving mutants with parity/known-survivors.json, where every survivor that no test
@@ -14,18 +15,27 @@ reported so that its entry can go. Exit status 2, before any run, when an entry 
 no longer holds its text): scripts/mutation/refresh_keys.py moves such entries. A reason that claims no
 output changes ("a shortcut only") is checked by scripts/mutation/differential.py. Not part of
 scripts/test: a full run takes minutes per module on a quiet machine.
+
+Node's shell and scanner take hours (a surviving mutant runs every test file that covers it, and
+every file covers them), more than a session: they are run in slices (--lines, bounded by whole
+functions, since StrykerJS takes only the mutants that lie wholly inside a range) and each slice's
+result is kept in parity/mutation-slices/node-MODULE.json, committed, so that later sessions go on
+where one stopped; --slices scores what the kept slices cover. The file is for one version of the
+module's source: a slice of another version is dropped when the next one is kept.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +63,7 @@ BUILD = ROOT / "build"
 STAGE = BUILD / "mutmut"
 NODE_DIR = ROOT / "parity" / "node"
 STRYKER_REPORT = BUILD / "stryker-report" / "mutation.json"
+SLICES = ROOT / "parity" / "mutation-slices"
 TARGET = 90.0
 
 # mutmut's statuses, and StrykerJS's: which count as detected, which are not mutants at all.
@@ -258,11 +269,77 @@ def run_node(modules: list[str], jobs: int, lines: Spans | None = None) -> dict[
     mutate = ",".join(f"src/{m}.js{span}" for m in modules for span in spans)  # Stryker unites the ranges
     cmd = ["node", "node_modules/.bin/stryker", "run", "--mutate", mutate, "--concurrency", str(jobs)]
     print(f"==> stryker in parity/node: {' '.join(cmd[1:])}", flush=True)
+    began = time.monotonic()
     subprocess.run(cmd, cwd=NODE_DIR, env=env, check=False)
-    if lines:  # a slice's report is kept: build/slices/MODULE-A-B.json
+    scores = score_node(json.loads(STRYKER_REPORT.read_text(encoding="utf-8")), modules)
+    if lines:  # a slice's result is kept (parity/mutation-slices/), its report too (build/slices/)
         (BUILD / "slices").mkdir(parents=True, exist_ok=True)
         shutil.copy2(STRYKER_REPORT, BUILD / "slices" / f"{modules[0]}-{lines[0][0]}-{lines[-1][1]}.json")
-    return score_node(json.loads(STRYKER_REPORT.read_text(encoding="utf-8")), modules)
+        keep_slice(modules[0], lines, scores[modules[0]], (time.monotonic() - began) / 60)
+    return scores
+
+
+def source_digest(module: str) -> str:
+    return hashlib.sha256(keys.source_path("node", module).read_bytes()).hexdigest()[:16]
+
+
+def load_slices(module: str) -> dict[str, Any]:
+    """The kept slices of a Node module, for its current source (none when it changed since)."""
+    path = SLICES / f"node-{module}.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if data.get("source") != source_digest(module):
+        data = {"module": module, "source": source_digest(module), "slices": []}
+    return data
+
+
+def keep_slice(module: str, lines: Spans, s: ModuleScore, minutes: float) -> None:
+    data = load_slices(module)
+    overlaps = [x for x in data["slices"] if any(a <= d and c <= b for a, b in lines for c, d in x["lines"])]
+    data["slices"] = [x for x in data["slices"] if x not in overlaps]  # a slice run again replaces them
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    data["slices"].append(
+        {
+            "lines": [list(span) for span in lines],
+            "commit": commit.stdout.strip(),
+            "date": time.strftime("%Y-%m-%d"),
+            "minutes": round(minutes, 1),
+            "mutants": s.total,
+            "detected": s.detected,
+            "survivors": s.survivors,
+        }
+    )
+    data["slices"].sort(key=lambda x: x["lines"][0][0])
+    SLICES.mkdir(parents=True, exist_ok=True)
+    path = SLICES / f"node-{module}.json"
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    kept = len(data["slices"])
+    print(f"\nnode: the slice is kept in {path.relative_to(ROOT)} ({kept} slice(s) of this source)")
+
+
+def compress(numbers: list[int]) -> str:
+    """1 2 3 7 8 -> '1-3, 7-8'"""
+    runs: list[list[int]] = []
+    for x in numbers:
+        if runs and runs[-1][1] == x - 1:
+            runs[-1][1] = x
+        else:
+            runs.append([x, x])
+    return ", ".join(f"{a}-{b}" for a, b in runs)
+
+
+def score_slices(module: str) -> tuple[dict[str, ModuleScore], Spans]:
+    """The kept slices of the module's current source as one run: their scores summed, their lines."""
+    s = ModuleScore()
+    spans: Spans = []
+    for x in load_slices(module)["slices"]:
+        s.total += x["mutants"]
+        s.detected += x["detected"]
+        s.survivors += x["survivors"]
+        spans += [(a, b) for a, b in x["lines"]]
+    n = len(keys.source_lines("node", module) or ())
+    covered = sum(b - a + 1 for a, b in spans)
+    print(f"node {module}: {len(spans)} span(s) kept, {covered} of {n} lines: {sorted(spans)}")
+    return {module: s}, sorted(spans)
 
 
 def score_node(report: dict[str, Any], modules: list[str]) -> dict[str, ModuleScore]:
@@ -398,6 +475,11 @@ def main(argv: list[str] | None = None) -> int:
         help="score a kept run again without running it: Node, a StrykerJS report (mutation.json); "
         "Python (with --python), a kept mutmut directory (a copy of build/mutmut/)",
     )
+    ap.add_argument(
+        "--slices",
+        action="store_true",
+        help="Node, one module: score the slices kept in parity/mutation-slices/ as one run (runs nothing)",
+    )
     ap.add_argument("--collect-mutmut", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("modules", nargs="*", metavar="MODULE", help=f"of: {' '.join(MODULES)} (default: all)")
     args = ap.parse_args(argv)
@@ -422,6 +504,18 @@ def main(argv: list[str] | None = None) -> int:
     langs = tuple(lang for lang, on in (("python", args.python or both), ("node", args.node or both)) if on)
     if refuse_stale((("python",) if args.python else ("node",)) if args.score else langs):
         return 2
+    if args.slices:
+        if len(modules) != 1 or args.python:
+            ap.error("--slices wants one MODULE (Node)")
+        if refuse_stale(("node",)):
+            return 2
+        scores, spans = score_slices(modules[0])
+        ok = report("node", scores, spans or [(0, 0)])
+        n = len(keys.source_lines("node", modules[0]) or ())
+        missing = [line for line in range(1, n + 1) if not any(a <= line <= b for a, b in spans)]
+        if missing:  # (blank lines and comments between functions need no slice, but say which)
+            print(f"node {modules[0]}: not a full run yet, lines without a kept slice: {compress(missing)}")
+        return 0 if ok and not missing else 1
     if args.score and args.python:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         return 0 if report("python", score_python(collect_python(env, Path(args.score)), modules)) else 1
