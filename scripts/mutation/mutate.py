@@ -313,7 +313,7 @@ def keep_slice(module: str, lines: Spans, s: ModuleScore, minutes: float) -> Non
     path = SLICES / f"node-{module}.json"
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     kept = len(data["slices"])
-    print(f"\nnode: the slice is kept in {path.relative_to(ROOT)} ({kept} slice(s) of this source)")
+    print(f"\nnode: the slice is kept in {path} ({kept} slice(s) of this source)")
 
 
 def compress(numbers: list[int]) -> str:
