@@ -446,16 +446,13 @@ class Prose(ScanBase):
         buf, pos = self.buf, self.pos
         n = len(buf)
         p = self.pend
+        if p.run_len:  # (a run is read whole before the limit is looked at: see _p_run)
+            return self._p_run(final)
         if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
             # R8.3: a code span that would hold more than a block may is not a code span. The
             # length is content, so every chunking decides at the same place.
-            if p.run_len:  # a backtick run read to the end of the buffer is held text too
-                p.hold.append("`" * p.run_len)
-                p.run_len = 0
             self._pending_literal(self._abs(pos))
             return True
-        if p.run_len:
-            return self._p_run(final)
         if pos >= n:
             if final:
                 self._pending_literal(self._abs(pos))
@@ -601,6 +598,12 @@ class Prose(ScanBase):
             self.pos = pos = m.end()
         if pos >= len(buf) and not final:
             return False
+        if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
+            # (as in _m_pending, at the run's end: where a chunk ended inside it does not count)
+            p.hold.append("`" * p.run_len)  # (the run is held text too)
+            p.run_len = 0
+            self._pending_literal(self._abs(pos))
+            return True
         length, start = p.run_len, p.run_start
         p.run_len = 0
         if length == p.n:  # the closing run: the whole span is text

@@ -495,18 +495,13 @@ class Prose extends ScanBase {
     const pos = this.pos;
     const n = buf.length;
     const p = this.pend;
+    if (p.runLen) return this._pRun(final); // (a run is read whole before the limit is looked at: see _pRun)
     if (p.hold !== null && this._over(p.holdStart)) {
       // R8.3: a code span that would hold more than a block may is not a code span. The
       // length is content, so every chunking decides at the same place.
-      if (p.runLen) {
-        // a backtick run read to the end of the buffer is held text too
-        p.hold.push('`'.repeat(p.runLen));
-        p.runLen = 0;
-      }
       this._pendingLiteral(this._abs(pos));
       return true;
     }
-    if (p.runLen) return this._pRun(final);
     if (pos >= n) {
       if (final) {
         this._pendingLiteral(this._abs(pos));
@@ -674,6 +669,13 @@ class Prose extends ScanBase {
       this.pos = pos = pos + m[0].length;
     }
     if (pos >= buf.length && !final) return false;
+    if (p.hold !== null && this._over(p.holdStart)) {
+      // (as in _mPending, at the run's end: where a chunk ended inside it does not count)
+      p.hold.push('`'.repeat(p.runLen)); // (the run is held text too)
+      p.runLen = 0;
+      this._pendingLiteral(this._abs(pos));
+      return true;
+    }
     const length = p.runLen;
     const start = p.runStart;
     p.runLen = 0;

@@ -130,6 +130,30 @@ def test_a_backtick_run_at_the_limit_of_a_held_span_is_not_lost() -> None:
             assert "".join(e.source for e in events) == text, (limit, size)
 
 
+# Found by the fuzzer (seed 5): a held inline span's limit was looked at where a chunk ended inside
+# its closing backtick run, so the span closed (the call after it a call) or was not a span (the
+# call inside a block released past the limit) by where the chunk ended.
+SPAN_RUN_AT_LIMIT = (
+    "~~~\n~~~\n``<dsml-tool_calls id=\"1\"><dsml-invoke name='read\nfile'></dsml-invoe>\n"
+    '<dsml-invoke name="noop">{"i``<tool_call>_'
+)
+
+
+def test_a_held_span_s_closing_run_cut_by_a_chunk_at_the_limit_decides_as_whole() -> None:
+    text = SPAN_RUN_AT_LIMIT
+    for limit in range(90, 106):
+
+        def run(chunks: list[str], limit: int = limit) -> list[dict[str, object]]:
+            s = Sieve(max_capture_chars=limit)
+            events = [e for c in chunks for e in s.feed(c)] + s.flush()
+            return [e.to_dict() for e in coalesce(events)]
+
+        whole = run([text])
+        for cut in range(1, len(text)):
+            assert run([text[:cut], text[cut:]]) == whole, (limit, cut)
+    assert parse(text, max_capture_chars=97).calls == ()
+
+
 # Found by mutation testing: a JSON candidate past the limit was still a call when a step read it
 # whole (blanks are read in one step), and text when fed one character at a time.
 JSON_CANDIDATES = [

@@ -169,6 +169,29 @@ test('a backtick run at the limit of a held span is not lost (found by the fuzze
   }
 });
 
+// Found by the fuzzer (seed 5): a held inline span's limit was looked at where a chunk ended inside
+// its closing backtick run, so the span closed (the call after it a call) or was not a span (the
+// call inside a block released past the limit) by where the chunk ended.
+test("a held span's closing run cut by a chunk at the limit decides as whole", () => {
+  const text =
+    "~~~\n~~~\n``<dsml-tool_calls id=\"1\"><dsml-invoke name='read\nfile'></dsml-invoe>\n" +
+    '<dsml-invoke name="noop">{"i``<tool_call>_';
+  for (let limit = 90; limit <= 105; limit++) {
+    const run = (chunks) => {
+      const s = new Sieve({ maxCaptureChars: limit });
+      const events = [];
+      for (const c of chunks) events.push(...s.feed(c));
+      events.push(...s.flush());
+      return coalesce(events);
+    };
+    const whole = run([text]);
+    for (let cut = 1; cut < text.length; cut++) {
+      assert.deepStrictEqual(run([text.slice(0, cut), text.slice(cut)]), whole, `${limit} ${cut}`);
+    }
+  }
+  assert.deepStrictEqual(parse(text, { maxCaptureChars: 97 }).calls, []);
+});
+
 test('a <pre opener at a line start is released at its blank (D41)', () => {
   for (const blank of [' ', '\t']) {
     const s = new Sieve();
