@@ -446,13 +446,17 @@ class Prose(ScanBase):
         buf, pos = self.buf, self.pos
         n = len(buf)
         p = self.pend
-        if p.run_len:  # (a run is read whole before the limit is looked at: see _p_run)
-            return self._p_run(final)
         if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
             # R8.3: a code span that would hold more than a block may is not a code span. The
-            # length is content, so every chunking decides at the same place.
+            # length is content, so every chunking decides at the same place (a backtick run
+            # is read no further than that place: _p_run_end).
+            if p.run_len:  # a backtick run read to the limit is held text too
+                p.hold.append("`" * p.run_len)
+                p.run_len = 0
             self._pending_literal(self._abs(pos))
             return True
+        if p.run_len:
+            return self._p_run(final)
         if pos >= n:
             if final:
                 self._pending_literal(self._abs(pos))
@@ -518,10 +522,9 @@ class Prose(ScanBase):
             return True
         if c == "`":
             p.run_start = self._abs(pos)
-            m = _RUNS["`"].match(buf, pos)
-            assert m is not None
-            p.run_len = m.end() - pos
-            self.pos = m.end()
+            end = self._p_run_end(buf, pos)
+            p.run_len = end - pos
+            self.pos = end
             return True
         if c == "{" and self.json_calls:
             self._p_hold_here(self._abs(pos))
@@ -592,18 +595,14 @@ class Prose(ScanBase):
         """A backtick run inside the span: the closing run, or one more run to remember."""
         buf, pos = self.buf, self.pos
         p = self.pend
-        m = _RUNS["`"].match(buf, pos)
-        if m:
-            p.run_len += m.end() - pos
-            self.pos = pos = m.end()
+        end = self._p_run_end(buf, pos)
+        if end > pos:
+            p.run_len += end - pos
+            self.pos = pos = end
+        if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
+            return True  # (the run reached the limit: _m_pending releases the span)
         if pos >= len(buf) and not final:
             return False
-        if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
-            # (as in _m_pending, at the run's end: where a chunk ended inside it does not count)
-            p.hold.append("`" * p.run_len)  # (the run is held text too)
-            p.run_len = 0
-            self._pending_literal(self._abs(pos))
-            return True
         length, start = p.run_len, p.run_start
         p.run_len = 0
         if length == p.n:  # the closing run: the whole span is text
@@ -619,6 +618,16 @@ class Prose(ScanBase):
         p.hold.append("`" * length)
         p.runs.setdefault(length, []).append(start)
         return True
+
+    def _p_run_end(self, buf: str, pos: int) -> int:
+        """Where the backtick run at `pos` ends, or the first place past the limit of a held
+        span: whether the span is over its limit is decided there, wherever a chunk ended."""
+        m = _RUNS["`"].match(buf, pos)
+        end = m.end() if m else pos
+        p = self.pend
+        if p.hold is not None:
+            end = min(end, p.hold_start + self.max_capture + 1 - self.base)
+        return end
 
     def _pending_literal(self, region_end: int) -> None:
         """The open inline span has no closer in its paragraph: its opener is literal."""

@@ -495,13 +495,19 @@ class Prose extends ScanBase {
     const pos = this.pos;
     const n = buf.length;
     const p = this.pend;
-    if (p.runLen) return this._pRun(final); // (a run is read whole before the limit is looked at: see _pRun)
     if (p.hold !== null && this._over(p.holdStart)) {
       // R8.3: a code span that would hold more than a block may is not a code span. The
-      // length is content, so every chunking decides at the same place.
+      // length is content, so every chunking decides at the same place (a backtick run
+      // is read no further than that place: _pRunEnd).
+      if (p.runLen) {
+        // a backtick run read to the limit is held text too
+        p.hold.push('`'.repeat(p.runLen));
+        p.runLen = 0;
+      }
       this._pendingLiteral(this._abs(pos));
       return true;
     }
+    if (p.runLen) return this._pRun(final);
     if (pos >= n) {
       if (final) {
         this._pendingLiteral(this._abs(pos));
@@ -579,9 +585,9 @@ class Prose extends ScanBase {
     }
     if (c === '`') {
       p.runStart = this._abs(pos);
-      const m = matchAt(RUNS['`'], buf, pos);
-      p.runLen = m[0].length;
-      this.pos = pos + m[0].length;
+      const end = this._pRunEnd(buf, pos);
+      p.runLen = end - pos;
+      this.pos = end;
       return true;
     }
     if (c === '{' && this.jsonCalls) {
@@ -659,23 +665,30 @@ class Prose extends ScanBase {
   }
 
   /** A backtick run inside the span: the closing run, or one more run to remember. */
+  /**
+   * Where the backtick run at `pos` ends, or the first place past the limit of a held span:
+   * whether the span is over its limit is decided there, wherever a chunk ended. (A run is
+   * backticks: its code units are code points, so the budget left counts in either.)
+   */
+  _pRunEnd(buf, pos) {
+    const m = matchAt(RUNS['`'], buf, pos);
+    let end = m ? pos + m[0].length : pos;
+    const p = this.pend;
+    if (p.hold !== null) end = Math.min(end, pos + (this.maxCapture + 1 - this._cpDist(p.holdStart, this._abs(pos))));
+    return end;
+  }
+
   _pRun(final) {
     const buf = this.buf;
     let pos = this.pos;
     const p = this.pend;
-    const m = matchAt(RUNS['`'], buf, pos);
-    if (m) {
-      p.runLen += m[0].length;
-      this.pos = pos = pos + m[0].length;
+    const end = this._pRunEnd(buf, pos);
+    if (end > pos) {
+      p.runLen += end - pos;
+      this.pos = pos = end;
     }
+    if (p.hold !== null && this._over(p.holdStart)) return true; // (the run reached the limit: _mPending releases the span)
     if (pos >= buf.length && !final) return false;
-    if (p.hold !== null && this._over(p.holdStart)) {
-      // (as in _mPending, at the run's end: where a chunk ended inside it does not count)
-      p.hold.push('`'.repeat(p.runLen)); // (the run is held text too)
-      p.runLen = 0;
-      this._pendingLiteral(this._abs(pos));
-      return true;
-    }
     const length = p.runLen;
     const start = p.runStart;
     p.runLen = 0;

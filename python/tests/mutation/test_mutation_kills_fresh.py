@@ -7,8 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import fixture_files, load
+from fixture_support import options
 
 from callsieve import Sieve, ToolCall, coalesce, parse
+from callsieve.events import Malformed, ToolCallsEvent
 from callsieve.names import DeclaredNames, apply_policy, resolve_name, resolve_tool_name
 from callsieve.schema import _schema_types, keeps_text, property_schema, typed_value
 from callsieve.shell import MORE, NO, match_cdata_open
@@ -391,6 +394,55 @@ def test_a_block_names_each_repair_once(
         assert [e.repaired for e in events if e.type == "tool_calls"] == want, size
 
 
+LONG = "x" * 2000
+LONG_VALUES = {
+    "qwen3": '<tool_call>{"name": "get", "arguments": {"a": "%s"}}</tool_call>',
+    "qwen3-coder": "<tool_call><function=get><parameter=a>%s</parameter></function></tool_call>",
+    "glm-4.5": "<tool_call>get<arg_key>a</arg_key><arg_value>%s</arg_value></tool_call>",
+    "minimax-m2": '<minimax:tool_call><invoke name="get"><parameter name="a">%s</parameter></invoke>'
+    "</minimax:tool_call>",
+    "kimi-k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.get:0<|tool_call_argument_begin|>"
+    '{"a": "%s"}<|tool_call_end|><|tool_calls_section_end|>',
+    "llama4": "<|python_start|>[get(a='%s')]<|python_end|>",
+    "llama3": 'x {"name": "get", "parameters": {"a": "%s"}} y',
+}
+
+
+@pytest.mark.parametrize("preset", sorted(LONG_VALUES))
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_block_fed_by_characters_costs_about_the_work_of_it_whole(preset: str, stream: bool) -> None:
+    # A tap's work is added to the counter once: a count carried from one chunk to the next would
+    # grow with the number of chunks (here 2,000 characters of one value, fed one at a time).
+    doc = LONG_VALUES[preset] % LONG
+    work = []
+    for size in (len(doc), 1):
+        s = Sieve(preset=preset, stream_arguments=stream)
+        events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])] + s.flush()
+        assert [c.input for e in events if e.type == "tool_calls" for c in e.calls] == [{"a": LONG}]
+        work.append(s.work)
+    assert work[1] <= work[0] + len(doc) // 4, work
+
+
+PADDED = [
+    ("glm-4.5", "<tool_call>get" + " " * 2000 + "<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"),
+    (
+        "qwen3-coder",
+        "<tool_call>" + " " * 2000 + "<function=get><parameter=a>1</parameter></function></tool_call>",
+    ),
+    ("qwen3", "<tool_call>" + " " * 2000 + '{"name": "get", "arguments": {"a": 1}}</tool_call>'),
+]
+
+
+@pytest.mark.parametrize(("preset", "doc"), PADDED)
+def test_the_work_of_a_padded_block_counts_its_body(preset: str, doc: str) -> None:
+    # The body is read again when the block ends (its grammar): work counts it, blanks and all.
+    for size in (1, len(doc)):
+        s = Sieve(preset=preset)
+        events = [e for i in range(0, len(doc), size) for e in s.feed(doc[i : i + size])] + s.flush()
+        assert [list(c.input) for e in events if e.type == "tool_calls" for c in e.calls] == [["a"]]
+        assert s.work >= len(doc), (size, s.work)
+
+
 def test_the_work_counter_counts_every_character_at_least_once() -> None:
     # `work` (the documented debug counter) counts the characters exposed to the scanner and its
     # taps: every character of the input at least once, whatever the family and the chunking.
@@ -403,3 +455,36 @@ def test_the_work_counter_counts_every_character_at_least_once() -> None:
                 s.feed(doc[i : i + size])
             s.flush()
             assert s.work >= len(doc), (preset, stream, size, doc)
+
+
+def _event_types_hold(e: ToolCallsEvent) -> bool:
+    return (
+        isinstance(e.calls, tuple)
+        and all(isinstance(c, ToolCall) for c in e.calls)
+        and isinstance(e.raw, str)
+        and bool(e.raw)
+        and isinstance(e.rejected_tool_names, tuple)
+        and isinstance(e.format, str)
+        and isinstance(e.malformed, tuple)
+        and all(isinstance(m, Malformed) for m in e.malformed)
+        and isinstance(e.repaired, tuple)
+        and all(isinstance(r, str) for r in e.repaired)
+    )
+
+
+def test_every_tool_calls_event_has_the_types_it_declares() -> None:
+    # An event's fields are what the dataclass says (tuples, strings), on every path a block can
+    # end by, whatever the chunks: every fixture input with and without stream_arguments, whole
+    # and one character at a time (a None in place of an empty tuple shows only here: to_dict
+    # leaves empty fields out).
+    for path in fixture_files():
+        case = load(path)
+        text, opts = case["input"], dict(options(case))
+        for stream in (False, True):
+            opts["stream_arguments"] = stream
+            for size in (len(text) or 1, 1):
+                s = Sieve(**opts)
+                events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])]
+                for e in events + s.flush():
+                    if isinstance(e, ToolCallsEvent):
+                        assert _event_types_hold(e), (path.name, stream, size, e)
