@@ -446,10 +446,11 @@ class Prose(ScanBase):
         buf, pos = self.buf, self.pos
         n = len(buf)
         p = self.pend
-        if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
+        if self._p_over(pos):
             # R8.3: a code span that would hold more than a block may is not a code span. The
             # length is content, so every chunking decides at the same place (a backtick run
             # is read no further than that place: _p_run_end).
+            assert p.hold is not None
             if p.run_len:  # a backtick run read to the limit is held text too
                 p.hold.append("`" * p.run_len)
                 p.run_len = 0
@@ -599,7 +600,7 @@ class Prose(ScanBase):
         if end > pos:
             p.run_len += end - pos
             self.pos = pos = end
-        if p.hold is not None and self.base + pos - p.hold_start > self.max_capture:
+        if self._p_over(pos):
             return True  # (the run reached the limit: _m_pending releases the span)
         if pos >= len(buf) and not final:
             return False
@@ -618,6 +619,11 @@ class Prose(ScanBase):
         p.hold.append("`" * length)
         p.runs.setdefault(length, []).append(start)
         return True
+
+    def _p_over(self, pos: int) -> bool:
+        """The held span is past max_capture at `pos` (R8.3)."""
+        p = self.pend
+        return p.hold is not None and self.base + pos - p.hold_start > self.max_capture
 
     def _p_run_end(self, buf: str, pos: int) -> int:
         """Where the backtick run at `pos` ends, or the first place past the limit of a held

@@ -7498,7 +7498,6 @@ class Prose extends ScanBase {
     return true;
   }
 
-  /** A backtick run inside the span: the closing run, or one more run to remember. */
   /**
    * Where the backtick run at `pos` ends, or the first place past the limit of a held span:
    * whether the span is over its limit is decided there, wherever a chunk ended. (A run is
@@ -7512,6 +7511,7 @@ class Prose extends ScanBase {
     return end;
   }
 
+  /** A backtick run inside the span: the closing run, or one more run to remember. */
   _pRun(final) {
     const buf = this.buf;
     let pos = this.pos;
