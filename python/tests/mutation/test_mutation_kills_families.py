@@ -1,0 +1,174 @@
+"""Tests that tell the scanner apart from the mutants of its R17 families (the block engine, JSON
+calls in prose) that survived the full run of 2026-12-07: every prefix of each family's blocks, every
+two-chunk split under a small capture limit, what each feed releases. Each expectation comes from
+the rules (R8.2 nothing lost, R8.3 release as soon as decided and the limit, R8.6 chunking
+invariance, the event types of the API), not from the implementation's output; where a table pins
+an exact release it says which rule decides it. Node's twin: test/mutation/mutation-kills-families.test.js."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from callsieve import Sieve, ToolCall, coalesce
+from callsieve.events import Malformed, TextEvent, ToolCallsEvent
+
+# Well-formed, repeated, cut and malformed blocks of each family (the preset that reads them).
+FAMILY_DOCS: list[tuple[str, str]] = [
+    ("qwen3", '<tool_call>\n{"name": "get", "arguments": {"a": 1, "b": "x"}}\n</tool_call>'),
+    ("qwen3", '<tool_call>{"name": "get", "arguments": {"a": 1}, "name": "again"}</tool_call>'),
+    (
+        "qwen3",
+        '<tool_call>{"name": "a", "arguments": {}}\n{"name": "b", "arguments": {"k": [1]}}</tool_call>',
+    ),
+    ("qwen3", '<tool_call>{"name": "get"</tool_call> after'),
+    ("qwen3-coder", "<tool_call>\n<function=get>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"),
+    (
+        "qwen3-coder",
+        "<tool_call><function=><parameter=a>1</parameter></function>"
+        "<function=ok><parameter=b>2</parameter></function></tool_call>",
+    ),
+    (
+        "qwen3-coder",
+        "<tool_call><function=get><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>",
+    ),
+    ("glm-4.5", "<tool_call>get\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"),
+    (
+        "glm-4.5",
+        "<tool_call>get<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>"
+        "<tool_call>two<arg_key>b</arg_key><arg_value>[1]</arg_value></tool_call>",
+    ),
+    ("glm-4.5", "<tool_call>get<arg_key>a</arg_key>oops<arg_value>1</arg_value></tool_call>"),
+    (
+        "minimax-m2",
+        '<minimax:tool_call>\n<invoke name="get">\n<parameter name="a">1</parameter>\n</invoke>\n'
+        "</minimax:tool_call>",
+    ),
+    (
+        "kimi-k2",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get:0<|tool_call_argument_begin|>"
+        '{"a": 1}<|tool_call_end|><|tool_calls_section_end|>',
+    ),
+    ("llama3", '{"name": "get", "parameters": {"a": 1, "b": "x"}}'),
+    ("llama3", '{"name": "get", "parameters": {"a": 1}, "name": "get", "parameters": {"a": 1}}'),
+    ("llama4", "<|python_start|>[get(a=1, b='x'), two()]<|python_end|>"),
+    ("llama4", "[get(a=1), two(b=[1, 2])] after"),
+    ("mistral", '[TOOL_CALLS]get[ARGS]{"a": 1}'),
+    (
+        "gpt-oss",
+        '<|channel|>commentary to=functions.get <|constrain|>json<|message|>{"a": 1}<|call|>',
+    ),
+]
+IDS = [f"{p}-{i}" for i, (p, _) in enumerate(FAMILY_DOCS)]
+
+
+def _run(chunks: list[str], **opts: Any) -> tuple[list[Any], int]:
+    s = Sieve(**opts)
+    events = [e for c in chunks for e in s.feed(c)] + s.flush()
+    return events, s.work
+
+
+def _types_hold(e: ToolCallsEvent) -> bool:
+    return (
+        isinstance(e.calls, tuple)
+        and all(isinstance(c, ToolCall) for c in e.calls)
+        and isinstance(e.raw, str)
+        and isinstance(e.rejected_tool_names, tuple)
+        and isinstance(e.malformed, tuple)
+        and all(isinstance(m, Malformed) for m in e.malformed)
+        and isinstance(e.repaired, tuple)
+    )
+
+
+@pytest.mark.parametrize(("preset", "doc"), FAMILY_DOCS, ids=IDS)
+def test_every_prefix_loses_nothing_and_keeps_its_types(preset: str, doc: str) -> None:
+    # A reply cut anywhere (a stream that stops) still gives back each character once (R8.2), no
+    # empty text event, and events of the declared types, with and without streamed arguments and
+    # under capture limits that the block passes.
+    for opts in (
+        {"preset": preset},
+        {"preset": preset, "stream_arguments": True},
+        {"preset": preset, "stream_arguments": True, "max_capture_chars": 40},
+        {"preset": preset, "max_capture_chars": 12},
+    ):
+        for k in range(1, len(doc) + 1):
+            events, _ = _run([doc[:k]], **opts)
+            assert "".join(e.source for e in events) == doc[:k], (opts, k)
+            for i, e in enumerate(events):
+                if isinstance(e, TextEvent):
+                    assert e.text, (opts, k, events)
+                if isinstance(e, ToolCallsEvent):
+                    assert _types_hold(e), (opts, k, e)
+                    if "D44" in e.repaired:  # (cut by the end of the output: nothing after it)
+                        assert not "".join(x.source for x in events[i + 1 :]), (opts, k, events)
+
+
+@pytest.mark.parametrize(("preset", "doc"), FAMILY_DOCS, ids=IDS)
+def test_every_two_chunk_split_under_a_small_limit_is_the_whole(preset: str, doc: str) -> None:
+    # R8.3: the limit counts characters of the output, so where a chunk ends never decides
+    # whether a block passed it (R8.6), for limits just around where each block's call is
+    # announced.
+    for limit in (12, 13, 40):
+        for stream in (False, True):
+            opts = {"preset": preset, "max_capture_chars": limit, "stream_arguments": stream}
+            whole = coalesce(_run([doc], **opts)[0])
+            for k in range(1, len(doc)):
+                assert coalesce(_run([doc[:k], doc[k:]], **opts)[0]) == whole, (limit, stream, k)
+
+
+def _released(chunks: list[str], **opts: Any) -> list[str]:
+    """What each feed (then the flush) gives back, as source text."""
+    s = Sieve(**opts)
+    out = ["".join(e.source for e in s.feed(c)) for c in chunks]
+    return [*out, "".join(e.source for e in s.flush())]
+
+
+def test_after_a_json_call_breaks_its_rest_is_released_as_it_comes() -> None:
+    # R9 with streamed arguments: the repeated "name" key breaks the call where its value opens
+    # (D37: the call announced stays, its source up to the break is raw); from there the rest is
+    # plain text, each character decided as it arrives (R8.3, D43).
+    doc = '{"name": "get", "parameters": {"a": 1}, "name": "get", "parameters": {"a": 1}}'
+    brk = doc.index('"', doc.index('"name"', 10) + 7) + 1
+    got = _released(list(doc), preset="llama3", stream_arguments=True)
+    assert got == [""] * (brk - 1) + [doc[:brk]] + list(doc[brk:]) + [""]
+
+
+def test_after_a_block_breaks_its_rest_is_released_as_it_comes() -> None:
+    # R16.3 with streamed arguments: a second "name" key breaks the Hermes call where its value
+    # opens; the rest of the block, closer included, is text as it arrives (R8.3, D43).
+    doc = '<tool_call>{"name": "get", "arguments": {"a": 1}, "name": "again"}</tool_call>'
+    brk = doc.index('"', doc.index('"name": "again"') + 7) + 1
+    got = _released(list(doc), preset="qwen3", stream_arguments=True)
+    end = len(doc) - len("</tool_call>")
+    assert got[:brk] == [""] * (brk - 1) + [doc[:brk]]
+    assert got[brk:end] == list(doc[brk:end])
+    assert got[end:] == [""] * 11 + ["</tool_call>", ""]  # (the closer is held until it is whole)
+
+
+def test_d44_names_a_block_cut_with_its_calls_complete_d37_one_cut_inside_a_call() -> None:
+    # D44: cut by the end of the output, every call read is whole (the nameless function before
+    # it is kept as malformed, R18.2); D37: cut inside the announced call's arguments, the call is
+    # kept up to where it broke and what follows is text.
+    coder = "<tool_call><function=><parameter=a>1</parameter></function><function=ok>"
+    hermes = '<tool_call>\n{"name": "get", "arguments": {"'
+    for doc, preset, want in ((coder, "qwen3-coder", ("D44",)), (hermes, "qwen3", ("D37",))):
+        for chunks in ([doc], list(doc)):
+            events, _ = _run(chunks, preset=preset, stream_arguments=True)
+            blocks = [e for e in events if isinstance(e, ToolCallsEvent)]
+            assert [e.repaired for e in blocks] == [want], (doc, blocks)
+    events, _ = _run([coder], preset="qwen3-coder", stream_arguments=True)
+    reasons = [m.reason for e in events if isinstance(e, ToolCallsEvent) for m in e.malformed]
+    assert reasons == ["invalid name"]
+
+
+def test_a_block_is_released_when_its_body_passes_the_limit() -> None:
+    # R8.3: past the limit is one character more than it; fed one character at a time, the text
+    # with the note ends at the opener and max_capture_chars + 1 characters of body.
+    opener = "<tool_call>"
+    doc = opener + '\n{"name": "get", "arguments": {"a": 1, "b": "x"}}\n</tool_call>'
+    for limit in (12, 20):
+        events, _ = _run(list(doc), preset="qwen3", max_capture_chars=limit)
+        first = events[0]
+        assert isinstance(first, TextEvent) and first.note == "capture_limit"
+        assert first.text == doc[: len(opener) + limit + 1]
