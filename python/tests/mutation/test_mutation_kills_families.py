@@ -172,3 +172,54 @@ def test_a_block_is_released_when_its_body_passes_the_limit() -> None:
         first = events[0]
         assert isinstance(first, TextEvent) and first.note == "capture_limit"
         assert first.text == doc[: len(opener) + limit + 1]
+
+
+def _scanner_work(chunks: list[str], **opts: Any) -> int:
+    s = Sieve(**opts)
+    for c in chunks:
+        s.feed(c)
+    s.flush()
+    return s._scanner.work
+
+
+# (preset, opener, body, closer, the values its tap decodes (None: no row of the opener reads a
+# body that starts so (D45), so no tap is made), the malformed calls read again when the block is
+# kept to its announced call (None: the grammar reads the whole body instead))
+WORK_BLOCKS: list[tuple[str, str, str, str, str | None, str | None]] = [
+    ("glm-4.5", "<tool_call>", "get<arg_key>a</arg_key><arg_value>1</arg_value>", "</tool_call>", "1", None),
+    ("glm-4.5", "<tool_call>", "{bad json", "</tool_call>", None, None),
+    (
+        "qwen3-coder",
+        "<tool_call>",
+        "<function=get><parameter=a>1</parameter></function>",
+        "</tool_call>",
+        "1",
+        None,
+    ),
+    ("qwen3-coder", "<tool_call>", "\n<function=", "", "", None),
+    ("qwen3-coder", "<tool_call>", "\n<function=get>\n<", "", "", "\n"),
+    (
+        "minimax-m2",
+        "<minimax:tool_call>",
+        '<invoke name="get"><parameter name="q">x</parameter></invoke>',
+        "</minimax:tool_call>",
+        "x",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("preset", "opener", "body", "closer", "values", "before"), WORK_BLOCKS)
+def test_the_work_of_a_block_fed_whole(
+    preset: str, opener: str, body: str, closer: str, values: str | None, before: str | None
+) -> None:
+    # The scanner's share of the work counter (the documented debug counter; pinned exactly, as
+    # in test_mutation_kills_scanner.py): each character fed is scanned once, and the body is
+    # read once more by its grammar. With streamed arguments the tap reads the body once, as it
+    # comes, and each value it decodes; a block kept to its announced call (D37) has its grammar
+    # read only what stands before that call (the malformed calls it reports).
+    doc = opener + body + closer
+    assert _scanner_work([doc], preset=preset) == len(doc) + len(body)
+    tap = 0 if values is None else len(body) + len(values)
+    grammar = len(body) if before is None else len(before)
+    assert _scanner_work([doc], preset=preset, stream_arguments=True) == len(doc) + tap + grammar

@@ -150,3 +150,42 @@ test('a block is released when its body passes the limit (R8.3)', () => {
     assert.equal(first.text, doc.slice(0, opener.length + maxCaptureChars + 1));
   }
 });
+
+// [preset, opener, body, closer, the values its tap decodes (null: no row of the opener reads a body
+// that starts so (D45), so no tap is made), the malformed calls read again when the block is kept to
+// its announced call (null: the grammar reads the whole body instead)]
+const WORK_BLOCKS = [
+  ['glm-4.5', '<tool_call>', 'get<arg_key>a</arg_key><arg_value>1</arg_value>', '</tool_call>', '1', null],
+  ['glm-4.5', '<tool_call>', '{bad json', '</tool_call>', null, null],
+  ['qwen3-coder', '<tool_call>', '<function=get><parameter=a>1</parameter></function>', '</tool_call>', '1', null],
+  ['qwen3-coder', '<tool_call>', '\n<function=', '', '', null],
+  ['qwen3-coder', '<tool_call>', '\n<function=get>\n<', '', '', '\n'],
+  [
+    'minimax-m2',
+    '<minimax:tool_call>',
+    '<invoke name="get"><parameter name="q">x</parameter></invoke>',
+    '</minimax:tool_call>',
+    'x',
+    null,
+  ],
+];
+
+test('the work of a block fed whole', () => {
+  // The scanner's share of the work counter, pinned exactly: each character fed is scanned once
+  // and the body read once more by its grammar; with streamed arguments the tap reads the body
+  // once and each value it decodes, and a block kept to its announced call (D37) has its grammar
+  // read only what stands before that call.
+  const work = (doc, opts) => {
+    const s = new Sieve(opts);
+    s.feed(doc);
+    s.flush();
+    return s._scanner.work;
+  };
+  for (const [preset, opener, body, closer, values, before] of WORK_BLOCKS) {
+    const doc = opener + body + closer;
+    assert.equal(work(doc, { preset }), doc.length + body.length, doc);
+    const tap = values === null ? 0 : body.length + values.length;
+    const grammar = before === null ? body.length : before.length;
+    assert.equal(work(doc, { preset, streamArguments: true }), doc.length + tap + grammar, doc);
+  }
+});
