@@ -223,3 +223,15 @@ def test_the_work_of_a_block_fed_whole(
     tap = 0 if values is None else len(body) + len(values)
     grammar = len(body) if before is None else len(before)
     assert _scanner_work([doc], preset=preset, stream_arguments=True) == len(doc) + tap + grammar
+
+
+def test_a_json_call_feeds_its_tap_only_new_characters() -> None:
+    # The work counter pinned exactly (as above) for a Llama call fed one character at a time:
+    # a \u escape cut by a chunk's end waits in the tap until it is whole (10 more than six plain
+    # characters, 34 for the second one); a step that fed the tap an empty piece would join what
+    # it holds once more at each character.
+    plain = '{"name": "get", "parameters": {"a": "ABCDEF"}}'
+    one = '{"name": "get", "parameters": {"a": "\\u0041"}}'
+    two = '{"name": "get", "parameters": {"a": "\\u0041\\u0041"}}'
+    opts: dict[str, Any] = {"preset": "llama3", "stream_arguments": True}
+    assert [_scanner_work(list(d), **opts) for d in (plain, one, two)] == [170, 180, 214]

@@ -189,3 +189,19 @@ test('the work of a block fed whole', () => {
     assert.equal(work(doc, { preset, streamArguments: true }), doc.length + tap + grammar, doc);
   }
 });
+
+test('a JSON call feeds its tap only new characters', () => {
+  // The work counter pinned exactly for a Llama call fed one character at a time: a \u escape
+  // cut by a chunk's end waits in the tap until it is whole; a step that fed the tap an empty
+  // piece would join what it holds once more at each character.
+  const work = (doc) => {
+    const s = new Sieve({ preset: 'llama3', streamArguments: true });
+    for (const c of doc) s.feed(c);
+    s.flush();
+    return s._scanner.work;
+  };
+  const plain = '{"name": "get", "parameters": {"a": "ABCDEF"}}';
+  const one = '{"name": "get", "parameters": {"a": "\\u0041"}}';
+  const two = '{"name": "get", "parameters": {"a": "\\u0041\\u0041"}}';
+  assert.deepEqual([plain, one, two].map(work), [170, 180, 214]);
+});
