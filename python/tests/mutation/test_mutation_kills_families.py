@@ -52,6 +52,15 @@ FAMILY_DOCS: list[tuple[str, str]] = [
     ),
     ("llama3", '{"name": "get", "parameters": {"a": 1, "b": "x"}}'),
     ("llama3", '{"name": "get", "parameters": {"a": 1}, "name": "get", "parameters": {"a": 1}}'),
+    (
+        "llama3",
+        '{"name": "get", "parameters": {"a": 1}, "content": "x"} then {"name": "two", "parameters": {}}',
+    ),
+    (
+        "qwen3",
+        '<tool_call>{"name": "get", "arguments": {"a": 1}</tool_call>\n'
+        '<tool_call>{"name": "two", "arguments": {}}</tool_call>',
+    ),
     ("llama4", "<|python_start|>[get(a=1, b='x'), two()]<|python_end|>"),
     ("llama4", "[get(a=1), two(b=[1, 2])] after"),
     ("mistral", '[TOOL_CALLS]get[ARGS]{"a": 1}'),
@@ -122,6 +131,14 @@ def _released(chunks: list[str], **opts: Any) -> list[str]:
     s = Sieve(**opts)
     out = ["".join(e.source for e in s.feed(c)) for c in chunks]
     return [*out, "".join(e.source for e in s.flush())]
+
+
+@pytest.mark.parametrize(("preset", "doc"), FAMILY_DOCS, ids=IDS)
+def test_a_whole_reply_is_released_by_its_feed(preset: str, doc: str) -> None:
+    # R8.3: each of these replies ends decided (a closer, a complete call, prose that starts no
+    # markup), so the feed that brings it releases all of it and the flush has nothing left.
+    for stream in (False, True):
+        assert _released([doc], preset=preset, stream_arguments=stream) == [doc, ""], stream
 
 
 def test_after_a_json_call_breaks_its_rest_is_released_as_it_comes() -> None:

@@ -41,6 +41,12 @@ const FAMILY_DOCS = [
   ],
   ['llama3', '{"name": "get", "parameters": {"a": 1, "b": "x"}}'],
   ['llama3', '{"name": "get", "parameters": {"a": 1}, "name": "get", "parameters": {"a": 1}}'],
+  ['llama3', '{"name": "get", "parameters": {"a": 1}, "content": "x"} then {"name": "two", "parameters": {}}'],
+  [
+    'qwen3',
+    '<tool_call>{"name": "get", "arguments": {"a": 1}</tool_call>\n' +
+      '<tool_call>{"name": "two", "arguments": {}}</tool_call>',
+  ],
   ['llama4', "<|python_start|>[get(a=1, b='x'), two()]<|python_end|>"],
   ['llama4', '[get(a=1), two(b=[1, 2])] after'],
   ['mistral', '[TOOL_CALLS]get[ARGS]{"a": 1}'],
@@ -63,6 +69,14 @@ function released(chunks, opts) {
   const out = chunks.map((c) => s.feed(c).map(source).join(''));
   return [...out, s.flush().map(source).join('')];
 }
+
+test('a whole reply is released by its feed (R8.3)', () => {
+  for (const [preset, doc] of FAMILY_DOCS) {
+    for (const streamArguments of [false, true]) {
+      assert.deepEqual(released([doc], { preset, streamArguments }), [doc, ''], `${preset} ${streamArguments}`);
+    }
+  }
+});
 
 test('every prefix loses nothing, has no empty text and keeps its types', () => {
   for (const [preset, doc] of FAMILY_DOCS) {
