@@ -61,6 +61,7 @@ FAMILY_DOCS: list[tuple[str, str]] = [
         '<tool_call>{"name": "get", "arguments": {"a": 1}</tool_call>\n'
         '<tool_call>{"name": "two", "arguments": {}}</tool_call>',
     ),
+    ("llama3", '{"name": "get", "parameters": {"a": 1},} then {"name": "two", "parameters": {}}'),
     ("llama4", "<|python_start|>[get(a=1, b='x'), two()]<|python_end|>"),
     ("llama4", "[get(a=1), two(b=[1, 2])] after"),
     ("mistral", '[TOOL_CALLS]get[ARGS]{"a": 1}'),
