@@ -375,7 +375,7 @@ class _Section(_Held):
 class _Block:
     """BLOCK: a block of the block engine (R17), held from its opener to its closer."""
 
-    __slots__ = ("closer", "head", "opener", "over", "parts", "row", "rows", "size", "start", "tap", "wait")
+    __slots__ = ("closer", "head", "opener", "over", "parts", "row", "rows", "size", "tap", "wait")
 
     def __init__(self) -> None:
         self.rows: tuple[Format, ...] = ()  # the enabled rows sharing this opener
@@ -383,7 +383,6 @@ class _Block:
         self.closer = ""
         self.parts: list[str] = []
         self.size = 0
-        self.start = 0
         self.over = False
         self.wait = False  # R16: the row that reads the body is not known yet
         self.head = ""  # R16: the body's start, from its first non-blank, while `wait`

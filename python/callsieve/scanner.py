@@ -519,7 +519,6 @@ class Scanner(DsmlCapture):
         blk = self.blk
         blk.rows, blk.opener, blk.closer = rows, opener, rows[0].closer
         blk.parts, blk.size, blk.over = [], 0, False
-        blk.start = self._abs(self.pos)
         blk.wait, blk.head, blk.row, blk.tap = self.stream, "", None, None
         self.pos = end
 

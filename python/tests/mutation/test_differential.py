@@ -22,7 +22,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     ("lang", "line", "old"),
-    [("--python", "623", "if s:"), ("--node", "686", "if (s) this._text.push(s);")],
+    [("--python", "622", "if s:"), ("--node", "686", "if (s) this._text.push(s);")],
 )
 def test_differences_are_found_and_printed(lang: str, line: str, old: str) -> None:
     if lang == "--node" and shutil.which("node") is None:
@@ -37,7 +37,7 @@ def test_differences_are_found_and_printed(lang: str, line: str, old: str) -> No
 @pytest.mark.parametrize(
     ("lang", "line", "old", "new"),
     [
-        ("--python", "425", "more = False", "more = None"),
+        ("--python", "424", "more = False", "more = None"),
         ("--node", "485", "let more = false;", "let more = null;"),
     ],
 )
