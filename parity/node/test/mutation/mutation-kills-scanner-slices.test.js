@@ -75,3 +75,58 @@ test('lone high surrogates in a block at the limit are characters like any other
     }
   }
 });
+
+test('a block of exactly the limit is not past it, however it is cut (R8.3, R8.6)', () => {
+  // Twelve blanks hold no call, so the block is text; it holds exactly maxCaptureChars
+  // characters, so it is not past the limit: no capture_limit note, and the same when its closer
+  // arrives in a later chunk than its last character (the step then takes an empty piece).
+  const doc = '<tool_call>' + ' '.repeat(12) + '</tool_call>';
+  for (const streamArguments of [false, true]) {
+    const opts = { preset: 'qwen3', streamArguments, maxCaptureChars: 12 };
+    for (const chunks of [[doc], [...doc], [doc.slice(0, 23), doc.slice(23)]]) {
+      assert.deepEqual(coalesce(run(chunks, opts).events), [{ type: 'text', text: doc }], `${chunks.length}`);
+    }
+  }
+});
+
+// Closed blocks kept to their announced call at the end of the body (R16.3, D37): the tap reads
+// the whole body only when the closer comes, and the break falls before the body's end.
+const CUT_CLOSED = [
+  ['qwen3', '<tool_call>', '{"name": "get", "arguments": {"a": 1}, "x', '</tool_call>'],
+  ['qwen3', '<tool_call>', '{"name": "get", "arguments": {"a": [1, 2', '</tool_call>'],
+  ['qwen3-coder', '<tool_call>', '<function=get><parameter=a>1</parameter><param', '</tool_call>'],
+  ['glm-4.5', '<tool_call>', 'get<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>b</arg_key>', '</tool_call>'],
+];
+
+test('a closed block kept to its announced call loses nothing, its closer included (R8.2, R16.3)', () => {
+  for (const [preset, opener, body, closer] of CUT_CLOSED) {
+    const doc = opener + body + closer;
+    for (const chunks of [[doc], [...doc]]) {
+      const { events } = run(chunks, { preset, streamArguments: true });
+      assert.equal(events.map(source).join(''), doc, doc);
+      const blocks = events.filter((e) => e.type === 'tool_calls');
+      assert.equal(blocks.length, 1, doc);
+      assert.deepEqual(blocks[0].repaired, ['D37'], doc);
+      assert.ok(doc.startsWith(blocks[0].raw) && blocks[0].raw.length < opener.length + body.length, doc);
+    }
+  }
+});
+
+test('the characters of a closer that arrive one at a time feed the tap nothing', () => {
+  // While a closer is incomplete it is held in the buffer and scanned again with each feed (R8.3's
+  // bounded lookahead): fed one character at a time, the k-th character of the closer costs k
+  // (the work counter counts the code units of the buffer each feed scans), 1 + 2 + ... + n for a
+  // closer of n, against n when the closer comes whole. The tap (R16) is fed nothing then: a piece
+  // would make it join its pending text (the open value or tag) once more, which it counts.
+  const work = (preset, chunks) => run(chunks, { preset, streamArguments: true }).work;
+  for (const [preset, opener, body, closer] of [
+    ...CUT_CLOSED,
+    ['qwen3', '<tool_call>', '{"name": "get", "arguments": {"a": "xyz', '</tool_call>'],
+    ['glm-4.5', '<tool_call>', 'get<arg_key>a</arg_key><arg_value>1</arg_value><arg_k', '</tool_call>'],
+    ['minimax-m2', '<minimax:tool_call>', '<invoke name="get"><parameter name="q">x</parameter></invoke><inv', '</minimax:tool_call>'],
+  ]) {
+    const n = closer.length;
+    const chars = [...opener, ...body];
+    assert.equal(work(preset, [...chars, ...closer]) - work(preset, [...chars, closer]), (n * (n + 1)) / 2 - n, body);
+  }
+});
