@@ -130,3 +130,109 @@ test('the characters of a closer that arrive one at a time feed the tap nothing'
     assert.equal(work(preset, [...chars, ...closer]) - work(preset, [...chars, closer]), (n * (n + 1)) / 2 - n, body);
   }
 });
+
+// ---- JSON calls in prose (R9) with streamed arguments (R16, D37) ---------------------------
+
+const LLAMA = { preset: 'llama3', streamArguments: true };
+const calls = (events) => events.filter((e) => e.type === 'tool_calls').map((e) => e.calls);
+
+test('a call kept to where it broke has no id key when the model wrote none (D50, D51)', () => {
+  // A call has `id` when the model wrote one: R9's JSON calls have none (R9 reads no id), nor
+  // have these Hermes / GLM blocks, so the kept call's object has the keys name and input only.
+  const one = [[{ name: 'get', input: { a: 1 } }]];
+  assert.deepEqual(calls(run(['{"name": "get", "parameters": {"a": 1}, "name": 2} after'], LLAMA).events), one);
+  assert.deepEqual(
+    calls(run(['<tool_call>{"name": "get", "arguments": {"a": 1}, "x</tool_call>'], { preset: 'qwen3', streamArguments: true }).events),
+    one,
+  );
+  assert.deepEqual(
+    calls(run(['<tool_call>get<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>b</arg_key></tool_call>'], { preset: 'glm-4.5', streamArguments: true }).events),
+    one,
+  );
+});
+
+test('a JSON call cut by the end of the output is kept to where its value broke (D37)', () => {
+  // The announced call's arguments were cut inside a value: the call stays, with the arguments
+  // read before that value, its source up to the value is its raw, and the value is text.
+  const doc = '{"name": "get", "parameters": {"a": 1';
+  const cut = doc.length - 1;
+  for (const chunks of [[doc], [...doc]]) {
+    const got = coalesce(run(chunks, LLAMA).events);
+    assert.deepEqual(
+      got.filter((e) => e.type === 'tool_calls' || e.type === 'text').map((e) => [e.type, source(e)]),
+      [
+        ['tool_calls', doc.slice(0, cut)],
+        ['text', doc.slice(cut)],
+      ],
+    );
+    assert.deepEqual(calls(got), [[{ name: 'get', input: {} }]]);
+  }
+});
+
+test('a broken JSON call cuts its raw in the source, past the backslashes R9.2 doubles', () => {
+  // R9.2 reads a backslash that escapes nothing doubled; where the tap breaks (D37) is counted in
+  // the source: the raw ends where the broken value's bad character stands (a raw line break or
+  // control character in a string), whatever doubled backslashes stand before or after it.
+  for (const [doc, at] of [
+    ['{"name": "get", "parameters": {"a": "x\n\\qy"}} tail', '\n'],
+    ['{"name": "get", "parameters": {"a": "x\u0001\\qy"}} tail', '\u0001'],
+    ['{"name": "get", "parameters": {"a": "\\q", "b": "x\n\\w"}} tail', '\n'],
+    ['{"name": "get", "parameters": {"a": "\\q", "b": "\\w\\e", "c": "x\n\\w"}} tail', '\n'],
+  ]) {
+    const cut = doc.indexOf(at);
+    for (const chunks of [[doc], [...doc]]) {
+      const got = coalesce(run(chunks, LLAMA).events);
+      assert.deepEqual(
+        got.filter((e) => e.type === 'tool_calls' || e.type === 'text').map((e) => [e.type, source(e), e.repaired]),
+        [
+          ['tool_calls', doc.slice(0, cut), ['D37']],
+          ['text', doc.slice(cut), undefined],
+        ],
+        JSON.stringify(doc),
+      );
+    }
+  }
+});
+
+test('after a JSON call breaks, a backslash ending a chunk holds only itself (R8.3, D43)', () => {
+  // The rest of a broken candidate is text as it comes, to the end of its JSON value: a backslash
+  // at the end of a chunk waits for the character it escapes (it decides where a string ends);
+  // what stands before it in that chunk is released with it.
+  const chunks = ['{"name": "get", "parameters": {"a": 1}, "name": "ab', 'c\\', '"d\\', '\\e"} tail'];
+  assert.deepEqual(released(chunks, LLAMA), [
+    '{"name": "get", "parameters": {"a": 1}, "name": "ab',
+    'c',
+    '\\"d',
+    '\\\\e"} tail',
+    '',
+  ]);
+});
+
+test('a JSON call that breaks at its last brace: the text after it is read as prose (R9, R8.3)', () => {
+  // The repeated name is read with the candidate's last `}`: the call is kept to it (D37), the
+  // candidate is over, and what follows is prose again, in the same feed: a second call in it is
+  // a call.
+  const doc = '{"name": "get", "parameters": {"a": 1}, "name": 2} then {"name": "two", "parameters": {}}';
+  assert.deepEqual(released([doc], LLAMA), [doc, '']);
+  assert.deepEqual(calls(run([doc], LLAMA).events), [[{ name: 'get', input: { a: 1 } }], [{ name: 'two', input: {} }]]);
+});
+
+test('the rest of a broken JSON candidate is not read again as a call', () => {
+  // Once the call broke (D37) the rest of the candidate is text: its last `}` costs one unit of
+  // work (scanned once), and the candidate is not handed to R9's reading as a whole.
+  const doc = '{"name": "get", "parameters": {"a": 1}, "name": "get", "parameters": {"a": 1}}';
+  for (const split of [false, true]) {
+    const w = (d) => run(split ? [...d] : [d], LLAMA).work;
+    assert.equal(w(doc) - w(doc.slice(0, -1)), 1);
+  }
+});
+
+test('text a feed decides around a JSON candidate that is no call is one event', () => {
+  // Under a limit of 12 neither candidate is a call (D43): the feed's text is released as one
+  // text event, as Python's sieve gives it (a candidate whose tap announced nothing adds no event
+  // and does not split the text around it).
+  const doc = '{"name": "get", "parameters": {"a": 1}, "content": "x"} then {"name": "two", "parameters": {}}';
+  const s = new Sieve({ ...LLAMA, maxCaptureChars: 12 });
+  assert.deepEqual(s.feed(doc), [{ type: 'text', text: doc }]);
+  assert.deepEqual(s.flush(), []);
+});
