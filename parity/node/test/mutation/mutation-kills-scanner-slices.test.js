@@ -236,3 +236,69 @@ test('text a feed decides around a JSON candidate that is no call is one event',
   assert.deepEqual(s.feed(doc), [{ type: 'text', text: doc }]);
   assert.deepEqual(s.flush(), []);
 });
+
+// ---- token sections (R14.4, R14.5) -----------------------------------------------------------
+
+const BEGIN = '<｜tool▁calls▁begin｜>';
+const EOS = '<｜end▁of▁sentence｜>';
+
+test('an empty token section at the end of the output is text (D26, D46)', () => {
+  // D26 repairs a section without its end only when it holds calls: one that holds nothing is
+  // text, however the output was cut.
+  for (const doc of ['x ' + BEGIN, 'x ' + BEGIN + '  ']) {
+    for (const chunks of [[doc], [...doc]]) {
+      assert.deepEqual(coalesce(run(chunks, { preset: 'deepseek-v3.1' }).events), [{ type: 'text', text: doc }]);
+    }
+  }
+});
+
+test('the end-of-sentence token after an empty section opener is dropped (R14.6, D29)', () => {
+  // The section holds nothing, so it is text; the end-of-sentence token ends it and is dropped,
+  // as it is everywhere in text when a native format is in use.
+  const doc = BEGIN + EOS + ' x';
+  for (const chunks of [[doc], [...doc]]) {
+    assert.deepEqual(coalesce(run(chunks, { preset: 'deepseek-v3.1' }).events), [{ type: 'text', text: BEGIN + ' x' }]);
+  }
+});
+
+test('a loose call head past MAX_HEAD fails at its first character past the limit (D26, D61)', () => {
+  // The section opener began the head (D61): it must end on its line, and a head longer than 512
+  // characters is no call, decided at its first character past the limit; TEXT resumes there, so
+  // a JSON call (R9) that starts there, before the line ends, is a call.
+  const call = '{"name": "get", "parameters": {}}';
+  const opts = { formats: ['tokens', 'llama_json'] };
+  for (const head of ['a'.repeat(512) + call + '\nmore', 'a'.repeat(511) + ' ' + call + '\nmore']) {
+    const doc = BEGIN + head;
+    for (const chunks of [[doc], [doc.slice(0, 300), doc.slice(300)]]) {
+      const got = coalesce(run(chunks, opts).events);
+      assert.deepEqual(
+        got.map((e) => [e.type, source(e)]),
+        [
+          ['text', doc.slice(0, doc.indexOf('{'))],
+          ['tool_calls', call],
+          ['text', '\nmore'],
+        ],
+      );
+    }
+  }
+});
+
+test('a loose call head ends on its line: TEXT resumes at the line break (D61)', () => {
+  // The head the section opener began stops being one at its line break: the section is text to
+  // there, and a JSON call (R9) on the next line is a call.
+  const call = '{"name": "get", "parameters": {}}';
+  for (const head of ['get time', 'a'.repeat(500)]) {
+    const doc = BEGIN + head + '\n' + call + '\nmore';
+    for (const chunks of [[doc], [...doc]]) {
+      const got = coalesce(run(chunks, { formats: ['tokens', 'llama_json'] }).events);
+      assert.deepEqual(
+        got.map((e) => [e.type, source(e)]),
+        [
+          ['text', BEGIN + head + '\n'],
+          ['tool_calls', call],
+          ['text', '\nmore'],
+        ],
+      );
+    }
+  }
+});
