@@ -302,3 +302,23 @@ test('a loose call head ends on its line: TEXT resumes at the line break (D61)',
     }
   }
 });
+
+// ---- bare pythonic lists (R17, Llama 4) ----------------------------------------------------------
+
+test('a pythonic list with astral characters is within the limit by its code points, however it is cut', () => {
+  // The capture limit counts characters (code points, R8.3): this list is 16 characters (22 code
+  // units), so under a limit of 18 or 20 it is a call (a limit counted in code units would make it
+  // text), fed whole or one character at a time (R8.6); under 12 it is text.
+  const list = '[get(a="' + '\u{1F600}'.repeat(6) + '")]';
+  const doc = list + ' after';
+  for (const [maxCaptureChars, want] of [
+    [18, [['tool_calls', list], ['text', ' after']]],
+    [20, [['tool_calls', list], ['text', ' after']]],
+    [12, [['text', doc]]],
+  ]) {
+    for (const chunks of [[doc], [...doc], [list.slice(0, 9), list.slice(9), ' after']]) {
+      const got = coalesce(run(chunks, { preset: 'llama4', maxCaptureChars }).events);
+      assert.deepEqual(got.map((e) => [e.type, source(e)]), want, `${maxCaptureChars} ${chunks.length}`);
+    }
+  }
+});
