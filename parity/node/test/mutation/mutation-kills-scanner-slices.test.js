@@ -322,3 +322,13 @@ test('a pythonic list with astral characters is within the limit by its code poi
     }
   }
 });
+
+test('text a feed decides around a block that is no call is one event', () => {
+  // A MiniMax block of blanks holds no call (R4): it is text, with the prose around it, as one
+  // text event of the feed that decides it, as Python's sieve gives it (the block's tap, which
+  // announced nothing, does not split the text before it from the rest).
+  const doc = 'hi <minimax:tool_call>   </minimax:tool_call> after';
+  const s = new Sieve({ preset: 'minimax-m2', streamArguments: true });
+  assert.deepEqual(s.feed(doc), [{ type: 'text', text: doc }]);
+  assert.deepEqual(s.flush(), []);
+});
