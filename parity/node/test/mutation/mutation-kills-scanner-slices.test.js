@@ -332,3 +332,21 @@ test('text a feed decides around a block that is no call is one event', () => {
   assert.deepEqual(s.feed(doc), [{ type: 'text', text: doc }]);
   assert.deepEqual(s.flush(), []);
 });
+
+test('the one row of an opener with no body kind reads the body from its first character', () => {
+  // MiniMax's and Kimi-K2's openers have one row each, whose body needs no start to be told (no
+  // body kind, D45): its tap (R16) is made at the opener and reads the body as it comes, blanks
+  // included. The work counter counts the document once, the body once as the tap joins it and
+  // once more as the block's grammar reads it at the closer (a block of blanks: text, R4).
+  for (const [preset, opener, closer] of [
+    ['minimax-m2', '<minimax:tool_call>', '</minimax:tool_call>'],
+    ['kimi-k2', '<|tool_calls_section_begin|>', '<|tool_calls_section_end|>'],
+  ]) {
+    for (const body of ['   ', '\n\n']) {
+      const doc = opener + body + closer;
+      const got = run([doc], { preset, streamArguments: true });
+      assert.deepEqual(coalesce(got.events), [{ type: 'text', text: doc }]);
+      assert.equal(got.work, doc.length + 2 * body.length, `${preset} ${JSON.stringify(body)}`);
+    }
+  }
+});
