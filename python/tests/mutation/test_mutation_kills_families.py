@@ -215,6 +215,7 @@ WORK_BLOCKS: list[tuple[str, str, str, str, str | None, str | None]] = [
         None,
     ),
     ("qwen3-coder", "<tool_call>", "\n<function=", "", "", None),
+    ("minimax-m2", "<minimax:tool_call>", "   ", "</minimax:tool_call>", "", None),  # (one bodiless row)
     ("qwen3-coder", "<tool_call>", "\n<function=get>\n<", "", "", "\n"),
     (
         "minimax-m2",

@@ -174,6 +174,7 @@ const WORK_BLOCKS = [
   ['glm-4.5', '<tool_call>', '{bad json', '</tool_call>', null, null],
   ['qwen3-coder', '<tool_call>', '<function=get><parameter=a>1</parameter></function>', '</tool_call>', '1', null],
   ['qwen3-coder', '<tool_call>', '\n<function=', '', '', null],
+  ['minimax-m2', '<minimax:tool_call>', '   ', '</minimax:tool_call>', '', null], // (one bodiless row)
   ['qwen3-coder', '<tool_call>', '\n<function=get>\n<', '', '', '\n'],
   [
     'minimax-m2',
