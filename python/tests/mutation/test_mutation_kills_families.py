@@ -254,3 +254,25 @@ def test_a_json_call_feeds_its_tap_only_new_characters() -> None:
     two = '{"name": "get", "parameters": {"a": "\\u0041\\u0041"}}'
     opts: dict[str, Any] = {"preset": "llama3", "stream_arguments": True}
     assert [_scanner_work(list(d), **opts) for d in (plain, one, two)] == [170, 180, 214]
+
+
+@pytest.mark.parametrize(
+    ("doc", "at"),
+    [
+        ('{"name": "get", "parameters": {"a": "x\n\\qy"}} tail', "\n"),
+        ('{"name": "get", "parameters": {"a": "x\u0001\\qy"}} tail', "\u0001"),
+        ('{"name": "get", "parameters": {"a": "\\q", "b": "x\n\\w"}} tail', "\n"),
+        ('{"name": "get", "parameters": {"a": "\\q", "b": "\\w\\e", "c": "x\n\\w"}} tail', "\n"),
+    ],
+)
+def test_a_broken_json_call_cuts_its_raw_in_the_source(doc: str, at: str) -> None:
+    # R9.2 reads a backslash that escapes nothing doubled; where the tap breaks (D37) is counted in
+    # the source: the raw ends where the broken value's bad character stands (a raw line break or
+    # control character in a string), whatever doubled backslashes stand before or after it. (The
+    # twin of Node's test in mutation-kills-scanner-slices.test.js.)
+    cut = doc.index(at)
+    for chunks in ([doc], list(doc)):
+        events, _ = _run(chunks, preset="llama3", stream_arguments=True)
+        got = [(e.type, e.source, getattr(e, "repaired", None)) for e in coalesce(events)]
+        got = [g for g in got if g[0] in ("tool_calls", "text")]
+        assert got == [("tool_calls", doc[:cut], ("D37",)), ("text", doc[cut:], None)], chunks[:1]
