@@ -276,3 +276,32 @@ def test_a_broken_json_call_cuts_its_raw_in_the_source(doc: str, at: str) -> Non
         got = [(e.type, e.source, getattr(e, "repaired", None)) for e in coalesce(events)]
         got = [g for g in got if g[0] in ("tool_calls", "text")]
         assert got == [("tool_calls", doc[:cut], ("D37",)), ("text", doc[cut:], None)], chunks[:1]
+
+
+# Closed blocks kept to their announced call at the end of the body (R16.3, D37): the tap reads the
+# whole body only when the closer comes, and the break falls before the body's end. (The twin of
+# Node's CUT_CLOSED in mutation-kills-scanner-slices.test.js.)
+CUT_CLOSED = [
+    ("qwen3", "<tool_call>", '{"name": "get", "arguments": {"a": 1}, "x', "</tool_call>"),
+    ("qwen3", "<tool_call>", '{"name": "get", "arguments": {"a": [1, 2', "</tool_call>"),
+    ("qwen3-coder", "<tool_call>", "<function=get><parameter=a>1</parameter><param", "</tool_call>"),
+    (
+        "glm-4.5",
+        "<tool_call>",
+        "get<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>b</arg_key>",
+        "</tool_call>",
+    ),
+]
+
+
+@pytest.mark.parametrize(("preset", "opener", "body", "closer"), CUT_CLOSED)
+def test_a_closed_block_kept_to_its_call_loses_nothing(
+    preset: str, opener: str, body: str, closer: str
+) -> None:
+    doc = opener + body + closer
+    for chunks in ([doc], list(doc)):
+        events, _ = _run(chunks, preset=preset, stream_arguments=True)
+        assert "".join(e.source for e in events) == doc
+        blocks = [e for e in events if isinstance(e, ToolCallsEvent)]
+        assert [e.repaired for e in blocks] == [("D37",)]
+        assert doc.startswith(blocks[0].raw) and len(blocks[0].raw) < len(opener + body)
