@@ -90,11 +90,29 @@ function runStream(c, chunks) {
  */
 function sources(events) {
   let out = '';
-  for (const e of events) {
-    if (e.type === 'tool_calls') out += e.raw;
-    else if (e.type === 'text' || e.type === 'reasoning') out += e.text;
-  }
+  for (const e of events) out += source(e);
   return out;
+}
+
+/** The input one event stands for: text, reasoning, a block's raw; '' for R16's events. */
+function source(e) {
+  return e.type === 'tool_calls' ? e.raw : e.type === 'text' || e.type === 'reasoning' ? e.text : '';
+}
+
+/** A Sieve fed these chunks, then flushed: its events, the scanner's work and sawToolCallSyntax. */
+function runSieve(chunks, opts) {
+  const s = new Sieve(opts);
+  const events = [];
+  for (const c of chunks) events.push(...s.feed(c));
+  events.push(...s.flush());
+  return { events, work: s._scanner.work, saw: s.sawToolCallSyntax };
+}
+
+/** What each feed (then the flush) gives back, as source text. */
+function released(chunks, opts) {
+  const s = new Sieve(opts);
+  const out = chunks.map((c) => sources(s.feed(c)));
+  return [...out, sources(s.flush())];
 }
 
 const { droppedMarkers } = require('../src/formats');
@@ -227,6 +245,9 @@ module.exports = {
   runParse,
   runStream,
   sources,
+  source,
+  runSieve,
+  released,
   kept,
   firstDifference,
   describe,

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from sieve_support import event_types_hold, released, run, scanner_work
 
-from callsieve import Sieve, ToolCall, coalesce
-from callsieve.events import Malformed, TextEvent, ToolCallsEvent
+from callsieve import coalesce
+from callsieve.events import TextEvent, ToolCallsEvent
 
 # Well-formed, repeated, cut and malformed blocks of each family (the preset that reads them).
 FAMILY_DOCS: list[tuple[str, str]] = [
@@ -73,24 +74,6 @@ FAMILY_DOCS: list[tuple[str, str]] = [
 IDS = [f"{p}-{i}" for i, (p, _) in enumerate(FAMILY_DOCS)]
 
 
-def _run(chunks: list[str], **opts: Any) -> tuple[list[Any], int]:
-    s = Sieve(**opts)
-    events = [e for c in chunks for e in s.feed(c)] + s.flush()
-    return events, s.work
-
-
-def _types_hold(e: ToolCallsEvent) -> bool:
-    return (
-        isinstance(e.calls, tuple)
-        and all(isinstance(c, ToolCall) for c in e.calls)
-        and isinstance(e.raw, str)
-        and isinstance(e.rejected_tool_names, tuple)
-        and isinstance(e.malformed, tuple)
-        and all(isinstance(m, Malformed) for m in e.malformed)
-        and isinstance(e.repaired, tuple)
-    )
-
-
 @pytest.mark.parametrize(("preset", "doc"), FAMILY_DOCS, ids=IDS)
 def test_every_prefix_loses_nothing_and_keeps_its_types(preset: str, doc: str) -> None:
     # A reply cut anywhere (a stream that stops) still gives back each character once (R8.2), no
@@ -103,13 +86,13 @@ def test_every_prefix_loses_nothing_and_keeps_its_types(preset: str, doc: str) -
         {"preset": preset, "max_capture_chars": 12},
     ):
         for k in range(1, len(doc) + 1):
-            events, _ = _run([doc[:k]], **opts)
+            events = run([doc[:k]], **opts)
             assert "".join(e.source for e in events) == doc[:k], (opts, k)
             for i, e in enumerate(events):
                 if isinstance(e, TextEvent):
                     assert e.text, (opts, k, events)
                 if isinstance(e, ToolCallsEvent):
-                    assert _types_hold(e), (opts, k, e)
+                    assert event_types_hold(e), (opts, k, e)
                     if "D44" in e.repaired:  # (cut by the end of the output: nothing after it)
                         assert not "".join(x.source for x in events[i + 1 :]), (opts, k, events)
 
@@ -122,16 +105,9 @@ def test_every_two_chunk_split_under_a_small_limit_is_the_whole(preset: str, doc
     for limit in (12, 13, 40):
         for stream in (False, True):
             opts = {"preset": preset, "max_capture_chars": limit, "stream_arguments": stream}
-            whole = coalesce(_run([doc], **opts)[0])
+            whole = coalesce(run([doc], **opts))
             for k in range(1, len(doc)):
-                assert coalesce(_run([doc[:k], doc[k:]], **opts)[0]) == whole, (limit, stream, k)
-
-
-def _released(chunks: list[str], **opts: Any) -> list[str]:
-    """What each feed (then the flush) gives back, as source text."""
-    s = Sieve(**opts)
-    out = ["".join(e.source for e in s.feed(c)) for c in chunks]
-    return [*out, "".join(e.source for e in s.flush())]
+                assert coalesce(run([doc[:k], doc[k:]], **opts)) == whole, (limit, stream, k)
 
 
 @pytest.mark.parametrize(("preset", "doc"), FAMILY_DOCS, ids=IDS)
@@ -139,7 +115,7 @@ def test_a_whole_reply_is_released_by_its_feed(preset: str, doc: str) -> None:
     # R8.3: each of these replies ends decided (a closer, a complete call, prose that starts no
     # markup), so the feed that brings it releases all of it and the flush has nothing left.
     for stream in (False, True):
-        assert _released([doc], preset=preset, stream_arguments=stream) == [doc, ""], stream
+        assert released([doc], preset=preset, stream_arguments=stream) == [doc, ""], stream
 
 
 def test_after_a_json_call_breaks_its_rest_is_released_as_it_comes() -> None:
@@ -148,7 +124,7 @@ def test_after_a_json_call_breaks_its_rest_is_released_as_it_comes() -> None:
     # plain text, each character decided as it arrives (R8.3, D43).
     doc = '{"name": "get", "parameters": {"a": 1}, "name": "get", "parameters": {"a": 1}}'
     brk = doc.index('"', doc.index('"name"', 10) + 7) + 1
-    got = _released(list(doc), preset="llama3", stream_arguments=True)
+    got = released(list(doc), preset="llama3", stream_arguments=True)
     assert got == [""] * (brk - 1) + [doc[:brk]] + list(doc[brk:]) + [""]
 
 
@@ -157,7 +133,7 @@ def test_after_a_block_breaks_its_rest_is_released_as_it_comes() -> None:
     # opens; the rest of the block, closer included, is text as it arrives (R8.3, D43).
     doc = '<tool_call>{"name": "get", "arguments": {"a": 1}, "name": "again"}</tool_call>'
     brk = doc.index('"', doc.index('"name": "again"') + 7) + 1
-    got = _released(list(doc), preset="qwen3", stream_arguments=True)
+    got = released(list(doc), preset="qwen3", stream_arguments=True)
     end = len(doc) - len("</tool_call>")
     assert got[:brk] == [""] * (brk - 1) + [doc[:brk]]
     assert got[brk:end] == list(doc[brk:end])
@@ -172,10 +148,10 @@ def test_d44_names_a_block_cut_with_its_calls_complete_d37_one_cut_inside_a_call
     hermes = '<tool_call>\n{"name": "get", "arguments": {"'
     for doc, preset, want in ((coder, "qwen3-coder", ("D44",)), (hermes, "qwen3", ("D37",))):
         for chunks in ([doc], list(doc)):
-            events, _ = _run(chunks, preset=preset, stream_arguments=True)
+            events = run(chunks, preset=preset, stream_arguments=True)
             blocks = [e for e in events if isinstance(e, ToolCallsEvent)]
             assert [e.repaired for e in blocks] == [want], (doc, blocks)
-    events, _ = _run([coder], preset="qwen3-coder", stream_arguments=True)
+    events = run([coder], preset="qwen3-coder", stream_arguments=True)
     reasons = [m.reason for e in events if isinstance(e, ToolCallsEvent) for m in e.malformed]
     assert reasons == ["invalid name"]
 
@@ -186,18 +162,10 @@ def test_a_block_is_released_when_its_body_passes_the_limit() -> None:
     opener = "<tool_call>"
     doc = opener + '\n{"name": "get", "arguments": {"a": 1, "b": "x"}}\n</tool_call>'
     for limit in (12, 20):
-        events, _ = _run(list(doc), preset="qwen3", max_capture_chars=limit)
+        events = run(list(doc), preset="qwen3", max_capture_chars=limit)
         first = events[0]
         assert isinstance(first, TextEvent) and first.note == "capture_limit"
         assert first.text == doc[: len(opener) + limit + 1]
-
-
-def _scanner_work(chunks: list[str], **opts: Any) -> int:
-    s = Sieve(**opts)
-    for c in chunks:
-        s.feed(c)
-    s.flush()
-    return s._scanner.work
 
 
 # (preset, opener, body, closer, the values its tap decodes (None: no row of the opener reads a
@@ -238,10 +206,10 @@ def test_the_work_of_a_block_fed_whole(
     # comes, and each value it decodes; a block kept to its announced call (D37) has its grammar
     # read only what stands before that call (the malformed calls it reports).
     doc = opener + body + closer
-    assert _scanner_work([doc], preset=preset) == len(doc) + len(body)
+    assert scanner_work([doc], preset=preset) == len(doc) + len(body)
     tap = 0 if values is None else len(body) + len(values)
     grammar = len(body) if before is None else len(before)
-    assert _scanner_work([doc], preset=preset, stream_arguments=True) == len(doc) + tap + grammar
+    assert scanner_work([doc], preset=preset, stream_arguments=True) == len(doc) + tap + grammar
 
 
 def test_a_json_call_feeds_its_tap_only_new_characters() -> None:
@@ -253,7 +221,7 @@ def test_a_json_call_feeds_its_tap_only_new_characters() -> None:
     one = '{"name": "get", "parameters": {"a": "\\u0041"}}'
     two = '{"name": "get", "parameters": {"a": "\\u0041\\u0041"}}'
     opts: dict[str, Any] = {"preset": "llama3", "stream_arguments": True}
-    assert [_scanner_work(list(d), **opts) for d in (plain, one, two)] == [170, 180, 214]
+    assert [scanner_work(list(d), **opts) for d in (plain, one, two)] == [170, 180, 214]
 
 
 @pytest.mark.parametrize(
@@ -272,7 +240,7 @@ def test_a_broken_json_call_cuts_its_raw_in_the_source(doc: str, at: str) -> Non
     # twin of Node's test in mutation-kills-scanner-slices.test.js.)
     cut = doc.index(at)
     for chunks in ([doc], list(doc)):
-        events, _ = _run(chunks, preset="llama3", stream_arguments=True)
+        events = run(chunks, preset="llama3", stream_arguments=True)
         got = [(e.type, e.source, getattr(e, "repaired", None)) for e in coalesce(events)]
         got = [g for g in got if g[0] in ("tool_calls", "text")]
         assert got == [("tool_calls", doc[:cut], ("D37",)), ("text", doc[cut:], None)], chunks[:1]
@@ -300,7 +268,7 @@ def test_a_closed_block_kept_to_its_call_loses_nothing(
 ) -> None:
     doc = opener + body + closer
     for chunks in ([doc], list(doc)):
-        events, _ = _run(chunks, preset=preset, stream_arguments=True)
+        events = run(chunks, preset=preset, stream_arguments=True)
         assert "".join(e.source for e in events) == doc
         blocks = [e for e in events if isinstance(e, ToolCallsEvent)]
         assert [e.repaired for e in blocks] == [("D37",)]

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from conftest import fixture_files, load
 from fixture_support import options
+from sieve_support import event_types_hold
 
 from callsieve import Sieve, ToolCall, coalesce, parse
-from callsieve.events import Malformed, ToolCallsEvent
+from callsieve.events import ToolCallsEvent
 from callsieve.names import DeclaredNames, apply_policy, resolve_name, resolve_tool_name
 from callsieve.schema import _schema_types, keeps_text, property_schema, typed_value
 from callsieve.shell import MORE, NO, match_cdata_open
@@ -457,21 +458,6 @@ def test_the_work_counter_counts_every_character_at_least_once() -> None:
             assert s.work >= len(doc), (preset, stream, size, doc)
 
 
-def _event_types_hold(e: ToolCallsEvent) -> bool:
-    return (
-        isinstance(e.calls, tuple)
-        and all(isinstance(c, ToolCall) for c in e.calls)
-        and isinstance(e.raw, str)
-        and bool(e.raw)
-        and isinstance(e.rejected_tool_names, tuple)
-        and isinstance(e.format, str)
-        and isinstance(e.malformed, tuple)
-        and all(isinstance(m, Malformed) for m in e.malformed)
-        and isinstance(e.repaired, tuple)
-        and all(isinstance(r, str) for r in e.repaired)
-    )
-
-
 def test_every_tool_calls_event_has_the_types_it_declares() -> None:
     # An event's fields are what the dataclass says (tuples, strings), on every path a block can
     # end by, whatever the chunks: every fixture input with and without stream_arguments, whole
@@ -487,4 +473,4 @@ def test_every_tool_calls_event_has_the_types_it_declares() -> None:
                 events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])]
                 for e in events + s.flush():
                     if isinstance(e, ToolCallsEvent):
-                        assert _event_types_hold(e), (path.name, stream, size, e)
+                        assert event_types_hold(e), (path.name, stream, size, e)

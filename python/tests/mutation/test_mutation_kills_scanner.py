@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import pytest
+from sieve_support import scanner_work
 
 from callsieve import Sieve, coalesce, prose, scanner
 from callsieve.shell import MORE, NO
@@ -199,16 +200,6 @@ def _events(text: str, size: int = 1 << 20, **opts: Any) -> list[dict[str, Any]]
     return [e.to_dict() for e in coalesce(events)]
 
 
-def _scanner_work(chunks: list[str], **opts: Any) -> int:
-    """The scanner's share of Sieve.work: each feed's buffer (the chunk and what was held), then
-    what is exposed again (a pending span's held part rescanned, a body or section decoded)."""
-    s = Sieve(**opts)
-    for c in chunks:
-        s.feed(c)
-    s.flush()
-    return s._scanner.work
-
-
 JSON = {"json_tool_calls": True}
 
 
@@ -218,9 +209,9 @@ def test_a_json_call_counts_its_text_once_more() -> None:
     once more when it is decoded. Pinned exactly (issue 41: the mutants of that increment were
     listed as checked by test_hostile.py only, outside the mutation selection)."""
     call = '{"name": "a", "arguments": {}}'
-    assert _scanner_work(["x " + call + " y"], **JSON) == 34 + 30
-    assert _scanner_work(["x " + call[:19], call[19:] + " y"], **JSON) == 21 + 13 + 30
-    assert _scanner_work([call], **JSON) == 30 + 30
+    assert scanner_work(["x " + call + " y"], **JSON) == 34 + 30
+    assert scanner_work(["x " + call[:19], call[19:] + " y"], **JSON) == 21 + 13 + 30
+    assert scanner_work([call], **JSON) == 30 + 30
 
 
 def test_a_brace_that_starts_no_json_call_is_text_at_once() -> None:
@@ -260,9 +251,9 @@ def test_a_json_candidate_past_the_limit_goes_out_in_the_feed_that_took_it_past(
 def test_a_pending_span_rescan_is_counted() -> None:
     # The held part (from the wrapper, or from the second run, to the paragraph's end) is read
     # again as TEXT.
-    assert _scanner_work(["`a <tool_calls> b\n\nc"]) == 20 + len("<tool_calls> b\n")
-    assert _scanner_work(["`a ``b\n\nc"]) == 9 + len("``b\n")
-    assert _scanner_work(["`a b\n\nc"]) == 7  # nothing held
+    assert scanner_work(["`a <tool_calls> b\n\nc"]) == 20 + len("<tool_calls> b\n")
+    assert scanner_work(["`a ``b\n\nc"]) == 9 + len("``b\n")
+    assert scanner_work(["`a b\n\nc"]) == 7  # nothing held
 
 
 CDATA_OPEN = '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a"><![CDATA['
@@ -283,8 +274,8 @@ def test_a_break_counts_the_body_it_decodes() -> None:
     # The chunk (72 characters), the tap's look at the body (10) and the body decoded at the break (5).
     head = '<|DSML|tool_calls><|DSML|invoke name="f"><|DSML|parameter name="a">'
     assert len(head + "hello") == 72
-    assert _scanner_work([head + "hello"], stream_arguments=True) == 72 + 10 + 5
-    assert _scanner_work([CDATA_OPEN + "hello"], stream_arguments=True) == 81 + 10 + 5
+    assert scanner_work([head + "hello"], stream_arguments=True) == 72 + 10 + 5
+    assert scanner_work([CDATA_OPEN + "hello"], stream_arguments=True) == 81 + 10 + 5
 
 
 # ---- after the loose-CDATA repair (R5.6, D8): every later CDATA read by its rule -------------
@@ -326,7 +317,7 @@ def test_the_repair_reads_the_rest_once() -> None:
     # rule, makes the block text with no second repair.
     text = "X" + REPAIRED + '<parameter name="b"><![CDATA[two'
     content = text[text.index("one") :]
-    assert _scanner_work([text]) == len(text) + len(content) + len("one")
+    assert scanner_work([text]) == len(text) + len(content) + len("one")
 
 
 def test_the_repair_is_made_once_for_the_whole_input() -> None:
@@ -340,7 +331,7 @@ def test_the_repair_is_made_once_for_the_whole_input() -> None:
     )
     assert [e["type"] for e in _events(text)] == ["tool_calls", "text", "tool_calls"]
     content = text[text.index("first") :]
-    assert _scanner_work([text]) == len(text) + len(content) + len("first") + len("second")
+    assert scanner_work([text]) == len(text) + len(content) + len("first") + len("second")
 
 
 def test_after_a_token_section_the_chunk_goes_on() -> None:
@@ -402,7 +393,7 @@ def test_a_section_past_the_limit_decodes_no_call() -> None:
     # Past the limit the section is text: its calls are not decoded (only the chunk is counted).
     text = SEP_OPEN + '{"a": "xxxxyyyyzzzz"}' + SEP_CLOSE
     assert _events(text, max_capture_chars=60) == [{"type": "text", "text": text, "note": "capture_limit"}]
-    assert _scanner_work([text], max_capture_chars=60) == len(text)
+    assert scanner_work([text], max_capture_chars=60) == len(text)
 
 
 def test_a_marker_cut_by_a_chunk_after_an_angle_in_a_body() -> None:
@@ -413,7 +404,7 @@ def test_a_marker_cut_by_a_chunk_after_an_angle_in_a_body() -> None:
     chunks = [SEP_OPEN + "{}<", "<｜tool▁c", "all▁end｜>", "<｜tool▁calls▁end｜>"]
     whole = SEP_OPEN + "{}<<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
     assert _fed(chunks) == [[""], [""], [""], [whole], [""]]
-    assert _scanner_work(chunks) == 102
+    assert scanner_work(chunks) == 102
 
 
 def test_a_section_is_measured_from_its_own_start() -> None:
@@ -673,7 +664,7 @@ def test_in_a_cdata_the_feed_does_not_wait_at_a_tag_start() -> None:
     # (_cap_waits is for tags between tags and in a body: in a CDATA the steps take everything.)
     chunks = [P_OPEN + "<![CDATA[a", "<|DSML|param", "eter", "]]>" + P_CLOSE]
     # Each feed counts its chunk only (nothing held back), and the value is decoded once.
-    assert _scanner_work(chunks) == sum(map(len, chunks)) + len("a<|DSML|parameter")
+    assert scanner_work(chunks) == sum(map(len, chunks)) + len("a<|DSML|parameter")
 
 
 def test_a_tag_decided_no_in_a_block_fails_it_in_its_feed() -> None:
@@ -748,7 +739,7 @@ def test_past_the_limit_an_invoke_with_a_json_body_still_closes() -> None:
 
 def test_a_closed_parameter_counts_its_body_once() -> None:
     text = P_OPEN + "hello" + P_CLOSE
-    assert _scanner_work([text]) == len(text) + len("hello")
+    assert scanner_work([text]) == len(text) + len("hello")
 
 
 def test_a_streamed_value_goes_out_when_its_parameter_closes() -> None:
@@ -1097,8 +1088,8 @@ def test_a_literal_entity_before_a_cdata_streams_in_order() -> None:
 def test_a_streamed_parameter_counts_the_taps_look_when_it_closes() -> None:
     # The chunk, the tap's look at the body (10) and the body decoded at the close (5).
     text = P_OPEN + "hello" + P_CLOSE
-    assert _scanner_work([text], stream_arguments=True) == len(text) + 10 + 5
-    assert _scanner_work([P_OPEN, "hello", P_CLOSE], stream_arguments=True) == len(text) + 10 + 5
+    assert scanner_work([text], stream_arguments=True) == len(text) + 10 + 5
+    assert scanner_work([P_OPEN, "hello", P_CLOSE], stream_arguments=True) == len(text) + 10 + 5
 
 
 @pytest.mark.parametrize("rest", ["x<!", "x<![CD", "a<!x<!y b", "a<!x <!y</parameter>", "\n```\n<!x<!y"])
@@ -1304,7 +1295,7 @@ def test_a_json_candidate_reads_an_escape_whole_when_the_chunk_holds_it() -> Non
     # A backslash and the character after it, both in the chunk, are taken in one step: the
     # next feed sees only its own chunk (a wait at the backslash would expose `\n` twice).
     first = '{"name": "f", "input": {"a": "\\n'
-    assert _scanner_work([first, '"}}'], **JSON) == 2 * len(first + '"}}')
+    assert scanner_work([first, '"}}'], **JSON) == 2 * len(first + '"}}')
 
 
 def test_in_a_literal_inline_span_a_comment_after_a_stray_angle_still_hides_a_block() -> None:

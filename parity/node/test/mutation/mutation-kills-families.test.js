@@ -9,7 +9,8 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
-const { Sieve, coalesce } = require('../../index.js');
+const { coalesce } = require('../../index.js');
+const { sources, runSieve, released } = require('../support.js');
 
 const FAMILY_DOCS = [
   ['qwen3', '<tool_call>\n{"name": "get", "arguments": {"a": 1, "b": "x"}}\n</tool_call>'],
@@ -54,22 +55,7 @@ const FAMILY_DOCS = [
   ['gpt-oss', '<|channel|>commentary to=functions.get <|constrain|>json<|message|>{"a": 1}<|call|>'],
 ];
 
-/** The input an event stands for: text, reasoning, a block's raw; '' for R16's events. */
-const source = (e) => (e.type === 'tool_calls' ? e.raw : e.type === 'text' || e.type === 'reasoning' ? e.text : '');
-
-function run(chunks, opts) {
-  const s = new Sieve(opts);
-  const events = [];
-  for (const c of chunks) events.push(...s.feed(c));
-  events.push(...s.flush());
-  return events;
-}
-
-function released(chunks, opts) {
-  const s = new Sieve(opts);
-  const out = chunks.map((c) => s.feed(c).map(source).join(''));
-  return [...out, s.flush().map(source).join('')];
-}
+const run = (chunks, opts) => runSieve(chunks, opts).events;
 
 test('a whole reply is released by its feed (R8.3)', () => {
   for (const [preset, doc] of FAMILY_DOCS) {
@@ -90,7 +76,7 @@ test('every prefix loses nothing, has no empty text and keeps its types', () => 
       for (let k = 1; k <= doc.length; k++) {
         const events = run([doc.slice(0, k)], opts);
         const where = `${preset} ${JSON.stringify(opts)} ${k}`;
-        assert.equal(events.map(source).join(''), doc.slice(0, k), where);
+        assert.equal(sources(events), doc.slice(0, k), where);
         events.forEach((e, i) => {
           if (e.type === 'text') assert.ok(e.text.length > 0, where);
           if (e.type !== 'tool_calls') return;
@@ -99,7 +85,7 @@ test('every prefix loses nothing, has no empty text and keeps its types', () => 
             assert.ok(e[f] === undefined || Array.isArray(e[f]), `${where} ${f}`);
           }
           if ((e.repaired || []).includes('D44')) {
-            assert.equal(events.slice(i + 1).map(source).join(''), '', where); // (cut by the end)
+            assert.equal(sources(events.slice(i + 1)), '', where); // (cut by the end)
           }
         });
       }
@@ -191,12 +177,7 @@ test('the work of a block fed whole', () => {
   // and the body read once more by its grammar; with streamed arguments the tap reads the body
   // once and each value it decodes, and a block kept to its announced call (D37) has its grammar
   // read only what stands before that call.
-  const work = (doc, opts) => {
-    const s = new Sieve(opts);
-    s.feed(doc);
-    s.flush();
-    return s._scanner.work;
-  };
+  const work = (doc, opts) => runSieve([doc], opts).work;
   for (const [preset, opener, body, closer, values, before] of WORK_BLOCKS) {
     const doc = opener + body + closer;
     assert.equal(work(doc, { preset }), doc.length + body.length, doc);
@@ -210,12 +191,7 @@ test('a JSON call feeds its tap only new characters', () => {
   // The work counter pinned exactly for a Llama call fed one character at a time: a \u escape
   // cut by a chunk's end waits in the tap until it is whole; a step that fed the tap an empty
   // piece would join what it holds once more at each character.
-  const work = (doc) => {
-    const s = new Sieve({ preset: 'llama3', streamArguments: true });
-    for (const c of doc) s.feed(c);
-    s.flush();
-    return s._scanner.work;
-  };
+  const work = (doc) => runSieve([...doc], { preset: 'llama3', streamArguments: true }).work;
   const plain = '{"name": "get", "parameters": {"a": "ABCDEF"}}';
   const one = '{"name": "get", "parameters": {"a": "\\u0041"}}';
   const two = '{"name": "get", "parameters": {"a": "\\u0041\\u0041"}}';

@@ -11,23 +11,7 @@ const assert = require('node:assert/strict');
 const { test } = require('node:test');
 
 const { Sieve, coalesce } = require('../../index.js');
-
-/** The input an event stands for: text, reasoning, a block's raw; '' for R16's events. */
-const source = (e) => (e.type === 'tool_calls' ? e.raw : e.type === 'text' || e.type === 'reasoning' ? e.text : '');
-
-function run(chunks, opts) {
-  const s = new Sieve(opts);
-  const events = [];
-  for (const c of chunks) events.push(...s.feed(c));
-  events.push(...s.flush());
-  return { events, work: s._scanner.work, saw: s.sawToolCallSyntax };
-}
-
-function released(chunks, opts) {
-  const s = new Sieve(opts);
-  const out = chunks.map((c) => s.feed(c).map(source).join(''));
-  return [...out, s.flush().map(source).join('')];
-}
+const { source, sources, runSieve: run, released } = require('../support.js');
 
 /** The first `n` code points of `s` (Python's `s[:n]`: the capture limit counts code points). */
 const firstCodePoints = (s, n) => [...s].slice(0, n).join('');
@@ -53,7 +37,7 @@ test('a block whose call is not announced at the limit: its tap reads the body t
           ['text', undefined],
         ],
       );
-      assert.equal(got.events.map(source).join(''), doc);
+      assert.equal(sources(got.events), doc);
       assert.equal(got.work, doc.length + firstCodePoints(body, maxCaptureChars).length, `${X} ${maxCaptureChars}`);
     }
   }
@@ -67,7 +51,7 @@ test('lone high surrogates in a block at the limit are characters like any other
     for (const maxCaptureChars of [12, 13]) {
       const opts = { preset: 'qwen3', streamArguments: true, maxCaptureChars };
       const whole = run([doc], opts);
-      assert.equal(whole.events.map(source).join(''), doc);
+      assert.equal(sources(whole.events), doc);
       assert.equal(whole.events[0].note, 'capture_limit');
       for (const chunks of [[...doc], [doc.slice(0, 20), doc.slice(20)]]) {
         assert.deepEqual(coalesce(run(chunks, opts).events), coalesce(whole.events));
@@ -103,7 +87,7 @@ test('a closed block kept to its announced call loses nothing, its closer includ
     const doc = opener + body + closer;
     for (const chunks of [[doc], [...doc]]) {
       const { events } = run(chunks, { preset, streamArguments: true });
-      assert.equal(events.map(source).join(''), doc, doc);
+      assert.equal(sources(events), doc, doc);
       const blocks = events.filter((e) => e.type === 'tool_calls');
       assert.equal(blocks.length, 1, doc);
       assert.deepEqual(blocks[0].repaired, ['D37'], doc);
