@@ -4547,14 +4547,21 @@ class Harmony {
   }
 }
 
-/** The index `room` code points after `pos` (or buf.length). */
-function advance(buf, pos, room) {
+/**
+ * The index `room` code points after `pos` (or -1 past the buffer); `prev` is the code unit before
+ * `pos`, whose pair's low half is counted with it.
+ */
+function advance(buf, pos, room, prev) {
   let i = pos;
+  let p = prev;
   const n = buf.length;
-  while (room > 0 && i < n) {
+  for (; i < n; i++) {
     const c = buf.charCodeAt(i);
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (buf.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
-    room--;
+    if (!(strings.isLow(c) && strings.isHigh(p))) {
+      if (room <= 0) break;
+      room--;
+    }
+    p = c;
   }
   return room > 0 ? -1 : i;
 }
@@ -4581,7 +4588,7 @@ function header(sc, final) {
   const pos = sc.pos;
   const n = buf.length;
   const room = MAX_HEADER - hm.size;
-  const limit = advance(buf, pos, room); // where the room ends (-1: past the buffer)
+  const limit = advance(buf, pos, room, strings.lastUnit(hm.head)); // where the room ends (-1: past the buffer)
   const lim = limit < 0 ? n : limit;
   let i = buf.indexOf(MESSAGE, pos);
   if (i > lim) i = -1;
@@ -4597,8 +4604,8 @@ function header(sc, final) {
   if ((limit >= 0 && n - limit > MESSAGE.length - 1) || final) return headerFails(sc, lim);
   const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
   const piece = buf.slice(pos, keep);
+  hm.size += strings.codePoints(piece, strings.lastUnit(hm.head));
   hm.head.push(piece);
-  hm.size += strings.codePoints(piece);
   sc.pos = keep;
   return false;
 }
@@ -4712,8 +4719,8 @@ function take(sc, s) {
   } else if (hm.kind === CONTENT) {
     sc._emit(s);
   } else {
+    hm.size += strings.codePoints(s, strings.lastUnit(hm.body));
     hm.body.push(s);
-    hm.size += strings.codePoints(s);
     if (hm.tap !== null) {
       hm.tap.feed(s);
       pull(sc);
@@ -5787,8 +5794,10 @@ class Mistral {
   }
 }
 
-function isLow(c) {
-  return c >= 0xdc00 && c <= 0xdfff;
+/** Whether `buf[i]` ends a surrogate pair: its high half is the code unit before it, which may be in the held head. */
+function endsPair(sc, i) {
+  const prev = i > sc.pos ? sc.buf.charCodeAt(i - 1) : strings.lastUnit(sc.mi.head);
+  return strings.isLow(sc.buf.charCodeAt(i)) && strings.isHigh(prev);
 }
 
 /** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
@@ -5832,7 +5841,7 @@ function head(sc, final) {
   let i = pos;
   while (i < n) {
     const c = buf[i];
-    if (c === '\n' || (m.size >= MAX_HEAD && !isLow(buf.charCodeAt(i)))) return fails(sc, i);
+    if (c === '\n' || (m.size >= MAX_HEAD && !endsPair(sc, i))) return fails(sc, i);
     if (c === '[') {
       const tag = tagAt(buf, i, final);
       if (tag === 'more') break;
@@ -5856,7 +5865,7 @@ function head(sc, final) {
       return jsonStarts(sc, i);
     }
     if (c !== ' ' && c !== '\t') m.blank = false;
-    if (!isLow(buf.charCodeAt(i))) m.size++;
+    if (!endsPair(sc, i)) m.size++;
     i++;
   }
   if (final) return fails(sc, n);
@@ -5988,8 +5997,8 @@ function take(sc, s) {
     sc._emit(s);
     return;
   }
+  m.size += strings.codePoints(s, strings.lastUnit(m.json));
   m.json.push(s);
-  m.size += strings.codePoints(s);
   if (m.tap !== null) {
     m.tap.feed(s);
     pull(sc);
@@ -8786,7 +8795,6 @@ class _Block {
     this.closer = '';
     this.parts = [];
     this.size = 0; // code points held (as Python counts)
-    this.start = 0;
     this.over = false;
     this.wait = false; // R16: the row that reads the body is not known yet
     this.head = ''; // R16: the body's start, from its first non-blank, while `wait`
@@ -9729,7 +9737,6 @@ class Scanner extends DsmlCapture {
     blk.parts = [];
     blk.size = 0;
     blk.over = false;
-    blk.start = this._abs(this.pos);
     blk.wait = this.stream;
     blk.head = '';
     blk.row = null;
@@ -9776,7 +9783,8 @@ class Scanner extends DsmlCapture {
       return;
     }
     if (blk.wait || (blk.tap !== null && !blk.tap.started)) {
-      const cps = strings.codePoints(s);
+      const prev = strings.lastUnit(blk.parts);
+      const cps = strings.codePoints(s, prev);
       const room = this.maxCapture - blk.size;
       if (blk.size + cps > this.maxCapture && room <= 0) {
         blk.parts.push(s); // (past the limit with no call announced: the block is text)
@@ -9787,7 +9795,7 @@ class Scanner extends DsmlCapture {
       if (blk.size + cps > this.maxCapture) {
         // The tap reads to the limit first: whether a call is announced before the block reaches
         // it is decided there, wherever the chunk ends (D43, D37).
-        let k = 0;
+        let k = strings.isLow(s.charCodeAt(0)) && strings.isHigh(prev) ? 1 : 0; // (a pair's low half: counted with its high)
         for (let left = room; left > 0; left--) {
           const c = s.charCodeAt(k);
           k += c >= 0xd800 && c <= 0xdbff && k + 1 < s.length && (s.charCodeAt(k + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
@@ -9797,8 +9805,8 @@ class Scanner extends DsmlCapture {
         return;
       }
     }
+    blk.size += strings.codePoints(s, strings.lastUnit(blk.parts));
     blk.parts.push(s);
-    blk.size += strings.codePoints(s);
     if (blk.wait) this._blkRow(s);
     else if (blk.tap !== null) {
       blk.tap.feed(s);
@@ -12126,17 +12134,40 @@ function isJSONSpace(c) {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
-/** Code points in `s`, as Python counts characters (a pair split across two pieces counts once, at its low half). */
-function codePoints(s) {
-  let lows = 0;
+/**
+ * Code points in `s`, as Python counts characters: a low surrogate right after a high one ends a
+ * pair and counts 0 (the pair counts once, at its high half); a lone one counts 1. `prev` is the
+ * code unit before `s` in the input (a pair may be split between two pieces).
+ */
+function codePoints(s, prev = 0) {
+  let n = s.length;
+  let p = prev;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff) lows++;
+    if (isLow(c) && isHigh(p)) n--;
+    p = c;
   }
-  return s.length - lows;
+  return n;
 }
 
-module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
+/** The last code unit of the pieces (0 when they hold none): the `prev` of the next piece. */
+function lastUnit(pieces) {
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const s = pieces[i];
+    if (s) return s.charCodeAt(s.length - 1);
+  }
+  return 0;
+}
+
+function isHigh(c) {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints, lastUnit, isHigh, isLow };
   },
   "src/tables.js": function (module, exports, __require) {
 'use strict';

@@ -32,14 +32,21 @@ class Harmony {
   }
 }
 
-/** The index `room` code points after `pos` (or buf.length). */
-function advance(buf, pos, room) {
+/**
+ * The index `room` code points after `pos` (or -1 past the buffer); `prev` is the code unit before
+ * `pos`, whose pair's low half is counted with it.
+ */
+function advance(buf, pos, room, prev) {
   let i = pos;
+  let p = prev;
   const n = buf.length;
-  while (room > 0 && i < n) {
+  for (; i < n; i++) {
     const c = buf.charCodeAt(i);
-    i += c >= 0xd800 && c <= 0xdbff && i + 1 < n && (buf.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
-    room--;
+    if (!(strings.isLow(c) && strings.isHigh(p))) {
+      if (room <= 0) break;
+      room--;
+    }
+    p = c;
   }
   return room > 0 ? -1 : i;
 }
@@ -66,7 +73,7 @@ function header(sc, final) {
   const pos = sc.pos;
   const n = buf.length;
   const room = MAX_HEADER - hm.size;
-  const limit = advance(buf, pos, room); // where the room ends (-1: past the buffer)
+  const limit = advance(buf, pos, room, strings.lastUnit(hm.head)); // where the room ends (-1: past the buffer)
   const lim = limit < 0 ? n : limit;
   let i = buf.indexOf(MESSAGE, pos);
   if (i > lim) i = -1;
@@ -82,8 +89,8 @@ function header(sc, final) {
   if ((limit >= 0 && n - limit > MESSAGE.length - 1) || final) return headerFails(sc, lim);
   const keep = Math.min(partialAt(buf, pos, [MESSAGE]), lim); // never past the limit
   const piece = buf.slice(pos, keep);
+  hm.size += strings.codePoints(piece, strings.lastUnit(hm.head));
   hm.head.push(piece);
-  hm.size += strings.codePoints(piece);
   sc.pos = keep;
   return false;
 }
@@ -197,8 +204,8 @@ function take(sc, s) {
   } else if (hm.kind === CONTENT) {
     sc._emit(s);
   } else {
+    hm.size += strings.codePoints(s, strings.lastUnit(hm.body));
     hm.body.push(s);
-    hm.size += strings.codePoints(s);
     if (hm.tap !== null) {
       hm.tap.feed(s);
       pull(sc);

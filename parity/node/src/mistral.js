@@ -33,8 +33,10 @@ class Mistral {
   }
 }
 
-function isLow(c) {
-  return c >= 0xdc00 && c <= 0xdfff;
+/** Whether `buf[i]` ends a surrogate pair: its high half is the code unit before it, which may be in the held head. */
+function endsPair(sc, i) {
+  const prev = i > sc.pos ? sc.buf.charCodeAt(i - 1) : strings.lastUnit(sc.mi.head);
+  return strings.isLow(sc.buf.charCodeAt(i)) && strings.isHigh(prev);
 }
 
 /** `[TOOL_CALLS]` at `s[i]`: [marker, end], 'more', or null. */
@@ -78,7 +80,7 @@ function head(sc, final) {
   let i = pos;
   while (i < n) {
     const c = buf[i];
-    if (c === '\n' || (m.size >= MAX_HEAD && !isLow(buf.charCodeAt(i)))) return fails(sc, i);
+    if (c === '\n' || (m.size >= MAX_HEAD && !endsPair(sc, i))) return fails(sc, i);
     if (c === '[') {
       const tag = tagAt(buf, i, final);
       if (tag === 'more') break;
@@ -102,7 +104,7 @@ function head(sc, final) {
       return jsonStarts(sc, i);
     }
     if (c !== ' ' && c !== '\t') m.blank = false;
-    if (!isLow(buf.charCodeAt(i))) m.size++;
+    if (!endsPair(sc, i)) m.size++;
     i++;
   }
   if (final) return fails(sc, n);
@@ -234,8 +236,8 @@ function take(sc, s) {
     sc._emit(s);
     return;
   }
+  m.size += strings.codePoints(s, strings.lastUnit(m.json));
   m.json.push(s);
-  m.size += strings.codePoints(s);
   if (m.tap !== null) {
     m.tap.feed(s);
     pull(sc);

@@ -454,7 +454,6 @@ class _Block {
     this.closer = '';
     this.parts = [];
     this.size = 0; // code points held (as Python counts)
-    this.start = 0;
     this.over = false;
     this.wait = false; // R16: the row that reads the body is not known yet
     this.head = ''; // R16: the body's start, from its first non-blank, while `wait`

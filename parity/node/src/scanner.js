@@ -616,7 +616,6 @@ class Scanner extends DsmlCapture {
     blk.parts = [];
     blk.size = 0;
     blk.over = false;
-    blk.start = this._abs(this.pos);
     blk.wait = this.stream;
     blk.head = '';
     blk.row = null;
@@ -663,7 +662,8 @@ class Scanner extends DsmlCapture {
       return;
     }
     if (blk.wait || (blk.tap !== null && !blk.tap.started)) {
-      const cps = strings.codePoints(s);
+      const prev = strings.lastUnit(blk.parts);
+      const cps = strings.codePoints(s, prev);
       const room = this.maxCapture - blk.size;
       if (blk.size + cps > this.maxCapture && room <= 0) {
         blk.parts.push(s); // (past the limit with no call announced: the block is text)
@@ -674,7 +674,7 @@ class Scanner extends DsmlCapture {
       if (blk.size + cps > this.maxCapture) {
         // The tap reads to the limit first: whether a call is announced before the block reaches
         // it is decided there, wherever the chunk ends (D43, D37).
-        let k = 0;
+        let k = strings.isLow(s.charCodeAt(0)) && strings.isHigh(prev) ? 1 : 0; // (a pair's low half: counted with its high)
         for (let left = room; left > 0; left--) {
           const c = s.charCodeAt(k);
           k += c >= 0xd800 && c <= 0xdbff && k + 1 < s.length && (s.charCodeAt(k + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
@@ -684,8 +684,8 @@ class Scanner extends DsmlCapture {
         return;
       }
     }
+    blk.size += strings.codePoints(s, strings.lastUnit(blk.parts));
     blk.parts.push(s);
-    blk.size += strings.codePoints(s);
     if (blk.wait) this._blkRow(s);
     else if (blk.tap !== null) {
       blk.tap.feed(s);

@@ -36,14 +36,37 @@ function isJSONSpace(c) {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
-/** Code points in `s`, as Python counts characters (a pair split across two pieces counts once, at its low half). */
-function codePoints(s) {
-  let lows = 0;
+/**
+ * Code points in `s`, as Python counts characters: a low surrogate right after a high one ends a
+ * pair and counts 0 (the pair counts once, at its high half); a lone one counts 1. `prev` is the
+ * code unit before `s` in the input (a pair may be split between two pieces).
+ */
+function codePoints(s, prev = 0) {
+  let n = s.length;
+  let p = prev;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff) lows++;
+    if (isLow(c) && isHigh(p)) n--;
+    p = c;
   }
-  return s.length - lows;
+  return n;
 }
 
-module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints };
+/** The last code unit of the pieces (0 when they hold none): the `prev` of the next piece. */
+function lastUnit(pieces) {
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const s = pieces[i];
+    if (s) return s.charCodeAt(s.length - 1);
+  }
+  return 0;
+}
+
+function isHigh(c) {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLow(c) {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+module.exports = { JS_SPACE, trim, asciiLower, isBlank, jsonTrim, codePoints, lastUnit, isHigh, isLow };

@@ -179,3 +179,35 @@ def test_a_json_candidate_is_a_call_exactly_when_it_fits_the_limit(text: str) ->
         assert any(e["type"] == "tool_calls" for e in whole) == (limit >= length), limit
         for size in (1, 2, 3, 7):
             assert run(size) == whole, (limit, size)
+
+
+# A family block's limit counts characters (code points), as every runtime must: Node sees UTF-16,
+# where a character outside the BMP is two code units a chunk may split, and a lone surrogate is
+# one (parity/node/test/core/api.test.js holds Node to these outcomes).
+FAMILY_BLOCKS = [
+    ("qwen3", '<tool_call>{"name": "get", "arguments": {"a": "', '"}}</tool_call>'),
+    ("gpt-oss", '<|start|>assistant<|channel|>commentary to=functions.get <|message|>{"a": "', '"}<|call|>'),
+    ("mistral", '[TOOL_CALLS]get[ARGS]{"a": "', '"}'),
+]
+SURROGATE_FILLS = ["\udc00" * 6, "\U0001f600" * 6, "\U0001f600\udc00\udc00\U0001f600\ud83d\udc00x"]
+
+
+@pytest.mark.parametrize(("preset", "before", "after"), FAMILY_BLOCKS)
+def test_a_family_block_s_limit_counts_a_surrogate_as_one_character(
+    preset: str, before: str, after: str
+) -> None:
+    def outcome(text: str, limit: int, size: int) -> list[tuple[str, object]]:
+        s = Sieve(preset=preset, max_capture_chars=limit)
+        events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+        return [(e.type, getattr(e, "note", None)) for e in coalesce(events)]
+
+    for fill in SURROGATE_FILLS:
+        text = before + fill + after
+        ascii = before + "x" * len(fill) + after
+        seen = set()
+        for limit in range(1, len(text) + 2):
+            whole = outcome(text, limit, len(text))
+            assert whole == outcome(ascii, limit, len(text)), (preset, fill, limit)
+            assert outcome(text, limit, 1) == whole, (preset, fill, limit)
+            seen.add(whole[0][0])
+        assert seen == {"text", "tool_calls"}  # (the limits reach both outcomes)

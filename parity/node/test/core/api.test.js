@@ -136,6 +136,41 @@ test('a JSON candidate is a call exactly when it fits maxCaptureChars, in every 
   }
 });
 
+// A family block's limit counts code points, as Python does (python/tests/core/test_limits.py has
+// the same blocks): a surrogate pair counts once even when a chunk splits it, a lone surrogate once.
+test("a family block's maxCaptureChars counts a surrogate as one character, wherever a chunk splits a pair", () => {
+  const blocks = [
+    ['qwen3', '<tool_call>{"name": "get", "arguments": {"a": "', '"}}</tool_call>'],
+    ['gpt-oss', '<|start|>assistant<|channel|>commentary to=functions.get <|message|>{"a": "', '"}<|call|>'],
+    ['mistral', '[TOOL_CALLS]get[ARGS]{"a": "', '"}'],
+  ];
+  const fills = ['\udc00'.repeat(6), '\u{1F600}'.repeat(6), '\u{1F600}\udc00\udc00\u{1F600}\ud83d\udc00x'];
+  const outcome = (preset, chunks, limit) => {
+    const s = new Sieve({ preset, maxCaptureChars: limit });
+    const events = [];
+    for (const c of chunks) events.push(...s.feed(c));
+    events.push(...s.flush());
+    return coalesce(events).map((e) => [e.type, e.note === undefined ? null : e.note]);
+  };
+  for (const [preset, before, after] of blocks) {
+    for (const fill of fills) {
+      const text = before + fill + after;
+      const ascii = before + 'x'.repeat([...fill].length) + after;
+      const seen = new Set();
+      for (let limit = 1; limit <= [...text].length + 1; limit++) {
+        const whole = outcome(preset, [text], limit);
+        assert.deepEqual(outcome(preset, [ascii], limit), whole, `${preset} ${limit}`);
+        for (let cut = before.length - 1; cut <= before.length + fill.length + 1; cut++) {
+          const split = outcome(preset, [text.slice(0, cut), text.slice(cut)], limit);
+          assert.deepEqual(split, whole, `${preset} ${JSON.stringify(fill)} limit ${limit}, cut ${cut}`);
+        }
+        seen.add(whole[0][0]);
+      }
+      assert.deepEqual([...seen].sort(), ['text', 'tool_calls']);
+    }
+  }
+});
+
 test('misuse: feed or flush after flush', () => {
   const s = new Sieve();
   s.feed('a');
