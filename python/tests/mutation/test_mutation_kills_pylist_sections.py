@@ -1,0 +1,230 @@
+"""Tests that tell pylist.py (bare pythonic call lists, R17.8, D64) and sections.py (DeepSeek token
+sections, R14.4-R14.5) apart from their mutants that survived the mutation run: the head's limit and
+its states, strings and brackets of the list, the capture limit counted from the `[`, what each feed
+releases, the scanner's work, and the names and fences of a section's calls. Each expectation comes
+from the rules (R8.2 nothing lost, R8.3 release as soon as decided and the limit, R8.6 chunking
+invariance, D43, D55, D64), not from the implementation's output. Node's twin:
+parity/node/test/mutation/mutation-kills-pylist-sections.test.js."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sieve_support import released, run, scanner_work
+
+from callsieve import coalesce
+from callsieve.events import ToolCallsEvent
+
+LLAMA4: dict[str, Any] = {"preset": "llama4"}
+V3: dict[str, Any] = {"preset": "deepseek-v3"}
+
+
+def events(chunks: list[str], **opts: Any) -> list[dict[str, Any]]:
+    """The coalesced events of a run, as dicts, a block's raw put in (no loss is part of the check)."""
+    out = []
+    for e in coalesce(run(chunks, **opts)):
+        d = e.to_dict()
+        if isinstance(e, ToolCallsEvent):
+            d["raw"] = e.raw
+        out.append(d)
+    return out
+
+
+def text(s: str) -> dict[str, Any]:
+    return {"type": "text", "text": s}
+
+
+def pythonic(raw: str, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "type": "tool_calls",
+        "calls": [{"name": n, "input": i} for n, i in calls],
+        "raw": raw,
+        "format": "pythonic",
+    }
+
+
+def ways(doc: str) -> list[list[str]]:
+    """The document fed whole and one character at a time."""
+    return [[doc], list(doc)]
+
+
+# ---- pylist.py: the head ------------------------------------------------------------------------
+
+
+def test_a_bare_list_head_holds_256_characters_wherever_the_chunks_end() -> None:
+    """A head is `[`, a name and `(` within 256 characters (D64): the 256th may be the `(`, the 257th not, for any two-chunk split."""
+    prefix = "see "
+    fits = "[" + "a" * 254 + "(x=1)]"
+    over = "[" + "a" * 255 + "(x=1)]"
+    want_fits = [text(prefix), pythonic(fits, ("a" * 254, {"x": 1}))]
+    want_over = [text(prefix + over)]
+    for doc, want in ((prefix + fits, want_fits), (prefix + over, want_over)):
+        assert events([doc], **LLAMA4) == want
+        for k in range(1, len(doc)):
+            assert events([doc[:k], doc[k:]], **LLAMA4) == want, k
+
+
+def test_a_bare_list_head_reads_tabs_digits_and_dotted_names() -> None:
+    """Blanks are spaces or tabs around the name, digits may follow its first letter, and dots join identifiers (D64)."""
+    cases = [
+        ("[\tget\t(a=1)]", [pythonic("[\tget\t(a=1)]", ("get", {"a": 1}))]),
+        ("[get2(a=1)] ok", [pythonic("[get2(a=1)]", ("get2", {"a": 1})), text(" ok")]),
+        ("[a.b2.c(x=1)]", [pythonic("[a.b2.c(x=1)]", ("a.b2.c", {"x": 1}))]),
+    ]
+    for doc, want in cases:
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == want, chunks[:2]
+
+
+def test_a_head_fails_at_its_first_character_that_is_no_head_and_prose_resumes_there() -> None:
+    """A hyphen in a name, or a blank after a dot, ends the candidate as text at that character, so a list opened later in the same brackets is read (D64)."""
+    inner = pythonic("[h(y=1)]", ("h", {"y": 1}))
+    cases = [
+        ("[f-g(x=[h(y=1)])]", [text("[f-g(x="), inner, text(")]")]),
+        ("[a. b(x=[h(y=1)])]", [text("[a. b(x="), inner, text(")]")]),
+        ("[a.-[h(y=1)]", [text("[a.-"), inner]),
+    ]
+    for doc, want in cases:
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == want, chunks[:2]
+
+
+def test_a_failed_head_is_released_by_the_feed_that_decides_it() -> None:
+    """R8.3: fed one character at a time, a head that fails is given back with the character that fails it, nothing held to the flush."""
+    doc = "[a. b(x=1)]"
+    assert released(list(doc), **LLAMA4) == ["", "", "", "[a. ", *doc[4:], ""]
+    doc = "[f-g(x=1)]"
+    assert released(list(doc), **LLAMA4) == ["", "", "[f-", *doc[3:], ""]
+    doc = "[1f(x=1)]"
+    assert released(list(doc), **LLAMA4) == ["", "[1", *doc[2:], ""]
+
+
+# ---- pylist.py: the list ------------------------------------------------------------------------
+
+
+def test_quotes_and_backslashes_inside_a_bare_list() -> None:
+    """Past the head, strings in either quote hide brackets, an empty string closes at once, and a backslash escapes the one character after it (R17.8)."""
+    cases = [
+        ('[f(a="")]', [pythonic('[f(a="")]', ("f", {"a": ""}))]),
+        ('[f(a="\\\\")] x', [pythonic('[f(a="\\\\")]', ("f", {"a": "\\"})), text(" x")]),
+        (
+            "[f(a='\\\\'), g(b=\"\\\"]\")]",
+            [pythonic("[f(a='\\\\'), g(b=\"\\\"]\")]", ("f", {"a": "\\"}), ("g", {"b": '"]'}))],
+        ),
+        ("[f(a='x\\'y')]", [pythonic("[f(a='x\\'y')]", ("f", {"a": "x'y"}))]),
+    ]
+    for doc, want in cases:
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == want, chunks[:2]
+        for k in range(1, len(doc)):
+            assert events([doc[:k], doc[k:]], **LLAMA4) == want, k
+
+
+def test_the_capture_limit_of_a_bare_list_counts_from_its_bracket() -> None:
+    """D43: a list of exactly max_capture_chars characters is read wherever its `[` stands; one more character makes it text."""
+    opts = {**LLAMA4, "max_capture_chars": 8}
+    fits = "ab [f(x=1)] cd"
+    want = [text("ab "), pythonic("[f(x=1)]", ("f", {"x": 1})), text(" cd")]
+    for chunks in ([fits], list(fits), [fits[:4], fits[4:]]):
+        assert events(chunks, **opts) == want, chunks[:2]
+    for over in ("[f(x=12)]", "ab [f(x=12)] cd"):
+        for chunks in ways(over):
+            assert events(chunks, **opts) == [text(over)], chunks[:2]
+
+
+def test_past_the_limit_inside_a_string_prose_resumes_at_the_limit() -> None:
+    """D43: a list that reaches the limit inside a string is text up to the limit, and a list after that is read as prose reads it."""
+    opts = {**LLAMA4, "max_capture_chars": 12}
+    doc = '[f(a="xxxxxx [g(b=1)] ")]'
+    want = [text('[f(a="xxxxxx '), pythonic("[g(b=1)]", ("g", {"b": 1})), text(' ")]')]
+    for chunks in ways(doc):
+        assert events(chunks, **opts) == want, chunks[:2]
+
+
+def test_a_bare_list_that_reaches_the_limit_is_released_by_that_feed() -> None:
+    """R8.3, D43: a list that reaches max_capture_chars unclosed is decided text then, not held to the flush."""
+    opts = {**LLAMA4, "max_capture_chars": 5}
+    doc = "[f(a=12345)] tail"
+    assert released([doc], **opts) == [doc, ""]
+    assert released(list(doc), **opts) == ["", "", "", "", "[f(a=", *doc[5:], ""]
+
+
+def test_the_work_of_a_bare_list() -> None:
+    """The scanner's work (pinned exactly, as for the other families): each character fed once, and a closed list once more when its grammar reads it."""
+    assert scanner_work(["ab [f(x=1)] cd"], **LLAMA4) == 14 + 8
+    assert scanner_work(["ab [f(x)] cd"], **LLAMA4) == 12 + 6
+    assert scanner_work(["[f(x=1)][g()]"], **LLAMA4) == 13 + 8 + 5
+
+
+# ---- sections.py --------------------------------------------------------------------------------
+
+BEGIN, END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+CALL, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
+
+
+def section(head: str, body: str) -> str:
+    return BEGIN + CALL + head + SEP + body + CALL_END + END
+
+
+def tokens(calls: list[tuple[str, dict[str, Any]]], *malformed: dict[str, str]) -> dict[str, Any]:
+    """A section's event, raw left out (each case checks no loss apart)."""
+    d: dict[str, Any] = {
+        "type": "tool_calls",
+        "calls": [{"name": n, "input": i} for n, i in calls],
+        "format": "tokens",
+    }
+    if malformed:
+        d["malformed"] = list(malformed)
+    return d
+
+
+def section_events(doc: str) -> list[list[dict[str, Any]]]:
+    """The coalesced events fed whole and one character at a time, raw dropped once no loss holds."""
+    out = []
+    for chunks in ways(doc):
+        got = run(chunks, **V3)
+        assert "".join(e.source for e in got) == doc
+        dicts = [e.to_dict() for e in coalesce(got)]
+        for d in dicts:
+            d.pop("raw", None)
+        out.append(dicts)
+    return out
+
+
+def test_a_carriage_return_in_a_call_name_leaves_the_call_without_a_name() -> None:
+    """R14.4, R14.5, D55: a name holding a carriage return is no name, in the V3.1 head and in the V3 / R1 body alike."""
+    v31 = section("get\rx", "{}")
+    v3 = section("function", "get\rx\n```json\n{}\n```")
+    for doc, raw in ((v31, "get\rx" + SEP + "{}"), (v3, "function" + SEP + "get\rx\n```json\n{}\n```")):
+        want = [tokens([], {"raw": raw, "reason": "no name"})]
+        assert section_events(doc) == [want, want]
+
+
+def test_a_v3_body_that_opens_with_a_brace_is_named_by_its_head() -> None:
+    """D55: after the head `function`, a body that opens with `{` is read as V3.1 arguments, so the malformed call is named `function`; any other body names it by its first line."""
+    cases = [
+        ("{bad", "function"),
+        ("x", "x"),
+        ("x\n```json\n[1]\n```", "x"),
+    ]
+    for body, name in cases:
+        raw = "function" + SEP + body
+        want = [tokens([], {"raw": raw, "reason": "arguments are not a JSON object", "name": name})]
+        assert section_events(section("function", body)) == [want, want], body
+
+
+def test_v3_arguments_are_one_whole_fenced_block() -> None:
+    """R14.5: the arguments are a fence that closes at the body's end (an uppercase JSON info string allowed, the closer may follow the object on its line); text after the object instead is malformed."""
+    good = [
+        'get\n```JSON\n{"a": 1}\n```',
+        'get\n```json\n{"a": 1}```',
+        'get\n```\n{"a": 1}\n```',
+    ]
+    for body in good:
+        want = [tokens([("get", {"a": 1})])]
+        assert section_events(section("function", body)) == [want, want], body
+    for body in ('get\n```json\n{"a": 1}\nabc', 'get\n```json\n{"a": 1}\n``` x'):
+        raw = "function" + SEP + body
+        bad = {"raw": raw, "reason": "arguments are not a JSON object", "name": "get"}
+        want = [tokens([], bad)]
+        assert section_events(section("function", body)) == [want, want], body
