@@ -52,7 +52,8 @@ def ways(doc: str) -> list[list[str]]:
 
 
 def test_a_bare_list_head_holds_256_characters_wherever_the_chunks_end() -> None:
-    """A head is `[`, a name and `(` within 256 characters (D64): the 256th may be the `(`, the 257th not, for any two-chunk split."""
+    """D64: a head's `(` may be its 256th character, not its 257th, wherever a chunk ends."""
+    # (the head is counted from its `[`, prose before it in the same chunk, the rest anywhere)
     prefix = "see "
     fits = "[" + "a" * 254 + "(x=1)]"
     over = "[" + "a" * 255 + "(x=1)]"
@@ -65,7 +66,7 @@ def test_a_bare_list_head_holds_256_characters_wherever_the_chunks_end() -> None
 
 
 def test_a_bare_list_head_reads_tabs_digits_and_dotted_names() -> None:
-    """Blanks are spaces or tabs around the name, digits may follow its first letter, and dots join identifiers (D64)."""
+    """D64: tabs are blanks around the name, digits may follow its first letter, dots join names."""
     cases = [
         ("[\tget\t(a=1)]", [pythonic("[\tget\t(a=1)]", ("get", {"a": 1}))]),
         ("[get2(a=1)] ok", [pythonic("[get2(a=1)]", ("get2", {"a": 1})), text(" ok")]),
@@ -77,7 +78,7 @@ def test_a_bare_list_head_reads_tabs_digits_and_dotted_names() -> None:
 
 
 def test_a_head_fails_at_its_first_character_that_is_no_head_and_prose_resumes_there() -> None:
-    """A hyphen in a name, or a blank after a dot, ends the candidate as text at that character, so a list opened later in the same brackets is read (D64)."""
+    """D64: a head fails at a hyphen or a blank after a dot; prose resumes there, and a later list is read."""
     inner = pythonic("[h(y=1)]", ("h", {"y": 1}))
     cases = [
         ("[f-g(x=[h(y=1)])]", [text("[f-g(x="), inner, text(")]")]),
@@ -90,7 +91,7 @@ def test_a_head_fails_at_its_first_character_that_is_no_head_and_prose_resumes_t
 
 
 def test_a_failed_head_is_released_by_the_feed_that_decides_it() -> None:
-    """R8.3: fed one character at a time, a head that fails is given back with the character that fails it, nothing held to the flush."""
+    """R8.3: a head that fails is given back by the feed of the character that fails it."""
     doc = "[a. b(x=1)]"
     assert released(list(doc), **LLAMA4) == ["", "", "", "[a. ", *doc[4:], ""]
     doc = "[f-g(x=1)]"
@@ -103,13 +104,14 @@ def test_a_failed_head_is_released_by_the_feed_that_decides_it() -> None:
 
 
 def test_quotes_and_backslashes_inside_a_bare_list() -> None:
-    """Past the head, strings in either quote hide brackets, an empty string closes at once, and a backslash escapes the one character after it (R17.8)."""
+    """R17.8: strings in either quote hide brackets, and a backslash escapes exactly one character."""
+    # (an empty string, an escaped backslash before the closing quote, an escaped quote)
     cases = [
         ('[f(a="")]', [pythonic('[f(a="")]', ("f", {"a": ""}))]),
         ('[f(a="\\\\")] x', [pythonic('[f(a="\\\\")]', ("f", {"a": "\\"})), text(" x")]),
         (
-            "[f(a='\\\\'), g(b=\"\\\"]\")]",
-            [pythonic("[f(a='\\\\'), g(b=\"\\\"]\")]", ("f", {"a": "\\"}), ("g", {"b": '"]'}))],
+            '[f(a=\'\\\\\'), g(b="\\"]")]',
+            [pythonic('[f(a=\'\\\\\'), g(b="\\"]")]', ("f", {"a": "\\"}), ("g", {"b": '"]'}))],
         ),
         ("[f(a='x\\'y')]", [pythonic("[f(a='x\\'y')]", ("f", {"a": "x'y"}))]),
     ]
@@ -121,7 +123,7 @@ def test_quotes_and_backslashes_inside_a_bare_list() -> None:
 
 
 def test_the_capture_limit_of_a_bare_list_counts_from_its_bracket() -> None:
-    """D43: a list of exactly max_capture_chars characters is read wherever its `[` stands; one more character makes it text."""
+    """D43: a list of exactly max_capture_chars is read wherever its `[` stands; one more is text."""
     opts = {**LLAMA4, "max_capture_chars": 8}
     fits = "ab [f(x=1)] cd"
     want = [text("ab "), pythonic("[f(x=1)]", ("f", {"x": 1})), text(" cd")]
@@ -132,17 +134,20 @@ def test_the_capture_limit_of_a_bare_list_counts_from_its_bracket() -> None:
             assert events(chunks, **opts) == [text(over)], chunks[:2]
 
 
-def test_past_the_limit_inside_a_string_prose_resumes_at_the_limit() -> None:
-    """D43: a list that reaches the limit inside a string is text up to the limit, and a list after that is read as prose reads it."""
-    opts = {**LLAMA4, "max_capture_chars": 12}
-    doc = '[f(a="xxxxxx [g(b=1)] ")]'
-    want = [text('[f(a="xxxxxx '), pythonic("[g(b=1)]", ("g", {"b": 1})), text(' ")]')]
-    for chunks in ways(doc):
-        assert events(chunks, **opts) == want, chunks[:2]
+def test_past_the_limit_prose_resumes_at_the_limit() -> None:
+    """D43: a list is text up to the limit, in a string or not, and a list opening past it is read."""
+    cases = [
+        (12, '[f(a="xxxxxx [g(b=1)] ")]', '[f(a="xxxxxx ', "[g(b=1)]", ("g", {"b": 1}), ' ")]'),
+        (8, "[f(x=1, y=[g(z=1)])]", "[f(x=1, y=", "[g(z=1)]", ("g", {"z": 1}), ")]"),
+    ]
+    for limit, doc, before, raw, call, after in cases:
+        want = [text(before), pythonic(raw, call), text(after)]
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4, max_capture_chars=limit) == want, chunks[:2]
 
 
 def test_a_bare_list_that_reaches_the_limit_is_released_by_that_feed() -> None:
-    """R8.3, D43: a list that reaches max_capture_chars unclosed is decided text then, not held to the flush."""
+    """R8.3, D43: a list that reaches the limit unclosed is text at once, not held to the flush."""
     opts = {**LLAMA4, "max_capture_chars": 5}
     doc = "[f(a=12345)] tail"
     assert released([doc], **opts) == [doc, ""]
@@ -150,7 +155,8 @@ def test_a_bare_list_that_reaches_the_limit_is_released_by_that_feed() -> None:
 
 
 def test_the_work_of_a_bare_list() -> None:
-    """The scanner's work (pinned exactly, as for the other families): each character fed once, and a closed list once more when its grammar reads it."""
+    """The scanner's work: each character fed once, and a closed list once more by its grammar."""
+    # (pinned exactly, as for the other families; a list that reads as no calls is read too)
     assert scanner_work(["ab [f(x=1)] cd"], **LLAMA4) == 14 + 8
     assert scanner_work(["ab [f(x)] cd"], **LLAMA4) == 12 + 6
     assert scanner_work(["[f(x=1)][g()]"], **LLAMA4) == 13 + 8 + 5
@@ -192,7 +198,7 @@ def section_events(doc: str) -> list[list[dict[str, Any]]]:
 
 
 def test_a_carriage_return_in_a_call_name_leaves_the_call_without_a_name() -> None:
-    """R14.4, R14.5, D55: a name holding a carriage return is no name, in the V3.1 head and in the V3 / R1 body alike."""
+    """D55: a call name holding a carriage return is no name, in V3.1 heads and V3 / R1 bodies."""
     v31 = section("get\rx", "{}")
     v3 = section("function", "get\rx\n```json\n{}\n```")
     for doc, raw in ((v31, "get\rx" + SEP + "{}"), (v3, "function" + SEP + "get\rx\n```json\n{}\n```")):
@@ -201,7 +207,7 @@ def test_a_carriage_return_in_a_call_name_leaves_the_call_without_a_name() -> No
 
 
 def test_a_v3_body_that_opens_with_a_brace_is_named_by_its_head() -> None:
-    """D55: after the head `function`, a body that opens with `{` is read as V3.1 arguments, so the malformed call is named `function`; any other body names it by its first line."""
+    """D55: a refused V3 call is named `function` if its body opens with `{`, else by its first line."""
     cases = [
         ("{bad", "function"),
         ("x", "x"),
@@ -214,7 +220,8 @@ def test_a_v3_body_that_opens_with_a_brace_is_named_by_its_head() -> None:
 
 
 def test_v3_arguments_are_one_whole_fenced_block() -> None:
-    """R14.5: the arguments are a fence that closes at the body's end (an uppercase JSON info string allowed, the closer may follow the object on its line); text after the object instead is malformed."""
+    """R14.5: V3 / R1 arguments are one fenced block (```JSON too) ending the body, or malformed."""
+    # (the closer may follow the object on its line; text after the object or the fence is not a fence)
     good = [
         'get\n```JSON\n{"a": 1}\n```',
         'get\n```json\n{"a": 1}```',
