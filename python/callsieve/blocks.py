@@ -510,11 +510,15 @@ class _Py:
                 out.append(s[start:i])
                 self.i = i + 1
                 return True, "".join(out)
-            if c == "\n":
+            if c == "\n" or c == "\r":  # (no string holds a line break: Python's newlines are LF, CR LF, CR)
                 return False, None
             if c == "\\" and i + 1 < n:
                 out.append(s[start:i])
                 e = s[i + 1]
+                if e == "\n" or e == "\r":  # a line continuation: nothing
+                    i += 3 if s.startswith("\r\n", i + 1) else 2
+                    start = i
+                    continue
                 m = _NUM_ESCAPE.match(s, i + 1)
                 if m is not None:
                     t = m.group()

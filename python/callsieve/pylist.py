@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 MAX_HEAD: Final = 256
 _OUT: Final = re.compile(r"[\"'()\[\]{}]")  # what matters outside a string
-_IN: Final = {'"': re.compile(r'["\\\n]'), "'": re.compile(r"['\\\n]")}  # inside one, per quote
+_IN: Final = {'"': re.compile(r'["\\\n\r]'), "'": re.compile(r"['\\\n\r]")}  # inside one, per quote
 _IDENT_START: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _IDENT: Final = _IDENT_START | frozenset("0123456789")
 
@@ -53,7 +53,7 @@ class PyList:
         self.stage = HEAD
         self.head = _LEAD
         self.parts: list[str] = []  # the candidate's text so far
-        self.size = 0  # its length
+        self.size = 0  # its head's length (only the head has a limit of its own)
         self.start = 0  # absolute offset of its `[`
         self.depth = 0  # open brackets, parentheses and braces
         self.quote = ""  # the open string's quote ("" outside strings)
@@ -65,7 +65,7 @@ def start(sc: ScanBase) -> None:
     p = sc.py
     p.stage, p.head, p.parts, p.size = HEAD, _LEAD, ["["], 1
     p.start = sc.base + sc.pos
-    p.depth, p.quote, p.esc = 1, "", False
+    p.quote, p.esc = "", False  # (depth is set at the head's `(`)
     sc.pos += 1
 
 
@@ -86,7 +86,6 @@ def _head(sc: Scanner, final: bool) -> bool:
             break
         if c == "(" and st in (_NAME, _GAP):
             p.parts.append(buf[pos : i + 1])
-            p.size += i + 1 - pos
             sc.pos = i + 1
             p.stage, p.depth = LIST, 2
             return True
@@ -134,6 +133,8 @@ def _list(sc: Scanner, final: bool) -> bool:
         q = p.quote
         if q:
             if p.esc:
+                if buf[i] == "\n" or buf[i] == "\r":  # (escaped or not, a line break in a string is text)
+                    return _fails_after(sc, pos, i)
                 p.esc = False
                 i += 1
                 continue
@@ -143,7 +144,7 @@ def _list(sc: Scanner, final: bool) -> bool:
                 break
             k = hit.start()
             c = buf[k]
-            if c == "\n":  # no call list has a line break in a string
+            if c == "\n" or c == "\r":  # no call list has a line break in a string
                 return _fails_after(sc, pos, k)
             i = k + 1
             if c == "\\":
@@ -169,7 +170,6 @@ def _list(sc: Scanner, final: bool) -> bool:
                 sc.pos = i
                 return _end(sc)
     p.parts.append(buf[pos:i])
-    p.size += i - pos
     sc.pos = i
     if i >= stop or final:  # past the limit, or cut by the end of the output: text
         return _fails(sc, i)

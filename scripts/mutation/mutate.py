@@ -57,6 +57,8 @@ MODULES = (
     "schema",
     "reasoning",
     "arguments",
+    "pylist",
+    "sections",
 )
 KNOWN = ROOT / "parity" / "known-survivors.json"
 BUILD = ROOT / "build"

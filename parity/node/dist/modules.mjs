@@ -1594,10 +1594,16 @@ class Py {
         this.i = i + 1;
         return [true, out.join('')];
       }
-      if (c === '\n') return FAIL;
+      if (c === '\n' || c === '\r') return FAIL; // (no string holds a line break: Python's newlines are LF, CR LF, CR)
       if (c === '\\' && i + 1 < n) {
         out.push(s.slice(start, i));
         const e = s[i + 1];
+        if (e === '\n' || e === '\r') {
+          // a line continuation: nothing
+          i += s.startsWith('\r\n', i + 1) ? 3 : 2;
+          start = i;
+          continue;
+        }
         NUM_ESCAPE.lastIndex = i + 1;
         const m = NUM_ESCAPE.exec(s);
         if (m !== null) {
@@ -7591,7 +7597,7 @@ const { pythonicCalls } = __require("src/blocks.js");
 // The head's limit: generated from pylist.py (tables.js).
 const { PYLIST_MAX_HEAD: MAX_HEAD } = __require("src/tables.js");
 const OUT = /["'()[\]{}]/g; // what matters outside a string
-const IN = { '"': /["\\\n]/g, "'": /['\\\n]/g }; // inside one, per quote
+const IN = { '"': /["\\\n\r]/g, "'": /['\\\n\r]/g }; // inside one, per quote
 
 // Head states: after `[` or its blanks, in a name, blanks after a name, after a dot.
 const LEAD = 0;
@@ -7607,7 +7613,7 @@ class PyList {
     this.stage = HEAD;
     this.head = LEAD;
     this.parts = []; // the candidate's text so far
-    this.size = 0; // its length
+    this.size = 0; // its head's length (only the head has a limit of its own)
     this.start = 0; // absolute offset of its `[`
     this.depth = 0; // open brackets, parentheses and braces
     this.quote = ''; // the open string's quote ('' outside strings)
@@ -7631,8 +7637,7 @@ function start(sc) {
   p.parts = ['['];
   p.size = 1;
   p.start = sc.base + sc.pos;
-  p.depth = 1;
-  p.quote = '';
+  p.quote = ''; // (depth is set at the head's `(`)
   p.esc = false;
   sc.pos += 1;
 }
@@ -7654,7 +7659,6 @@ function head(sc, final) {
     if (p.size + i - pos >= limit) break;
     if (c === '(' && (st === NAME || st === GAP)) {
       p.parts.push(buf.slice(pos, i + 1));
-      p.size += i + 1 - pos;
       sc.pos = i + 1;
       p.stage = LIST;
       p.depth = 2;
@@ -7705,6 +7709,7 @@ function list(sc, final) {
     const q = p.quote;
     if (q) {
       if (p.esc) {
+        if (buf[i] === '\n' || buf[i] === '\r') return failsAfter(sc, pos, i); // (escaped or not, a line break in a string is text)
         p.esc = false;
         i++;
         continue;
@@ -7718,7 +7723,7 @@ function list(sc, final) {
       }
       const k = hit.index;
       const c = hay[k];
-      if (c === '\n') return failsAfter(sc, pos, k); // no call list has a line break in a string
+      if (c === '\n' || c === '\r') return failsAfter(sc, pos, k); // no call list has a line break in a string
       i = k + 1;
       if (c === '\\') p.esc = true;
       else p.quote = '';
@@ -7745,7 +7750,6 @@ function list(sc, final) {
     }
   }
   p.parts.push(buf.slice(pos, i));
-  p.size += i - pos;
   sc.pos = i;
   if (i >= stop || final) return fails(sc, i); // past the limit, or cut by the end of the output: text
   return false;

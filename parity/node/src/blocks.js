@@ -457,10 +457,16 @@ class Py {
         this.i = i + 1;
         return [true, out.join('')];
       }
-      if (c === '\n') return FAIL;
+      if (c === '\n' || c === '\r') return FAIL; // (no string holds a line break: Python's newlines are LF, CR LF, CR)
       if (c === '\\' && i + 1 < n) {
         out.push(s.slice(start, i));
         const e = s[i + 1];
+        if (e === '\n' || e === '\r') {
+          // a line continuation: nothing
+          i += s.startsWith('\r\n', i + 1) ? 3 : 2;
+          start = i;
+          continue;
+        }
         NUM_ESCAPE.lastIndex = i + 1;
         const m = NUM_ESCAPE.exec(s);
         if (m !== null) {

@@ -11,7 +11,7 @@ const { pythonicCalls } = require('./blocks');
 // The head's limit: generated from pylist.py (tables.js).
 const { PYLIST_MAX_HEAD: MAX_HEAD } = require('./tables');
 const OUT = /["'()[\]{}]/g; // what matters outside a string
-const IN = { '"': /["\\\n]/g, "'": /['\\\n]/g }; // inside one, per quote
+const IN = { '"': /["\\\n\r]/g, "'": /['\\\n\r]/g }; // inside one, per quote
 
 // Head states: after `[` or its blanks, in a name, blanks after a name, after a dot.
 const LEAD = 0;
@@ -27,7 +27,7 @@ class PyList {
     this.stage = HEAD;
     this.head = LEAD;
     this.parts = []; // the candidate's text so far
-    this.size = 0; // its length
+    this.size = 0; // its head's length (only the head has a limit of its own)
     this.start = 0; // absolute offset of its `[`
     this.depth = 0; // open brackets, parentheses and braces
     this.quote = ''; // the open string's quote ('' outside strings)
@@ -51,8 +51,7 @@ function start(sc) {
   p.parts = ['['];
   p.size = 1;
   p.start = sc.base + sc.pos;
-  p.depth = 1;
-  p.quote = '';
+  p.quote = ''; // (depth is set at the head's `(`)
   p.esc = false;
   sc.pos += 1;
 }
@@ -74,7 +73,6 @@ function head(sc, final) {
     if (p.size + i - pos >= limit) break;
     if (c === '(' && (st === NAME || st === GAP)) {
       p.parts.push(buf.slice(pos, i + 1));
-      p.size += i + 1 - pos;
       sc.pos = i + 1;
       p.stage = LIST;
       p.depth = 2;
@@ -125,6 +123,7 @@ function list(sc, final) {
     const q = p.quote;
     if (q) {
       if (p.esc) {
+        if (buf[i] === '\n' || buf[i] === '\r') return failsAfter(sc, pos, i); // (escaped or not, a line break in a string is text)
         p.esc = false;
         i++;
         continue;
@@ -138,7 +137,7 @@ function list(sc, final) {
       }
       const k = hit.index;
       const c = hay[k];
-      if (c === '\n') return failsAfter(sc, pos, k); // no call list has a line break in a string
+      if (c === '\n' || c === '\r') return failsAfter(sc, pos, k); // no call list has a line break in a string
       i = k + 1;
       if (c === '\\') p.esc = true;
       else p.quote = '';
@@ -165,7 +164,6 @@ function list(sc, final) {
     }
   }
   p.parts.push(buf.slice(pos, i));
-  p.size += i - pos;
   sc.pos = i;
   if (i >= stop || final) return fails(sc, i); // past the limit, or cut by the end of the output: text
   return false;
