@@ -211,3 +211,36 @@ def test_a_family_block_s_limit_counts_a_surrogate_as_one_character(
             assert outcome(text, limit, 1) == whole, (preset, fill, limit)
             seen.add(whole[0][0])
         assert seen == {"text", "tool_calls"}  # (the limits reach both outcomes)
+
+
+# With stream_arguments the block is fed to its tap up to the limit first: whether the call is
+# announced before the limit is decided at the limit's exact character (Node: api.test.js).
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ('<tool_call>{"name": "g', '", "arguments": {"a": 1}}</tool_call>'),
+        ('<tool_call>{"arguments": {"a": "', '"}, "name": "get"}</tool_call>'),
+    ],
+)
+def test_a_streamed_block_is_decided_at_the_limit_s_exact_character(before: str, after: str) -> None:
+    def outcome(text: str, limit: int, size: int) -> list[tuple[str, object]]:
+        s = Sieve(preset="qwen3", max_capture_chars=limit, stream_arguments=True)
+        events = [e for i in range(0, len(text), size) for e in s.feed(text[i : i + size])] + s.flush()
+        return [(e.type, getattr(e, "note", None)) for e in coalesce(events)]
+
+    for fill in [
+        "\udc00" * 4,
+        "\U0001f600" * 4,
+        "\U0001f600\udc00\udc00\U0001f600\ud83d\udc00x",
+        "x\udc00\udc00\udc00",
+    ]:
+        text = before + fill + after
+        ascii = before + "x" * len(fill) + after
+        seen = set()
+        for limit in range(1, len(text) + 2):
+            whole = outcome(text, limit, len(text))
+            assert outcome(ascii, limit, len(text)) == whole, (fill, limit)
+            for size in (1, 2, 3):
+                assert outcome(text, limit, size) == whole, (fill, limit, size)
+            seen.add(tuple(t for t, _ in whole))
+        assert len(seen) > 1  # (the limits reach more than one outcome)

@@ -171,6 +171,41 @@ test("a family block's maxCaptureChars counts a surrogate as one character, wher
   }
 });
 
+// With streamArguments the block is fed to its tap up to the limit first, so whether the call is
+// announced before the limit is decided at the limit's exact code point (python/tests/core/test_limits.py).
+test('with streamArguments, a block split at maxCaptureChars splits between characters, not inside a pair', () => {
+  const docs = [
+    ['<tool_call>{"name": "g', '", "arguments": {"a": 1}}</tool_call>'],
+    ['<tool_call>{"arguments": {"a": "', '"}, "name": "get"}</tool_call>'],
+  ];
+  const fills = ['\udc00'.repeat(4), '\u{1F600}'.repeat(4), '\u{1F600}\udc00\udc00\u{1F600}\ud83d\udc00x', 'x\udc00\udc00\udc00'];
+  const outcome = (chunks, limit) => {
+    const s = new Sieve({ preset: 'qwen3', maxCaptureChars: limit, streamArguments: true });
+    const events = [];
+    for (const c of chunks) events.push(...s.feed(c));
+    events.push(...s.flush());
+    return coalesce(events).map((e) => [e.type, e.note === undefined ? null : e.note]);
+  };
+  for (const [before, after] of docs) {
+    for (const fill of fills) {
+      const text = before + fill + after;
+      const ascii = before + 'x'.repeat([...fill].length) + after;
+      for (let limit = 1; limit <= [...text].length + 1; limit++) {
+        const whole = outcome([text], limit);
+        assert.deepEqual(outcome([ascii], limit), whole, `${JSON.stringify(fill)} limit ${limit}`);
+        for (let cut = before.length - 1; cut <= before.length + fill.length + 1; cut++) {
+          assert.deepEqual(outcome([text.slice(0, cut), text.slice(cut)], limit), whole, `limit ${limit}, cut ${cut}`);
+        }
+        for (const size of [1, 2, 3]) {
+          const chunks = [];
+          for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+          assert.deepEqual(outcome(chunks, limit), whole, `${JSON.stringify(fill)} limit ${limit}, size ${size}`);
+        }
+      }
+    }
+  }
+});
+
 test('misuse: feed or flush after flush', () => {
   const s = new Sieve();
   s.feed('a');
