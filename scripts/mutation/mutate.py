@@ -59,6 +59,8 @@ MODULES = (
     "arguments",
     "pylist",
     "sections",
+    "mistral",
+    "harmony",
 )
 KNOWN = ROOT / "parity" / "known-survivors.json"
 BUILD = ROOT / "build"
