@@ -235,3 +235,80 @@ def test_v3_arguments_are_one_whole_fenced_block() -> None:
         bad = {"raw": raw, "reason": "arguments are not a JSON object", "name": "get"}
         want = [tokens([], bad)]
         assert section_events(section("function", body)) == [want, want], body
+
+
+# ---- added with Node's twin: the head's letters and digits, its states, escaped line breaks -----
+
+
+def test_a_head_name_holds_the_ends_of_its_ranges() -> None:
+    """D64: a head's name may hold A-Z, a-z, _ and (after its first character) 0-9, the ends included."""
+    for name in ("Az", "Za", "z0", "a9Z", "_", "A_Z0z9"):
+        doc = "[" + name + "(x=1)]"
+        want = [pythonic(doc, (name, {"x": 1}))]
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == want, doc
+
+
+def test_a_character_just_outside_the_name_ranges_fails_the_head() -> None:
+    """D64: a character just outside the name ranges fails the head there, and a list after it is read."""
+    inner = pythonic("[g(y=1)]", ("g", {"y": 1}))
+    for c in "^:@`{/":
+        doc = "[f" + c + "[g(y=1)]"
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == [text("[f" + c), inner], doc
+    for c in "@^`~/:":
+        doc = "[f" + c + "(x=1)]"
+        assert released(list(doc), **LLAMA4) == ["", "", "[f" + c, *doc[3:], ""], doc
+    for c in "{[":
+        doc = "[f" + c + "(x=1)]"
+        assert released(list(doc), **LLAMA4) == ["", "", "[f", c + "(", *doc[4:], ""], doc
+
+
+def test_a_paren_before_a_name_or_after_a_dot_or_a_second_name_fails_the_head() -> None:
+    """D64: a `(` before any name, after a dot, or a name after blanks fails the head; prose resumes there."""
+    inner = pythonic("[g(y=1)]", ("g", {"y": 1}))
+    cases = [
+        ("[get x(a=[g(y=1)])]", "[get x(a="),
+        ("[(a=[g(y=1)])]", "[(a="),
+        ("[.f(a=[g(y=1)])]", "[.f(a="),
+        ("[a.(b=[g(y=1)])]", "[a.(b="),
+    ]
+    for doc, before in cases:
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == [text(before), inner, text(")]")], doc
+
+
+def test_an_escaped_carriage_return_in_a_bare_list_string_is_text() -> None:
+    """R17.8: an escaped carriage return in a string of a bare list is text, and prose resumes at it."""
+    doc = "[note(text='one\\\rtwo')]"
+    for chunks in ways(doc):
+        assert events(chunks, **LLAMA4) == [text(doc)], doc
+    inner = pythonic("[g(y=1)]", ("g", {"y": 1}))
+    for q in "'\"":
+        doc = "[note(text=" + q + "one\\\r[g(y=1)]" + q + ")]"
+        want = [text("[note(text=" + q + "one\\\r"), inner, text(q + ")]")]
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == want, doc
+
+
+def test_prose_resumes_after_a_closed_list_that_reads_as_no_calls() -> None:
+    """D64: after a closed list that reads as no calls, prose resumes and a later list is read."""
+    inner = pythonic("[g(y=1)]", ("g", {"y": 1}))
+    for doc, before in (("[f(x)] and [g(y=1)]", "[f(x)] and "), ("[f(x)]\n[g(y=1)]", "[f(x)]\n")):
+        for chunks in ways(doc):
+            assert events(chunks, **LLAMA4) == [text(before), inner], doc
+
+
+def test_only_the_head_function_reads_a_v3_body_and_its_fence_needs_an_opener() -> None:
+    """R14.5, D55: only the head `function` reads a V3 body; its fence needs an opener and json or no info."""
+    cases = [
+        ("get", "x\n```json\n{}\n```", "get"),
+        ("function", 'get\nxyz\n{"a": 1}\n```', "get"),
+        ("function", 'get\n```python\n{"a": 1}\n```', "get"),
+        ("function", 'get\n```js\n{"a": 1}\n```', "get"),
+    ]
+    for head, body, name in cases:
+        raw = head + SEP + body
+        bad = {"raw": raw, "reason": "arguments are not a JSON object", "name": name}
+        want = [tokens([], bad)]
+        assert section_events(section(head, body)) == [want, want], body

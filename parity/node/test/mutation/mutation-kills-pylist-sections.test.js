@@ -206,3 +206,77 @@ test('R14.5: V3 / R1 arguments are one fenced block (```JSON too) ending the bod
     assert.deepEqual(sectionEvents(section('function', body)), [want, want], body);
   }
 });
+
+// ---- added: the head's letters and digits, its states, escaped line breaks, prose after a list ----
+
+test("D64: a head's name may hold A-Z, a-z, _ and (after its first character) 0-9, the ends included", () => {
+  for (const name of ['Az', 'Za', 'z0', 'a9Z', '_', 'A_Z0z9']) {
+    const doc = '[' + name + '(x=1)]';
+    const want = [pythonic(doc, [name, { x: 1 }])];
+    for (const chunks of ways(doc)) assert.deepEqual(events(chunks, LLAMA4), want, doc);
+  }
+});
+
+test('D64: a character just outside the name ranges fails the head there, and a list after it is read', () => {
+  const inner = pythonic('[g(y=1)]', ['g', { y: 1 }]);
+  for (const c of ['^', ':', '@', '`', '{', '/']) {
+    const doc = '[f' + c + '[g(y=1)]';
+    for (const chunks of ways(doc)) assert.deepEqual(events(chunks, LLAMA4), [text('[f' + c), inner], doc);
+  }
+  for (const c of ['@', '^', '`', '~', '/', ':']) {
+    const doc = '[f' + c + '(x=1)]';
+    assert.deepEqual(released([...doc], LLAMA4), ['', '', '[f' + c, ...doc.slice(3), ''], doc);
+  }
+  for (const c of ['{', '[']) {
+    const doc = '[f' + c + '(x=1)]';
+    assert.deepEqual(released([...doc], LLAMA4), ['', '', '[f', c + '(', ...doc.slice(4), ''], doc);
+  }
+});
+
+test('D64: a `(` before any name, after a dot, or a name after blanks fails the head; prose resumes there', () => {
+  const inner = pythonic('[g(y=1)]', ['g', { y: 1 }]);
+  const cases = [
+    ['[get x(a=[g(y=1)])]', '[get x(a='],
+    ['[(a=[g(y=1)])]', '[(a='],
+    ['[.f(a=[g(y=1)])]', '[.f(a='],
+    ['[a.(b=[g(y=1)])]', '[a.(b='],
+  ];
+  for (const [doc, before] of cases) {
+    for (const chunks of ways(doc)) assert.deepEqual(events(chunks, LLAMA4), [text(before), inner, text(')]')], doc);
+  }
+});
+
+test('R17.8: an escaped carriage return in a string of a bare list is text, and prose resumes at it', () => {
+  let doc = "[note(text='one\\\rtwo')]";
+  for (const chunks of ways(doc)) assert.deepEqual(events(chunks, LLAMA4), [text(doc)], doc);
+  const inner = pythonic('[g(y=1)]', ['g', { y: 1 }]);
+  for (const q of ["'", '"']) {
+    doc = '[note(text=' + q + 'one\\\r[g(y=1)]' + q + ')]';
+    const want = [text('[note(text=' + q + 'one\\\r'), inner, text(q + ')]')];
+    for (const chunks of ways(doc)) assert.deepEqual(events(chunks, LLAMA4), want, doc);
+  }
+});
+
+test('D64: after a closed list that reads as no calls, prose resumes and a later list is read', () => {
+  const inner = pythonic('[g(y=1)]', ['g', { y: 1 }]);
+  for (const [doc, before] of [
+    ['[f(x)] and [g(y=1)]', '[f(x)] and '],
+    ['[f(x)]\n[g(y=1)]', '[f(x)]\n'],
+  ]) {
+    for (const chunks of ways(doc)) assert.deepEqual(events(chunks, LLAMA4), [text(before), inner], doc);
+  }
+});
+
+test('R14.5, D55: only the head `function` reads a V3 body; its fence needs an opener and json or no info', () => {
+  const cases = [
+    ['get', 'x\n```json\n{}\n```', 'get'],
+    ['function', 'get\nxyz\n{"a": 1}\n```', 'get'],
+    ['function', 'get\n```python\n{"a": 1}\n```', 'get'],
+    ['function', 'get\n```js\n{"a": 1}\n```', 'get'],
+  ];
+  for (const [head, body, name] of cases) {
+    const raw = head + SEP + body;
+    const want = [tokens([], { raw, reason: 'arguments are not a JSON object', name })];
+    assert.deepEqual(sectionEvents(section(head, body)), [want, want], body);
+  }
+});
