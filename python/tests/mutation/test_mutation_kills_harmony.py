@@ -1,0 +1,257 @@
+"""Tests that tell harmony.py (gpt-oss Harmony messages, R17.6) apart from its mutants that survived
+the mutation run: the channel word of a header (the first `<|channel|>`, blanks before it), the
+recipient (`to=` starting a word, at the header's start or after a marker, the first one), a call
+body exactly at the capture limit, and a streamed call cut where its body ends or before (R16.3:
+its raw, the end token, D37). Each run is fed whole, one character at a time and in every split
+in two. Node's twin: parity/node/test/mutation/mutation-kills-harmony.test.js."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
+
+from sieve_support import event_types_hold, released, run, scanner_work
+
+from callsieve import Sieve, coalesce
+from callsieve.events import ToolCallsEvent
+
+GPT_OSS: dict[str, Any] = {"preset": "gpt-oss"}
+STREAM: dict[str, Any] = {"preset": "gpt-oss", "stream_arguments": True}
+
+
+@contextmanager
+def deadline(seconds: float = 5.0) -> Iterator[None]:
+    """A run that does not end in time fails (a scan that stops advancing would hang the suite)."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise TimeoutError("the run did not end: a loop that does not advance")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def events(chunks: list[str], **opts: Any) -> list[dict[str, Any]]:
+    """The coalesced events of a run, as dicts, a call's raw put in (no loss is part of the check)."""
+    with deadline():
+        got = coalesce(run(chunks, **opts))
+    out = []
+    for e in got:
+        d = e.to_dict()
+        if isinstance(e, ToolCallsEvent):
+            assert event_types_hold(e)
+            d["raw"] = e.raw
+            if e.repaired:
+                d["repaired"] = list(e.repaired)
+        out.append(d)
+    return out
+
+
+def saw(doc: str, **opts: Any) -> bool:
+    with deadline():
+        s = Sieve(**opts)
+        s.feed(doc)
+        s.flush()
+    return s.saw_tool_call_syntax
+
+
+def ways(doc: str) -> list[list[str]]:
+    """The document whole, one character at a time, and split in two at every place."""
+    return [[doc], list(doc)] + [[doc[:k], doc[k:]] for k in range(1, len(doc))]
+
+
+def text(s: str) -> dict[str, Any]:
+    return {"type": "text", "text": s}
+
+
+def reasoning(s: str) -> dict[str, Any]:
+    return {"type": "reasoning", "text": s}
+
+
+def harmony(raw: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "tool_calls",
+        "calls": [{"name": name, "input": args}],
+        "format": "harmony",
+        "raw": raw,
+    }
+
+
+def check(cases: list[tuple[str, list[dict[str, Any]]]], **opts: Any) -> None:
+    for doc, want in cases:
+        for chunks in ways(doc):
+            assert events(chunks, **opts) == want, chunks[:2]
+
+
+# ---- the channel ----------------------------------------------------------------------------
+
+
+def test_the_channel_is_the_word_after_the_first_channel_marker_of_a_start_header() -> None:
+    """R17.6: after `<|start|>`, the first `<|channel|>` names the channel, even right after it."""
+    check(
+        [
+            (
+                "<|start|>assistant<|channel|>analysis<|channel|>final<|message|>hmm<|end|>",
+                [reasoning("hmm")],
+            ),
+            ("<|start|>assistant<|channel|>final<|channel|>analysis<|message|>ok<|end|>", [text("ok")]),
+            ("<|start|><|channel|>analysis<|message|>think<|end|>ok", [reasoning("think"), text("ok")]),
+        ],
+        **GPT_OSS,
+    )
+
+
+def test_blanks_before_the_channel_word_are_skipped_one_or_many() -> None:
+    """R17.6, D10: JavaScript's blanks (tab, ideographic space) before the channel word are skipped."""
+    check(
+        [
+            ("<|channel|> analysis<|message|>a<|end|>", [reasoning("a")]),
+            ("<|channel|>\t\u3000analysis<|message|>b<|end|>", [reasoning("b")]),
+            ("<|start|>assistant<|channel|>   analysis<|message|>c", [reasoning("c")]),
+        ],
+        **GPT_OSS,
+    )
+
+
+def test_a_header_with_no_word_after_its_marker_or_its_to_is_content() -> None:
+    """R17.6: an empty or blank channel, or a `to=` with nothing after it, is content, no call."""
+    cases = [
+        ("<|channel|><|message|>x<|end|>", [text("x")]),
+        ("<|channel|>   <|message|>y<|end|>", [text("y")]),
+        ("<|channel|>commentary to=<|message|>{}<|call|>", [text("{}")]),
+        ("<|channel|>commentary to= \t<|message|>{}<|call|>", [text("{}")]),
+    ]
+    check(cases, **GPT_OSS)
+    for doc, _ in cases:
+        assert not saw(doc, **GPT_OSS)
+
+
+# ---- the recipient --------------------------------------------------------------------------
+
+
+def test_the_recipient_is_the_first_to_that_starts_a_word() -> None:
+    """R17.6: `to=` inside a word is skipped; of several recipients the first one is called."""
+    d1 = (
+        '<|channel|>commentary xto=functions.z to=functions.get to=functions.other<|message|>{"a": 1}<|call|>'
+    )
+    d2 = "<|channel|>commentary to=functions.a to=functions.b<|message|>{}<|call|>"
+    d3 = '<|channel|>commentary auto=functions.z <|constrain|>json<|message|>{"b": 2}<|call|>'
+    check(
+        [
+            (d1, [harmony(d1, "get", {"a": 1})]),
+            (d2, [harmony(d2, "a", {})]),
+            (d3 + " ok", [text('{"b": 2} ok')]),
+        ],
+        **GPT_OSS,
+    )
+    assert saw(d1, **GPT_OSS)
+    assert not saw(d3, **GPT_OSS)
+
+
+def test_a_recipient_may_open_the_header_or_follow_a_marker() -> None:
+    """R17.6: `to=` right after `<|channel|>` or `<|start|>` is the recipient, in either place."""
+    d1 = '<|channel|>to=functions.f<|message|>{"x": 1}<|call|>'
+    d2 = "<|start|>to=functions.f<|channel|>commentary<|message|>{}<|call|>"
+    d3 = "<|start|>assistant<|channel|>to=functions.get<|message|>{}<|call|>"
+    check(
+        [(d1, [harmony(d1, "f", {"x": 1})]), (d2, [harmony(d2, "f", {})]), (d3, [harmony(d3, "get", {})])],
+        **GPT_OSS,
+    )
+
+
+def test_to_after_a_letter_at_the_headers_second_character_is_no_recipient() -> None:
+    """R17.6: `ato=functions.f` is a channel word, not a recipient: the body is content."""
+    doc = "<|channel|>ato=functions.f<|message|>{}<|end|>"
+    check([(doc, [text("{}")])], **GPT_OSS)
+    assert not saw(doc, **GPT_OSS)
+
+
+# ---- the capture limit ----------------------------------------------------------------------
+
+
+def test_a_call_body_of_exactly_the_capture_limit_is_a_call() -> None:
+    """D43: a held call body may be max_capture_chars long; one more and the message is text."""
+    doc = '<|channel|>commentary to=functions.get<|message|>{"a":1}<|call|>'  # a body of 7
+    check([(doc, [harmony(doc, "get", {"a": 1})])], preset="gpt-oss", max_capture_chars=7)
+    over = [{**text(doc[: -len("<|call|>")]), "note": "capture_limit"}]
+    check([(doc, over)], preset="gpt-oss", max_capture_chars=6)
+    head = '<|channel|>commentary to=functions.get<|message|>{"a":'
+    assert released([head, "1", "}<|call|>"], preset="gpt-oss", max_capture_chars=6) == [
+        "",
+        "",
+        head + "1}",
+        "",
+    ]
+    assert released([head, "1", "}<|call|>"], preset="gpt-oss", max_capture_chars=7) == ["", "", doc, ""]
+
+
+# ---- a streamed call that stops being JSON (R16.3) ------------------------------------------
+
+
+def test_a_streamed_call_cut_at_its_bodys_end_keeps_the_end_token_in_its_raw() -> None:
+    """R16.3, D37: arguments cut where the body ends: the raw takes the end token, repaired D37."""
+    doc = '<|channel|>commentary to=functions.get<|message|>{"a": <|call|>after'
+    raw = doc[: -len("after")]
+    want = [
+        {"type": "tool_call_start", "index": 0, "name": "get"},
+        {"type": "tool_call_arguments", "index": 0, "delta": "{}"},
+        {**harmony(raw, "get", {}), "repaired": ["D37"]},
+        text("after"),
+    ]
+    check([(doc, want)], **STREAM)
+    assert released([doc[:50], doc[50:]], **STREAM) == ["", raw + "after", ""]
+
+
+def test_a_streamed_call_cut_before_its_bodys_end_leaves_the_end_token_out() -> None:
+    """R16.3, D37: text after the arguments ends the call there: the rest, not the token, is text."""
+    doc = '<|channel|>commentary to=functions.get<|message|>{"a": 1} x<|call|>after'
+    raw = '<|channel|>commentary to=functions.get<|message|>{"a": 1} '
+    want = [
+        {"type": "tool_call_start", "index": 0, "name": "get"},
+        {"type": "tool_call_arguments", "index": 0, "delta": '{"a":1}'},
+        {**harmony(raw, "get", {"a": 1}), "repaired": ["D37"]},
+        text("xafter"),
+    ]
+    check([(doc, want)], **STREAM)
+
+
+def test_a_streamed_call_cut_when_its_message_ends_leaves_the_end_token_out() -> None:
+    """R16.3, D37: a number the end token cuts is not read: the call ends before it, the token dropped."""
+    doc = '<|channel|>commentary to=functions.get<|message|>{"a": 1<|call|>after'
+    raw = '<|channel|>commentary to=functions.get<|message|>{"a": '
+    want = [
+        {"type": "tool_call_start", "index": 0, "name": "get"},
+        {"type": "tool_call_arguments", "index": 0, "delta": "{}"},
+        {**harmony(raw, "get", {}), "repaired": ["D37"]},
+        text("1after"),
+    ]
+    check([(doc, want)], **STREAM)
+    assert released([doc[:55], doc[55:]], **STREAM) == ["", raw + "1after", ""]
+
+
+def test_a_streamed_call_whole_at_its_end_is_not_repaired() -> None:
+    """R16: arguments whole when the message ends: the raw takes the end token, nothing repaired."""
+    doc = '<|channel|>commentary to=functions.get<|message|>{"a": 1}  <|call|>after'
+    raw = doc[: -len("after")]
+    want = [
+        {"type": "tool_call_start", "index": 0, "name": "get"},
+        {"type": "tool_call_arguments", "index": 0, "delta": '{"a":1}'},
+        harmony(raw, "get", {"a": 1}),
+        text("after"),
+    ]
+    check([(doc, want)], **STREAM)
+
+
+def test_the_scanner_reads_each_character_once_and_a_call_body_once_more() -> None:
+    """Linear work: a document fed whole costs its length, plus a held call body read as JSON."""
+    call = '<|channel|>commentary xto=functions.z to=functions.get<|message|>{"a":1}<|call|>'
+    assert scanner_work([call], **GPT_OSS) == len(call) + len('{"a":1}')
+    prose = "hi <|channel|>analysis<|message|>think<|end|>ok"
+    assert scanner_work([prose], **GPT_OSS) == len(prose)
