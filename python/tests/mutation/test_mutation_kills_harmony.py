@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from sieve_support import event_types_hold, released, run, scanner_work
+import sieve_support
+from sieve_support import event_types_hold, run
 
 from callsieve import Sieve, coalesce
 from callsieve.events import ToolCallsEvent
@@ -52,6 +53,18 @@ def events(chunks: list[str], **opts: Any) -> list[dict[str, Any]]:
                 d["repaired"] = list(e.repaired)
         out.append(d)
     return out
+
+
+def released(chunks: list[str], **opts: Any) -> list[str]:
+    """What each feed (then the flush) gives back, as source text, within the deadline."""
+    with deadline():
+        return sieve_support.released(chunks, **opts)
+
+
+def scanner_work(chunks: list[str], **opts: Any) -> int:
+    """The scanner's work for a run, within the deadline."""
+    with deadline():
+        return sieve_support.scanner_work(chunks, **opts)
 
 
 def saw(doc: str, **opts: Any) -> bool:
