@@ -268,3 +268,77 @@ def test_the_scanner_reads_each_character_once_and_a_call_body_once_more() -> No
     assert scanner_work([call], **GPT_OSS) == len(call) + len('{"a":1}')
     prose = "hi <|channel|>analysis<|message|>think<|end|>ok"
     assert scanner_work([prose], **GPT_OSS) == len(prose)
+
+
+# ---- the header's bound: a newline, 256 characters ------------------------------------------
+
+
+def test_a_header_fails_at_its_first_newline_or_its_limit_and_text_resumes_there() -> None:
+    """R17.6: a header fails at its first newline, or at 256 characters (a later newline is text)."""
+    far = "<|channel|>" + "a" * 260 + "<|channel|>analysis<|message|>t<|end|>\nok"
+    near = "<|channel|>x\n<|channel|>analysis<|message|>t<|end|>\nok"
+    check(
+        [
+            (far, [text("<|channel|>" + "a" * 260), reasoning("t"), text("\nok")]),
+            (near, [text("<|channel|>x\n"), reasoning("t"), text("\nok")]),
+        ],
+        **GPT_OSS,
+    )
+
+
+def test_a_header_past_its_limit_is_text_in_the_feed_that_shows_it() -> None:
+    """R8.3: once a chunk holds 256 header characters and no `<|message|>` can follow, it is text."""
+    doc = "<|channel|>" + "a" * 267  # 256 past the opener, then as many as `<|message|>` has
+    assert released([doc, "b"], **GPT_OSS) == [doc, "b", ""]
+    assert released([doc[:-1], "ab"], **GPT_OSS) == ["", doc + "b", ""]
+
+
+# ---- a body's end token cut by a chunk, or after a stray `<|` -------------------------------
+
+
+def test_a_body_holds_back_only_a_possible_end_token() -> None:
+    """R8.3: `<` that start no marker are released; the tail that may begin one is held."""
+    cases = [
+        ("<|channel|>analysis<|message|>a<b<|call|>after", "a<b"),
+        ("<|channel|>analysis<|message|>x<<|call|>after", "x<"),
+    ]
+    check([(doc, [reasoning(r), text("after")]) for doc, r in cases], **GPT_OSS)
+    for doc, r in cases:
+        cut = doc.index("ll|>")
+        assert released([doc[:cut], doc[cut:]], **GPT_OSS) == [r, "after", ""]
+
+
+def test_an_end_token_right_after_a_stray_bar_pair_ends_the_message() -> None:
+    """R17.6: `<|` that begins no marker is content; an end token right after it still ends the body."""
+    check([("<|channel|>analysis<|message|>hm<|<|end|>o", [reasoning("hm<|"), text("o")])], **GPT_OSS)
+
+
+# ---- streamed calls: a body that is no JSON object, a blank body ----------------------------
+
+
+def test_a_streamed_body_that_is_no_object_ends_the_call_at_once() -> None:
+    """R16.3: a body whose first character is no `{` ends the announced call in that very feed."""
+    head = "<|channel|>commentary to=functions.get<|message|>"
+    chunks = [head + "hello", " world<|end|>ok"]
+    want = [
+        {"type": "tool_call_start", "index": 0, "name": "get"},
+        {"type": "tool_call_arguments", "index": 0, "delta": "{}"},
+        {**harmony(head, "get", {}), "repaired": ["D37"]},
+        text("hello worldok"),
+    ]
+    assert events(chunks, **STREAM) == want
+    check([("".join(chunks), want)], **STREAM)
+    assert released(chunks, **STREAM) == [head + "hello", " worldok", ""]
+
+
+def test_a_streamed_blank_body_is_empty_arguments_not_repaired() -> None:
+    """R16, R17.6: a blank or empty body streams `{}` and is a whole call, nothing repaired."""
+    head = "<|channel|>commentary to=functions.get<|message|>"
+    for body in ("  ", "", "\n"):
+        doc = head + body + "<|call|>"
+        want = [
+            {"type": "tool_call_start", "index": 0, "name": "get"},
+            {"type": "tool_call_arguments", "index": 0, "delta": "{}"},
+            harmony(doc, "get", {}),
+        ]
+        check([(doc, want)], **STREAM)
