@@ -198,3 +198,69 @@ test('linear work: a document fed whole costs its length, plus a held call body 
   const prose = 'hi <|channel|>analysis<|message|>think<|end|>ok';
   assert.equal(runSieve([prose], GPT_OSS).work, prose.length);
 });
+
+// ---- the header's bound: a newline, 256 characters ----------------------------------------------
+
+test('R17.6: a header fails at its first newline, or at 256 characters (a later newline is text)', () => {
+  const far = '<|channel|>' + 'a'.repeat(260) + '<|channel|>analysis<|message|>t<|end|>\nok';
+  const near = '<|channel|>x\n<|channel|>analysis<|message|>t<|end|>\nok';
+  check(
+    [
+      [far, [text('<|channel|>' + 'a'.repeat(260)), reasoning('t'), text('\nok')]],
+      [near, [text('<|channel|>x\n'), reasoning('t'), text('\nok')]],
+    ],
+    GPT_OSS,
+  );
+});
+
+test('R8.3: once a chunk holds 256 header characters and no `<|message|>` can follow, it is text', () => {
+  const doc = '<|channel|>' + 'a'.repeat(267); // 256 past the opener, then as many as `<|message|>` has
+  assert.deepEqual(released([doc, 'b'], GPT_OSS), [doc, 'b', '']);
+  assert.deepEqual(released([doc.slice(0, -1), 'ab'], GPT_OSS), ['', doc + 'b', '']);
+});
+
+// ---- a body's end token cut by a chunk, or after a stray `<|` -----------------------------------
+
+test('R8.3: `<` that start no marker are released; the tail that may begin one is held', () => {
+  const cases = [
+    ['<|channel|>analysis<|message|>a<b<|call|>after', 'a<b'],
+    ['<|channel|>analysis<|message|>x<<|call|>after', 'x<'],
+  ];
+  check(
+    cases.map(([doc, r]) => [doc, [reasoning(r), text('after')]]),
+    GPT_OSS,
+  );
+  for (const [doc, r] of cases) {
+    const cut = doc.indexOf('ll|>');
+    assert.deepEqual(released([doc.slice(0, cut), doc.slice(cut)], GPT_OSS), [r, 'after', '']);
+  }
+});
+
+test('R17.6: `<|` that begins no marker is content; an end token right after it still ends the body', () => {
+  check([['<|channel|>analysis<|message|>hm<|<|end|>o', [reasoning('hm<|'), text('o')]]], GPT_OSS);
+});
+
+// ---- streamed calls: a body that is no JSON object, a blank body --------------------------------
+
+test('R16.3: a body whose first character is no `{` ends the announced call in that very feed', () => {
+  const head = '<|channel|>commentary to=functions.get<|message|>';
+  const chunks = [head + 'hello', ' world<|end|>ok'];
+  const want = [
+    ...started,
+    { type: 'tool_call_arguments', index: 0, delta: '{}' },
+    { ...harmony(head, 'get', {}), repaired: ['D37'] },
+    text('hello worldok'),
+  ];
+  assert.deepEqual(events(chunks, STREAM), want);
+  check([[chunks.join(''), want]], STREAM);
+  assert.deepEqual(released(chunks, STREAM), [head + 'hello', ' worldok', '']);
+});
+
+test('R16, R17.6: a blank or empty body streams `{}` and is a whole call, nothing repaired', () => {
+  const head = '<|channel|>commentary to=functions.get<|message|>';
+  for (const body of ['  ', '', '\n']) {
+    const doc = head + body + '<|call|>';
+    const want = [...started, { type: 'tool_call_arguments', index: 0, delta: '{}' }, harmony(doc, 'get', {})];
+    check([[doc, want]], STREAM);
+  }
+});
