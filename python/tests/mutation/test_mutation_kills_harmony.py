@@ -1,9 +1,11 @@
 """Tests that tell harmony.py (gpt-oss Harmony messages, R17.6) apart from its mutants that survived
 the mutation run: the channel word of a header (the first `<|channel|>`, blanks before it), the
-recipient (`to=` starting a word, at the header's start or after a marker, the first one), a call
-body exactly at the capture limit, and a streamed call cut where its body ends or before (R16.3:
-its raw, the end token, D37). Each run is fed whole, one character at a time and in every split
-in two. Node's twin: parity/node/test/mutation/mutation-kills-harmony.test.js."""
+recipient (`to=` starting a word, at the header's start or after a marker, the first one), the
+header's bound (its first newline, 256 characters, the feed that releases it), the tail of a body
+held back for an end token, a call body exactly at the capture limit, streamed calls (R16.3: a body
+cut where it ends or before, its raw, the end token, D37; a body that is no object; a blank body)
+and the scanner's work. Each run is fed whole, one character at a time and in every split in two.
+Node's twin: parity/node/test/mutation/mutation-kills-harmony.test.js."""
 
 from __future__ import annotations
 

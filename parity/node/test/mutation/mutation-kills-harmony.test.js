@@ -2,9 +2,10 @@
 /**
  * gpt-oss Harmony messages (R17.6; src/harmony.js): the twin of
  * python/tests/mutation/test_mutation_kills_harmony.py, with the same documents and expectations
- * (the channel word of a header, the recipient, a call body at the capture limit, a streamed call
- * cut at or before its body's end, the scanner's work). Each run is fed whole, one character at a
- * time and in every split in two.
+ * (the channel word of a header, the recipient, the header's bound, the tail of a body held back
+ * for an end token, a call body at the capture limit, streamed calls cut at or before their body's
+ * end, a streamed body that is no object or blank, the scanner's work). Each run is fed whole, one
+ * character at a time and in every split in two.
  */
 
 const assert = require('node:assert/strict');
