@@ -249,3 +249,70 @@ test('R16.3, D21: arguments one level too deep for the final reading keep the an
   // without streaming the same block is reported: its arguments are too deep to be JSON (D21)
   assert.equal(events([doc], M)[0].malformed[0].reason, 'arguments are not a JSON object');
 });
+
+// ---- Node's own survivors (StrykerJS run on src/mistral.js) ------------------------------------
+
+test('a surrogate pair cut between two feeds in the head counts as one character (endsPair at the feed start)', () => {
+  // 254 letters and a pair make 255 characters: the head fits, even when the pair is cut across feeds
+  // (Python: the same document with the pair whole, as its strings hold code points).
+  const a = 'a'.repeat(254);
+  const want = [
+    block('[TOOL_CALLS]' + a + '\u{1F600}[ARGS]{"a":1}', [call(a + '\u{1F600}', { a: 1 })]),
+    text(' t'),
+  ];
+  assert.deepEqual(events(['[TOOL_CALLS]' + a + '\ud83d', '\ude00[ARGS]{"a":1} t'], M), want);
+  assert.deepEqual(events(['[TOOL_CALLS]' + a, '\u{1F600}[ARGS]{"a":1} t'], M), want);
+});
+
+test('a streamed v11 call with an invalid name is not announced', () => {
+  const chunks = ['hi [TOOL_CALLS]bad name![ARGS]{"a":', '1} end'];
+  assert.deepEqual(events(chunks, S), [
+    text('hi '),
+    block('[TOOL_CALLS]bad name![ARGS]{"a":1}', [], [{ raw: 'bad name![ARGS]{"a":1}', reason: 'invalid name', name: 'bad name!' }]),
+    text(' end'),
+  ]);
+  assert.deepEqual(released(chunks, S), ['hi ', '[TOOL_CALLS]bad name![ARGS]{"a":1} end', '']);
+});
+
+test('a streamed call that breaks inside its JSON ends there, the rest released as text as it comes', () => {
+  const chunks = ['hi [TOOL_CALLS]f[ARGS]{"a" 1', ', "b": 2', '} tail'];
+  assert.deepEqual(events(chunks, S), [
+    text('hi '),
+    { type: 'tool_call_start', index: 0, name: 'f' },
+    { type: 'tool_call_arguments', index: 0, delta: '{}' },
+    block('[TOOL_CALLS]f[ARGS]{"a" ', [call('f', {})], [], true),
+    text('1, "b": 2} tail'),
+  ]);
+  assert.deepEqual(released(chunks, S), ['hi [TOOL_CALLS]f[ARGS]{"a" 1', ', "b": 2', '} tail', '']);
+});
+
+test('the text before an array that passes the capture limit comes first', () => {
+  const doc = 'hello [TOOL_CALLS][{"name":"f","arguments":{"a":"xxxxxxxxxxxxxxxxxxxx"}}] end';
+  const got = runSieve([doc], { preset: 'mistral', maxCaptureChars: 10 }).events;
+  assert.deepEqual(
+    got.map((e) => [e.type, e.text, e.note === undefined ? null : e.note]),
+    [
+      ['text', 'hello ', null],
+      ['text', '[TOOL_CALLS][{"name":"f","arguments":{"a":"xxxxxxxxxxxxxxxxxxxx"}}]', 'capture_limit'],
+      ['text', ' end', null],
+    ],
+  );
+  assert.deepEqual(events([doc], { preset: 'mistral', maxCaptureChars: 10 }), [text(doc, 'capture_limit')]);
+});
+
+test('R16.3: after an announced call kept at its end (too deep to read) the scanner is back in text', () => {
+  const deep = '{"a": ' + '['.repeat(200) + ']'.repeat(200) + '}';
+  const raw = '[TOOL_CALLS]get[ARGS]' + deep;
+  const rest = ' ok [TOOL_CALLS]g[ARGS]{"b": 2} end';
+  let nested = [];
+  for (let i = 0; i < 199; i++) nested = [nested];
+  const want = [
+    block(raw, [call('get', { a: nested })], [], true),
+    text(' ok '),
+    block('[TOOL_CALLS]g[ARGS]{"b": 2}', [call('g', { b: 2 })]),
+    text(' end'),
+  ];
+  for (const chunks of [[raw + rest], [raw, rest]]) {
+    assert.deepEqual(events(chunks, S).filter(notStreamed), want, String(chunks.length));
+  }
+});
