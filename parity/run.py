@@ -73,6 +73,17 @@ def engine_commands() -> dict[str, list[str]]:
     return cmds
 
 
+def _line(request: Any) -> str:
+    """One request line: UTF-8 as written, or all ASCII when it holds a lone surrogate (a fixture
+    may: UTF-8 cannot carry one, a JSON escape can)."""
+    line = json.dumps(request, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(request)
+    return line + "\n"
+
+
 class Driver:
     """A driver process kept open; requests and answers are matched by order."""
 
@@ -93,7 +104,7 @@ class Driver:
 
     def ask(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         assert self.proc.stdin and self.proc.stdout
-        payload = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in requests)
+        payload = "".join(_line(r) for r in requests)
 
         def write() -> None:
             assert self.proc.stdin
