@@ -73,15 +73,15 @@ def engine_commands() -> dict[str, list[str]]:
     return cmds
 
 
-def _line(request: Any) -> str:
-    """One request line: UTF-8 as written, or all ASCII when it holds a lone surrogate (a fixture
-    may: UTF-8 cannot carry one, a JSON escape can)."""
-    line = json.dumps(request, ensure_ascii=False)
+def _json(v: Any) -> str:
+    """JSON as written, or all ASCII when it holds a lone surrogate (a fixture may: UTF-8, of the
+    drivers' stdin and of our stdout, cannot carry one; a JSON escape can)."""
+    out = json.dumps(v, ensure_ascii=False)
     try:
-        line.encode("utf-8")
+        out.encode("utf-8")
     except UnicodeEncodeError:
-        line = json.dumps(request)
-    return line + "\n"
+        out = json.dumps(v)
+    return out
 
 
 class Driver:
@@ -104,7 +104,7 @@ class Driver:
 
     def ask(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         assert self.proc.stdin and self.proc.stdout
-        payload = "".join(_line(r) for r in requests)
+        payload = "".join(_json(r) + "\n" for r in requests)
 
         def write() -> None:
             assert self.proc.stdin
@@ -229,7 +229,7 @@ def requests_of(rel: str, case: dict[str, Any]) -> list[tuple[dict[str, Any], st
 
 
 def show(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False)[:500]
+    return _json(v)[:500]
 
 
 def run_fixtures(
